@@ -1,0 +1,248 @@
+//! Runs one scenario from fixture to verdict.
+//!
+//! Data flows one way: fixture -> server session -> set-up calls -> the judged call
+//! -> expectations. The session is stopped, with everything the server started,
+//! whatever the verdict.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use crate::dialect::Dialect;
+use crate::expect::{judge, Mismatch};
+use crate::fixture::Fixture;
+use crate::outcome::CallOutcome;
+use crate::scenario::{Call, Scenario, Suite};
+use crate::target::{Session, StdioTarget};
+
+/// The four verdicts of the result model.
+#[derive(Debug, Clone)]
+pub enum Verdict {
+    Pass,
+    /// The server answered, not as the spec says.
+    Fail(Vec<Mismatch>),
+    /// The server did not answer properly: died, hung, wrote garbage.
+    Error { what: String, stderr_tail: String },
+    /// The target cannot express something the scenario needs.
+    Skip(String),
+}
+
+impl Verdict {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail(_) => "FAIL",
+            Verdict::Error { .. } => "ERROR",
+            Verdict::Skip(_) => "SKIP",
+        }
+    }
+}
+
+/// Everything a report needs about one scenario run.
+#[derive(Debug, Clone)]
+pub struct ScenarioReport {
+    pub id: String,
+    pub verdict: Verdict,
+    /// The judged call, as sent (with `{root}` filled in).
+    pub call: String,
+    pub root: String,
+    pub note: Option<String>,
+    pub elapsed: Duration,
+}
+
+/// Knobs that apply to a whole run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Overrides every per-call timeout, in milliseconds.
+    pub call_timeout_ms: Option<u64>,
+}
+
+/// Runs `scenario` of `suite` against `target` on a fresh runtime.
+pub fn run_scenario(
+    suite: &Suite,
+    file_stem: &str,
+    scenario: &Scenario,
+    target: &StdioTarget,
+    options: &RunOptions,
+) -> ScenarioReport {
+    let started = Instant::now();
+    let mut report = ScenarioReport {
+        id: format!("{}::{}::{}", suite.name, file_stem, scenario.name),
+        verdict: Verdict::Pass,
+        call: String::new(),
+        root: String::new(),
+        note: scenario.note.clone(),
+        elapsed: Duration::ZERO,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            report.verdict = error(format!("cannot start an async runtime: {e}"), String::new());
+            return report;
+        }
+    };
+    report.verdict = runtime.block_on(run(suite, scenario, target, options, &mut report));
+    report.elapsed = started.elapsed();
+    report
+}
+
+async fn run(
+    suite: &Suite,
+    scenario: &Scenario,
+    target: &StdioTarget,
+    options: &RunOptions,
+    report: &mut ScenarioReport,
+) -> Verdict {
+    if let Some(unsupported) = target.unsupported(&scenario.given.settings) {
+        return Verdict::Skip(unsupported.0);
+    }
+    let fixture = match Fixture::build(&scenario.given.files) {
+        Ok(f) => f,
+        Err(e) => return error(format!("cannot build the fixture: {e}"), String::new()),
+    };
+    let root = fixture.root().to_string_lossy().into_owned();
+    report.root = root.clone();
+    let settings = substitute_map(&scenario.given.settings, &root);
+    let argv = match target.argv(fixture.root(), &settings) {
+        Ok(a) => a,
+        Err(u) => return Verdict::Skip(u.0),
+    };
+    let timeout = Duration::from_millis(
+        options
+            .call_timeout_ms
+            .or(scenario.timeout_ms)
+            .unwrap_or(suite.config.call_timeout_ms),
+    );
+    let mut session = match Session::start(target, &argv, fixture.root(), timeout).await {
+        Ok(s) => s,
+        Err(e) => return error(e.message, e.stderr_tail),
+    };
+    let verdict = drive(scenario, suite, &mut session, &fixture, &root, timeout, report).await;
+    session.stop().await;
+    verdict
+}
+
+async fn drive(
+    scenario: &Scenario,
+    suite: &Suite,
+    session: &mut Session,
+    fixture: &Fixture,
+    root: &str,
+    timeout: Duration,
+    report: &mut ScenarioReport,
+) -> Verdict {
+    let setup = scenario
+        .given
+        .calls
+        .iter()
+        .flat_map(|c| std::iter::repeat_n(c, c.repeat as usize));
+    for (i, call) in setup.enumerate() {
+        let outcome = make_call(session, call, root, timeout).await;
+        if let Some(why) = broken(&outcome) {
+            return error(
+                format!("set-up call {} ({}) failed: {why}", i + 1, render_call(call, root)),
+                session.stderr_tail(),
+            );
+        }
+    }
+    let (last, earlier) = scenario.when.0.split_last().expect("validated: `when` has a call");
+    for call in earlier {
+        let outcome = make_call(session, call, root, timeout).await;
+        if let Some(why) = broken(&outcome) {
+            return error(format!("call {} failed: {why}", render_call(call, root)), session.stderr_tail());
+        }
+    }
+    report.call = render_call(last, root);
+    let outcome = make_call(session, last, root, timeout).await;
+    if let Some(why) = broken(&outcome) {
+        return error(why, session.stderr_tail());
+    }
+    let mismatches = judge(&scenario.then, Dialect::new(suite.config.dialect), &outcome, fixture);
+    if mismatches.is_empty() {
+        Verdict::Pass
+    } else {
+        Verdict::Fail(mismatches)
+    }
+}
+
+/// Why an outcome means the server is broken, if it does.
+fn broken(outcome: &CallOutcome) -> Option<String> {
+    match outcome {
+        CallOutcome::Transport(_) | CallOutcome::Timeout(_) => Some(outcome.summary()),
+        CallOutcome::Result(_) | CallOutcome::Protocol { .. } => None,
+    }
+}
+
+async fn make_call(session: &mut Session, call: &Call, root: &str, timeout: Duration) -> CallOutcome {
+    let args = substitute_map_json(&call.args, root);
+    session.call(&call.tool, args, timeout).await
+}
+
+fn error(what: String, stderr_tail: String) -> Verdict {
+    Verdict::Error { what, stderr_tail }
+}
+
+/// `tool {json args}` with `{root}` filled in, for reports.
+pub fn render_call(call: &Call, root: &str) -> String {
+    let args = Value::Object(substitute_map_json(&call.args, root));
+    format!("{} {}", call.tool, args)
+}
+
+fn substitute(value: &Value, root: &str) -> Value {
+    match value {
+        Value::String(s) => Value::String(s.replace("{root}", root)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| substitute(v, root)).collect()),
+        Value::Object(map) => Value::Object(substitute_map_json(map, root)),
+        other => other.clone(),
+    }
+}
+
+fn substitute_map_json(map: &Map<String, Value>, root: &str) -> Map<String, Value> {
+    map.iter().map(|(k, v)| (k.clone(), substitute(v, root))).collect()
+}
+
+fn substitute_map(
+    map: &std::collections::BTreeMap<String, Value>,
+    root: &str,
+) -> std::collections::BTreeMap<String, Value> {
+    map.iter().map(|(k, v)| (k.clone(), substitute(v, root))).collect()
+}
+
+impl fmt::Display for ScenarioReport {
+    /// The failure text a person acts on: which expectation, the diff, the call, the root.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match &self.verdict {
+            Verdict::Pass => writeln!(f, "PASS {}", self.id)?,
+            Verdict::Skip(why) => writeln!(f, "SKIP {}: {why}", self.id)?,
+            Verdict::Fail(mismatches) => {
+                writeln!(f, "FAIL {}", self.id)?;
+                for m in mismatches {
+                    writeln!(f, "  expectation `{}` did not hold:", m.expectation)?;
+                    for line in m.detail.lines() {
+                        writeln!(f, "    {line}")?;
+                    }
+                }
+            }
+            Verdict::Error { what, stderr_tail } => {
+                writeln!(f, "ERROR {}: {what}", self.id)?;
+                if !stderr_tail.trim().is_empty() {
+                    writeln!(f, "  server stderr (tail):")?;
+                    for line in stderr_tail.lines() {
+                        writeln!(f, "    {line}")?;
+                    }
+                }
+            }
+        }
+        if !self.call.is_empty() {
+            writeln!(f, "  call: {}", self.call)?;
+        }
+        if !self.root.is_empty() && !matches!(self.verdict, Verdict::Pass) {
+            writeln!(f, "  fixture root: {}", self.root)?;
+        }
+        if let (Some(note), Verdict::Fail(_)) = (&self.note, &self.verdict) {
+            writeln!(f, "  note: {}", note.trim())?;
+        }
+        Ok(())
+    }
+}

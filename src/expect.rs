@@ -1,0 +1,194 @@
+//! Judges one call's outcome and the files afterwards against a scenario's `then`.
+//!
+//! Each expectation yields at most one [`Mismatch`] naming itself, so a report says
+//! exactly which promise was broken, with a diff where text was compared.
+
+use std::path::Path;
+
+use regex::Regex;
+
+use crate::diff;
+use crate::dialect::Dialect;
+use crate::fixture::Fixture;
+use crate::outcome::{CallOutcome, ToolResult};
+use crate::placeholder::Template;
+use crate::scenario::{FileExpect, FileExpectDetail, Then};
+
+/// One expectation that did not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// Which expectation, as written in the scenario (`code`, `text`, `files: a.txt`).
+    pub expectation: String,
+    /// What was wrong, with a diff where useful.
+    pub detail: String,
+}
+
+impl Mismatch {
+    fn new(expectation: impl Into<String>, detail: impl Into<String>) -> Self {
+        Mismatch {
+            expectation: expectation.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Every mismatch between `then` and what happened; empty means the scenario passed.
+pub fn judge(then: &Then, dialect: Dialect, outcome: &CallOutcome, fixture: &Fixture) -> Vec<Mismatch> {
+    let root = fixture.root().to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    let asks_about_result = then.is_error.is_some()
+        || then.code.is_some()
+        || then.text.is_some()
+        || !then.contains.is_empty()
+        || !then.not_contains.is_empty()
+        || !then.matches.is_empty();
+    match outcome {
+        CallOutcome::Result(result) => judge_result(then, dialect, result, &root, &mut found),
+        other if asks_about_result => found.push(Mismatch::new(
+            "a tool result",
+            format!("expected a tool result, got {}", other.summary()),
+        )),
+        _ => {}
+    }
+    for (name, expect) in &then.files {
+        if let Some(m) = judge_file(name, expect, fixture, &root) {
+            found.push(m);
+        }
+    }
+    found
+}
+
+fn judge_result(then: &Then, dialect: Dialect, result: &ToolResult, root: &str, found: &mut Vec<Mismatch>) {
+    let text = &result.text;
+    // `code` implies an error unless the scenario says otherwise.
+    let want_error = then.is_error.or(then.code.as_ref().map(|_| true));
+    if let Some(want) = want_error {
+        if result.is_error() != want {
+            let got = match result.is_error {
+                Some(b) => format!("isError: {b}"),
+                None => "no isError field".to_string(),
+            };
+            found.push(Mismatch::new(
+                format!("is_error: {want}"),
+                format!("expected isError: {want}, got {got}; text: {}", diff::visible_excerpt(text, 300)),
+            ));
+        }
+    }
+    if let Some(code) = &then.code {
+        let code = code.replace("{root}", root);
+        match dialect.read_code(result) {
+            Ok(got) if got == code => {}
+            Ok(got) => found.push(Mismatch::new(
+                format!("code: {code}"),
+                format!(
+                    "expected code {code}, got {got}\n{}",
+                    diff::unified(&code, &got)
+                ),
+            )),
+            Err(why) => found.push(Mismatch::new(
+                format!("code: {code}"),
+                format!("expected code {code}, but {}; text: {}", why.0, diff::visible_excerpt(text, 300)),
+            )),
+        }
+    }
+    if let Some(expected) = &then.text {
+        let template = Template::new(expected, root);
+        if !template.matches(text) {
+            found.push(Mismatch::new(
+                "text",
+                diff::unified(&template.resolved_against(text), text),
+            ));
+        }
+    }
+    for needle in &then.contains {
+        let needle = needle.replace("{root}", root);
+        if !text.contains(&needle) {
+            found.push(Mismatch::new(
+                format!("contains: {needle:?}"),
+                format!("{needle:?} does not occur in the text:\n{}", indent(text)),
+            ));
+        }
+    }
+    for needle in &then.not_contains {
+        let needle = needle.replace("{root}", root);
+        if let Some(at) = text.find(&needle) {
+            found.push(Mismatch::new(
+                format!("not_contains: {needle:?}"),
+                format!("{needle:?} occurs at byte {at} of the text:\n{}", indent(text)),
+            ));
+        }
+    }
+    for pattern in &then.matches {
+        let pattern = pattern.replace("{root}", &regex::escape(root));
+        match Regex::new(&pattern) {
+            Ok(re) if re.is_match(text) => {}
+            Ok(_) => found.push(Mismatch::new(
+                format!("matches: {pattern:?}"),
+                format!("no match for /{pattern}/ in the text:\n{}", indent(text)),
+            )),
+            Err(e) => found.push(Mismatch::new(format!("matches: {pattern:?}"), format!("bad regex: {e}"))),
+        }
+    }
+}
+
+fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) -> Option<Mismatch> {
+    let path = fixture.root().join(name);
+    let label = format!("files: {name}");
+    let detail = match expect {
+        FileExpect::Text(text) => FileExpectDetail {
+            text: Some(text.clone()),
+            ..Default::default()
+        },
+        FileExpect::Detailed(d) => d.clone(),
+    };
+    let exists = path.symlink_metadata().is_ok();
+    if detail.absent {
+        return exists.then(|| Mismatch::new(label, format!("expected {name} to be absent, but it exists{}", describe(&path))));
+    }
+    if !exists {
+        return Some(Mismatch::new(label, format!("expected {name} to exist, but it does not")));
+    }
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => return Some(Mismatch::new(label, format!("cannot read {name} after the call: {e}"))),
+    };
+    if detail.unchanged {
+        let before = fixture.initial_bytes(name).unwrap_or_default();
+        if bytes != before {
+            return Some(Mismatch::new(
+                label,
+                format!(
+                    "expected {name} unchanged, but it differs from the fixture:\n{}",
+                    diff::unified(&String::from_utf8_lossy(before), &String::from_utf8_lossy(&bytes))
+                ),
+            ));
+        }
+    }
+    let actual = String::from_utf8_lossy(&bytes);
+    if let Some(text) = &detail.text {
+        let template = Template::new(text, root);
+        if !template.matches(&actual) {
+            return Some(Mismatch::new(label, diff::unified(&template.resolved_against(&actual), &actual)));
+        }
+    }
+    for needle in &detail.contains {
+        if !actual.contains(needle.as_str()) {
+            return Some(Mismatch::new(
+                label,
+                format!("{needle:?} does not occur in {name}:\n{}", indent(&actual)),
+            ));
+        }
+    }
+    None
+}
+
+fn describe(path: &Path) -> String {
+    match std::fs::read(path) {
+        Ok(bytes) => format!(" with content {}", diff::visible_excerpt(&String::from_utf8_lossy(&bytes), 200)),
+        Err(_) => String::new(),
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("    | {l}\n")).collect()
+}

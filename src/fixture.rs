@@ -1,0 +1,220 @@
+//! Builds a scenario's file tree in a fresh temporary directory.
+//!
+//! The root is canonicalized so that `{root}` in expectations matches the path a
+//! server reports after resolving symlinks (on many systems `/tmp` is itself a link).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use tempfile::TempDir;
+
+use crate::scenario::{FileDetail, FileSpec};
+
+/// A built fixture. Dropping it removes the tree, even where modes forbid it.
+pub struct Fixture {
+    dir: TempDir,
+    root: PathBuf,
+    /// The bytes each content file was created with, for `unchanged` checks.
+    initial: BTreeMap<String, Vec<u8>>,
+}
+
+impl Fixture {
+    /// Creates the files, then symlinks, then mtimes, then modes (modes last, so a
+    /// locked directory does not stop its own children from being made).
+    pub fn build(files: &BTreeMap<String, FileSpec>) -> io::Result<Fixture> {
+        let dir = tempfile::Builder::new().prefix("toolspec-").tempdir()?;
+        let root = dir.path().canonicalize()?;
+        let mut initial = BTreeMap::new();
+        let mut links = Vec::new();
+        let mut mtimes = Vec::new();
+        let mut modes = Vec::new();
+
+        for (name, spec) in files {
+            let path = root.join(name.trim_end_matches('/'));
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let detail = match spec {
+                FileSpec::Text(text) => {
+                    fs::write(&path, text)?;
+                    initial.insert(name.clone(), text.as_bytes().to_vec());
+                    continue;
+                }
+                FileSpec::Detailed(detail) => detail,
+            };
+            if detail.dir {
+                fs::create_dir_all(&path)?;
+            } else if let Some(target) = &detail.symlink {
+                links.push((path.clone(), target.clone()));
+            } else {
+                let bytes = content_of(detail).map_err(io::Error::other)?;
+                fs::write(&path, &bytes)?;
+                initial.insert(name.clone(), bytes);
+            }
+            if let Some(offset) = detail.mtime {
+                mtimes.push((path.clone(), offset));
+            }
+            if let Some(mode) = &detail.mode {
+                modes.push((path, parse_mode(mode).map_err(io::Error::other)?));
+            }
+        }
+        for (path, target) in links {
+            std::os::unix::fs::symlink(target, &path)?;
+        }
+        for (path, offset) in mtimes {
+            let when = shift(SystemTime::now(), offset);
+            filetime::set_symlink_file_times(
+                &path,
+                filetime::FileTime::from_system_time(when),
+                filetime::FileTime::from_system_time(when),
+            )?;
+        }
+        // Deepest first, so locking a directory comes after its children.
+        modes.sort_by_key(|(p, _)| std::cmp::Reverse(p.components().count()));
+        for (path, mode) in modes {
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode))?;
+        }
+        Ok(Fixture { dir, root, initial })
+    }
+
+    /// The canonical fixture root, substituted for `{root}`.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The bytes a fixture file was created with, if it was a content file.
+    pub fn initial_bytes(&self, name: &str) -> Option<&[u8]> {
+        self.initial.get(name).map(Vec::as_slice)
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        unlock_tree(self.dir.path());
+    }
+}
+
+/// Gives the owner full access everywhere below `dir` so the tree can be removed.
+fn unlock_tree(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_symlink() {
+            continue;
+        }
+        let path = entry.path();
+        let _ = fs::set_permissions(&path, fs::Permissions::from_mode(0o700));
+        if kind.is_dir() {
+            unlock_tree(&path);
+        }
+    }
+}
+
+fn shift(now: SystemTime, offset: i64) -> SystemTime {
+    let delta = Duration::from_secs(offset.unsigned_abs());
+    if offset < 0 {
+        now.checked_sub(delta).unwrap_or(SystemTime::UNIX_EPOCH)
+    } else {
+        now + delta
+    }
+}
+
+fn content_of(detail: &FileDetail) -> Result<Vec<u8>, String> {
+    if let Some(text) = &detail.text {
+        return Ok(text.as_bytes().to_vec());
+    }
+    if let Some(hex) = &detail.bytes {
+        return decode_hex(hex);
+    }
+    let size = detail.size.unwrap_or(0) as usize;
+    let fill = detail.fill.as_deref().unwrap_or("a").as_bytes();
+    Ok(fill.iter().copied().cycle().take(size).collect())
+}
+
+/// Decodes hex digits, ignoring whitespace: `"00 ff 0a"`.
+pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if digits.len() % 2 != 0 {
+        return Err(format!("`bytes` has an odd number of hex digits: {text:?}"));
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            std::str::from_utf8(pair)
+                .ok()
+                .and_then(|s| u8::from_str_radix(s, 16).ok())
+                .ok_or_else(|| format!("`bytes` is not hex: {text:?}"))
+        })
+        .collect()
+}
+
+/// Parses octal permission bits such as `"644"` or `"0o600"`.
+pub fn parse_mode(text: &str) -> Result<u32, String> {
+    let digits = text.trim_start_matches("0o");
+    u32::from_str_radix(digits, 8)
+        .ok()
+        .filter(|m| *m <= 0o7777)
+        .ok_or_else(|| format!("`mode` must be octal like \"644\", not {text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_every_kind_of_entry() {
+        let mut files = BTreeMap::new();
+        files.insert("a/b.txt".to_string(), FileSpec::Text("hi\n".into()));
+        files.insert(
+            "bin".to_string(),
+            FileSpec::Detailed(FileDetail {
+                bytes: Some("00 ff".into()),
+                ..Default::default()
+            }),
+        );
+        files.insert(
+            "big".to_string(),
+            FileSpec::Detailed(FileDetail {
+                size: Some(5),
+                fill: Some("xy".into()),
+                ..Default::default()
+            }),
+        );
+        files.insert(
+            "empty/".to_string(),
+            FileSpec::Detailed(FileDetail {
+                dir: true,
+                ..Default::default()
+            }),
+        );
+        files.insert(
+            "link".to_string(),
+            FileSpec::Detailed(FileDetail {
+                symlink: Some("a/b.txt".into()),
+                ..Default::default()
+            }),
+        );
+        let fx = Fixture::build(&files).unwrap();
+        let root = fx.root();
+        assert_eq!(fs::read(root.join("a/b.txt")).unwrap(), b"hi\n");
+        assert_eq!(fs::read(root.join("bin")).unwrap(), vec![0, 0xff]);
+        assert_eq!(fs::read(root.join("big")).unwrap(), b"xyxyx");
+        assert!(root.join("empty").is_dir());
+        assert_eq!(fs::read(root.join("link")).unwrap(), b"hi\n");
+        assert_eq!(fx.initial_bytes("bin"), Some(&[0u8, 0xff][..]));
+    }
+
+    #[test]
+    fn rejects_bad_hex_and_modes() {
+        assert!(decode_hex("0").is_err());
+        assert!(decode_hex("zz").is_err());
+        assert!(parse_mode("999").is_err());
+        assert_eq!(parse_mode("0o644"), Ok(0o644));
+    }
+}

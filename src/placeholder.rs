@@ -1,0 +1,137 @@
+//! Expected text with placeholders, matched against what a server said.
+//!
+//! Everything is literal except: `{root}` (the fixture root), `{int}` (an integer),
+//! `[..]` (the rest of a line) and a line that is exactly `...` (any number of
+//! lines). Matching is exact: a missing period or a final newline counts.
+
+use regex::Regex;
+
+/// A compiled expectation.
+pub struct Template {
+    whole: Regex,
+    lines: Vec<TemplateLine>,
+}
+
+enum TemplateLine {
+    AnyLines,
+    Line { pattern: Regex, literal: String },
+}
+
+impl Template {
+    pub fn new(template: &str, root: &str) -> Template {
+        let raw_lines: Vec<&str> = template.split('\n').collect();
+        let mut whole = String::from(r"\A");
+        let mut lines = Vec::new();
+        for (i, line) in raw_lines.iter().enumerate() {
+            let last = i + 1 == raw_lines.len();
+            if *line == "..." {
+                whole.push_str(if last { r"(?s:.*)" } else { r"(?:[^\n]*\n)*?" });
+                lines.push(TemplateLine::AnyLines);
+                continue;
+            }
+            let body = line_regex(line, root);
+            whole.push_str(&body);
+            if !last {
+                whole.push_str(r"\n");
+            }
+            lines.push(TemplateLine::Line {
+                pattern: Regex::new(&format!(r"\A{body}\z")).expect("escaped template line"),
+                literal: line.replace("{root}", root),
+            });
+        }
+        whole.push_str(r"\z");
+        Template {
+            whole: Regex::new(&whole).expect("escaped template"),
+            lines,
+        }
+    }
+
+    pub fn matches(&self, actual: &str) -> bool {
+        self.whole.is_match(actual)
+    }
+
+    /// The template as it should be shown beside `actual` in a diff: lines whose
+    /// placeholders match are replaced by the actual line, so only real differences
+    /// show up.
+    pub fn resolved_against(&self, actual: &str) -> String {
+        let actual_lines: Vec<&str> = actual.split('\n').collect();
+        let mut out: Vec<String> = Vec::new();
+        let mut a = 0;
+        for (i, line) in self.lines.iter().enumerate() {
+            match line {
+                TemplateLine::AnyLines => {
+                    let next = self.lines.get(i + 1);
+                    while a < actual_lines.len() {
+                        if let Some(TemplateLine::Line { pattern, .. }) = next {
+                            if pattern.is_match(actual_lines[a]) {
+                                break;
+                            }
+                        }
+                        out.push(actual_lines[a].to_string());
+                        a += 1;
+                    }
+                }
+                TemplateLine::Line { pattern, literal } => {
+                    match actual_lines.get(a) {
+                        Some(actual_line) if pattern.is_match(actual_line) => {
+                            out.push((*actual_line).to_string())
+                        }
+                        _ => out.push(literal.clone()),
+                    }
+                    a += 1;
+                }
+            }
+        }
+        out.join("\n")
+    }
+}
+
+fn line_regex(line: &str, root: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("{root}") {
+            out.push_str(&regex::escape(root));
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("{int}") {
+            out.push_str("-?[0-9]+");
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("[..]") {
+            out.push_str("[^\n]*");
+            rest = after;
+        } else {
+            let c = rest.chars().next().expect("non-empty");
+            out.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_text_is_exact() {
+        let t = Template::new("Successfully overwrote file: {root}/a.txt.", "/r");
+        assert!(t.matches("Successfully overwrote file: /r/a.txt."));
+        assert!(!t.matches("Successfully overwrote file: /r/a.txt"));
+        assert!(!t.matches("Successfully overwrote file: /r/a.txt.\n"));
+    }
+
+    #[test]
+    fn placeholders() {
+        let t = Template::new("PGID: {int}\nrest [..]\n...\nend", "/r");
+        assert!(t.matches("PGID: 123\nrest anything here\na\nb\nend"));
+        assert!(t.matches("PGID: 1\nrest \nend"));
+        assert!(!t.matches("PGID: x\nrest \nend"));
+        assert!(!t.matches("PGID: 1\nrest\nend"));
+    }
+
+    #[test]
+    fn resolved_view_keeps_only_real_differences() {
+        let t = Template::new("PGID: {int}\nDone.", "/r");
+        assert_eq!(t.resolved_against("PGID: 42\nDone"), "PGID: 42\nDone.");
+    }
+}

@@ -1,0 +1,87 @@
+//! Scenarios as libtest-mimic trials, so `cargo test` and `cargo nextest run` drive
+//! them with the usual filters, `--list`, `--exact` and partitions.
+//!
+//! Trial names are `suite::file::scenario`: stable across runs, because they come from
+//! the files and not from their order. Because nextest owns the test binary's argv,
+//! the target is chosen by environment: `TOOLSPEC_SERVER='cmd args {root}'` points the
+//! trials at any stdio MCP server instead of the bundled one.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+use crate::execute::{run_scenario, RunOptions, Verdict};
+use crate::scenario::{load_suites, Suite};
+use crate::target::StdioTarget;
+
+/// Environment variable naming an external stdio server command line.
+pub const SERVER_ENV: &str = "TOOLSPEC_SERVER";
+/// Environment variable overriding every per-call timeout, in milliseconds.
+pub const TIMEOUT_ENV: &str = "TOOLSPEC_CALL_TIMEOUT_MS";
+
+/// The `main` of a `harness = false` test: every scenario under `specs_dir` against
+/// the reference server in `toolspec_exe`, or the server named by `TOOLSPEC_SERVER`.
+pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
+    let args = Arguments::from_args();
+    let suites = match load_suites(specs_dir) {
+        Ok(s) => s,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let external = match std::env::var(SERVER_ENV) {
+        Ok(line) if !line.trim().is_empty() => match StdioTarget::from_command_line(&line) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("error: {SERVER_ENV}: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        _ => None,
+    };
+    let options = RunOptions {
+        call_timeout_ms: std::env::var(TIMEOUT_ENV).ok().and_then(|v| v.parse().ok()),
+    };
+    let trials = trials(suites, |suite| match &external {
+        Some(t) => t.clone(),
+        None => StdioTarget::reference(toolspec_exe, suite),
+    }, options);
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// One trial per scenario of every suite, each against the target `target_for` gives.
+pub fn trials(
+    suites: Vec<Suite>,
+    target_for: impl Fn(&Suite) -> StdioTarget,
+    options: RunOptions,
+) -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for suite in suites {
+        let target = Arc::new(target_for(&suite));
+        let suite = Arc::new(suite);
+        for (file_index, file) in suite.files.iter().enumerate() {
+            for (index, scenario) in file.content.scenarios.iter().enumerate() {
+                let id = suite.scenario_id(file, scenario);
+                let skip = target.unsupported(&scenario.given.settings).is_some();
+                let (suite, target, options) = (suite.clone(), target.clone(), options.clone());
+                let trial = Trial::test(id, move || {
+                    let file = &suite.files[file_index];
+                    let scenario = &file.content.scenarios[index];
+                    let report = run_scenario(&suite, &file.stem, scenario, &target, &options);
+                    match report.verdict {
+                        Verdict::Pass | Verdict::Skip(_) => Ok(()),
+                        Verdict::Fail(_) | Verdict::Error { .. } => Err(Failed::from(report.to_string())),
+                    }
+                })
+                .with_ignored_flag(skip);
+                trials.push(trial);
+            }
+        }
+    }
+    trials
+}

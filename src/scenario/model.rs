@@ -1,0 +1,251 @@
+//! The typed shape of suite and scenario files.
+//!
+//! Every struct rejects unknown keys: a typo in a spec checker must never turn an
+//! expectation into a silently ignored key. Keys that accept two shapes (a file given
+//! as a string or as a map, `when` as one call or a list) use small visitors instead of
+//! `#[serde(untagged)]`, so that an error inside the map still names the bad key.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+/// `specs/<suite>/suite.yaml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteFile {
+    /// Must equal the folder name, so a copied file cannot pose as another suite.
+    pub suite: String,
+    pub title: String,
+    /// Spec documents this suite is derived from (file names in the seeds folder).
+    #[serde(default)]
+    pub documents: Vec<String>,
+    /// How results are read: which text is an error and where its code is.
+    pub dialect: DialectName,
+    /// How the bundled reference server is started for this suite.
+    pub reference: ServerLaunch,
+    /// Per-call timeout in milliseconds unless a scenario overrides it.
+    #[serde(default = "default_call_timeout_ms")]
+    pub call_timeout_ms: u64,
+}
+
+fn default_call_timeout_ms() -> u64 {
+    10_000
+}
+
+/// The result conventions toolspec knows how to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DialectName {
+    BracketCode,
+    Plain,
+    JsonErrorEnvelope,
+    JsonResultEnvelope,
+}
+
+/// Arguments for a server plus the flags each scenario setting turns into.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerLaunch {
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Setting name -> argument template; `{value}` is replaced by the setting's
+    /// value, and a list value repeats the template once per element.
+    #[serde(default)]
+    pub settings: BTreeMap<String, Vec<String>>,
+}
+
+/// One scenario file: the scenarios of one spec requirement.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub requirement: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub scenarios: Vec<Scenario>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    /// The spec clause this scenario checks, for coverage reports.
+    pub covers: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub given: Given,
+    pub when: Calls,
+    pub then: Then,
+    /// Per-call timeout override in milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Given {
+    #[serde(default)]
+    pub files: BTreeMap<String, FileSpec>,
+    /// Server settings this scenario needs; a target that cannot express one skips it.
+    #[serde(default)]
+    pub settings: BTreeMap<String, Value>,
+    /// Set-up calls: made before `when`, answers not judged.
+    #[serde(default)]
+    pub calls: Vec<Call>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Call {
+    pub tool: String,
+    #[serde(default)]
+    pub args: serde_json::Map<String, Value>,
+    /// Make the same call this many times (set-up only).
+    #[serde(default = "one")]
+    pub repeat: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// `when`: one call or a list of calls; `then` judges the last.
+#[derive(Debug, Clone)]
+pub struct Calls(pub Vec<Call>);
+
+/// A fixture entry: plain text, or a map with exactly one content kind.
+#[derive(Debug, Clone)]
+pub enum FileSpec {
+    Text(String),
+    Detailed(FileDetail),
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileDetail {
+    pub text: Option<String>,
+    /// Hex-encoded bytes, whitespace allowed.
+    pub bytes: Option<String>,
+    /// A file of this many bytes, repeating `fill` (default `a`).
+    pub size: Option<u64>,
+    pub fill: Option<String>,
+    #[serde(default)]
+    pub dir: bool,
+    pub symlink: Option<String>,
+    /// Octal permission bits such as `"644"` or `"000"`.
+    pub mode: Option<String>,
+    /// Modification time in seconds relative to now (negative is the past).
+    pub mtime: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Then {
+    pub is_error: Option<bool>,
+    pub code: Option<String>,
+    pub text: Option<String>,
+    #[serde(default)]
+    pub contains: Vec<String>,
+    #[serde(default)]
+    pub not_contains: Vec<String>,
+    #[serde(default)]
+    pub matches: Vec<String>,
+    #[serde(default)]
+    pub files: BTreeMap<String, FileExpect>,
+}
+
+/// What a file must be after the call: exact text, or a map of checks.
+#[derive(Debug, Clone)]
+pub enum FileExpect {
+    Text(String),
+    Detailed(FileExpectDetail),
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileExpectDetail {
+    #[serde(default)]
+    pub absent: bool,
+    #[serde(default)]
+    pub unchanged: bool,
+    pub text: Option<String>,
+    #[serde(default)]
+    pub contains: Vec<String>,
+}
+
+/// Deserializes a string into `S` or a map into `M`, keeping the map's own errors.
+struct StringOrMap<T, M> {
+    from_str: fn(String) -> T,
+    from_map: fn(M) -> T,
+    expecting: &'static str,
+    marker: PhantomData<M>,
+}
+
+impl<'de, T, M: Deserialize<'de>> Visitor<'de> for StringOrMap<T, M> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        Ok((self.from_str)(v.to_owned()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        M::deserialize(de::value::MapAccessDeserializer::new(map)).map(self.from_map)
+    }
+}
+
+impl<'de> Deserialize<'de> for FileSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StringOrMap {
+            from_str: FileSpec::Text,
+            from_map: FileSpec::Detailed,
+            expecting: "file text, or a map with one of text, bytes, size, dir, symlink",
+            marker: PhantomData,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for FileExpect {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StringOrMap {
+            from_str: FileExpect::Text,
+            from_map: FileExpect::Detailed,
+            expecting: "the exact text, or a map with absent, unchanged, text or contains",
+            marker: PhantomData,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Calls {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct OneOrMany;
+        impl<'de> Visitor<'de> for OneOrMany {
+            type Value = Calls;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a call {tool, args} or a list of calls")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Calls, A::Error> {
+                Call::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|c| Calls(vec![c]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Calls, A::Error> {
+                let mut calls = Vec::new();
+                while let Some(call) = seq.next_element::<Call>()? {
+                    calls.push(call);
+                }
+                if calls.is_empty() {
+                    return Err(de::Error::custom("`when` needs at least one call"));
+                }
+                Ok(Calls(calls))
+            }
+        }
+        d.deserialize_any(OneOrMany)
+    }
+}

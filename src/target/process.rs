@@ -1,0 +1,110 @@
+//! The server process: started in its own process group with a marker in its
+//! environment, and ended with everything it started.
+//!
+//! Killing the process group catches what the server forked directly. A server that
+//! puts its own children in new groups (as a shell tool should) could still leave them
+//! behind when it is killed hard, so after the group is gone every process on the
+//! machine that carries this session's marker is killed too.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::process::{Child, Command};
+
+/// Environment variable that marks every process started for one session.
+pub const MARKER_VAR: &str = "TOOLSPEC_SESSION";
+
+pub struct ServerProcess {
+    pub child: Child,
+    pgid: Option<i32>,
+    marker: String,
+}
+
+impl ServerProcess {
+    pub fn spawn(program: &Path, argv: &[String], cwd: &Path) -> std::io::Result<Self> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let marker = format!(
+            "{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let child = Command::new(program)
+            .args(argv)
+            .current_dir(cwd)
+            .env(MARKER_VAR, &marker)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()?;
+        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+        Ok(ServerProcess { child, pgid, marker })
+    }
+
+    /// The exit status, if the server has exited.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Ends the server politely (stdin is already closed by then), then by force.
+    pub async fn stop(&mut self, grace: Duration) {
+        if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+            self.signal_group(libc::SIGTERM);
+            if tokio::time::timeout(grace / 2, self.child.wait()).await.is_err() {
+                self.signal_group(libc::SIGKILL);
+                let _ = self.child.wait().await;
+            }
+        }
+        self.kill_everything_left();
+    }
+
+    /// Kills the group and every marked process, without waiting. Safe to repeat.
+    pub fn kill_everything_left(&mut self) {
+        self.signal_group(libc::SIGKILL);
+        kill_marked(&self.marker);
+    }
+
+    fn signal_group(&self, signal: i32) {
+        if let Some(pgid) = self.pgid {
+            // SAFETY: killpg only sends a signal; a stale group id fails with ESRCH.
+            unsafe {
+                libc::killpg(pgid, signal);
+            }
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.kill_everything_left();
+    }
+}
+
+/// Kills every process whose environment holds `TOOLSPEC_SESSION=<marker>`.
+fn kill_marked(marker: &str) {
+    let needle = format!("{MARKER_VAR}={marker}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|b| *b == 0).any(|var| var == needle.as_bytes()) {
+            // SAFETY: sending a signal to a pid has no memory effects.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! One server process for one scenario: start it, initialize MCP, make calls, stop
+//! it, and keep the tail of its stderr for reports.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::ServiceExt;
+use tokio::io::AsyncReadExt;
+
+use super::process::ServerProcess;
+use super::stdout_guard::{guard, Fault};
+use super::StdioTarget;
+use crate::outcome::{CallOutcome, ToolResult};
+
+/// How much of the server's stderr is kept for reports.
+const STDERR_TAIL_BYTES: usize = 4096;
+/// How long a server gets to exit after its stdin is closed.
+const EXIT_GRACE: Duration = Duration::from_millis(1000);
+
+pub struct Session {
+    client: Option<RunningService<RoleClient, ()>>,
+    process: ServerProcess,
+    fault: Fault,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+/// The server could not be started or did not complete the MCP handshake.
+#[derive(Debug, Clone)]
+pub struct StartError {
+    pub message: String,
+    pub stderr_tail: String,
+}
+
+impl Session {
+    /// Starts the server in `root` and completes `initialize` within `timeout`.
+    pub async fn start(
+        target: &StdioTarget,
+        argv: &[String],
+        root: &Path,
+        timeout: Duration,
+    ) -> Result<Session, StartError> {
+        let mut process = ServerProcess::spawn(&target.program, argv, root).map_err(|e| StartError {
+            message: format!("cannot start `{}`: {e}", target.program.display()),
+            stderr_tail: String::new(),
+        })?;
+        let fault: Fault = Arc::new(Mutex::new(None));
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (Some(stdin), Some(stdout), Some(child_stderr)) = (
+            process.child.stdin.take(),
+            process.child.stdout.take(),
+            process.child.stderr.take(),
+        ) else {
+            return Err(StartError {
+                message: "the server's stdio pipes were not created".to_string(),
+                stderr_tail: String::new(),
+            });
+        };
+        tokio::spawn(keep_tail(child_stderr, stderr.clone()));
+        let from_server = guard(stdout, fault.clone());
+
+        let mut session = Session {
+            client: None,
+            process,
+            fault,
+            stderr,
+        };
+        match tokio::time::timeout(timeout, ().serve((from_server, stdin))).await {
+            Ok(Ok(client)) => {
+                session.client = Some(client);
+                Ok(session)
+            }
+            Ok(Err(e)) => {
+                let why = session.explain(&e.to_string()).await;
+                Err(session.start_error(format!("MCP initialize failed: {why}")))
+            }
+            Err(_) => {
+                let why = session
+                    .explain(&format!("no answer to initialize within {} ms", timeout.as_millis()))
+                    .await;
+                Err(session.start_error(why))
+            }
+        }
+    }
+
+    fn start_error(&self, message: String) -> StartError {
+        StartError {
+            message,
+            stderr_tail: self.stderr_tail(),
+        }
+    }
+
+    /// Calls `tool` and classifies whatever comes back.
+    pub async fn call(
+        &mut self,
+        tool: &str,
+        args: serde_json::Map<String, serde_json::Value>,
+        timeout: Duration,
+    ) -> CallOutcome {
+        let Some(client) = &self.client else {
+            return CallOutcome::Transport("the session is closed".to_string());
+        };
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+        match tokio::time::timeout(timeout, client.call_tool(params)).await {
+            Err(_) => {
+                if let Some(why) = self.fault_or_exit() {
+                    CallOutcome::Transport(why)
+                } else {
+                    CallOutcome::Timeout(timeout)
+                }
+            }
+            Ok(Ok(result)) => CallOutcome::Result(ToolResult::from(result)),
+            Ok(Err(ServiceError::McpError(e))) => CallOutcome::Protocol {
+                code: e.code.0,
+                message: e.message.to_string(),
+            },
+            Ok(Err(other)) => CallOutcome::Transport(self.explain(&other.to_string()).await),
+        }
+    }
+
+    /// The last few KiB the server wrote on stderr.
+    pub fn stderr_tail(&self) -> String {
+        let bytes = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// Closes stdin, gives the server a moment to exit, then kills what is left.
+    pub async fn stop(mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = tokio::time::timeout(EXIT_GRACE, client.cancel()).await;
+        }
+        self.process.stop(EXIT_GRACE).await;
+    }
+
+    /// Prefers what the guard saw, then the exit status, over a transport's words.
+    async fn explain(&mut self, fallback: &str) -> String {
+        // A dying server closes stdout a moment before it can be reaped.
+        for _ in 0..20 {
+            if let Some(why) = self.fault_or_exit() {
+                return why;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        fallback.to_string()
+    }
+
+    fn fault_or_exit(&mut self) -> Option<String> {
+        if let Some(why) = self.fault.lock().ok().and_then(|f| f.clone()) {
+            return Some(why);
+        }
+        self.process
+            .exited()
+            .map(|status| format!("the server exited ({status}) before answering"))
+    }
+}
+
+/// Keeps the last `STDERR_TAIL_BYTES` of a stream; reads to the end so the server
+/// never blocks on a full stderr pipe.
+async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(mut stream: R, tail: Arc<Mutex<Vec<u8>>>) {
+    let mut buf = vec![0u8; 8192];
+    while let Ok(n) = stream.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        if let Ok(mut t) = tail.lock() {
+            t.extend_from_slice(&buf[..n]);
+            let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
+            t.drain(..excess);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Sits between the server's stdout and the MCP client.
+//!
+//! The stdio transport of MCP is one JSON-RPC message per line. A server that writes
+//! anything else there (a log line, a banner, a flood with no newline) breaks the
+//! protocol; the guard records what it saw and ends the stream, so the pending call
+//! fails at once with a clear reason instead of hanging until the timeout.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream};
+
+/// The longest single message accepted, in bytes.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// The most the server may write on stdout in one session, in bytes.
+pub const MAX_TOTAL_BYTES: usize = 256 * 1024 * 1024;
+
+/// What the guard found wrong, shared with the session for its reports.
+pub type Fault = Arc<Mutex<Option<String>>>;
+
+/// Forwards well-formed lines from `stdout` into the returned stream.
+pub fn guard<R>(stdout: R, fault: Fault) -> DuplexStream
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
+    let (client_side, mut server_side) = tokio::io::duplex(256 * 1024);
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stdout);
+        let mut total = 0usize;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match read_line_capped(&mut reader, &mut line).await {
+                Ok(0) => break,
+                Ok(n) => total += n,
+                Err(why) => {
+                    set(&fault, why);
+                    break;
+                }
+            }
+            if total > MAX_TOTAL_BYTES {
+                set(&fault, format!("the server wrote more than {MAX_TOTAL_BYTES} bytes on stdout"));
+                break;
+            }
+            let trimmed = line.trim_ascii();
+            if trimmed.is_empty() {
+                continue;
+            }
+            if let Err(why) = check_message(trimmed) {
+                set(&fault, why);
+                break;
+            }
+            if server_side.write_all(trimmed).await.is_err()
+                || server_side.write_all(b"\n").await.is_err()
+            {
+                break;
+            }
+        }
+        let _ = server_side.shutdown().await;
+    });
+    client_side
+}
+
+fn set(fault: &Fault, why: String) {
+    if let Ok(mut slot) = fault.lock() {
+        slot.get_or_insert(why);
+    }
+}
+
+/// Reads one line into `out`; `Ok(0)` at end of stream.
+async fn read_line_capped<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    out: &mut Vec<u8>,
+) -> Result<usize, String> {
+    let mut read = 0;
+    loop {
+        let available = reader
+            .fill_buf()
+            .await
+            .map_err(|e| format!("reading the server's stdout failed: {e}"))?;
+        if available.is_empty() {
+            return Ok(read);
+        }
+        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        out.extend_from_slice(chunk);
+        let used = chunk.len();
+        reader.consume(used);
+        read += used;
+        if out.len() > MAX_LINE_BYTES {
+            return Err(format!(
+                "the server wrote a line of more than {MAX_LINE_BYTES} bytes on stdout: {}",
+                crate::diff::visible_excerpt(&String::from_utf8_lossy(&out[..200]), 200)
+            ));
+        }
+        if done {
+            return Ok(read);
+        }
+    }
+}
+
+/// A line must be a JSON object that says it is JSON-RPC 2.0.
+fn check_message(line: &[u8]) -> Result<(), String> {
+    let shown = || crate::diff::visible_excerpt(&String::from_utf8_lossy(line), 200);
+    match serde_json::from_slice::<serde_json::Value>(line) {
+        Ok(serde_json::Value::Object(map)) if map.get("jsonrpc").is_some_and(|v| v == "2.0") => {
+            Ok(())
+        }
+        Ok(_) => Err(format!(
+            "the server wrote JSON that is not a JSON-RPC 2.0 message on stdout: {}",
+            shown()
+        )),
+        Err(_) => Err(format!(
+            "the server wrote something that is not JSON on stdout: {}",
+            shown()
+        )),
+    }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A deliberately broken MCP server for the harness's own tests. It completes the
+# initialize handshake correctly, then misbehaves on the first tools/call as $1 says:
+#   hang         never answers
+#   exit         exits with status 3 mid-call, after a line on stderr
+#   garbage      writes a line that is not JSON on stdout
+#   not-jsonrpc  writes JSON that is not a JSON-RPC message
+#   flood        writes 40 MiB on stdout without a newline
+#   orphan       starts a background sleep in a new session, then hangs
+#   hang-init    never answers initialize
+mode=${1:?usage: hostile.sh MODE}
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*)
+      [ "$mode" = hang-init ] && exec sleep 600
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"0"}}}\n' "$id"
+      ;;
+    *'"method":"tools/call"'*)
+      case "$mode" in
+        hang) exec sleep 600 ;;
+        exit) echo "hostile: giving up mid-call" >&2; exit 3 ;;
+        garbage) echo "this is not json" ;;
+        not-jsonrpc) echo '{"hello":"world"}' ;;
+        flood) head -c 41943040 /dev/zero | tr '\0' 'x'; exec sleep 600 ;;
+        orphan) setsid sleep 600 & exec sleep 600 ;;
+      esac
+      ;;
+  esac
+done

@@ -61,7 +61,13 @@ impl Template {
             match line {
                 TemplateLine::AnyLines => {
                     let next = self.lines.get(i + 1);
-                    while a < actual_lines.len() {
+                    // Leave enough actual lines for the template lines still to come.
+                    let still_needed = self.lines[i + 1..]
+                        .iter()
+                        .filter(|l| matches!(l, TemplateLine::Line { .. }))
+                        .count();
+                    let stop = actual_lines.len().saturating_sub(still_needed).max(a);
+                    while a < stop {
                         if let Some(TemplateLine::Line { pattern, .. }) = next {
                             if pattern.is_match(actual_lines[a]) {
                                 break;
@@ -127,6 +133,12 @@ mod tests {
         assert!(t.matches("PGID: 1\nrest \nend"));
         assert!(!t.matches("PGID: x\nrest \nend"));
         assert!(!t.matches("PGID: 1\nrest\nend"));
+    }
+
+    #[test]
+    fn resolved_view_of_any_lines_leaves_room_for_the_rest() {
+        let t = Template::new("one\n...\nfour\n", "/r");
+        assert_eq!(t.resolved_against("one\ntwo\nthree\n"), "one\ntwo\nfour\n");
     }
 
     #[test]

@@ -190,8 +190,32 @@ pub(crate) fn parse_yaml_str<T: DeserializeOwned>(path: &Path, text: &str) -> Re
     };
     serde_saphyr::from_str_with_options::<T>(text, options).map_err(|e| {
         let line = e.location().map(|l| l.line() as usize);
-        LoadError::new(path, line, e.to_string())
+        LoadError::new(path, line, reword_yaml_error(&e.to_string(), path))
     })
+}
+
+/// serde-saphyr's message without the location it repeats, with its snippet pointing
+/// at the real file, and with advice that fits a scenario author rather than a
+/// library user.
+fn reword_yaml_error(raw: &str, path: &Path) -> String {
+    let (first, snippet) = raw.split_once('\n').unwrap_or((raw, ""));
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    let message = match message.strip_prefix("line ") {
+        Some(rest) => rest.split_once(": ").map_or(message, |(_, m)| m),
+        None => message,
+    };
+    let fix = |s: &str| {
+        s.replace(
+            ", set DuplicateKeyPolicy in Options if acceptable",
+            " (each key may appear only once)",
+        )
+        .replace("<input>", &path.display().to_string())
+    };
+    if snippet.is_empty() {
+        fix(message)
+    } else {
+        format!("{}\n{}", fix(message), fix(snippet))
+    }
 }
 
 /// The 1-based line of the first line of `source` that contains `needle`.

@@ -23,7 +23,8 @@ pub struct StdioTarget {
     /// A short name for reports.
     pub name: String,
     pub program: PathBuf,
-    /// Arguments; `{root}` is replaced by the fixture root.
+    /// Arguments; `{root}` is replaced by the fixture root and `{cwd}` by the folder
+    /// toolspec was started in (the server itself starts in the fixture root).
     pub args: Vec<String>,
     /// Setting name -> argument template, as in `suite.yaml`.
     pub settings: BTreeMap<String, Vec<String>>,
@@ -91,7 +92,14 @@ impl StdioTarget {
             return Err(u);
         }
         let root = root.to_string_lossy();
-        let mut argv: Vec<String> = self.args.iter().map(|a| a.replace("{root}", &root)).collect();
+        let cwd = std::env::current_dir()
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut argv: Vec<String> = self
+            .args
+            .iter()
+            .map(|a| a.replace("{root}", &root).replace("{cwd}", &cwd))
+            .collect();
         for (key, value) in wanted {
             let template = &self.settings[key];
             let values: Vec<String> = match value {

@@ -2,6 +2,7 @@
 //! it, and keep the tail of its stderr for reports.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,6 +26,8 @@ pub struct Session {
     process: ServerProcess,
     fault: Fault,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Set when the server's stderr reached its end, so a report can wait for it.
+    stderr_done: Arc<AtomicBool>,
 }
 
 /// The server could not be started or did not complete the MCP handshake.
@@ -48,6 +51,7 @@ impl Session {
         })?;
         let fault: Fault = Arc::new(Mutex::new(None));
         let stderr = Arc::new(Mutex::new(Vec::new()));
+        let stderr_done = Arc::new(AtomicBool::new(false));
         let (Some(stdin), Some(stdout), Some(child_stderr)) = (
             process.child.stdin.take(),
             process.child.stdout.take(),
@@ -58,7 +62,7 @@ impl Session {
                 stderr_tail: String::new(),
             });
         };
-        tokio::spawn(keep_tail(child_stderr, stderr.clone()));
+        tokio::spawn(keep_tail(child_stderr, stderr.clone(), stderr_done.clone()));
         let from_server = guard(stdout, fault.clone());
 
         let mut session = Session {
@@ -66,6 +70,7 @@ impl Session {
             process,
             fault,
             stderr,
+            stderr_done,
         };
         match tokio::time::timeout(timeout, ().serve((from_server, stdin))).await {
             Ok(Ok(client)) => {
@@ -137,13 +142,27 @@ impl Session {
     /// Prefers what the guard saw, then the exit status, over a transport's words.
     async fn explain(&mut self, fallback: &str) -> String {
         // A dying server closes stdout a moment before it can be reaped.
+        let mut why = None;
         for _ in 0..20 {
-            if let Some(why) = self.fault_or_exit() {
-                return why;
+            why = self.fault_or_exit();
+            if why.is_some() {
+                break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        fallback.to_string()
+        self.settle_stderr().await;
+        why.unwrap_or_else(|| fallback.to_string())
+    }
+
+    /// Waits briefly for the rest of stderr once the server has exited, so the tail
+    /// in a report holds the server's last words.
+    async fn settle_stderr(&self) {
+        for _ in 0..30 {
+            if self.stderr_done.load(Ordering::Relaxed) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     fn fault_or_exit(&mut self) -> Option<String> {
@@ -158,7 +177,11 @@ impl Session {
 
 /// Keeps the last `STDERR_TAIL_BYTES` of a stream; reads to the end so the server
 /// never blocks on a full stderr pipe.
-async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(mut stream: R, tail: Arc<Mutex<Vec<u8>>>) {
+async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
+    mut stream: R,
+    tail: Arc<Mutex<Vec<u8>>>,
+    done: Arc<AtomicBool>,
+) {
     let mut buf = vec![0u8; 8192];
     while let Ok(n) = stream.read(&mut buf).await {
         if n == 0 {
@@ -170,4 +193,5 @@ async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(mut stream: R, tail: Arc<Mut
             t.drain(..excess);
         }
     }
+    done.store(true, Ordering::Relaxed);
 }

@@ -6,7 +6,7 @@
 #   garbage      writes a line that is not JSON on stdout
 #   not-jsonrpc  writes JSON that is not a JSON-RPC message
 #   flood        writes 40 MiB on stdout without a newline
-#   orphan       starts a background sleep in a new session, then hangs
+#   orphan       starts `sleep 613` in a new session of its own, then hangs
 #   hang-init    never answers initialize
 mode=${1:?usage: hostile.sh MODE}
 while IFS= read -r line; do
@@ -23,7 +23,7 @@ while IFS= read -r line; do
         garbage) echo "this is not json" ;;
         not-jsonrpc) echo '{"hello":"world"}' ;;
         flood) head -c 41943040 /dev/zero | tr '\0' 'x'; exec sleep 600 ;;
-        orphan) setsid sleep 600 & exec sleep 600 ;;
+        orphan) setsid sleep 613 & exec sleep 600 ;;
       esac
       ;;
   esac

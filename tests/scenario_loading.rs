@@ -1,0 +1,117 @@
+//! A malformed scenario file is refused before anything runs, with the file, the
+//! line and what to fix.
+
+use std::path::Path;
+
+use toolspec::scenario::{load_suite, LoadError};
+
+const SUITE: &str = "suite: demo\ntitle: Demo\ndialect: bracket-code\nreference:\n  args: [--root, \"{root}\"]\n  settings:\n    max_file_size: [--max-file-size, \"{value}\"]\n";
+
+/// Loads a suite `demo` holding `suite.yaml` and one scenario file `case.yaml`.
+fn load_with(case: &str) -> Result<(), Vec<LoadError>> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("demo");
+    std::fs::create_dir(&suite).expect("mkdir");
+    std::fs::write(suite.join("suite.yaml"), SUITE).expect("write");
+    std::fs::write(suite.join("case.yaml"), case).expect("write");
+    load_suite(&suite).map(|_| ())
+}
+
+fn one_error(case: &str) -> String {
+    let errors = load_with(case).expect_err("the file must be refused");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = &errors[0];
+    assert!(e.path.ends_with(Path::new("demo/case.yaml")), "{e}");
+    e.to_string()
+}
+
+const HEAD: &str = "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    when: { tool: view, args: { path: x } }\n";
+
+#[test]
+fn a_valid_file_loads() {
+    load_with(&format!("{HEAD}    then: {{ is_error: false }}\n")).expect("valid");
+}
+
+#[test]
+fn an_unknown_key_names_the_line_and_the_keys_allowed() {
+    let e = one_error(&format!("{HEAD}    then: {{ contians: [x] }}\n"));
+    assert!(e.contains("case.yaml:6:"), "{e}");
+    assert!(e.contains("unknown field `contians`, expected one of"), "{e}");
+}
+
+#[test]
+fn a_duplicate_key_is_refused() {
+    let e = one_error(&format!("{HEAD}    then:\n      code: A\n      code: B\n"));
+    assert!(e.contains("case.yaml:8:"), "{e}");
+    assert!(e.contains("duplicate mapping key: code (each key may appear only once)"), "{e}");
+}
+
+#[test]
+fn only_true_and_false_are_booleans() {
+    let e = one_error(&format!("{HEAD}    then: {{ is_error: yes }}\n"));
+    assert!(e.contains("case.yaml:6:"), "{e}");
+    assert!(e.contains("invalid boolean"), "{e}");
+}
+
+#[test]
+fn a_scenario_that_checks_nothing_is_refused() {
+    let e = one_error(&format!("{HEAD}    then: {{}}\n"));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(e.contains("`then` checks nothing"), "{e}");
+}
+
+#[test]
+fn a_bad_regex_is_refused() {
+    let e = one_error(&format!("{HEAD}    then: {{ matches: ['(unclosed'] }}\n"));
+    assert!(e.contains("is not a valid regex"), "{e}");
+}
+
+#[test]
+fn an_unknown_setting_is_refused() {
+    let e = one_error(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { settings: { max_size: 3 } }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",
+    );
+    assert!(e.contains("`max_size` is not a setting of this suite; known: max_file_size"), "{e}");
+}
+
+#[test]
+fn a_fixture_path_may_not_escape_the_root() {
+    let e = one_error(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { files: { ../x: hi } }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",
+    );
+    assert!(e.contains("may not contain `..`"), "{e}");
+}
+
+#[test]
+fn a_fixture_entry_needs_exactly_one_kind() {
+    let e = one_error(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { files: { x: { text: a, size: 3 } } }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",
+    );
+    assert!(e.contains("give exactly one of text, bytes, size, dir, symlink"), "{e}");
+}
+
+#[test]
+fn unchanged_needs_a_fixture_file() {
+    let e = one_error(&format!("{HEAD}    then: {{ files: {{ y.txt: {{ unchanged: true }} }} }}\n"));
+    assert!(e.contains("`unchanged` needs `y.txt` to be a file in given.files"), "{e}");
+}
+
+#[test]
+fn duplicate_scenario_names_are_refused() {
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ is_error: true }}\n  - name: s\n    covers: r/s\n    when: {{ tool: view, args: {{}} }}\n    then: {{ is_error: true }}\n"
+    ));
+    assert!(e.contains("same name"), "{e}");
+}
+
+#[test]
+fn every_broken_file_is_reported_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("demo");
+    std::fs::create_dir(&suite).expect("mkdir");
+    std::fs::write(suite.join("suite.yaml"), SUITE).expect("write");
+    std::fs::write(suite.join("a.yaml"), "requirement: [").expect("write");
+    std::fs::write(suite.join("b.yaml"), "requirement: R\nscenarios: []\n").expect("write");
+    let errors = load_suite(&suite).expect_err("both refused");
+    assert_eq!(errors.len(), 2, "{errors:?}");
+}

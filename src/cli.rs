@@ -14,7 +14,11 @@ use crate::scenario::{load_suite, load_suites, LoadError, Suite};
 use crate::target::StdioTarget;
 
 #[derive(Parser, Debug)]
-#[command(name = "toolspec", version, about = "Conformance harness for coding-agent MCP tool servers")]
+#[command(
+    name = "toolspec",
+    version,
+    about = "Conformance harness for coding-agent MCP tool servers"
+)]
 pub struct Cli {
     /// Folder holding the suites (default: ./specs, else the one toolspec was built from).
     #[arg(long, global = true)]
@@ -102,7 +106,11 @@ fn selected_suites(specs: &Path, names: &[String]) -> Result<Vec<Suite>, Vec<Loa
     for name in names {
         let dir = specs.join(name);
         if !dir.join("suite.yaml").is_file() {
-            errors.push(LoadError::new(&dir, None, format!("no suite `{name}` (no suite.yaml there)")));
+            errors.push(LoadError::new(
+                &dir,
+                None,
+                format!("no suite `{name}` (no suite.yaml there)"),
+            ));
             continue;
         }
         match load_suite(&dir) {
@@ -134,7 +142,11 @@ fn list(specs: &Path, names: &[String]) -> Result<ExitCode, Vec<LoadError>> {
 fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
     let suites = selected_suites(specs, &args.suite)?;
     let exe = std::env::current_exe().map_err(|e| {
-        vec![LoadError::new(Path::new("toolspec"), None, format!("cannot find my own executable: {e}"))]
+        vec![LoadError::new(
+            Path::new("toolspec"),
+            None,
+            format!("cannot find my own executable: {e}"),
+        )]
     })?;
     let external = match &args.server {
         Some(line) => Some(
@@ -157,7 +169,11 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         let target = match &external {
             Some(t) => t.clone(),
             None => {
-                let mutate: Vec<String> = args.mutate.iter().flat_map(|m| ["--mutate".to_string(), m.clone()]).collect();
+                let mutate: Vec<String> = args
+                    .mutate
+                    .iter()
+                    .flat_map(|m| ["--mutate".to_string(), m.clone()])
+                    .collect();
                 let refs: Vec<&str> = mutate.iter().map(String::as_str).collect();
                 StdioTarget::reference(&exe, suite).with_extra_args(&refs)
             }
@@ -192,14 +208,21 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         grand.fail + grand.error,
         grand.skip
     );
-    Ok(if any_bad { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if any_bad {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Runs scenarios on `jobs` threads, printing each report that did not pass as it
 /// arrives, and returns all reports in scenario order.
 fn run_parallel(
     suite: &Suite,
-    work: &[(&crate::scenario::SuiteScenarioFile, &crate::scenario::Scenario)],
+    work: &[(
+        &crate::scenario::SuiteScenarioFile,
+        &crate::scenario::Scenario,
+    )],
     target: &StdioTarget,
     options: &RunOptions,
     jobs: usize,
@@ -211,7 +234,9 @@ fn run_parallel(
         for _ in 0..jobs.min(work.len().max(1)) {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((file, scenario)) = work.get(i) else { break };
+                let Some((file, scenario)) = work.get(i) else {
+                    break;
+                };
                 let report = run_scenario(suite, &file.stem, scenario, target, options);
                 if verbose || matches!(report.verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
                     print!("{report}");

@@ -65,9 +65,7 @@ fn read_envelope_code(text: &str) -> Result<String, CodeUnreadable> {
         Some(other) => Err(CodeUnreadable(format!(
             "the envelope's `error` is not a string but {other}"
         ))),
-        None => Err(CodeUnreadable(
-            "the JSON has no `error` field".to_string(),
-        )),
+        None => Err(CodeUnreadable("the JSON has no `error` field".to_string())),
     }
 }
 
@@ -86,7 +84,10 @@ mod tests {
     #[test]
     fn bracket_codes() {
         let d = Dialect::new(DialectName::BracketCode);
-        assert_eq!(d.read_code(&result("[PATH_NOT_FOUND] x")), Ok("PATH_NOT_FOUND".into()));
+        assert_eq!(
+            d.read_code(&result("[PATH_NOT_FOUND] x")),
+            Ok("PATH_NOT_FOUND".into())
+        );
         assert!(d.read_code(&result("[PATH_NOT_FOUND]x")).is_err());
         assert!(d.read_code(&result("PATH_NOT_FOUND x")).is_err());
     }

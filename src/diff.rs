@@ -107,7 +107,10 @@ mod tests {
 
     #[test]
     fn shows_the_missing_period() {
-        let d = unified("Successfully overwrote file: /a.", "Successfully overwrote file: /a");
+        let d = unified(
+            "Successfully overwrote file: /a.",
+            "Successfully overwrote file: /a",
+        );
         assert!(d.contains("-Successfully overwrote file: /a.⊘"), "{d}");
         assert!(d.contains("+Successfully overwrote file: /a⊘"), "{d}");
         let caret = d.lines().find(|l| l.contains('^')).unwrap();

@@ -23,7 +23,10 @@ pub enum Verdict {
     /// The server answered, not as the spec says.
     Fail(Vec<Mismatch>),
     /// The server did not answer properly: died, hung, wrote garbage.
-    Error { what: String, stderr_tail: String },
+    Error {
+        what: String,
+        stderr_tail: String,
+    },
     /// The target cannot express something the scenario needs.
     Skip(String),
 }
@@ -75,7 +78,10 @@ pub fn run_scenario(
         note: scenario.note.clone(),
         elapsed: Duration::ZERO,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             report.verdict = error(format!("cannot start an async runtime: {e}"), String::new());
@@ -118,7 +124,16 @@ async fn run(
         Ok(s) => s,
         Err(e) => return error(e.message, e.stderr_tail),
     };
-    let verdict = drive(scenario, suite, &mut session, &fixture, &root, timeout, report).await;
+    let verdict = drive(
+        scenario,
+        suite,
+        &mut session,
+        &fixture,
+        &root,
+        timeout,
+        report,
+    )
+    .await;
     session.stop().await;
     verdict
 }
@@ -141,16 +156,27 @@ async fn drive(
         let outcome = make_call(session, call, root, timeout).await;
         if let Some(why) = broken(&outcome) {
             return error(
-                format!("set-up call {} ({}) failed: {why}", i + 1, render_call(call, root)),
+                format!(
+                    "set-up call {} ({}) failed: {why}",
+                    i + 1,
+                    render_call(call, root)
+                ),
                 session.stderr_tail(),
             );
         }
     }
-    let (last, earlier) = scenario.when.0.split_last().expect("validated: `when` has a call");
+    let (last, earlier) = scenario
+        .when
+        .0
+        .split_last()
+        .expect("validated: `when` has a call");
     for call in earlier {
         let outcome = make_call(session, call, root, timeout).await;
         if let Some(why) = broken(&outcome) {
-            return error(format!("call {} failed: {why}", render_call(call, root)), session.stderr_tail());
+            return error(
+                format!("call {} failed: {why}", render_call(call, root)),
+                session.stderr_tail(),
+            );
         }
     }
     report.call = render_call(last, root);
@@ -158,7 +184,12 @@ async fn drive(
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
     }
-    let mismatches = judge(&scenario.then, Dialect::new(suite.config.dialect), &outcome, fixture);
+    let mismatches = judge(
+        &scenario.then,
+        Dialect::new(suite.config.dialect),
+        &outcome,
+        fixture,
+    );
     if mismatches.is_empty() {
         Verdict::Pass
     } else {
@@ -174,7 +205,12 @@ fn broken(outcome: &CallOutcome) -> Option<String> {
     }
 }
 
-async fn make_call(session: &mut Session, call: &Call, root: &str, timeout: Duration) -> CallOutcome {
+async fn make_call(
+    session: &mut Session,
+    call: &Call,
+    root: &str,
+    timeout: Duration,
+) -> CallOutcome {
     let args = substitute_map_json(&call.args, root);
     session.call(&call.tool, args, timeout).await
 }
@@ -199,14 +235,18 @@ fn substitute(value: &Value, root: &str) -> Value {
 }
 
 fn substitute_map_json(map: &Map<String, Value>, root: &str) -> Map<String, Value> {
-    map.iter().map(|(k, v)| (k.clone(), substitute(v, root))).collect()
+    map.iter()
+        .map(|(k, v)| (k.clone(), substitute(v, root)))
+        .collect()
 }
 
 fn substitute_map(
     map: &std::collections::BTreeMap<String, Value>,
     root: &str,
 ) -> std::collections::BTreeMap<String, Value> {
-    map.iter().map(|(k, v)| (k.clone(), substitute(v, root))).collect()
+    map.iter()
+        .map(|(k, v)| (k.clone(), substitute(v, root)))
+        .collect()
 }
 
 impl fmt::Display for ScenarioReport {

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use regex::Regex;
 
-use crate::diff;
 use crate::dialect::Dialect;
+use crate::diff;
 use crate::fixture::Fixture;
 use crate::outcome::{CallOutcome, ToolResult};
 use crate::placeholder::Template;
@@ -33,7 +33,12 @@ impl Mismatch {
 }
 
 /// Every mismatch between `then` and what happened; empty means the scenario passed.
-pub fn judge(then: &Then, dialect: Dialect, outcome: &CallOutcome, fixture: &Fixture) -> Vec<Mismatch> {
+pub fn judge(
+    then: &Then,
+    dialect: Dialect,
+    outcome: &CallOutcome,
+    fixture: &Fixture,
+) -> Vec<Mismatch> {
     let root = fixture.root().to_string_lossy().into_owned();
     let mut found = Vec::new();
     let asks_about_result = then.is_error.is_some()
@@ -58,7 +63,13 @@ pub fn judge(then: &Then, dialect: Dialect, outcome: &CallOutcome, fixture: &Fix
     found
 }
 
-fn judge_result(then: &Then, dialect: Dialect, result: &ToolResult, root: &str, found: &mut Vec<Mismatch>) {
+fn judge_result(
+    then: &Then,
+    dialect: Dialect,
+    result: &ToolResult,
+    root: &str,
+    found: &mut Vec<Mismatch>,
+) {
     let text = &result.text;
     // `code` implies an error unless the scenario says otherwise.
     let want_error = then.is_error.or(then.code.as_ref().map(|_| true));
@@ -70,7 +81,10 @@ fn judge_result(then: &Then, dialect: Dialect, result: &ToolResult, root: &str, 
             };
             found.push(Mismatch::new(
                 format!("is_error: {want}"),
-                format!("expected isError: {want}, got {got}; text: {}", diff::visible_excerpt(text, 300)),
+                format!(
+                    "expected isError: {want}, got {got}; text: {}",
+                    diff::visible_excerpt(text, 300)
+                ),
             ));
         }
     }
@@ -87,7 +101,11 @@ fn judge_result(then: &Then, dialect: Dialect, result: &ToolResult, root: &str, 
             )),
             Err(why) => found.push(Mismatch::new(
                 format!("code: {code}"),
-                format!("expected code {code}, but {}; text: {}", why.0, diff::visible_excerpt(text, 300)),
+                format!(
+                    "expected code {code}, but {}; text: {}",
+                    why.0,
+                    diff::visible_excerpt(text, 300)
+                ),
             )),
         }
     }
@@ -114,7 +132,10 @@ fn judge_result(then: &Then, dialect: Dialect, result: &ToolResult, root: &str, 
         if let Some(at) = text.find(&needle) {
             found.push(Mismatch::new(
                 format!("not_contains: {needle:?}"),
-                format!("{needle:?} occurs at byte {at} of the text:\n{}", indent(text)),
+                format!(
+                    "{needle:?} occurs at byte {at} of the text:\n{}",
+                    indent(text)
+                ),
             ));
         }
     }
@@ -126,7 +147,10 @@ fn judge_result(then: &Then, dialect: Dialect, result: &ToolResult, root: &str, 
                 format!("matches: {pattern:?}"),
                 format!("no match for /{pattern}/ in the text:\n{}", indent(text)),
             )),
-            Err(e) => found.push(Mismatch::new(format!("matches: {pattern:?}"), format!("bad regex: {e}"))),
+            Err(e) => found.push(Mismatch::new(
+                format!("matches: {pattern:?}"),
+                format!("bad regex: {e}"),
+            )),
         }
     }
 }
@@ -143,14 +167,30 @@ fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) ->
     };
     let exists = path.symlink_metadata().is_ok();
     if detail.absent {
-        return exists.then(|| Mismatch::new(label, format!("expected {name} to be absent, but it exists{}", describe(&path))));
+        return exists.then(|| {
+            Mismatch::new(
+                label,
+                format!(
+                    "expected {name} to be absent, but it exists{}",
+                    describe(&path)
+                ),
+            )
+        });
     }
     if !exists {
-        return Some(Mismatch::new(label, format!("expected {name} to exist, but it does not")));
+        return Some(Mismatch::new(
+            label,
+            format!("expected {name} to exist, but it does not"),
+        ));
     }
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
-        Err(e) => return Some(Mismatch::new(label, format!("cannot read {name} after the call: {e}"))),
+        Err(e) => {
+            return Some(Mismatch::new(
+                label,
+                format!("cannot read {name} after the call: {e}"),
+            ))
+        }
     };
     if detail.unchanged {
         let before = fixture.initial_bytes(name).unwrap_or_default();
@@ -159,7 +199,10 @@ fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) ->
                 label,
                 format!(
                     "expected {name} unchanged, but it differs from the fixture:\n{}",
-                    diff::unified(&String::from_utf8_lossy(before), &String::from_utf8_lossy(&bytes))
+                    diff::unified(
+                        &String::from_utf8_lossy(before),
+                        &String::from_utf8_lossy(&bytes)
+                    )
                 ),
             ));
         }
@@ -168,7 +211,10 @@ fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) ->
     if let Some(text) = &detail.text {
         let template = Template::new(text, root);
         if !template.matches(&actual) {
-            return Some(Mismatch::new(label, diff::unified(&template.resolved_against(&actual), &actual)));
+            return Some(Mismatch::new(
+                label,
+                diff::unified(&template.resolved_against(&actual), &actual),
+            ));
         }
     }
     for needle in &detail.contains {
@@ -184,7 +230,10 @@ fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) ->
 
 fn describe(path: &Path) -> String {
     match std::fs::read(path) {
-        Ok(bytes) => format!(" with content {}", diff::visible_excerpt(&String::from_utf8_lossy(&bytes), 200)),
+        Ok(bytes) => format!(
+            " with content {}",
+            diff::visible_excerpt(&String::from_utf8_lossy(&bytes), 200)
+        ),
         Err(_) => String::new(),
     }
 }

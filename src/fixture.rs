@@ -104,7 +104,9 @@ fn unlock_tree(dir: &Path) {
         return;
     };
     for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_symlink() {
             continue;
         }
@@ -140,7 +142,7 @@ fn content_of(detail: &FileDetail) -> Result<Vec<u8>, String> {
 /// Decodes hex digits, ignoring whitespace: `"00 ff 0a"`.
 pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("`bytes` has an odd number of hex digits: {text:?}"));
     }
     digits

@@ -45,7 +45,10 @@ impl CallOutcome {
                     Some(b) => format!("isError: {b}"),
                     None => "isError absent".to_string(),
                 };
-                format!("tool result ({flag}): {}", crate::diff::visible_excerpt(&r.text, 200))
+                format!(
+                    "tool result ({flag}): {}",
+                    crate::diff::visible_excerpt(&r.text, 200)
+                )
             }
             CallOutcome::Protocol { code, message } => {
                 format!("JSON-RPC error {code}: {message}")

@@ -47,10 +47,14 @@ pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
     let options = RunOptions {
         call_timeout_ms: std::env::var(TIMEOUT_ENV).ok().and_then(|v| v.parse().ok()),
     };
-    let trials = trials(suites, |suite| match &external {
-        Some(t) => t.clone(),
-        None => StdioTarget::reference(toolspec_exe, suite),
-    }, options);
+    let trials = trials(
+        suites,
+        |suite| match &external {
+            Some(t) => t.clone(),
+            None => StdioTarget::reference(toolspec_exe, suite),
+        },
+        options,
+    );
     libtest_mimic::run(&args, trials).exit_code()
 }
 
@@ -75,7 +79,9 @@ pub fn trials(
                     let report = run_scenario(&suite, &file.stem, scenario, &target, &options);
                     match report.verdict {
                         Verdict::Pass | Verdict::Skip(_) => Ok(()),
-                        Verdict::Fail(_) | Verdict::Error { .. } => Err(Failed::from(report.to_string())),
+                        Verdict::Fail(_) | Verdict::Error { .. } => {
+                            Err(Failed::from(report.to_string()))
+                        }
                     }
                 })
                 .with_ignored_flag(skip);

@@ -35,7 +35,10 @@ fn run(suite: &Suite, name: &str, target: &StdioTarget, timeout_ms: Option<u64>)
 
 fn assert_fails_with(report: &ScenarioReport, fragments: &[&str]) {
     let text = report.to_string();
-    assert!(matches!(report.verdict, Verdict::Fail(_)), "expected FAIL, got:\n{text}");
+    assert!(
+        matches!(report.verdict, Verdict::Fail(_)),
+        "expected FAIL, got:\n{text}"
+    );
     for f in fragments {
         assert!(text.contains(f), "report lacks {f:?}:\n{text}");
     }
@@ -48,23 +51,94 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
     let wrong = suite("tests/data/specs/wrong");
     let target = StdioTarget::reference(exe(), &wrong);
     let expected: &[(&str, &[&str])] = &[
-        ("is_error expected true on a success", &["`is_error: true`", "expected isError: true, got no isError field"]),
-        ("is_error expected false on an error", &["`is_error: false`", "got isError: true"]),
-        ("code is wrong", &["`code: IO_ERROR`", "expected code IO_ERROR, got PATH_NOT_FOUND", "-IO_ERROR", "+PATH_NOT_FOUND"]),
-        ("code on a success", &["`is_error: true`", "`code: PATH_NOT_FOUND`", "does not start with a `[CODE] ` prefix"]),
-        ("text misses a period", &["`text`", "-1→hello.", "+1→hello", "^ first difference"]),
-        ("text misses the final newline", &["`text`", "-1→hello⊘ (no newline at end)", "+1→hello"]),
-        ("text int placeholder on a word", &["`text`", "-{int}→{int}", "+1→hello"]),
-        ("text any-lines still needs the last line", &["`text`", "-3→four", "+3→three"]),
-        ("contains a string that is absent", &["`contains: \"no such thing\"`", "does not occur"]),
-        ("not_contains a string that is present", &["`not_contains: \"missing.txt\"`", "occurs at byte"]),
-        ("matches a regex that does not match", &["`matches:", "no match for"]),
-        ("files text differs", &["`files: new.txt`", "-expected", "+written"]),
-        ("files absent but present", &["`files: new.txt`", "to be absent, but it exists"]),
-        ("files present but absent", &["`files: missing.txt`", "to exist, but it does not"]),
-        ("files unchanged but changed", &["`files: dup.txt`", "expected dup.txt unchanged", "-x x x", "+y y y"]),
-        ("files contains a string that is absent", &["`files: new.txt`", "\"not written\" does not occur"]),
-        ("a tool result expected but the tool does not exist", &["`a tool result`", "expected a tool result, got JSON-RPC error"]),
+        (
+            "is_error expected true on a success",
+            &[
+                "`is_error: true`",
+                "expected isError: true, got no isError field",
+            ],
+        ),
+        (
+            "is_error expected false on an error",
+            &["`is_error: false`", "got isError: true"],
+        ),
+        (
+            "code is wrong",
+            &[
+                "`code: IO_ERROR`",
+                "expected code IO_ERROR, got PATH_NOT_FOUND",
+                "-IO_ERROR",
+                "+PATH_NOT_FOUND",
+            ],
+        ),
+        (
+            "code on a success",
+            &[
+                "`is_error: true`",
+                "`code: PATH_NOT_FOUND`",
+                "does not start with a `[CODE] ` prefix",
+            ],
+        ),
+        (
+            "text misses a period",
+            &["`text`", "-1→hello.", "+1→hello", "^ first difference"],
+        ),
+        (
+            "text misses the final newline",
+            &["`text`", "-1→hello⊘ (no newline at end)", "+1→hello"],
+        ),
+        (
+            "text int placeholder on a word",
+            &["`text`", "-{int}→{int}", "+1→hello"],
+        ),
+        (
+            "text any-lines still needs the last line",
+            &["`text`", "-3→four", "+3→three"],
+        ),
+        (
+            "contains a string that is absent",
+            &["`contains: \"no such thing\"`", "does not occur"],
+        ),
+        (
+            "not_contains a string that is present",
+            &["`not_contains: \"missing.txt\"`", "occurs at byte"],
+        ),
+        (
+            "matches a regex that does not match",
+            &["`matches:", "no match for"],
+        ),
+        (
+            "files text differs",
+            &["`files: new.txt`", "-expected", "+written"],
+        ),
+        (
+            "files absent but present",
+            &["`files: new.txt`", "to be absent, but it exists"],
+        ),
+        (
+            "files present but absent",
+            &["`files: missing.txt`", "to exist, but it does not"],
+        ),
+        (
+            "files unchanged but changed",
+            &[
+                "`files: dup.txt`",
+                "expected dup.txt unchanged",
+                "-x x x",
+                "+y y y",
+            ],
+        ),
+        (
+            "files contains a string that is absent",
+            &["`files: new.txt`", "\"not written\" does not occur"],
+        ),
+        (
+            "a tool result expected but the tool does not exist",
+            &[
+                "`a tool result`",
+                "expected a tool result, got JSON-RPC error",
+            ],
+        ),
     ];
     assert_eq!(
         expected.len(),
@@ -74,10 +148,16 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
     for (name, fragments) in expected {
         let report = run(&wrong, name, &target, None);
         assert_fails_with(&report, fragments);
-        let Verdict::Fail(mismatches) = &report.verdict else { unreachable!() };
+        let Verdict::Fail(mismatches) = &report.verdict else {
+            unreachable!()
+        };
         // `code` on a success breaks two promises: it is not an error, and has no code.
         let count = if *name == "code on a success" { 2 } else { 1 };
-        assert_eq!(mismatches.len(), count, "{name}: {count} mismatch(es) expected:\n{report}");
+        assert_eq!(
+            mismatches.len(),
+            count,
+            "{name}: {count} mismatch(es) expected:\n{report}"
+        );
     }
 }
 
@@ -86,33 +166,49 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
 #[test]
 fn a_server_that_drops_the_code_prefix_fails() {
     let boris = suite("specs/boris");
-    let target = StdioTarget::reference(exe(), &boris).with_extra_args(&["--mutate", "drop-code-prefix"]);
+    let target =
+        StdioTarget::reference(exe(), &boris).with_extra_args(&["--mutate", "drop-code-prefix"]);
     let report = run(&boris, "PATH_NOT_FOUND on missing file", &target, None);
     assert_fails_with(
         &report,
-        &["`code: PATH_NOT_FOUND`", "does not start with a `[CODE] ` prefix", "call: view", "fixture root: "],
+        &[
+            "`code: PATH_NOT_FOUND`",
+            "does not start with a `[CODE] ` prefix",
+            "call: view",
+            "fixture root: ",
+        ],
     );
     // The unmutated server passes the same scenario: the failure is the mutation's.
-    let clean = run(&boris, "PATH_NOT_FOUND on missing file", &StdioTarget::reference(exe(), &boris), None);
+    let clean = run(
+        &boris,
+        "PATH_NOT_FOUND on missing file",
+        &StdioTarget::reference(exe(), &boris),
+        None,
+    );
     assert!(matches!(clean.verdict, Verdict::Pass), "{clean}");
 }
 
 #[test]
 fn a_server_that_reports_nonzero_exit_as_error_fails() {
     let boris = suite("specs/boris");
-    let target = StdioTarget::reference(exe(), &boris).with_extra_args(&["--mutate", "error-on-nonzero-exit"]);
+    let target = StdioTarget::reference(exe(), &boris)
+        .with_extra_args(&["--mutate", "error-on-nonzero-exit"]);
     let report = run(&boris, "Command exits with code 1", &target, None);
     assert_fails_with(&report, &["`is_error: false`", "got isError: true"]);
 }
 
 fn hostile(mode: &str) -> StdioTarget {
     let script = repo().join("tests/servers/hostile.sh");
-    StdioTarget::from_command_line(&format!("bash {} {mode}", script.display())).expect("command line")
+    StdioTarget::from_command_line(&format!("bash {} {mode}", script.display()))
+        .expect("command line")
 }
 
 fn assert_error(report: &ScenarioReport, fragments: &[&str]) {
     let text = report.to_string();
-    assert!(matches!(report.verdict, Verdict::Error { .. }), "expected ERROR, got:\n{text}");
+    assert!(
+        matches!(report.verdict, Verdict::Error { .. }),
+        "expected ERROR, got:\n{text}"
+    );
     for f in fragments {
         assert!(text.contains(f), "report lacks {f:?}:\n{text}");
     }
@@ -123,21 +219,37 @@ const PROBE: &str = "PATH_NOT_FOUND on missing file";
 #[test]
 fn a_server_that_hangs_is_an_error_after_the_timeout() {
     let boris = suite("specs/boris");
-    assert_error(&run(&boris, PROBE, &hostile("hang"), Some(500)), &["no answer within 500 ms", "call: view"]);
-    assert_error(&run(&boris, PROBE, &hostile("hang-init"), Some(500)), &["no answer to initialize within 500 ms"]);
+    assert_error(
+        &run(&boris, PROBE, &hostile("hang"), Some(500)),
+        &["no answer within 500 ms", "call: view"],
+    );
+    assert_error(
+        &run(&boris, PROBE, &hostile("hang-init"), Some(500)),
+        &["no answer to initialize within 500 ms"],
+    );
 }
 
 #[test]
 fn a_server_that_exits_mid_call_is_an_error_with_its_stderr() {
     let boris = suite("specs/boris");
     let report = run(&boris, PROBE, &hostile("exit"), Some(5000));
-    assert_error(&report, &["exited (exit status: 3)", "server stderr (tail):", "hostile: giving up mid-call"]);
+    assert_error(
+        &report,
+        &[
+            "exited (exit status: 3)",
+            "server stderr (tail):",
+            "hostile: giving up mid-call",
+        ],
+    );
 }
 
 #[test]
 fn a_server_that_writes_garbage_is_an_error() {
     let boris = suite("specs/boris");
-    assert_error(&run(&boris, PROBE, &hostile("garbage"), Some(5000)), &["not JSON on stdout: this is not json"]);
+    assert_error(
+        &run(&boris, PROBE, &hostile("garbage"), Some(5000)),
+        &["not JSON on stdout: this is not json"],
+    );
     assert_error(
         &run(&boris, PROBE, &hostile("not-jsonrpc"), Some(5000)),
         &["not a JSON-RPC 2.0 message on stdout"],
@@ -147,14 +259,21 @@ fn a_server_that_writes_garbage_is_an_error() {
 #[test]
 fn a_server_that_floods_stdout_is_an_error() {
     let boris = suite("specs/boris");
-    assert_error(&run(&boris, PROBE, &hostile("flood"), Some(5000)), &["wrote a line of more than"]);
+    assert_error(
+        &run(&boris, PROBE, &hostile("flood"), Some(5000)),
+        &["wrote a line of more than"],
+    );
 }
 
 #[test]
 fn a_missing_server_program_is_an_error() {
     let boris = suite("specs/boris");
-    let target = StdioTarget::from_command_line("/nonexistent/server {root}").expect("command line");
-    assert_error(&run(&boris, PROBE, &target, Some(2000)), &["cannot start `/nonexistent/server`"]);
+    let target =
+        StdioTarget::from_command_line("/nonexistent/server {root}").expect("command line");
+    assert_error(
+        &run(&boris, PROBE, &target, Some(2000)),
+        &["cannot start `/nonexistent/server`"],
+    );
 }
 
 /// Processes a server leaves behind, even in a new session of their own, are killed
@@ -170,7 +289,10 @@ fn nothing_is_left_running_after_a_hostile_server() {
         .flatten()
         .filter(|e| {
             std::fs::read(e.path().join("environ"))
-                .map(|env| env.split(|b| *b == 0).any(|v| v.starts_with(mine.as_bytes())))
+                .map(|env| {
+                    env.split(|b| *b == 0)
+                        .any(|v| v.starts_with(mine.as_bytes()))
+                })
                 .unwrap_or(false)
         })
         .filter(|e| {

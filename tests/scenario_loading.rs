@@ -36,14 +36,20 @@ fn a_valid_file_loads() {
 fn an_unknown_key_names_the_line_and_the_keys_allowed() {
     let e = one_error(&format!("{HEAD}    then: {{ contians: [x] }}\n"));
     assert!(e.contains("case.yaml:6:"), "{e}");
-    assert!(e.contains("unknown field `contians`, expected one of"), "{e}");
+    assert!(
+        e.contains("unknown field `contians`, expected one of"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_duplicate_key_is_refused() {
     let e = one_error(&format!("{HEAD}    then:\n      code: A\n      code: B\n"));
     assert!(e.contains("case.yaml:8:"), "{e}");
-    assert!(e.contains("duplicate mapping key: code (each key may appear only once)"), "{e}");
+    assert!(
+        e.contains("duplicate mapping key: code (each key may appear only once)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -71,7 +77,10 @@ fn an_unknown_setting_is_refused() {
     let e = one_error(
         "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { settings: { max_size: 3 } }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",
     );
-    assert!(e.contains("`max_size` is not a setting of this suite; known: max_file_size"), "{e}");
+    assert!(
+        e.contains("`max_size` is not a setting of this suite; known: max_file_size"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -87,13 +96,21 @@ fn a_fixture_entry_needs_exactly_one_kind() {
     let e = one_error(
         "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { files: { x: { text: a, size: 3 } } }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",
     );
-    assert!(e.contains("give exactly one of text, bytes, size, dir, symlink"), "{e}");
+    assert!(
+        e.contains("give exactly one of text, bytes, size, dir, symlink"),
+        "{e}"
+    );
 }
 
 #[test]
 fn unchanged_needs_a_fixture_file() {
-    let e = one_error(&format!("{HEAD}    then: {{ files: {{ y.txt: {{ unchanged: true }} }} }}\n"));
-    assert!(e.contains("`unchanged` needs `y.txt` to be a file in given.files"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ files: {{ y.txt: {{ unchanged: true }} }} }}\n"
+    ));
+    assert!(
+        e.contains("`unchanged` needs `y.txt` to be a file in given.files"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -125,7 +125,13 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
     }
 
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| vec![LoadError::new(dir, None, format!("cannot read suite folder: {e}"))])?
+        .map_err(|e| {
+            vec![LoadError::new(
+                dir,
+                None,
+                format!("cannot read suite folder: {e}"),
+            )]
+        })?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {

@@ -6,9 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path};
 
 use super::load::{find_line, LoadError};
-use super::model::{
-    FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then,
-};
+use super::model::{FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then};
 use crate::dialect::Dialect;
 
 /// Every problem in `file`, each with the line of the scenario it belongs to.
@@ -67,7 +65,12 @@ fn scenario_problems(suite: &SuiteFile, scenario: &Scenario) -> Vec<String> {
     }
     for key in scenario.given.settings.keys() {
         if !suite.reference.settings.contains_key(key) {
-            let known: Vec<&str> = suite.reference.settings.keys().map(String::as_str).collect();
+            let known: Vec<&str> = suite
+                .reference
+                .settings
+                .keys()
+                .map(String::as_str)
+                .collect();
             problems.push(format!(
                 "given.settings `{key}` is not a setting of this suite; known: {}",
                 known.join(", ")
@@ -76,7 +79,10 @@ fn scenario_problems(suite: &SuiteFile, scenario: &Scenario) -> Vec<String> {
     }
     for call in &scenario.given.calls {
         if call.repeat == 0 {
-            problems.push(format!("given.calls `{}`: `repeat` must be at least 1", call.tool));
+            problems.push(format!(
+                "given.calls `{}`: `repeat` must be at least 1",
+                call.tool
+            ));
         }
     }
     for call in &scenario.when.0 {
@@ -101,7 +107,9 @@ fn then_problems(suite: &SuiteFile, scenario: &Scenario, then: &Then) -> Vec<Str
         || !then.matches.is_empty()
         || !then.files.is_empty();
     if !asserts_something {
-        problems.push("`then` checks nothing: add is_error, code, text, contains, matches or files".into());
+        problems.push(
+            "`then` checks nothing: add is_error, code, text, contains, matches or files".into(),
+        );
     }
     if then.code.is_some() && !Dialect::new(suite.dialect).has_codes() {
         problems.push(format!(
@@ -111,7 +119,9 @@ fn then_problems(suite: &SuiteFile, scenario: &Scenario, then: &Then) -> Vec<Str
     }
     for pattern in &then.matches {
         if let Err(e) = regex::Regex::new(pattern) {
-            problems.push(format!("then.matches `{pattern}` is not a valid regex: {e}"));
+            problems.push(format!(
+                "then.matches `{pattern}` is not a valid regex: {e}"
+            ));
         }
     }
     for (name, expect) in &then.files {
@@ -121,7 +131,12 @@ fn then_problems(suite: &SuiteFile, scenario: &Scenario, then: &Then) -> Vec<Str
         let FileExpect::Detailed(d) = expect else {
             continue;
         };
-        let kinds = [d.absent, d.unchanged, d.text.is_some(), !d.contains.is_empty()];
+        let kinds = [
+            d.absent,
+            d.unchanged,
+            d.text.is_some(),
+            !d.contains.is_empty(),
+        ];
         if kinds.iter().filter(|k| **k).count() == 0 {
             problems.push(format!(
                 "then.files `{name}`: say one of absent, unchanged, text or contains"
@@ -134,7 +149,11 @@ fn then_problems(suite: &SuiteFile, scenario: &Scenario, then: &Then) -> Vec<Str
             let is_content = matches!(
                 scenario.given.files.get(name.as_str()),
                 Some(FileSpec::Text(_))
-                    | Some(FileSpec::Detailed(FileDetail { symlink: None, dir: false, .. }))
+                    | Some(FileSpec::Detailed(FileDetail {
+                        symlink: None,
+                        dir: false,
+                        ..
+                    }))
             );
             if !is_content {
                 problems.push(format!(
@@ -151,7 +170,10 @@ fn check_relative(name: &str) -> Result<(), String> {
     if name.is_empty() || path.is_absolute() {
         return Err("paths are relative to the fixture root".into());
     }
-    if path.components().any(|c| !matches!(c, Component::Normal(_))) {
+    if path
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_)))
+    {
         return Err("paths may not contain `..` or `.`; fixtures stay inside the root".into());
     }
     Ok(())

@@ -87,7 +87,11 @@ impl StdioTarget {
     }
 
     /// The full argument list for a fixture root and the scenario's settings.
-    pub fn argv(&self, root: &Path, wanted: &BTreeMap<String, Value>) -> Result<Vec<String>, Unsupported> {
+    pub fn argv(
+        &self,
+        root: &Path,
+        wanted: &BTreeMap<String, Value>,
+    ) -> Result<Vec<String>, Unsupported> {
         if let Some(u) = self.unsupported(wanted) {
             return Err(u);
         }

@@ -41,7 +41,11 @@ impl ServerProcess {
             .kill_on_drop(true)
             .spawn()?;
         let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-        Ok(ServerProcess { child, pgid, marker })
+        Ok(ServerProcess {
+            child,
+            pgid,
+            marker,
+        })
     }
 
     /// The exit status, if the server has exited.
@@ -51,9 +55,15 @@ impl ServerProcess {
 
     /// Ends the server politely (stdin is already closed by then), then by force.
     pub async fn stop(&mut self, grace: Duration) {
-        if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
             self.signal_group(libc::SIGTERM);
-            if tokio::time::timeout(grace / 2, self.child.wait()).await.is_err() {
+            if tokio::time::timeout(grace / 2, self.child.wait())
+                .await
+                .is_err()
+            {
                 self.signal_group(libc::SIGKILL);
                 let _ = self.child.wait().await;
             }
@@ -100,7 +110,10 @@ fn kill_marked(marker: &str) {
         let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
             continue;
         };
-        if environ.split(|b| *b == 0).any(|var| var == needle.as_bytes()) {
+        if environ
+            .split(|b| *b == 0)
+            .any(|var| var == needle.as_bytes())
+        {
             // SAFETY: sending a signal to a pid has no memory effects.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);

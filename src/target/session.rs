@@ -45,10 +45,11 @@ impl Session {
         root: &Path,
         timeout: Duration,
     ) -> Result<Session, StartError> {
-        let mut process = ServerProcess::spawn(&target.program, argv, root).map_err(|e| StartError {
-            message: format!("cannot start `{}`: {e}", target.program.display()),
-            stderr_tail: String::new(),
-        })?;
+        let mut process =
+            ServerProcess::spawn(&target.program, argv, root).map_err(|e| StartError {
+                message: format!("cannot start `{}`: {e}", target.program.display()),
+                stderr_tail: String::new(),
+            })?;
         let fault: Fault = Arc::new(Mutex::new(None));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let stderr_done = Arc::new(AtomicBool::new(false));
@@ -83,7 +84,10 @@ impl Session {
             }
             Err(_) => {
                 let why = session
-                    .explain(&format!("no answer to initialize within {} ms", timeout.as_millis()))
+                    .explain(&format!(
+                        "no answer to initialize within {} ms",
+                        timeout.as_millis()
+                    ))
                     .await;
                 Err(session.start_error(why))
             }

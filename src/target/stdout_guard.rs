@@ -38,7 +38,10 @@ where
                 }
             }
             if total > MAX_TOTAL_BYTES {
-                set(&fault, format!("the server wrote more than {MAX_TOTAL_BYTES} bytes on stdout"));
+                set(
+                    &fault,
+                    format!("the server wrote more than {MAX_TOTAL_BYTES} bytes on stdout"),
+                );
                 break;
             }
             let trimmed = line.trim_ascii();

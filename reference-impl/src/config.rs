@@ -1,0 +1,133 @@
+//! Command-line flags and their validation into a [`Config`].
+//!
+//! Everything a caller can get wrong (a missing root, a bad size, an unknown
+//! mutation, a deny pattern that does not compile) is rejected here, at
+//! startup, with a message on stderr, so the server never starts half-set-up.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+
+use crate::engine::paths::PathPolicy;
+use crate::mutations::{Mutation, Mutations};
+
+/// The suites whose tool surface this server can speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectName {
+    /// mjkoo/boris: `[CODE] message` errors (seeds 000 and 001).
+    Boris,
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolspec-reference",
+    about = "Reference MCP tool server for the toolspec conformance suites (stdio)"
+)]
+struct Cli {
+    /// Which suite's tool surface to serve.
+    #[arg(long, value_enum)]
+    dialect: DialectName,
+    /// Working directory: relative paths resolve against it and bash runs in it.
+    #[arg(long)]
+    root: PathBuf,
+    /// Largest file that may be read or written: bytes, or a B/KB/MB/GB suffix (powers of 1024).
+    #[arg(long, default_value = "10MB", value_parser = parse_size)]
+    max_file_size: u64,
+    /// Directory that file tools may touch (repeatable); none means every path is allowed.
+    #[arg(long = "allow-dir")]
+    allow_dirs: Vec<PathBuf>,
+    /// Doublestar pattern matched against each resolved path and its parents (repeatable).
+    #[arg(long = "deny-dir")]
+    deny_patterns: Vec<String>,
+    /// Default bash timeout in seconds.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// Apply a named deviation to the rendering (repeatable), for testing the harness.
+    #[arg(long = "mutate", value_parser = Mutation::parse)]
+    mutations: Vec<Mutation>,
+}
+
+/// The validated server settings.
+#[derive(Debug)]
+pub struct Config {
+    pub dialect: DialectName,
+    pub policy: PathPolicy,
+    pub max_file_size: u64,
+    pub default_timeout: Duration,
+    pub mutations: Mutations,
+}
+
+impl Config {
+    /// Parses flags; on failure prints the reason (or help) and returns the
+    /// exit code to end with.
+    pub fn from_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Config, ExitCode> {
+        let argv = std::iter::once(OsString::from("toolspec-reference")).chain(args);
+        let cli = match Cli::try_parse_from(argv) {
+            Ok(cli) => cli,
+            Err(err) => {
+                let code = if err.use_stderr() { 2 } else { 0 };
+                // Help and version go to stderr too: stdout is reserved for JSON-RPC.
+                eprint!("{}", err.render());
+                return Err(ExitCode::from(code));
+            }
+        };
+        let policy =
+            PathPolicy::new(&cli.root, &cli.allow_dirs, &cli.deny_patterns).map_err(|message| {
+                eprintln!("toolspec-reference: {message}");
+                ExitCode::from(2)
+            })?;
+        Ok(Config {
+            dialect: cli.dialect,
+            policy,
+            max_file_size: cli.max_file_size,
+            default_timeout: Duration::from_secs(cli.timeout),
+            mutations: Mutations::new(cli.mutations),
+        })
+    }
+}
+
+/// Parses `10MB`, `512KB`, `1GB`, `100B` or a bare byte count (powers of 1024).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let upper = trimmed.to_ascii_uppercase();
+    let (digits, multiplier) = [
+        ("GB", 1u64 << 30),
+        ("MB", 1 << 20),
+        ("KB", 1 << 10),
+        ("B", 1),
+    ]
+    .iter()
+    .find_map(|(suffix, mult)| upper.strip_suffix(suffix).map(|d| (d.trim(), *mult)))
+    .unwrap_or((upper.as_str(), 1));
+    let value: u64 = digits.parse().map_err(|_| {
+        format!("invalid size {trimmed:?}: expected a number of bytes, optionally with a B, KB, MB or GB suffix")
+    })?;
+    value
+        .checked_mul(multiplier)
+        .ok_or_else(|| format!("invalid size {trimmed:?}: too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_use_powers_of_1024() {
+        assert_eq!(parse_size("10MB"), Ok(10 * 1024 * 1024));
+        assert_eq!(parse_size("2kb"), Ok(2048));
+        assert_eq!(parse_size("100B"), Ok(100));
+        assert_eq!(parse_size("77"), Ok(77));
+        assert_eq!(parse_size("1GB"), Ok(1 << 30));
+        assert!(parse_size("ten").is_err());
+        assert!(parse_size("-1").is_err());
+    }
+
+    #[test]
+    fn unknown_mutation_is_rejected_with_the_valid_names() {
+        let err = Mutation::parse("nope").unwrap_err();
+        assert!(err.contains("drop-code-prefix"), "{err}");
+    }
+}

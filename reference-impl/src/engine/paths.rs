@@ -1,0 +1,299 @@
+//! Path confinement: every path a tool touches goes through [`PathPolicy::resolve`].
+//!
+//! A path is made absolute (relative paths are taken against the root), then
+//! every symlink in it is resolved, including in the part that does not exist
+//! yet, *before* the allow list and deny patterns are checked. Checking the
+//! text of the path instead would let `..` or a symlink planted inside an
+//! allowed directory reach anything on the machine.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+
+use super::error::{DenyReason, EngineError, IoOp};
+
+/// Symlinks followed while resolving one path before giving up (Linux uses 40).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+#[derive(Debug, Clone)]
+struct DenyPattern {
+    text: String,
+    matcher: GlobMatcher,
+}
+
+/// Where tools may go: a root, optional allowed directories and deny patterns.
+#[derive(Debug, Clone)]
+pub struct PathPolicy {
+    root: PathBuf,
+    allow: Vec<PathBuf>,
+    deny: Vec<DenyPattern>,
+}
+
+impl PathPolicy {
+    /// Builds the policy; the root must be an existing directory. Allowed
+    /// directories are resolved like tool paths, so a symlinked allow dir
+    /// compares equal to the real paths under it.
+    pub fn new(root: &Path, allow: &[PathBuf], deny: &[String]) -> Result<PathPolicy, String> {
+        let root = std::fs::canonicalize(root).map_err(|err| {
+            format!(
+                "--root {}: {}",
+                root.display(),
+                super::error::describe_io(&err)
+            )
+        })?;
+        if !root.is_dir() {
+            return Err(format!("--root {}: not a directory", root.display()));
+        }
+        let allow = allow
+            .iter()
+            .map(|dir| {
+                resolve_real(&root.join(dir)).map_err(|err| {
+                    format!(
+                        "--allow-dir {}: {}",
+                        dir.display(),
+                        super::error::describe_io(&err)
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let deny = deny
+            .iter()
+            .map(|text| {
+                GlobBuilder::new(text)
+                    .literal_separator(true)
+                    .build()
+                    .map(|glob| DenyPattern {
+                        text: text.clone(),
+                        matcher: glob.compile_matcher(),
+                    })
+                    .map_err(|err| format!("--deny-dir {text:?}: {err}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(PathPolicy { root, allow, deny })
+    }
+
+    /// The canonical working directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves `raw` to a real absolute path and checks it against the policy.
+    /// The path need not exist; its deepest existing ancestor is resolved and
+    /// the rest appended.
+    pub fn resolve(&self, raw: &str) -> Result<PathBuf, EngineError> {
+        let joined = self.root.join(raw);
+        let real =
+            resolve_real(&joined).map_err(|err| EngineError::io(IoOp::Stat, &joined, &err))?;
+        self.check(&real)?;
+        Ok(real)
+    }
+
+    /// `raw` made absolute against the root with `.` and `..` removed
+    /// lexically, symlinks left alone: the path as the caller named it, for
+    /// messages about a path that does not exist (a dangling symlink is
+    /// reported by its own name, not by its target's).
+    pub fn lexical(&self, raw: &str) -> PathBuf {
+        let mut out = PathBuf::from("/");
+        for component in self.root.join(raw).components() {
+            match component {
+                Component::Normal(name) => out.push(name),
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            }
+        }
+        out
+    }
+
+    /// Checks an already-real absolute path (e.g. an entry found by a walk).
+    pub fn check(&self, real: &Path) -> Result<(), EngineError> {
+        if !self.allow.is_empty() && !self.allow.iter().any(|dir| real.starts_with(dir)) {
+            return Err(EngineError::AccessDenied {
+                path: real.to_path_buf(),
+                reason: DenyReason::OutsideAllowedDirs,
+            });
+        }
+        for candidate in real.ancestors() {
+            if let Some(pattern) = self.deny.iter().find(|p| p.matcher.is_match(candidate)) {
+                return Err(EngineError::AccessDenied {
+                    path: real.to_path_buf(),
+                    reason: DenyReason::MatchesDenyPattern(pattern.text.clone()),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Resolves every symlink in absolute `path`, like `realpath -m`: once a
+/// component does not exist (or its parent is not a directory), the rest is
+/// appended lexically, with `..` removing the previous component.
+pub fn resolve_real(path: &Path) -> io::Result<PathBuf> {
+    let mut pending: VecDeque<OsString> = VecDeque::new();
+    push_components(&mut pending, path, false);
+    let mut out = PathBuf::from("/");
+    let mut exists = true;
+    let mut hops = 0;
+    while let Some(part) = pending.pop_front() {
+        if part == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&part);
+        if !exists {
+            continue;
+        }
+        match std::fs::symlink_metadata(&out) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(io::Error::from_raw_os_error(libc::ELOOP));
+                }
+                let target = std::fs::read_link(&out)?;
+                out.pop();
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                push_components(&mut pending, &target, true);
+            }
+            Ok(_) => {}
+            Err(err)
+                if err.kind() == io::ErrorKind::NotFound
+                    || err.raw_os_error() == Some(libc::ENOTDIR) =>
+            {
+                exists = false;
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(out)
+}
+
+/// Queues the normal and `..` components of `path`, at the front (a symlink
+/// target replaces the link) or at the back.
+fn push_components(queue: &mut VecDeque<OsString>, path: &Path, front: bool) {
+    let parts: Vec<OsString> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => None,
+        })
+        .collect();
+    if front {
+        for part in parts.into_iter().rev() {
+            queue.push_front(part);
+        }
+    } else {
+        queue.extend(parts);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn setup() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        (dir, root)
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_root() {
+        let (_dir, root) = setup();
+        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        assert_eq!(policy.resolve("a/b.txt").expect("ok"), root.join("a/b.txt"));
+        assert_eq!(policy.resolve("a/../c").expect("ok"), root.join("c"));
+    }
+
+    #[test]
+    fn dotdot_cannot_escape_allowed_dir() {
+        let (_dir, root) = setup();
+        let policy = PathPolicy::new(&root, std::slice::from_ref(&root), &[]).expect("policy");
+        let err = policy.resolve("../outside.txt").expect_err("denied");
+        assert!(matches!(
+            err,
+            EngineError::AccessDenied {
+                reason: DenyReason::OutsideAllowedDirs,
+                ..
+            }
+        ));
+        let err = policy
+            .resolve("missing/../../../etc/passwd")
+            .expect_err("denied");
+        assert!(matches!(err, EngineError::AccessDenied { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn symlinks_are_resolved_before_checking() {
+        let (_dir, root) = setup();
+        let inside = root.join("inside");
+        std::fs::create_dir(&inside).expect("mkdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        symlink(outside.path(), inside.join("escape")).expect("symlink");
+        symlink(outside.path().join("nothing-yet"), inside.join("dangling")).expect("symlink");
+        let policy = PathPolicy::new(&root, std::slice::from_ref(&inside), &[]).expect("policy");
+        assert!(matches!(
+            policy.resolve("inside/escape/x.txt"),
+            Err(EngineError::AccessDenied { .. })
+        ));
+        assert!(matches!(
+            policy.resolve("inside/dangling"),
+            Err(EngineError::AccessDenied { .. })
+        ));
+        assert!(policy.resolve("inside/new/file.txt").is_ok());
+    }
+
+    #[test]
+    fn deny_patterns_match_the_path_and_its_parents() {
+        let (_dir, root) = setup();
+        let policy = PathPolicy::new(&root, &[], &["**/.env".to_string()]).expect("policy");
+        let err = policy.resolve(".env").expect_err("denied");
+        assert_eq!(
+            err,
+            EngineError::AccessDenied {
+                path: root.join(".env"),
+                reason: DenyReason::MatchesDenyPattern("**/.env".into())
+            }
+        );
+        assert!(matches!(
+            policy.resolve(".env/inner"),
+            Err(EngineError::AccessDenied { .. })
+        ));
+        assert!(policy.resolve("env.txt").is_ok());
+        let bare = PathPolicy::new(&root, &[], &[".env".to_string()]).expect("policy");
+        assert!(
+            bare.resolve(".env").is_ok(),
+            "a bare name never matches an absolute path"
+        );
+    }
+
+    #[test]
+    fn lexical_keeps_symlinks_but_folds_dots() {
+        let (_dir, root) = setup();
+        symlink("/nonexistent-target", root.join("dangling")).expect("symlink");
+        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        assert_eq!(policy.lexical("./a/../dangling"), root.join("dangling"));
+        assert_eq!(
+            policy.resolve("dangling").expect("ok"),
+            PathBuf::from("/nonexistent-target")
+        );
+    }
+
+    #[test]
+    fn a_file_used_as_a_directory_resolves_without_error() {
+        let (_dir, root) = setup();
+        std::fs::write(root.join("file.txt"), "x").expect("write");
+        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        assert_eq!(
+            policy.resolve("file.txt/child").expect("ok"),
+            root.join("file.txt/child")
+        );
+    }
+}

@@ -1,0 +1,417 @@
+//! Running `bash -c` commands, in the foreground with a timeout or in the
+//! background as numbered tasks.
+//!
+//! Each command gets its own process group, so a timeout (or the server
+//! shutting down) kills everything it started with one `killpg`, not just the
+//! shell. When the shell itself exits, whatever it left running in its group
+//! is killed too: a command cannot leave processes behind, and its output
+//! pipes close promptly.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hasher};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+
+use super::error::EngineError;
+
+/// At most this many background tasks may be running or finished-but-unread.
+pub const MAX_BACKGROUND_TASKS: usize = 10;
+/// How long to wait for output pipes to drain once the process group is dead
+/// (only a process that escaped the group with `setsid` could hold them).
+const PIPE_DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// Exit code reported when the shell did not exit normally (killed by a
+/// signal, e.g. on timeout), as Go's `ExitCode()` does.
+pub const SIGNALLED_EXIT_CODE: i32 = -1;
+
+/// The result of a finished command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandOutput {
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// Set when the command was killed because it ran past its timeout.
+    pub timed_out_after: Option<Duration>,
+}
+
+/// A background task as seen by [`Shell::task_status`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskStatus {
+    /// Still running; the output captured so far.
+    Running { stdout: String, stderr: String },
+    /// Finished; the task is forgotten once this has been returned.
+    Completed(CommandOutput),
+}
+
+#[derive(Default)]
+struct Captured {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+struct BackgroundTask {
+    captured: Arc<Mutex<Captured>>,
+    result: Arc<Mutex<Option<CommandOutput>>>,
+}
+
+/// Runs commands in `cwd` and keeps the background task registry.
+pub struct Shell {
+    cwd: PathBuf,
+    tasks: Mutex<HashMap<String, BackgroundTask>>,
+    /// Process groups still alive, killed by [`Shell::kill_all`].
+    groups: Arc<Mutex<HashSet<i32>>>,
+    id_counter: AtomicU64,
+}
+
+/// Locks a mutex, recovering the data if a panicking thread poisoned it (the
+/// registries stay consistent: every update is a single insert or remove).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Kills a process group when dropped: on normal completion (stragglers), on
+/// timeout, and when the caller's future is cancelled.
+struct GroupGuard {
+    pgid: i32,
+    groups: Arc<Mutex<HashSet<i32>>>,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.pgid);
+        lock(&self.groups).remove(&self.pgid);
+    }
+}
+
+fn kill_group(pgid: i32) {
+    if pgid > 1 {
+        // SAFETY: killpg has no memory-safety preconditions; a stale group
+        // id just yields ESRCH, which is ignored.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+    }
+}
+
+impl Shell {
+    pub fn new(cwd: PathBuf) -> Shell {
+        Shell {
+            cwd,
+            tasks: Mutex::new(HashMap::new()),
+            groups: Arc::new(Mutex::new(HashSet::new())),
+            id_counter: AtomicU64::new(0),
+        }
+    }
+
+    /// Runs `command` to completion, killing its process group after `timeout`.
+    pub async fn run(
+        &self,
+        command: &str,
+        timeout: Duration,
+    ) -> Result<CommandOutput, EngineError> {
+        let captured = Arc::new(Mutex::new(Captured::default()));
+        let (child, guard) = self.spawn(command)?;
+        Ok(drive(child, guard, Some(timeout), captured).await)
+    }
+
+    /// Starts `command` in the background and returns its 16-hex-digit id.
+    /// `timeout`, if given, bounds its run time as for [`Shell::run`].
+    pub fn start_background(
+        &self,
+        command: &str,
+        timeout: Option<Duration>,
+    ) -> Result<String, EngineError> {
+        let mut tasks = lock(&self.tasks);
+        if tasks.len() >= MAX_BACKGROUND_TASKS {
+            return Err(EngineError::TaskLimit {
+                limit: MAX_BACKGROUND_TASKS,
+            });
+        }
+        let (child, guard) = self.spawn(command)?;
+        let captured = Arc::new(Mutex::new(Captured::default()));
+        let result = Arc::new(Mutex::new(None));
+        let id = loop {
+            let id = self.new_task_id();
+            if !tasks.contains_key(&id) {
+                break id;
+            }
+        };
+        tasks.insert(
+            id.clone(),
+            BackgroundTask {
+                captured: captured.clone(),
+                result: result.clone(),
+            },
+        );
+        tokio::spawn(async move {
+            let output = drive(child, guard, timeout, captured).await;
+            *lock(&result) = Some(output);
+        });
+        Ok(id)
+    }
+
+    /// Reports a background task; a completed task is removed once reported.
+    pub fn task_status(&self, id: &str) -> Result<TaskStatus, EngineError> {
+        let mut tasks = lock(&self.tasks);
+        let task = tasks
+            .get(id)
+            .ok_or_else(|| EngineError::TaskNotFound { id: id.to_string() })?;
+        let finished = lock(&task.result).clone();
+        match finished {
+            Some(output) => {
+                tasks.remove(id);
+                Ok(TaskStatus::Completed(output))
+            }
+            None => {
+                let captured = lock(&task.captured);
+                Ok(TaskStatus::Running {
+                    stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
+                })
+            }
+        }
+    }
+
+    /// Kills every process group still alive (called when the server stops).
+    pub fn kill_all(&self) {
+        let groups: Vec<i32> = lock(&self.groups).drain().collect();
+        for pgid in groups {
+            kill_group(pgid);
+        }
+    }
+
+    fn spawn(&self, command: &str) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
+        let child = Command::new("bash")
+            .arg("-c")
+            .arg(command)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|err| EngineError::StartFailed {
+                cause: super::error::describe_io(&err),
+            })?;
+        let pgid = child
+            .id()
+            .and_then(|pid| i32::try_from(pid).ok())
+            .ok_or_else(|| EngineError::StartFailed {
+                cause: "the process exited before it could be tracked".into(),
+            })?;
+        lock(&self.groups).insert(pgid);
+        Ok((
+            child,
+            GroupGuard {
+                pgid,
+                groups: self.groups.clone(),
+            },
+        ))
+    }
+
+    /// 16 lower-case hex digits from the standard library's randomly keyed
+    /// SipHash over a counter: unique within a session, unguessable enough.
+    fn new_task_id(&self) -> String {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(self.id_counter.fetch_add(1, Ordering::Relaxed));
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        format!("{:016x}", hasher.finish())
+    }
+}
+
+/// Waits for the shell (killing the group on timeout), kills any stragglers,
+/// then collects the output.
+async fn drive(
+    mut child: tokio::process::Child,
+    guard: GroupGuard,
+    timeout: Option<Duration>,
+    captured: Arc<Mutex<Captured>>,
+) -> CommandOutput {
+    let stdout_reader = child
+        .stdout
+        .take()
+        .map(|pipe| tokio::spawn(pump(pipe, captured.clone(), true)));
+    let stderr_reader = child
+        .stderr
+        .take()
+        .map(|pipe| tokio::spawn(pump(pipe, captured.clone(), false)));
+    let waited = match timeout {
+        Some(limit) => tokio::time::timeout(limit, child.wait()).await.ok(),
+        None => Some(child.wait().await),
+    };
+    let (exit_code, timed_out_after) = match waited {
+        Some(Ok(status)) => (status.code().unwrap_or(SIGNALLED_EXIT_CODE), None),
+        Some(Err(_)) => (SIGNALLED_EXIT_CODE, None),
+        None => {
+            kill_group(guard.pgid);
+            let _ = child.wait().await;
+            (SIGNALLED_EXIT_CODE, timeout)
+        }
+    };
+    drop(guard);
+    for reader in [stdout_reader, stderr_reader].into_iter().flatten() {
+        let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, reader).await;
+    }
+    let captured = lock(&captured);
+    CommandOutput {
+        exit_code,
+        stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
+        timed_out_after,
+    }
+}
+
+/// Copies a pipe into the shared capture buffer as data arrives, so a
+/// running background task can show its output so far.
+async fn pump(mut pipe: impl AsyncRead + Unpin, captured: Arc<Mutex<Captured>>, is_stdout: bool) {
+    let mut buf = [0u8; 8192];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let mut captured = lock(&captured);
+                let target = if is_stdout {
+                    &mut captured.stdout
+                } else {
+                    &mut captured.stderr
+                };
+                target.extend_from_slice(&buf[..n]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    fn shell() -> (tempfile::TempDir, Shell) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let shell = Shell::new(dir.path().to_path_buf());
+        (dir, shell)
+    }
+
+    /// Running or sleeping; a killed process whose new parent has not reaped
+    /// it yet is a zombie (`Z`) and counts as dead.
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                stat.rsplit(')')
+                    .next()
+                    .map(|rest| rest.trim_start().to_string())
+            })
+            .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'))
+    }
+
+    #[tokio::test]
+    async fn captures_streams_and_exit_code_separately() {
+        let (_dir, shell) = shell();
+        let out = shell
+            .run("echo out; echo err >&2; exit 3", Duration::from_secs(10))
+            .await
+            .expect("run");
+        assert_eq!(
+            out,
+            CommandOutput {
+                exit_code: 3,
+                stdout: "out\n".into(),
+                stderr: "err\n".into(),
+                timed_out_after: None
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_process_group() {
+        let (dir, shell) = shell();
+        let started = Instant::now();
+        let out = shell
+            .run(
+                "sleep 30 & echo $! > child.pid; wait",
+                Duration::from_millis(300),
+            )
+            .await
+            .expect("run");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(out.exit_code, SIGNALLED_EXIT_CODE);
+        assert_eq!(out.timed_out_after, Some(Duration::from_millis(300)));
+        let pid: i32 = std::fs::read_to_string(dir.path().join("child.pid"))
+            .expect("pid")
+            .trim()
+            .parse()
+            .expect("int");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!alive(pid), "grandchild {pid} survived the timeout");
+    }
+
+    #[tokio::test]
+    async fn stragglers_are_killed_when_the_shell_exits() {
+        let (dir, shell) = shell();
+        let started = Instant::now();
+        let out = shell
+            .run("sleep 30 & echo $! > child.pid", Duration::from_secs(20))
+            .await
+            .expect("run");
+        assert_eq!(out.exit_code, 0);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let pid: i32 = std::fs::read_to_string(dir.path().join("child.pid"))
+            .expect("pid")
+            .trim()
+            .parse()
+            .expect("int");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!alive(pid));
+    }
+
+    #[tokio::test]
+    async fn background_tasks_are_limited_reported_and_forgotten() {
+        let (_dir, shell) = shell();
+        let quick = shell.start_background("echo done", None).expect("start");
+        assert_eq!(quick.len(), 16);
+        assert!(quick.chars().all(|c| c.is_ascii_hexdigit()));
+        let mut slow = Vec::new();
+        for _ in 0..MAX_BACKGROUND_TASKS - 1 {
+            slow.push(shell.start_background("sleep 30", None).expect("start"));
+        }
+        assert_eq!(
+            shell.start_background("true", None),
+            Err(EngineError::TaskLimit {
+                limit: MAX_BACKGROUND_TASKS
+            })
+        );
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let done = loop {
+            match shell.task_status(&quick).expect("status") {
+                TaskStatus::Completed(out) => break out,
+                TaskStatus::Running { .. } if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(20)).await
+                }
+                TaskStatus::Running { .. } => panic!("task never finished"),
+            }
+        };
+        assert_eq!(done.stdout, "done\n");
+        assert_eq!(
+            shell.task_status(&quick),
+            Err(EngineError::TaskNotFound { id: quick.clone() })
+        );
+        assert!(matches!(
+            shell.task_status(&slow[0]),
+            Ok(TaskStatus::Running { .. })
+        ));
+        shell.kill_all();
+    }
+}

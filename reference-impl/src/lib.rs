@@ -1,0 +1,47 @@
+//! The bundled reference tool server that toolspec suites are checked against.
+//!
+//! One dialect-neutral [`engine`] (confined paths, files, search, shell) sits
+//! under one adapter per suite in [`dialects`], which names the tools, parses
+//! their arguments and renders results in that suite's conventions. The
+//! [`mutations`] catalogue deliberately bends the rendering so the harness can
+//! prove its checks catch realistic deviations. [`server`] speaks MCP over
+//! stdio with rmcp.
+
+pub mod config;
+pub mod dialects;
+pub mod engine;
+pub mod mutations;
+pub mod server;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// Parses `args` (without a program name), then serves MCP over stdin/stdout
+/// until stdin closes. Errors go to stderr; stdout carries only JSON-RPC.
+pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
+    let config = match config::Config::from_args(args) {
+        Ok(config) => config,
+        Err(exit) => return exit,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("toolspec-reference: could not start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(server::serve_stdio(config));
+    // Do not wait for blocking stdin reads that may still be parked.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("toolspec-reference: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -10,8 +10,9 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 
 use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
+use crate::report::{self, Standing, Tally};
 use crate::scenario::{load_suite, load_suites, LoadError, Suite};
-use crate::target::StdioTarget;
+use crate::target::{load_target_file, Target};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -50,8 +51,24 @@ pub struct RunArgs {
     #[arg(long)]
     pub suite: Vec<String>,
     /// A stdio MCP server to test instead of the bundled one: 'CMD ARGS {root}'.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "target")]
     pub server: Option<String>,
+    /// A target file describing the server under test (command or URL, settings,
+    /// renames, baseline of known failures).
+    #[arg(long)]
+    pub target: Option<PathBuf>,
+    /// Write a JUnit XML report here.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Write a JSON report here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write a Markdown conformance matrix (one row per requirement) here.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+    /// Write the ids of every failing scenario here, as a baseline file for a target.
+    #[arg(long)]
+    pub write_baseline: Option<PathBuf>,
     /// Only scenarios whose id contains this text.
     #[arg(long)]
     pub filter: Option<String>,
@@ -142,19 +159,12 @@ fn list(specs: &Path, names: &[String]) -> Result<ExitCode, Vec<LoadError>> {
 fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
     let suites = selected_suites(specs, &args.suite)?;
     let exe = std::env::current_exe().map_err(|e| {
-        vec![LoadError::new(
-            Path::new("toolspec"),
-            None,
-            format!("cannot find my own executable: {e}"),
-        )]
+        vec![LoadError::new(Path::new("toolspec"), None, format!("cannot find my own executable: {e}"))]
     })?;
-    let external = match &args.server {
-        Some(line) => Some(
-            StdioTarget::from_command_line(line)
-                .map_err(|e| vec![LoadError::new(Path::new("--server"), None, e)])?,
-        ),
-        None => None,
-    };
+    let external = external_target(&args)?;
+    if let Some(target) = &external {
+        check_baseline(target, &suites, args.target.as_deref())?;
+    }
     let options = RunOptions {
         call_timeout_ms: args.timeout_ms,
     };
@@ -163,8 +173,9 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
         .max(1);
 
-    let mut any_bad = false;
+    let mut all_reports = Vec::new();
     let mut grand = Tally::default();
+    let mut target_name = String::new();
     for suite in &suites {
         let target = match &external {
             Some(t) => t.clone(),
@@ -175,9 +186,10 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
                     .flat_map(|m| ["--mutate".to_string(), m.clone()])
                     .collect();
                 let refs: Vec<&str> = mutate.iter().map(String::as_str).collect();
-                StdioTarget::reference(&exe, suite).with_extra_args(&refs)
+                Target::reference(&exe, suite).with_extra_args(&refs)
             }
         };
+        target_name.clone_from(&target.name);
         let work: Vec<_> = suite
             .scenarios()
             .filter(|(f, s)| {
@@ -189,30 +201,92 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         let started = Instant::now();
         let reports = run_parallel(suite, &work, &target, &options, jobs, args.verbose);
         let tally = Tally::of(&reports);
+        let known = if tally.known + tally.stale > 0 {
+            format!(", {} known failures, {} stale baseline entries", tally.known, tally.stale)
+        } else {
+            String::new()
+        };
         println!(
-            "{}: {} PASS, {} FAIL, {} ERROR, {} SKIP in {:.1}s (target: {})",
+            "{}: {} PASS, {} FAIL, {} ERROR, {} SKIP{known} in {:.1}s (target: {})",
             suite.name,
-            tally.pass,
-            tally.fail,
-            tally.error,
-            tally.skip,
+            tally.passed,
+            tally.failed,
+            tally.errored,
+            tally.skipped,
             started.elapsed().as_secs_f64(),
             target.name
         );
-        any_bad |= tally.fail + tally.error > 0;
         grand.add(&tally);
+        all_reports.extend(reports);
     }
     println!(
         "{} passed, {} failed, {} skipped",
-        grand.pass,
-        grand.fail + grand.error,
-        grand.skip
+        grand.passed + grand.known,
+        grand.failed + grand.errored + grand.stale,
+        grand.skipped
     );
-    Ok(if any_bad {
-        ExitCode::FAILURE
+    write_reports(&args, &target_name, &all_reports)?;
+    Ok(if grand.breaks_the_run() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// The target named by `--target` or `--server`, if any (else the bundled server).
+fn external_target(args: &RunArgs) -> Result<Option<Target>, Vec<LoadError>> {
+    if let Some(path) = &args.target {
+        return load_target_file(path).map(Some).map_err(|e| vec![e]);
+    }
+    match &args.server {
+        Some(line) => Target::from_command_line(line)
+            .map(Some)
+            .map_err(|e| vec![LoadError::new(Path::new("--server"), None, e)]),
+        None => Ok(None),
+    }
+}
+
+/// A baseline entry that names no scenario of a selected suite is a typo or a
+/// leftover from a renamed scenario: refuse it rather than silently ignore it.
+fn check_baseline(target: &Target, suites: &[Suite], file: Option<&Path>) -> Result<(), Vec<LoadError>> {
+    let ids: std::collections::BTreeSet<String> = suites
+        .iter()
+        .flat_map(|s| s.scenarios().map(move |(f, sc)| s.scenario_id(f, sc)))
+        .collect();
+    let selected: Vec<&str> = suites.iter().map(|s| s.name.as_str()).collect();
+    let where_ = file.unwrap_or(Path::new("--target"));
+    let errors: Vec<LoadError> = target
+        .baseline
+        .iter()
+        .filter(|id| selected.contains(&id.split("::").next().unwrap_or_default()))
+        .filter(|id| !ids.contains(*id))
+        .map(|id| LoadError::new(where_, None, format!("baseline names no scenario: `{id}`; fix or remove it")))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
     } else {
-        ExitCode::SUCCESS
-    })
+        Err(errors)
+    }
+}
+
+fn write_reports(args: &RunArgs, target: &str, reports: &[ScenarioReport]) -> Result<(), Vec<LoadError>> {
+    let fail = |path: &Path, e: std::io::Error| vec![LoadError::new(path, None, format!("cannot write report: {e}"))];
+    if let Some(path) = &args.junit {
+        report::write_junit(path, target, reports).map_err(|e| fail(path, e))?;
+    }
+    if let Some(path) = &args.json {
+        report::write_json(path, target, reports).map_err(|e| fail(path, e))?;
+    }
+    if let Some(path) = &args.markdown {
+        report::write_markdown(path, target, reports).map_err(|e| fail(path, e))?;
+    }
+    if let Some(path) = &args.write_baseline {
+        let mut text = String::from("# Scenarios that fail on this target; name this file in `baseline_file:`.\n");
+        for r in reports {
+            if matches!(r.verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
+                text.push_str(&r.id);
+                text.push('\n');
+            }
+        }
+        std::fs::write(path, text).map_err(|e| fail(path, e))?;
+    }
+    Ok(())
 }
 
 /// Runs scenarios on `jobs` threads, printing each report that did not pass as it
@@ -223,7 +297,7 @@ fn run_parallel(
         &crate::scenario::SuiteScenarioFile,
         &crate::scenario::Scenario,
     )],
-    target: &StdioTarget,
+    target: &Target,
     options: &RunOptions,
     jobs: usize,
     verbose: bool,
@@ -238,7 +312,7 @@ fn run_parallel(
                     break;
                 };
                 let report = run_scenario(suite, &file.stem, scenario, target, options);
-                if verbose || matches!(report.verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
+                if verbose || Standing::of(&report).breaks_the_run() {
                     print!("{report}");
                 }
                 if let Ok(mut r) = results.lock() {
@@ -253,34 +327,4 @@ fn run_parallel(
         .into_iter()
         .flatten()
         .collect()
-}
-
-#[derive(Debug, Default, Clone, Copy)]
-struct Tally {
-    pass: usize,
-    fail: usize,
-    error: usize,
-    skip: usize,
-}
-
-impl Tally {
-    fn of(reports: &[ScenarioReport]) -> Tally {
-        let mut t = Tally::default();
-        for r in reports {
-            match r.verdict {
-                Verdict::Pass => t.pass += 1,
-                Verdict::Fail(_) => t.fail += 1,
-                Verdict::Error { .. } => t.error += 1,
-                Verdict::Skip(_) => t.skip += 1,
-            }
-        }
-        t
-    }
-
-    fn add(&mut self, other: &Tally) {
-        self.pass += other.pass;
-        self.fail += other.fail;
-        self.error += other.error;
-        self.skip += other.skip;
-    }
 }

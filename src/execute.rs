@@ -14,7 +14,7 @@ use crate::expect::{judge, Mismatch};
 use crate::fixture::Fixture;
 use crate::outcome::CallOutcome;
 use crate::scenario::{Call, Scenario, Suite};
-use crate::target::{Session, StdioTarget};
+use crate::target::{Session, Target};
 
 /// The four verdicts of the result model.
 #[derive(Debug, Clone)]
@@ -46,6 +46,12 @@ impl Verdict {
 #[derive(Debug, Clone)]
 pub struct ScenarioReport {
     pub id: String,
+    /// The spec requirement of the scenario's file.
+    pub requirement: String,
+    /// The spec clause the scenario covers.
+    pub covers: String,
+    /// The target's baseline lists this scenario as failing.
+    pub known_failure: bool,
     pub verdict: Verdict,
     /// The judged call, as sent (with `{root}` filled in).
     pub call: String,
@@ -66,12 +72,22 @@ pub fn run_scenario(
     suite: &Suite,
     file_stem: &str,
     scenario: &Scenario,
-    target: &StdioTarget,
+    target: &Target,
     options: &RunOptions,
 ) -> ScenarioReport {
     let started = Instant::now();
+    let id = format!("{}::{}::{}", suite.name, file_stem, scenario.name);
+    let requirement = suite
+        .files
+        .iter()
+        .find(|f| f.stem == file_stem)
+        .map(|f| f.content.requirement.clone())
+        .unwrap_or_default();
     let mut report = ScenarioReport {
-        id: format!("{}::{}::{}", suite.name, file_stem, scenario.name),
+        known_failure: target.baseline.contains(&id),
+        id,
+        requirement,
+        covers: scenario.covers.clone(),
         verdict: Verdict::Pass,
         call: String::new(),
         root: String::new(),
@@ -96,7 +112,7 @@ pub fn run_scenario(
 async fn run(
     suite: &Suite,
     scenario: &Scenario,
-    target: &StdioTarget,
+    target: &Target,
     options: &RunOptions,
     report: &mut ScenarioReport,
 ) -> Verdict {
@@ -110,7 +126,14 @@ async fn run(
     let root = fixture.root().to_string_lossy().into_owned();
     report.root = root.clone();
     let settings = substitute_map(&scenario.given.settings, &root);
-    let argv = match target.argv(fixture.root(), &settings) {
+    let port = match &target.url {
+        Some(_) => match free_port() {
+            Ok(p) => Some(p),
+            Err(e) => return error(format!("cannot find a free local port: {e}"), String::new()),
+        },
+        None => None,
+    };
+    let argv = match target.argv(fixture.root(), port, &settings) {
         Ok(a) => a,
         Err(u) => return Verdict::Skip(u.0),
     };
@@ -120,40 +143,49 @@ async fn run(
             .or(scenario.timeout_ms)
             .unwrap_or(suite.config.call_timeout_ms),
     );
-    let mut session = match Session::start(target, &argv, fixture.root(), timeout).await {
+    let mut session = match Session::start(target, &argv, fixture.root(), port, timeout).await {
         Ok(s) => s,
         Err(e) => return error(e.message, e.stderr_tail),
     };
-    let verdict = drive(
-        scenario,
+    let plan = Plan {
         suite,
-        &mut session,
-        &fixture,
-        &root,
+        scenario,
+        target,
+        fixture: &fixture,
+        root: &root,
         timeout,
-        report,
-    )
-    .await;
+    };
+    let verdict = drive(&plan, &mut session, report).await;
     session.stop().await;
     verdict
 }
 
-async fn drive(
-    scenario: &Scenario,
-    suite: &Suite,
-    session: &mut Session,
-    fixture: &Fixture,
-    root: &str,
+/// What one scenario run needs besides the live session.
+struct Plan<'a> {
+    suite: &'a Suite,
+    scenario: &'a Scenario,
+    target: &'a Target,
+    fixture: &'a Fixture,
+    root: &'a str,
     timeout: Duration,
-    report: &mut ScenarioReport,
-) -> Verdict {
+}
+
+async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioReport) -> Verdict {
+    let Plan {
+        suite,
+        scenario,
+        target,
+        fixture,
+        root,
+        timeout,
+    } = *plan;
     let setup = scenario
         .given
         .calls
         .iter()
         .flat_map(|c| std::iter::repeat_n(c, c.repeat as usize));
     for (i, call) in setup.enumerate() {
-        let outcome = make_call(session, call, root, timeout).await;
+        let outcome = make_call(session, target, call, root, timeout).await;
         if let Some(why) = broken(&outcome) {
             return error(
                 format!(
@@ -171,7 +203,7 @@ async fn drive(
         .split_last()
         .expect("validated: `when` has a call");
     for call in earlier {
-        let outcome = make_call(session, call, root, timeout).await;
+        let outcome = make_call(session, target, call, root, timeout).await;
         if let Some(why) = broken(&outcome) {
             return error(
                 format!("call {} failed: {why}", render_call(call, root)),
@@ -180,7 +212,7 @@ async fn drive(
         }
     }
     report.call = render_call(last, root);
-    let outcome = make_call(session, last, root, timeout).await;
+    let outcome = make_call(session, target, last, root, timeout).await;
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
     }
@@ -207,12 +239,18 @@ fn broken(outcome: &CallOutcome) -> Option<String> {
 
 async fn make_call(
     session: &mut Session,
+    target: &Target,
     call: &Call,
     root: &str,
     timeout: Duration,
 ) -> CallOutcome {
-    let args = substitute_map_json(&call.args, root);
-    session.call(&call.tool, args, timeout).await
+    let (tool, args) = target.translate(&call.tool, substitute_map_json(&call.args, root));
+    session.call(&tool, args, timeout).await
+}
+
+/// A local port nothing listens on right now, for a server that takes `{port}`.
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
 fn error(what: String, stderr_tail: String) -> Verdict {
@@ -252,6 +290,16 @@ fn substitute_map(
 impl fmt::Display for ScenarioReport {
     /// The failure text a person acts on: which expectation, the diff, the call, the root.
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.known_failure {
+            match self.verdict {
+                Verdict::Pass => writeln!(
+                    f,
+                    "STALE {}: listed in the baseline but passes now; remove it from the baseline",
+                    self.id
+                )?,
+                _ => writeln!(f, "(known failure, listed in the baseline)")?,
+            }
+        }
         match &self.verdict {
             Verdict::Pass => writeln!(f, "PASS {}", self.id)?,
             Verdict::Skip(why) => writeln!(f, "SKIP {}: {why}", self.id)?,

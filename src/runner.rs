@@ -12,12 +12,15 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-use crate::execute::{run_scenario, RunOptions, Verdict};
+use crate::execute::{run_scenario, RunOptions};
+use crate::report::Standing;
 use crate::scenario::{load_suites, Suite};
-use crate::target::StdioTarget;
+use crate::target::{load_target_file, Target};
 
 /// Environment variable naming an external stdio server command line.
 pub const SERVER_ENV: &str = "TOOLSPEC_SERVER";
+/// Environment variable naming a target file (takes precedence over `TOOLSPEC_SERVER`).
+pub const TARGET_ENV: &str = "TOOLSPEC_TARGET";
 /// Environment variable overriding every per-call timeout, in milliseconds.
 pub const TIMEOUT_ENV: &str = "TOOLSPEC_CALL_TIMEOUT_MS";
 
@@ -34,15 +37,12 @@ pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let external = match std::env::var(SERVER_ENV) {
-        Ok(line) if !line.trim().is_empty() => match StdioTarget::from_command_line(&line) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                eprintln!("error: {SERVER_ENV}: {e}");
-                return ExitCode::from(2);
-            }
-        },
-        _ => None,
+    let external = match external_target() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
     };
     let options = RunOptions {
         call_timeout_ms: std::env::var(TIMEOUT_ENV).ok().and_then(|v| v.parse().ok()),
@@ -51,7 +51,7 @@ pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
         suites,
         |suite| match &external {
             Some(t) => t.clone(),
-            None => StdioTarget::reference(toolspec_exe, suite),
+            None => Target::reference(toolspec_exe, suite),
         },
         options,
     );
@@ -61,7 +61,7 @@ pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
 /// One trial per scenario of every suite, each against the target `target_for` gives.
 pub fn trials(
     suites: Vec<Suite>,
-    target_for: impl Fn(&Suite) -> StdioTarget,
+    target_for: impl Fn(&Suite) -> Target,
     options: RunOptions,
 ) -> Vec<Trial> {
     let mut trials = Vec::new();
@@ -77,11 +77,10 @@ pub fn trials(
                     let file = &suite.files[file_index];
                     let scenario = &file.content.scenarios[index];
                     let report = run_scenario(&suite, &file.stem, scenario, &target, &options);
-                    match report.verdict {
-                        Verdict::Pass | Verdict::Skip(_) => Ok(()),
-                        Verdict::Fail(_) | Verdict::Error { .. } => {
-                            Err(Failed::from(report.to_string()))
-                        }
+                    if Standing::of(&report).breaks_the_run() {
+                        Err(Failed::from(report.to_string()))
+                    } else {
+                        Ok(())
                     }
                 })
                 .with_ignored_flag(skip);
@@ -90,4 +89,19 @@ pub fn trials(
         }
     }
     trials
+}
+
+/// The target from `TOOLSPEC_TARGET` or `TOOLSPEC_SERVER`, if either is set.
+fn external_target() -> Result<Option<Target>, String> {
+    if let Some(path) = std::env::var_os(TARGET_ENV).filter(|v| !v.is_empty()) {
+        return load_target_file(Path::new(&path))
+            .map(Some)
+            .map_err(|e| format!("{TARGET_ENV}: {e}"));
+    }
+    match std::env::var(SERVER_ENV) {
+        Ok(line) if !line.trim().is_empty() => Target::from_command_line(&line)
+            .map(Some)
+            .map_err(|e| format!("{SERVER_ENV}: {e}")),
+        _ => Ok(None),
+    }
 }

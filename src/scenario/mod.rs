@@ -6,4 +6,5 @@ mod model;
 mod validate;
 
 pub use load::{load_suite, load_suites, suite_names, LoadError, Suite, SuiteScenarioFile};
+pub(crate) use load::parse_yaml_file;
 pub use model::*;

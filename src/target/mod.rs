@@ -1,50 +1,68 @@
 //! Where calls go: how to start a server for a fixture root, and talk to it.
 //!
-//! A target is a command line (with `{root}` in it) plus the settings it can
-//! express. The bundled reference server is one such target; any stdio MCP server is
-//! another. Scenarios needing a setting the target cannot express are skipped.
+//! A target is a command line (with `{root}` in it), optionally a streamable HTTP
+//! URL that command serves, the settings it can express, renames of tools and
+//! arguments, and a baseline of known failures. The bundled reference server is one
+//! target; a target file (`--target my-server.yaml`) or a bare `--server` command
+//! line describes any other. Scenarios needing a setting the target cannot express
+//! are skipped.
 
+mod file;
 mod process;
 mod session;
 mod stdout_guard;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::scenario::{ServerLaunch, Suite};
 
+pub use file::load_target_file;
 pub use session::{Session, StartError};
 
-/// How to launch a server over stdio.
-#[derive(Debug, Clone)]
-pub struct StdioTarget {
+/// A server under test and how to reach it.
+#[derive(Debug, Clone, Default)]
+pub struct Target {
     /// A short name for reports.
     pub name: String,
     pub program: PathBuf,
-    /// Arguments; `{root}` is replaced by the fixture root and `{cwd}` by the folder
-    /// toolspec was started in (the server itself starts in the fixture root).
+    /// Arguments; `{root}` is replaced by the fixture root, `{port}` by a free local
+    /// port and `{cwd}` by the folder toolspec was started in (the server itself
+    /// starts in the fixture root).
     pub args: Vec<String>,
+    /// When set, MCP goes over streamable HTTP to this URL (`{port}` replaced)
+    /// instead of the command's stdio.
+    pub url: Option<String>,
+    /// Extra environment for the server.
+    pub env: BTreeMap<String, String>,
     /// Setting name -> argument template, as in `suite.yaml`.
     pub settings: BTreeMap<String, Vec<String>>,
+    /// Suite tool name -> this server's tool name.
+    pub tools: BTreeMap<String, String>,
+    /// Suite tool name -> (suite argument name -> this server's argument name).
+    pub arguments: BTreeMap<String, BTreeMap<String, String>>,
+    /// Scenario ids expected to fail on this target.
+    pub baseline: BTreeSet<String>,
 }
 
 /// A scenario asked for a setting this target has no way to express.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsupported(pub String);
 
-impl StdioTarget {
+impl Target {
     /// The bundled reference server, run as `<exe> reference-server <suite args>`.
     pub fn reference(exe: &Path, suite: &Suite) -> Self {
         let ServerLaunch { args, settings } = suite.config.reference.clone();
         let mut full = vec!["reference-server".to_string()];
         full.extend(args);
-        StdioTarget {
+        Target {
             name: "reference".to_string(),
             program: exe.to_path_buf(),
             args: full,
             settings,
+            ..Target::default()
         }
     }
 
@@ -54,11 +72,11 @@ impl StdioTarget {
         let (program, args) = words
             .split_first()
             .ok_or_else(|| "--server is empty: give a command line".to_string())?;
-        Ok(StdioTarget {
+        Ok(Target {
             name: program.clone(),
             program: PathBuf::from(program),
             args: args.to_vec(),
-            settings: BTreeMap::new(),
+            ..Target::default()
         })
     }
 
@@ -86,10 +104,11 @@ impl StdioTarget {
         }
     }
 
-    /// The full argument list for a fixture root and the scenario's settings.
+    /// The full argument list for a fixture root, a port and the scenario's settings.
     pub fn argv(
         &self,
         root: &Path,
+        port: Option<u16>,
         wanted: &BTreeMap<String, Value>,
     ) -> Result<Vec<String>, Unsupported> {
         if let Some(u) = self.unsupported(wanted) {
@@ -99,11 +118,13 @@ impl StdioTarget {
         let cwd = std::env::current_dir()
             .map(|d| d.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut argv: Vec<String> = self
-            .args
-            .iter()
-            .map(|a| a.replace("{root}", &root).replace("{cwd}", &cwd))
-            .collect();
+        let port = port.map(|p| p.to_string()).unwrap_or_default();
+        let fill = |a: &str| {
+            a.replace("{root}", &root)
+                .replace("{cwd}", &cwd)
+                .replace("{port}", &port)
+        };
+        let mut argv: Vec<String> = self.args.iter().map(|a| fill(a)).collect();
         for (key, value) in wanted {
             let template = &self.settings[key];
             let values: Vec<String> = match value {
@@ -111,11 +132,24 @@ impl StdioTarget {
                 other => vec![setting_text(other)],
             };
             for v in values {
-                let v = v.replace("{root}", &root);
+                let v = fill(&v);
                 argv.extend(template.iter().map(|t| t.replace("{value}", &v)));
             }
         }
         Ok(argv)
+    }
+
+    /// The tool name and arguments as this server spells them.
+    pub fn translate(&self, tool: &str, args: Map<String, Value>) -> (String, Map<String, Value>) {
+        let name = self.tools.get(tool).cloned().unwrap_or_else(|| tool.to_string());
+        let args = match self.arguments.get(tool) {
+            Some(renames) => args
+                .into_iter()
+                .map(|(k, v)| (renames.get(&k).cloned().unwrap_or(k), v))
+                .collect(),
+            None => args,
+        };
+        (name, args)
     }
 }
 

@@ -6,6 +6,7 @@
 //! behind when it is killed hard, so after the group is gone every process on the
 //! machine that carries this session's marker is killed too.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,7 +24,12 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
-    pub fn spawn(program: &Path, argv: &[String], cwd: &Path) -> std::io::Result<Self> {
+    pub fn spawn(
+        program: &Path,
+        argv: &[String],
+        cwd: &Path,
+        env: &BTreeMap<String, String>,
+    ) -> std::io::Result<Self> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let marker = format!(
             "{}-{}",
@@ -33,6 +39,7 @@ impl ServerProcess {
         let child = Command::new(program)
             .args(argv)
             .current_dir(cwd)
+            .envs(env)
             .env(MARKER_VAR, &marker)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

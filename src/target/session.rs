@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
 
 use super::process::ServerProcess;
 use super::stdout_guard::{guard, Fault};
-use super::StdioTarget;
+use super::Target;
 use crate::outcome::{CallOutcome, ToolResult};
 
 /// How much of the server's stderr is kept for reports.
@@ -28,6 +29,9 @@ pub struct Session {
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Set when the server's stderr reached its end, so a report can wait for it.
     stderr_done: Arc<AtomicBool>,
+    /// Over HTTP the server's stdin is held open until the session stops, so that a
+    /// server watching for end of input stays up.
+    stdin: Option<tokio::process::ChildStdin>,
 }
 
 /// The server could not be started or did not complete the MCP handshake.
@@ -38,15 +42,17 @@ pub struct StartError {
 }
 
 impl Session {
-    /// Starts the server in `root` and completes `initialize` within `timeout`.
+    /// Starts the server in `root` and completes `initialize` within `timeout`:
+    /// over the server's stdio, or over streamable HTTP when the target has a URL.
     pub async fn start(
-        target: &StdioTarget,
+        target: &Target,
         argv: &[String],
         root: &Path,
+        port: Option<u16>,
         timeout: Duration,
     ) -> Result<Session, StartError> {
         let mut process =
-            ServerProcess::spawn(&target.program, argv, root).map_err(|e| StartError {
+            ServerProcess::spawn(&target.program, argv, root, &target.env).map_err(|e| StartError {
                 message: format!("cannot start `{}`: {e}", target.program.display()),
                 stderr_tail: String::new(),
             })?;
@@ -64,22 +70,36 @@ impl Session {
             });
         };
         tokio::spawn(keep_tail(child_stderr, stderr.clone(), stderr_done.clone()));
-        let from_server = guard(stdout, fault.clone());
-
         let mut session = Session {
             client: None,
             process,
             fault,
             stderr,
             stderr_done,
+            stdin: None,
         };
-        match tokio::time::timeout(timeout, ().serve((from_server, stdin))).await {
+        let connected = match &target.url {
+            None => {
+                let from_server = guard(stdout, session.fault.clone());
+                tokio::time::timeout(timeout, ().serve((from_server, stdin)))
+                    .await
+                    .map(|r| r.map_err(|e| e.to_string()))
+            }
+            Some(url) => {
+                // Over HTTP, stdout is only a log: keep its tail with stderr's.
+                tokio::spawn(keep_tail(stdout, session.stderr.clone(), Arc::new(AtomicBool::new(false))));
+                session.stdin = Some(stdin);
+                let url = url.replace("{port}", &port.map(|p| p.to_string()).unwrap_or_default());
+                tokio::time::timeout(timeout, session.connect_http(&url)).await
+            }
+        };
+        match connected {
             Ok(Ok(client)) => {
                 session.client = Some(client);
                 Ok(session)
             }
             Ok(Err(e)) => {
-                let why = session.explain(&e.to_string()).await;
+                let why = session.explain(&e).await;
                 Err(session.start_error(format!("MCP initialize failed: {why}")))
             }
             Err(_) => {
@@ -90,6 +110,27 @@ impl Session {
                     ))
                     .await;
                 Err(session.start_error(why))
+            }
+        }
+    }
+
+    /// Connects to a server that is still starting: retries until it listens, and
+    /// gives up at once if it exits.
+    async fn connect_http(&mut self, url: &str) -> Result<RunningService<RoleClient, ()>, String> {
+        loop {
+            let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+            match ().serve(transport).await {
+                Ok(client) => return Ok(client),
+                Err(e) => {
+                    if let Some(why) = self.fault_or_exit() {
+                        return Err(why);
+                    }
+                    let text = e.to_string();
+                    if !looks_unreachable(&text) {
+                        return Err(format!("{url}: {text}"));
+                    }
+                    tokio::time::sleep(Duration::from_millis(25)).await;
+                }
             }
         }
     }
@@ -140,6 +181,7 @@ impl Session {
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(EXIT_GRACE, client.cancel()).await;
         }
+        drop(self.stdin.take());
         self.process.stop(EXIT_GRACE).await;
     }
 
@@ -198,4 +240,10 @@ async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
         }
     }
     done.store(true, Ordering::Relaxed);
+}
+
+/// Whether a connection error means "nothing listens there yet".
+fn looks_unreachable(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    e.contains("connect") || e.contains("refused") || e.contains("transport closed")
 }

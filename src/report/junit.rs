@@ -1,0 +1,100 @@
+//! JUnit XML, the format CI pages read: one `<testsuite>` per suite, one
+//! `<testcase>` per scenario. Known failures are reported as passing with their
+//! failure in `<system-out>`, so a CI page stays green exactly when the run does.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::Standing;
+use crate::execute::{ScenarioReport, Verdict};
+
+pub fn write_junit(path: &Path, target: &str, reports: &[ScenarioReport]) -> std::io::Result<()> {
+    let mut by_suite: BTreeMap<&str, Vec<&ScenarioReport>> = BTreeMap::new();
+    for r in reports {
+        let suite = r.id.split("::").next().unwrap_or_default();
+        by_suite.entry(suite).or_default().push(r);
+    }
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(xml, "<testsuites name=\"toolspec {}\">", escape(target));
+    for (suite, cases) in by_suite {
+        let failures = cases.iter().filter(|r| matches!(Standing::of(r), Standing::Failed | Standing::StaleBaseline)).count();
+        let errors = cases.iter().filter(|r| Standing::of(r) == Standing::Errored).count();
+        let skipped = cases.iter().filter(|r| Standing::of(r) == Standing::Skipped).count();
+        let time: f64 = cases.iter().map(|r| r.elapsed.as_secs_f64()).sum();
+        let _ = writeln!(
+            xml,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\">",
+            escape(suite),
+            cases.len()
+        );
+        for r in cases {
+            let mut parts = r.id.splitn(3, "::");
+            let (_, file, name) = (parts.next(), parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+            let _ = write!(
+                xml,
+                "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3}\">",
+                escape(suite),
+                escape(file),
+                escape(name),
+                r.elapsed.as_secs_f64()
+            );
+            let body = escape(&r.to_string());
+            match (Standing::of(r), &r.verdict) {
+                (Standing::Passed, _) => {}
+                (Standing::Skipped, Verdict::Skip(why)) => {
+                    let _ = write!(xml, "<skipped message=\"{}\"/>", escape(why));
+                }
+                (Standing::Errored, _) => {
+                    let _ = write!(xml, "<error message=\"server error\">{body}</error>");
+                }
+                (Standing::StaleBaseline, _) => {
+                    let _ = write!(
+                        xml,
+                        "<failure message=\"stale baseline entry: this scenario passes now; remove it from the baseline\"/>"
+                    );
+                }
+                (Standing::KnownFailure, _) => {
+                    let _ = write!(xml, "<system-out>known failure (baseline)\n{body}</system-out>");
+                }
+                _ => {
+                    let _ = write!(xml, "<failure message=\"expectation did not hold\">{body}</failure>");
+                }
+            }
+            xml.push_str("</testcase>\n");
+        }
+        xml.push_str("  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    std::fs::write(path, xml)
+}
+
+/// Escapes text for XML attributes and content; drops characters XML 1.0 forbids.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escapes_markup_and_control_characters() {
+        assert_eq!(escape("a<b & \"c\"\u{0}"), "a&lt;b &amp; &quot;c&quot;\\u{0}");
+    }
+}

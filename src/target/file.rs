@@ -1,0 +1,97 @@
+//! Target files: how a team describes its own server once and gates CI on it.
+//!
+//! ```yaml
+//! name: my-server
+//! command: [node, "{here}/dist/server.js", --root, "{root}"]
+//! settings: { max_file_size: [--max-bytes, "{value}"] }
+//! tools: { view: read_file }
+//! arguments: { view: { path: file_path } }
+//! baseline: [ "boris::bash-tool-error-codes::Subprocess start failure" ]
+//! ```
+//!
+//! `{here}` is the folder of the target file, so a file can travel with its server.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::Target;
+use crate::scenario::{parse_yaml_file, LoadError};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TargetFile {
+    name: Option<String>,
+    /// The command line, as a list of words or one shell-style string.
+    command: Command,
+    url: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    settings: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    tools: BTreeMap<String, String>,
+    #[serde(default)]
+    arguments: BTreeMap<String, BTreeMap<String, String>>,
+    /// Scenario ids expected to fail.
+    #[serde(default)]
+    baseline: Vec<String>,
+    /// A file of scenario ids expected to fail, one per line (`#` starts a comment),
+    /// as `toolspec run --write-baseline` writes it.
+    baseline_file: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Command {
+    Words(Vec<String>),
+    Line(String),
+}
+
+/// Reads a target file; relative paths in it are relative to the file.
+pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
+    let file: TargetFile = parse_yaml_file(path)?;
+    let here = path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let here_text = here.to_string_lossy().into_owned();
+    let with_here = |s: &str| s.replace("{here}", &here_text);
+    let words = match &file.command {
+        Command::Words(w) => w.clone(),
+        Command::Line(line) => shell_words::split(line)
+            .map_err(|e| LoadError::new(path, None, format!("`command` cannot be split: {e}")))?,
+    };
+    let words: Vec<String> = words.iter().map(|w| with_here(w)).collect();
+    let Some((program, args)) = words.split_first() else {
+        return Err(LoadError::new(path, None, "`command` is empty: give the server's command line"));
+    };
+    let mut baseline: BTreeSet<String> = file.baseline.iter().cloned().collect();
+    if let Some(list) = &file.baseline_file {
+        let list_path = here.join(with_here(list));
+        let text = std::fs::read_to_string(&list_path).map_err(|e| {
+            LoadError::new(path, None, format!("cannot read baseline_file {}: {e}", list_path.display()))
+        })?;
+        baseline.extend(read_baseline_lines(&text));
+    }
+    Ok(Target {
+        name: file.name.clone().unwrap_or_else(|| program.clone()),
+        program: PathBuf::from(program),
+        args: args.to_vec(),
+        url: file.url.clone(),
+        env: file.env.iter().map(|(k, v)| (k.clone(), with_here(v))).collect(),
+        settings: file.settings,
+        tools: file.tools,
+        arguments: file.arguments,
+        baseline,
+    })
+}
+
+/// Scenario ids from a baseline list: one per line, `#` comments and blanks ignored.
+pub fn read_baseline_lines(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use toolspec::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
 use toolspec::scenario::{load_suite, Suite};
-use toolspec::target::StdioTarget;
+use toolspec::target::Target;
 
 fn exe() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_toolspec"))
@@ -22,7 +22,7 @@ fn suite(dir: &str) -> Suite {
 }
 
 /// Runs the scenario named `name` (in any file) of `suite` against `target`.
-fn run(suite: &Suite, name: &str, target: &StdioTarget, timeout_ms: Option<u64>) -> ScenarioReport {
+fn run(suite: &Suite, name: &str, target: &Target, timeout_ms: Option<u64>) -> ScenarioReport {
     let (file, scenario) = suite
         .scenarios()
         .find(|(_, s)| s.name == name)
@@ -49,7 +49,7 @@ fn assert_fails_with(report: &ScenarioReport, fragments: &[&str]) {
 #[test]
 fn every_kind_of_expectation_catches_a_wrong_answer() {
     let wrong = suite("tests/data/specs/wrong");
-    let target = StdioTarget::reference(exe(), &wrong);
+    let target = Target::reference(exe(), &wrong);
     let expected: &[(&str, &[&str])] = &[
         (
             "is_error expected true on a success",
@@ -167,7 +167,7 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
 fn a_server_that_drops_the_code_prefix_fails() {
     let boris = suite("specs/boris");
     let target =
-        StdioTarget::reference(exe(), &boris).with_extra_args(&["--mutate", "drop-code-prefix"]);
+        Target::reference(exe(), &boris).with_extra_args(&["--mutate", "drop-code-prefix"]);
     let report = run(&boris, "PATH_NOT_FOUND on missing file", &target, None);
     assert_fails_with(
         &report,
@@ -182,7 +182,7 @@ fn a_server_that_drops_the_code_prefix_fails() {
     let clean = run(
         &boris,
         "PATH_NOT_FOUND on missing file",
-        &StdioTarget::reference(exe(), &boris),
+        &Target::reference(exe(), &boris),
         None,
     );
     assert!(matches!(clean.verdict, Verdict::Pass), "{clean}");
@@ -191,15 +191,15 @@ fn a_server_that_drops_the_code_prefix_fails() {
 #[test]
 fn a_server_that_reports_nonzero_exit_as_error_fails() {
     let boris = suite("specs/boris");
-    let target = StdioTarget::reference(exe(), &boris)
+    let target = Target::reference(exe(), &boris)
         .with_extra_args(&["--mutate", "error-on-nonzero-exit"]);
     let report = run(&boris, "Command exits with code 1", &target, None);
     assert_fails_with(&report, &["`is_error: false`", "got isError: true"]);
 }
 
-fn hostile(mode: &str) -> StdioTarget {
+fn hostile(mode: &str) -> Target {
     let script = repo().join("tests/servers/hostile.sh");
-    StdioTarget::from_command_line(&format!("bash {} {mode}", script.display()))
+    Target::from_command_line(&format!("bash {} {mode}", script.display()))
         .expect("command line")
 }
 
@@ -269,7 +269,7 @@ fn a_server_that_floods_stdout_is_an_error() {
 fn a_missing_server_program_is_an_error() {
     let boris = suite("specs/boris");
     let target =
-        StdioTarget::from_command_line("/nonexistent/server {root}").expect("command line");
+        Target::from_command_line("/nonexistent/server {root}").expect("command line");
     assert_error(
         &run(&boris, PROBE, &target, Some(2000)),
         &["cannot start `/nonexistent/server`"],
@@ -307,7 +307,7 @@ fn nothing_is_left_running_after_a_hostile_server() {
         .iter()
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|c| c.starts_with(b"sleep\0613"))
+                .map(|c| c.starts_with(b"sleep\x00613"))
                 .unwrap_or(false)
         })
         .collect();

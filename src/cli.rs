@@ -159,7 +159,11 @@ fn list(specs: &Path, names: &[String]) -> Result<ExitCode, Vec<LoadError>> {
 fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
     let suites = selected_suites(specs, &args.suite)?;
     let exe = std::env::current_exe().map_err(|e| {
-        vec![LoadError::new(Path::new("toolspec"), None, format!("cannot find my own executable: {e}"))]
+        vec![LoadError::new(
+            Path::new("toolspec"),
+            None,
+            format!("cannot find my own executable: {e}"),
+        )]
     })?;
     let external = external_target(&args)?;
     if let Some(target) = &external {
@@ -202,7 +206,10 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         let reports = run_parallel(suite, &work, &target, &options, jobs, args.verbose);
         let tally = Tally::of(&reports);
         let known = if tally.known + tally.stale > 0 {
-            format!(", {} known failures, {} stale baseline entries", tally.known, tally.stale)
+            format!(
+                ", {} known failures, {} stale baseline entries",
+                tally.known, tally.stale
+            )
         } else {
             String::new()
         };
@@ -226,7 +233,11 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         grand.skipped
     );
     write_reports(&args, &target_name, &all_reports)?;
-    Ok(if grand.breaks_the_run() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if grand.breaks_the_run() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The target named by `--target` or `--server`, if any (else the bundled server).
@@ -244,7 +255,11 @@ fn external_target(args: &RunArgs) -> Result<Option<Target>, Vec<LoadError>> {
 
 /// A baseline entry that names no scenario of a selected suite is a typo or a
 /// leftover from a renamed scenario: refuse it rather than silently ignore it.
-fn check_baseline(target: &Target, suites: &[Suite], file: Option<&Path>) -> Result<(), Vec<LoadError>> {
+fn check_baseline(
+    target: &Target,
+    suites: &[Suite],
+    file: Option<&Path>,
+) -> Result<(), Vec<LoadError>> {
     let ids: std::collections::BTreeSet<String> = suites
         .iter()
         .flat_map(|s| s.scenarios().map(move |(f, sc)| s.scenario_id(f, sc)))
@@ -256,7 +271,13 @@ fn check_baseline(target: &Target, suites: &[Suite], file: Option<&Path>) -> Res
         .iter()
         .filter(|id| selected.contains(&id.split("::").next().unwrap_or_default()))
         .filter(|id| !ids.contains(*id))
-        .map(|id| LoadError::new(where_, None, format!("baseline names no scenario: `{id}`; fix or remove it")))
+        .map(|id| {
+            LoadError::new(
+                where_,
+                None,
+                format!("baseline names no scenario: `{id}`; fix or remove it"),
+            )
+        })
         .collect();
     if errors.is_empty() {
         Ok(())
@@ -265,8 +286,18 @@ fn check_baseline(target: &Target, suites: &[Suite], file: Option<&Path>) -> Res
     }
 }
 
-fn write_reports(args: &RunArgs, target: &str, reports: &[ScenarioReport]) -> Result<(), Vec<LoadError>> {
-    let fail = |path: &Path, e: std::io::Error| vec![LoadError::new(path, None, format!("cannot write report: {e}"))];
+fn write_reports(
+    args: &RunArgs,
+    target: &str,
+    reports: &[ScenarioReport],
+) -> Result<(), Vec<LoadError>> {
+    let fail = |path: &Path, e: std::io::Error| {
+        vec![LoadError::new(
+            path,
+            None,
+            format!("cannot write report: {e}"),
+        )]
+    };
     if let Some(path) = &args.junit {
         report::write_junit(path, target, reports).map_err(|e| fail(path, e))?;
     }
@@ -277,7 +308,9 @@ fn write_reports(args: &RunArgs, target: &str, reports: &[ScenarioReport]) -> Re
         report::write_markdown(path, target, reports).map_err(|e| fail(path, e))?;
     }
     if let Some(path) = &args.write_baseline {
-        let mut text = String::from("# Scenarios that fail on this target; name this file in `baseline_file:`.\n");
+        let mut text = String::from(
+            "# Scenarios that fail on this target; name this file in `baseline_file:`.\n",
+        );
         for r in reports {
             if matches!(r.verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
                 text.push_str(&r.id);

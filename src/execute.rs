@@ -191,7 +191,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
                 format!(
                     "set-up call {} ({}) failed: {why}",
                     i + 1,
-                    render_call(call, root)
+                    render_call(target, call, root)
                 ),
                 session.stderr_tail(),
             );
@@ -206,12 +206,12 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         let outcome = make_call(session, target, call, root, timeout).await;
         if let Some(why) = broken(&outcome) {
             return error(
-                format!("call {} failed: {why}", render_call(call, root)),
+                format!("call {} failed: {why}", render_call(target, call, root)),
                 session.stderr_tail(),
             );
         }
     }
-    report.call = render_call(last, root);
+    report.call = render_call(target, last, root);
     let outcome = make_call(session, target, last, root, timeout).await;
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
@@ -250,7 +250,9 @@ async fn make_call(
 
 /// A local port nothing listens on right now, for a server that takes `{port}`.
 fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
 }
 
 fn error(what: String, stderr_tail: String) -> Verdict {
@@ -258,9 +260,21 @@ fn error(what: String, stderr_tail: String) -> Verdict {
 }
 
 /// `tool {json args}` with `{root}` filled in, for reports.
-pub fn render_call(call: &Call, root: &str) -> String {
-    let args = Value::Object(substitute_map_json(&call.args, root));
-    format!("{} {}", call.tool, args)
+/// The call as sent to the server (`tool {json args}`, `{root}` filled in), and as
+/// the suite wrote it when the target renames tools or arguments.
+pub fn render_call(target: &Target, call: &Call, root: &str) -> String {
+    let args = substitute_map_json(&call.args, root);
+    let (tool, sent) = target.translate(&call.tool, args.clone());
+    if tool == call.tool && sent == args {
+        format!("{tool} {}", Value::Object(sent))
+    } else {
+        format!(
+            "{tool} {} (the suite's {} {})",
+            Value::Object(sent),
+            call.tool,
+            Value::Object(args)
+        )
+    }
 }
 
 fn substitute(value: &Value, root: &str) -> Value {

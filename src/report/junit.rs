@@ -18,9 +18,18 @@ pub fn write_junit(path: &Path, target: &str, reports: &[ScenarioReport]) -> std
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(xml, "<testsuites name=\"toolspec {}\">", escape(target));
     for (suite, cases) in by_suite {
-        let failures = cases.iter().filter(|r| matches!(Standing::of(r), Standing::Failed | Standing::StaleBaseline)).count();
-        let errors = cases.iter().filter(|r| Standing::of(r) == Standing::Errored).count();
-        let skipped = cases.iter().filter(|r| Standing::of(r) == Standing::Skipped).count();
+        let failures = cases
+            .iter()
+            .filter(|r| matches!(Standing::of(r), Standing::Failed | Standing::StaleBaseline))
+            .count();
+        let errors = cases
+            .iter()
+            .filter(|r| Standing::of(r) == Standing::Errored)
+            .count();
+        let skipped = cases
+            .iter()
+            .filter(|r| Standing::of(r) == Standing::Skipped)
+            .count();
         let time: f64 = cases.iter().map(|r| r.elapsed.as_secs_f64()).sum();
         let _ = writeln!(
             xml,
@@ -30,7 +39,11 @@ pub fn write_junit(path: &Path, target: &str, reports: &[ScenarioReport]) -> std
         );
         for r in cases {
             let mut parts = r.id.splitn(3, "::");
-            let (_, file, name) = (parts.next(), parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+            let (_, file, name) = (
+                parts.next(),
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+            );
             let _ = write!(
                 xml,
                 "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3}\">",
@@ -55,10 +68,16 @@ pub fn write_junit(path: &Path, target: &str, reports: &[ScenarioReport]) -> std
                     );
                 }
                 (Standing::KnownFailure, _) => {
-                    let _ = write!(xml, "<system-out>known failure (baseline)\n{body}</system-out>");
+                    let _ = write!(
+                        xml,
+                        "<system-out>known failure (baseline)\n{body}</system-out>"
+                    );
                 }
                 _ => {
-                    let _ = write!(xml, "<failure message=\"expectation did not hold\">{body}</failure>");
+                    let _ = write!(
+                        xml,
+                        "<failure message=\"expectation did not hold\">{body}</failure>"
+                    );
                 }
             }
             xml.push_str("</testcase>\n");
@@ -95,6 +114,9 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_control_characters() {
-        assert_eq!(escape("a<b & \"c\"\u{0}"), "a&lt;b &amp; &quot;c&quot;\\u{0}");
+        assert_eq!(
+            escape("a<b & \"c\"\u{0}"),
+            "a&lt;b &amp; &quot;c&quot;\\u{0}"
+        );
     }
 }

@@ -8,7 +8,11 @@ use std::path::Path;
 use super::{Standing, Tally};
 use crate::execute::ScenarioReport;
 
-pub fn write_markdown(path: &Path, target: &str, reports: &[ScenarioReport]) -> std::io::Result<()> {
+pub fn write_markdown(
+    path: &Path,
+    target: &str,
+    reports: &[ScenarioReport],
+) -> std::io::Result<()> {
     let mut rows: BTreeMap<(String, String), Tally> = BTreeMap::new();
     for r in reports {
         let suite = r.id.split("::").next().unwrap_or_default().to_string();

@@ -39,7 +39,10 @@ impl Standing {
 
     /// Whether this standing makes the run fail.
     pub fn breaks_the_run(self) -> bool {
-        matches!(self, Standing::Failed | Standing::Errored | Standing::StaleBaseline)
+        matches!(
+            self,
+            Standing::Failed | Standing::Errored | Standing::StaleBaseline
+        )
     }
 }
 

@@ -5,6 +5,6 @@ mod load;
 mod model;
 mod validate;
 
-pub use load::{load_suite, load_suites, suite_names, LoadError, Suite, SuiteScenarioFile};
 pub(crate) use load::parse_yaml_file;
+pub use load::{load_suite, load_suites, suite_names, LoadError, Suite, SuiteScenarioFile};
 pub use model::*;

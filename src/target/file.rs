@@ -65,13 +65,21 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
     };
     let words: Vec<String> = words.iter().map(|w| with_here(w)).collect();
     let Some((program, args)) = words.split_first() else {
-        return Err(LoadError::new(path, None, "`command` is empty: give the server's command line"));
+        return Err(LoadError::new(
+            path,
+            None,
+            "`command` is empty: give the server's command line",
+        ));
     };
     let mut baseline: BTreeSet<String> = file.baseline.iter().cloned().collect();
     if let Some(list) = &file.baseline_file {
         let list_path = here.join(with_here(list));
         let text = std::fs::read_to_string(&list_path).map_err(|e| {
-            LoadError::new(path, None, format!("cannot read baseline_file {}: {e}", list_path.display()))
+            LoadError::new(
+                path,
+                None,
+                format!("cannot read baseline_file {}: {e}", list_path.display()),
+            )
         })?;
         baseline.extend(read_baseline_lines(&text));
     }
@@ -80,7 +88,11 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
         program: PathBuf::from(program),
         args: args.to_vec(),
         url: file.url.clone(),
-        env: file.env.iter().map(|(k, v)| (k.clone(), with_here(v))).collect(),
+        env: file
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), with_here(v)))
+            .collect(),
         settings: file.settings,
         tools: file.tools,
         arguments: file.arguments,

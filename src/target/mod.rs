@@ -141,7 +141,11 @@ impl Target {
 
     /// The tool name and arguments as this server spells them.
     pub fn translate(&self, tool: &str, args: Map<String, Value>) -> (String, Map<String, Value>) {
-        let name = self.tools.get(tool).cloned().unwrap_or_else(|| tool.to_string());
+        let name = self
+            .tools
+            .get(tool)
+            .cloned()
+            .unwrap_or_else(|| tool.to_string());
         let args = match self.arguments.get(tool) {
             Some(renames) => args
                 .into_iter()

@@ -52,9 +52,11 @@ impl Session {
         timeout: Duration,
     ) -> Result<Session, StartError> {
         let mut process =
-            ServerProcess::spawn(&target.program, argv, root, &target.env).map_err(|e| StartError {
-                message: format!("cannot start `{}`: {e}", target.program.display()),
-                stderr_tail: String::new(),
+            ServerProcess::spawn(&target.program, argv, root, &target.env).map_err(|e| {
+                StartError {
+                    message: format!("cannot start `{}`: {e}", target.program.display()),
+                    stderr_tail: String::new(),
+                }
             })?;
         let fault: Fault = Arc::new(Mutex::new(None));
         let stderr = Arc::new(Mutex::new(Vec::new()));
@@ -87,7 +89,11 @@ impl Session {
             }
             Some(url) => {
                 // Over HTTP, stdout is only a log: keep its tail with stderr's.
-                tokio::spawn(keep_tail(stdout, session.stderr.clone(), Arc::new(AtomicBool::new(false))));
+                tokio::spawn(keep_tail(
+                    stdout,
+                    session.stderr.clone(),
+                    Arc::new(AtomicBool::new(false)),
+                ));
                 session.stdin = Some(stdin);
                 let url = url.replace("{port}", &port.map(|p| p.to_string()).unwrap_or_default());
                 tokio::time::timeout(timeout, session.connect_http(&url)).await

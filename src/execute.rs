@@ -52,6 +52,8 @@ pub struct ScenarioReport {
     pub covers: String,
     /// The target's baseline lists this scenario as failing.
     pub known_failure: bool,
+    /// Preparatory calls that were answered with an error.
+    pub warnings: Vec<String>,
     pub verdict: Verdict,
     /// The judged call, as sent (with `{root}` filled in).
     pub call: String,
@@ -85,6 +87,7 @@ pub fn run_scenario(
         .unwrap_or_default();
     let mut report = ScenarioReport {
         known_failure: target.baseline.contains(&id),
+        warnings: Vec::new(),
         id,
         requirement,
         covers: scenario.covers.clone(),
@@ -179,36 +182,42 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         root,
         timeout,
     } = *plan;
-    let setup = scenario
-        .given
-        .calls
-        .iter()
-        .flat_map(|c| std::iter::repeat_n(c, c.repeat as usize));
-    for (i, call) in setup.enumerate() {
-        let outcome = make_call(session, target, call, root, timeout).await;
-        if let Some(why) = broken(&outcome) {
-            return error(
-                format!(
-                    "set-up call {} ({}) failed: {why}",
-                    i + 1,
-                    render_call(target, call, root)
-                ),
-                session.stderr_tail(),
-            );
-        }
-    }
     let (last, earlier) = scenario
         .when
         .0
         .split_last()
         .expect("validated: `when` has a call");
-    for call in earlier {
+    // Set-up calls, then every call of `when` but the last: not judged, but a broken
+    // server ends the scenario, and an error answer is kept for the report, since
+    // the scenario's premise may not hold.
+    let setup = scenario
+        .given
+        .calls
+        .iter()
+        .flat_map(|c| std::iter::repeat_n(c, c.repeat as usize))
+        .chain(earlier);
+    for (i, call) in setup.enumerate() {
         let outcome = make_call(session, target, call, root, timeout).await;
+        let shown = || {
+            format!(
+                "preparatory call {} ({})",
+                i + 1,
+                render_call(target, call, root)
+            )
+        };
         if let Some(why) = broken(&outcome) {
-            return error(
-                format!("call {} failed: {why}", render_call(target, call, root)),
-                session.stderr_tail(),
-            );
+            return error(format!("{} failed: {why}", shown()), session.stderr_tail());
+        }
+        let refused = match &outcome {
+            CallOutcome::Result(r) => r.is_error(),
+            _ => true,
+        };
+        if refused {
+            report.warnings.push(format!(
+                "{} was answered with {}",
+                shown(),
+                outcome.summary()
+            ));
         }
     }
     report.call = render_call(target, last, root);
@@ -338,6 +347,11 @@ impl fmt::Display for ScenarioReport {
         }
         if !self.call.is_empty() {
             writeln!(f, "  call: {}", self.call)?;
+        }
+        if !matches!(self.verdict, Verdict::Pass | Verdict::Skip(_)) {
+            for warning in &self.warnings {
+                writeln!(f, "  warning: {warning}")?;
+            }
         }
         if !self.root.is_empty() && !matches!(self.verdict, Verdict::Pass) {
             writeln!(f, "  fixture root: {}", self.root)?;

@@ -45,6 +45,7 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "error": error,
         "skip_reason": skip,
         "call": r.call,
+        "warnings": r.warnings,
         "elapsed_ms": r.elapsed.as_millis() as u64,
     })
 }

@@ -75,13 +75,21 @@ impl ServerProcess {
                 let _ = self.child.wait().await;
             }
         }
-        self.kill_everything_left();
+        self.signal_group(libc::SIGKILL);
+        // Signals are delivered asynchronously: wait until every marked process has
+        // actually died, so that "nothing left running" holds when this returns.
+        for _ in 0..100 {
+            if kill_marked(&self.marker) == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// Kills the group and every marked process, without waiting. Safe to repeat.
     pub fn kill_everything_left(&mut self) {
         self.signal_group(libc::SIGKILL);
-        kill_marked(&self.marker);
+        let _ = kill_marked(&self.marker);
     }
 
     fn signal_group(&self, signal: i32) {
@@ -100,12 +108,14 @@ impl Drop for ServerProcess {
     }
 }
 
-/// Kills every process whose environment holds `TOOLSPEC_SESSION=<marker>`.
-fn kill_marked(marker: &str) {
+/// Kills every live process whose environment holds `TOOLSPEC_SESSION=<marker>`,
+/// and says how many there were. A zombie counts as dead: it only waits to be reaped.
+fn kill_marked(marker: &str) -> usize {
     let needle = format!("{MARKER_VAR}={marker}");
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return;
+        return 0;
     };
+    let mut alive = 0;
     for entry in entries.flatten() {
         let Some(pid) = entry
             .file_name()
@@ -117,14 +127,23 @@ fn kill_marked(marker: &str) {
         let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
             continue;
         };
-        if environ
+        if !environ
             .split(|b| *b == 0)
             .any(|var| var == needle.as_bytes())
         {
+            continue;
+        }
+        let zombie = std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|stat| {
+            stat.rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'))
+        });
+        if !zombie {
+            alive += 1;
             // SAFETY: sending a signal to a pid has no memory effects.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }
         }
     }
+    alive
 }

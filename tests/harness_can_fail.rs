@@ -191,16 +191,15 @@ fn a_server_that_drops_the_code_prefix_fails() {
 #[test]
 fn a_server_that_reports_nonzero_exit_as_error_fails() {
     let boris = suite("specs/boris");
-    let target = Target::reference(exe(), &boris)
-        .with_extra_args(&["--mutate", "error-on-nonzero-exit"]);
+    let target =
+        Target::reference(exe(), &boris).with_extra_args(&["--mutate", "error-on-nonzero-exit"]);
     let report = run(&boris, "Command exits with code 1", &target, None);
     assert_fails_with(&report, &["`is_error: false`", "got isError: true"]);
 }
 
 fn hostile(mode: &str) -> Target {
     let script = repo().join("tests/servers/hostile.sh");
-    Target::from_command_line(&format!("bash {} {mode}", script.display()))
-        .expect("command line")
+    Target::from_command_line(&format!("bash {} {mode}", script.display())).expect("command line")
 }
 
 fn assert_error(report: &ScenarioReport, fragments: &[&str]) {
@@ -268,8 +267,7 @@ fn a_server_that_floods_stdout_is_an_error() {
 #[test]
 fn a_missing_server_program_is_an_error() {
     let boris = suite("specs/boris");
-    let target =
-        Target::from_command_line("/nonexistent/server {root}").expect("command line");
+    let target = Target::from_command_line("/nonexistent/server {root}").expect("command line");
     assert_error(
         &run(&boris, PROBE, &target, Some(2000)),
         &["cannot start `/nonexistent/server`"],

@@ -41,15 +41,9 @@ pub fn judge(
 ) -> Vec<Mismatch> {
     let root = fixture.root().to_string_lossy().into_owned();
     let mut found = Vec::new();
-    let asks_about_result = then.is_error.is_some()
-        || then.code.is_some()
-        || then.text.is_some()
-        || !then.contains.is_empty()
-        || !then.not_contains.is_empty()
-        || !then.matches.is_empty();
     match outcome {
         CallOutcome::Result(result) => judge_result(then, dialect, result, &root, &mut found),
-        other if asks_about_result => found.push(Mismatch::new(
+        other if then.judges_the_result() => found.push(Mismatch::new(
             "a tool result",
             format!("expected a tool result, got {}", other.summary()),
         )),

@@ -158,6 +158,18 @@ pub struct Then {
     pub files: BTreeMap<String, FileExpect>,
 }
 
+impl Then {
+    /// Whether any expectation is about the call's result (as opposed to files).
+    pub fn judges_the_result(&self) -> bool {
+        self.is_error.is_some()
+            || self.code.is_some()
+            || self.text.is_some()
+            || !self.contains.is_empty()
+            || !self.not_contains.is_empty()
+            || !self.matches.is_empty()
+    }
+}
+
 /// What a file must be after the call: exact text, or a map of checks.
 #[derive(Debug, Clone)]
 pub enum FileExpect {

@@ -99,14 +99,7 @@ fn scenario_problems(suite: &SuiteFile, scenario: &Scenario) -> Vec<String> {
 
 fn then_problems(suite: &SuiteFile, scenario: &Scenario, then: &Then) -> Vec<String> {
     let mut problems = Vec::new();
-    let asserts_something = then.is_error.is_some()
-        || then.code.is_some()
-        || then.text.is_some()
-        || !then.contains.is_empty()
-        || !then.not_contains.is_empty()
-        || !then.matches.is_empty()
-        || !then.files.is_empty();
-    if !asserts_something {
+    if !then.judges_the_result() && then.files.is_empty() {
         problems.push(
             "`then` checks nothing: add is_error, code, text, contains, matches or files".into(),
         );

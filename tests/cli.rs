@@ -1,4 +1,7 @@
-//! The `toolspec` command line, as a user runs it.
+//! The `toolspec` command line, as a user runs it: suites, external servers, target
+//! files with renames and baselines, and the report files a CI page reads.
+
+use std::path::Path;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -97,4 +100,148 @@ fn an_unknown_suite_is_a_clear_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no suite `nope`"));
+}
+
+/// A target file for the reference server started with `extra` flags.
+fn target_file(dir: &Path, extra: &str, more: &str) -> std::path::PathBuf {
+    let exe = assert_cmd::cargo::cargo_bin("toolspec");
+    let path = dir.join("target.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "name: mutated\ncommand: [\"{}\", reference-server, --dialect, boris, --root, \"{{root}}\"{extra}]\n{more}",
+            exe.display()
+        ),
+    )
+    .expect("write target");
+    path
+}
+
+const NONZERO: &str = "boris::non-zero-bash-exit-codes-are-not-errors::";
+
+#[test]
+fn known_failures_do_not_fail_the_run_and_stale_entries_do() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // With the mutation, every non-zero-exit scenario fails; list them all.
+    let baseline = dir.path().join("known.txt");
+    let first = target_file(dir.path(), ", --mutate, error-on-nonzero-exit", "");
+    toolspec()
+        .args(["run", "--suite", "boris", "--filter", NONZERO, "--target"])
+        .arg(&first)
+        .arg("--write-baseline")
+        .arg(&baseline)
+        .assert()
+        .code(1);
+    let listed = std::fs::read_to_string(&baseline).expect("baseline written");
+    assert!(listed.lines().any(|l| l.starts_with(NONZERO)), "{listed}");
+    let target = target_file(
+        dir.path(),
+        ", --mutate, error-on-nonzero-exit",
+        "baseline_file: known.txt\n",
+    );
+
+    toolspec()
+        .args(["run", "--suite", "boris", "--filter", NONZERO, "--target"])
+        .arg(&target)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "known failures, 0 stale baseline entries",
+        ));
+
+    // Without the mutation the same entries pass: each is stale and fails the run.
+    let clean = target_file(dir.path(), "", "baseline_file: known.txt\n");
+    toolspec()
+        .args(["run", "--suite", "boris", "--filter", NONZERO, "--target"])
+        .arg(&clean)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "listed in the baseline but passes now",
+        ));
+}
+
+#[test]
+fn a_baseline_entry_that_names_no_scenario_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = target_file(dir.path(), "", "baseline: [\"boris::nope::Nothing\"]\n");
+    toolspec()
+        .args(["run", "--suite", "boris", "--target"])
+        .arg(&target)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "baseline names no scenario: `boris::nope::Nothing`",
+        ));
+}
+
+#[test]
+fn renamed_tools_and_arguments_reach_the_server_under_their_own_names() {
+    // The suite says `view {path}`; this target says the server's `view` is called
+    // `glob` with argument `pattern`, so a scenario that views a file now globs, and
+    // the answer no longer matches: the rename demonstrably reached the server.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = target_file(
+        dir.path(),
+        "",
+        "tools: { view: glob }\narguments: { view: { path: pattern } }\n",
+    );
+    toolspec()
+        .args([
+            "run",
+            "--suite",
+            "boris",
+            "--filter",
+            "PATH_NOT_FOUND on missing file",
+            "--target",
+        ])
+        .arg(&target)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("call: glob {\"pattern\":"));
+}
+
+#[test]
+fn reports_are_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (junit, json, md) = (
+        dir.path().join("r.xml"),
+        dir.path().join("r.json"),
+        dir.path().join("r.md"),
+    );
+    toolspec()
+        .args([
+            "run",
+            "--suite",
+            "boris",
+            "--filter",
+            "str-replace",
+            "--mutate",
+            "wrong-code",
+            "--junit",
+        ])
+        .arg(&junit)
+        .arg("--json")
+        .arg(&json)
+        .arg("--markdown")
+        .arg(&md)
+        .assert();
+    let xml = std::fs::read_to_string(&junit).expect("junit");
+    assert!(xml.contains("<testsuite name=\"boris\""), "{xml}");
+    assert!(
+        xml.contains("<testcase classname=\"boris.str-replace-tool-error-codes\""),
+        "{xml}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid JSON");
+    let scenarios = doc["scenarios"].as_array().expect("scenarios");
+    assert!(!scenarios.is_empty());
+    assert!(scenarios
+        .iter()
+        .all(|s| s["verdict"].is_string() && s["covers"].is_string()));
+    let table = std::fs::read_to_string(&md).expect("markdown");
+    assert!(
+        table.contains("| boris | Str_replace tool error codes |"),
+        "{table}"
+    );
 }

@@ -21,10 +21,19 @@ pub enum DialectName {
     Boris,
 }
 
+/// How MCP reaches the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportName {
+    /// JSON-RPC lines on stdin/stdout; the server stops when stdin closes.
+    Stdio,
+    /// Streamable HTTP at `/mcp`; the address is announced on stderr.
+    Http,
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "toolspec-reference",
-    about = "Reference MCP tool server for the toolspec conformance suites (stdio)"
+    about = "Reference MCP tool server for the toolspec conformance suites (stdio or streamable HTTP)"
 )]
 struct Cli {
     /// Which suite's tool surface to serve.
@@ -48,6 +57,35 @@ struct Cli {
     /// Apply a named deviation to the rendering (repeatable), for testing the harness.
     #[arg(long = "mutate", value_parser = Mutation::parse)]
     mutations: Vec<Mutation>,
+    /// How MCP is served: stdio, or streamable HTTP at /mcp.
+    #[arg(long, value_enum, default_value_t = TransportName::Stdio)]
+    transport: TransportName,
+    /// HTTP only: address to listen on.
+    #[arg(long)]
+    host: Option<String>,
+    /// HTTP only: port to listen on; 0 picks a free one. The bound address is
+    /// printed to stderr as `listening on http://HOST:PORT/mcp`.
+    #[arg(long)]
+    port: Option<u16>,
+    /// HTTP only: also stop when stdin reaches end of file (stdio always does).
+    #[arg(long)]
+    exit_on_stdin_eof: bool,
+}
+
+/// Where and how MCP is served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http(HttpOptions),
+}
+
+/// Settings of the streamable HTTP transport.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpOptions {
+    pub host: String,
+    /// 0 lets the system pick a free port.
+    pub port: u16,
+    pub exit_on_stdin_eof: bool,
 }
 
 /// The validated server settings.
@@ -58,6 +96,7 @@ pub struct Config {
     pub max_file_size: u64,
     pub default_timeout: Duration,
     pub mutations: Mutations,
+    pub transport: Transport,
 }
 
 impl Config {
@@ -74,6 +113,22 @@ impl Config {
                 return Err(ExitCode::from(code));
             }
         };
+        let transport = match cli.transport {
+            TransportName::Stdio => {
+                if cli.host.is_some() || cli.port.is_some() {
+                    eprintln!(
+                        "toolspec-reference: --host and --port only apply with --transport http"
+                    );
+                    return Err(ExitCode::from(2));
+                }
+                Transport::Stdio
+            }
+            TransportName::Http => Transport::Http(HttpOptions {
+                host: cli.host.unwrap_or_else(|| "127.0.0.1".to_string()),
+                port: cli.port.unwrap_or(0),
+                exit_on_stdin_eof: cli.exit_on_stdin_eof,
+            }),
+        };
         let policy =
             PathPolicy::new(&cli.root, &cli.allow_dirs, &cli.deny_patterns).map_err(|message| {
                 eprintln!("toolspec-reference: {message}");
@@ -85,6 +140,7 @@ impl Config {
             max_file_size: cli.max_file_size,
             default_timeout: Duration::from_secs(cli.timeout),
             mutations: Mutations::new(cli.mutations),
+            transport,
         })
     }
 }
@@ -123,6 +179,51 @@ mod tests {
         assert_eq!(parse_size("1GB"), Ok(1 << 30));
         assert!(parse_size("ten").is_err());
         assert!(parse_size("-1").is_err());
+    }
+
+    fn parse(args: &[&str]) -> Result<Config, ExitCode> {
+        let dir = std::env::temp_dir();
+        let mut argv: Vec<OsString> = vec!["--dialect".into(), "boris".into(), "--root".into()];
+        argv.push(dir.into());
+        argv.extend(args.iter().map(OsString::from));
+        Config::from_args(argv)
+    }
+
+    #[test]
+    fn transport_defaults_to_stdio_and_http_to_a_free_loopback_port() {
+        assert_eq!(parse(&[]).expect("stdio").transport, Transport::Stdio);
+        assert_eq!(
+            parse(&["--transport", "http"]).expect("http").transport,
+            Transport::Http(HttpOptions {
+                host: "127.0.0.1".into(),
+                port: 0,
+                exit_on_stdin_eof: false
+            })
+        );
+        assert_eq!(
+            parse(&[
+                "--transport=http",
+                "--host",
+                "::1",
+                "--port",
+                "8123",
+                "--exit-on-stdin-eof"
+            ])
+            .expect("http")
+            .transport,
+            Transport::Http(HttpOptions {
+                host: "::1".into(),
+                port: 8123,
+                exit_on_stdin_eof: true
+            })
+        );
+    }
+
+    #[test]
+    fn http_flags_are_rejected_with_stdio() {
+        assert!(parse(&["--port", "1"]).is_err());
+        assert!(parse(&["--transport", "stdio", "--host", "127.0.0.1"]).is_err());
+        assert!(parse(&["--transport", "tcp"]).is_err());
     }
 
     #[test]

@@ -5,11 +5,12 @@
 //! their arguments and renders results in that suite's conventions. The
 //! [`mutations`] catalogue deliberately bends the rendering so the harness can
 //! prove its checks catch realistic deviations. [`server`] speaks MCP over
-//! stdio with rmcp.
+//! stdio with rmcp, and [`http`] over streamable HTTP.
 
 pub mod config;
 pub mod dialects;
 pub mod engine;
+pub mod http;
 pub mod mutations;
 pub mod server;
 
@@ -17,7 +18,9 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 /// Parses `args` (without a program name), then serves MCP over stdin/stdout
-/// until stdin closes. Errors go to stderr; stdout carries only JSON-RPC.
+/// until stdin closes, or over streamable HTTP until SIGTERM/SIGINT (or stdin
+/// EOF with `--exit-on-stdin-eof`). Errors go to stderr; stdout carries only
+/// JSON-RPC (and nothing at all with HTTP).
 pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let config = match config::Config::from_args(args) {
         Ok(config) => config,
@@ -34,8 +37,15 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let outcome = runtime.block_on(server::serve_stdio(config));
-    // Do not wait for blocking stdin reads that may still be parked.
+    let outcome = runtime.block_on(async move {
+        match config.transport.clone() {
+            config::Transport::Stdio => server::serve_stdio(config).await,
+            config::Transport::Http(options) => {
+                http::serve(server::ToolServer::new(config), options).await
+            }
+        }
+    });
+    // Do not wait for blocking stdin reads or open HTTP connections.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

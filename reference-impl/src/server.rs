@@ -1,5 +1,6 @@
 //! The MCP side: an rmcp [`ServerHandler`] that lists the dialect's tools and
-//! dispatches calls to it, served over stdin/stdout.
+//! dispatches calls to it, served over stdin/stdout here or over streamable
+//! HTTP by [`crate::http`].
 
 use std::sync::Arc;
 
@@ -14,6 +15,9 @@ use crate::config::Config;
 use crate::dialects::{Context, Dialect};
 
 /// Tool calls are handled by the dialect; everything else is rmcp's default.
+/// Clones share one [`Context`] (one shell, one set of background tasks), so
+/// HTTP sessions each get a clone.
+#[derive(Clone)]
 pub struct ToolServer {
     dialect: Dialect,
     ctx: Arc<Context>,
@@ -26,6 +30,12 @@ impl ToolServer {
             dialect,
             ctx: Arc::new(Context::new(config)),
         }
+    }
+
+    /// Kills every process group the shell still has running, whichever
+    /// clone (session) started it.
+    pub fn kill_background_tasks(&self) {
+        self.ctx.shell.kill_all();
     }
 }
 
@@ -64,7 +74,7 @@ impl ServerHandler for ToolServer {
 /// Serves until stdin closes, then kills every process group still running.
 pub async fn serve_stdio(config: Config) -> Result<(), String> {
     let server = ToolServer::new(config);
-    let ctx = server.ctx.clone();
+    let cleanup = server.clone();
     let outcome = match server.serve(rmcp::transport::stdio()).await {
         Ok(running) => running
             .waiting()
@@ -73,6 +83,6 @@ pub async fn serve_stdio(config: Config) -> Result<(), String> {
             .map_err(|err| format!("server stopped: {err}")),
         Err(err) => Err(format!("MCP initialization failed: {err}")),
     };
-    ctx.shell.kill_all();
+    cleanup.kill_background_tasks();
     outcome
 }

@@ -245,3 +245,32 @@ fn reports_are_written() {
         "{table}"
     );
 }
+
+#[test]
+fn the_suite_runs_over_streamable_http() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exe = assert_cmd::cargo::cargo_bin("toolspec");
+    let target = dir.path().join("http.yaml");
+    std::fs::write(
+        &target,
+        format!(
+            "name: reference-over-http\n\
+             command: [\"{}\", reference-server, --dialect, boris, --root, \"{{root}}\", --transport, http, --port, \"{{port}}\"]\n\
+             url: \"http://127.0.0.1:{{port}}/mcp\"\n\
+             settings:\n  max_file_size: [--max-file-size, \"{{value}}\"]\n  allow: [--allow-dir, \"{{value}}\"]\n  deny: [--deny-dir, \"{{value}}\"]\n  timeout: [--timeout, \"{{value}}\"]\n",
+            exe.display()
+        ),
+    )
+    .expect("write target");
+    toolspec()
+        .args(["run", "--suite", "boris", "--target"])
+        .arg(&target)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::is_match(
+                r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP .*\(target: reference-over-http\)",
+            )
+            .expect("regex"),
+        );
+}

@@ -265,6 +265,20 @@ fn a_server_that_floods_stdout_is_an_error() {
 }
 
 #[test]
+fn an_http_server_that_never_listens_is_an_error() {
+    let boris = suite("specs/boris");
+    let mut target = Target::from_command_line("sleep 600").expect("command line");
+    target.url = Some("http://127.0.0.1:{port}/mcp".to_string());
+    assert_error(
+        &run(&boris, PROBE, &target, Some(500)),
+        &[
+            "no MCP session at http://127.0.0.1:",
+            "within 500 ms; last error:",
+        ],
+    );
+}
+
+#[test]
 fn a_missing_server_program_is_an_error() {
     let boris = suite("specs/boris");
     let target = Target::from_command_line("/nonexistent/server {root}").expect("command line");

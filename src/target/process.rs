@@ -60,12 +60,13 @@ impl ServerProcess {
         self.child.try_wait().ok().flatten()
     }
 
-    /// Ends the server politely (stdin is already closed by then), then by force.
-    pub async fn stop(&mut self, grace: Duration) {
-        if tokio::time::timeout(grace, self.child.wait())
-            .await
-            .is_err()
-        {
+    /// Ends the server politely, then by force.
+    /// With `stdin_closed`, the server was asked to stop the stdio way and gets
+    /// `grace` to do so before SIGTERM; otherwise (HTTP) SIGTERM is the polite ask.
+    pub async fn stop(&mut self, grace: Duration, stdin_closed: bool) {
+        let exited_alone =
+            stdin_closed && tokio::time::timeout(grace, self.child.wait()).await.is_ok();
+        if !exited_alone {
             self.signal_group(libc::SIGTERM);
             if tokio::time::timeout(grace / 2, self.child.wait())
                 .await

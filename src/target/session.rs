@@ -96,7 +96,7 @@ impl Session {
                 ));
                 session.stdin = Some(stdin);
                 let url = url.replace("{port}", &port.map(|p| p.to_string()).unwrap_or_default());
-                tokio::time::timeout(timeout, session.connect_http(&url)).await
+                Ok(session.connect_http(&url, timeout).await)
             }
         };
         match connected {
@@ -120,24 +120,33 @@ impl Session {
         }
     }
 
-    /// Connects to a server that is still starting: retries until it listens, and
-    /// gives up at once if it exits.
-    async fn connect_http(&mut self, url: &str) -> Result<RunningService<RoleClient, ()>, String> {
+    /// Connects to a server that may still be starting: retries until `timeout`,
+    /// gives up at once if the server exits, and otherwise reports the last error.
+    async fn connect_http(
+        &mut self,
+        url: &str,
+        timeout: Duration,
+    ) -> Result<RunningService<RoleClient, ()>, String> {
+        let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let transport = StreamableHttpClientTransport::from_uri(url.to_string());
-            match ().serve(transport).await {
-                Ok(client) => return Ok(client),
-                Err(e) => {
-                    if let Some(why) = self.fault_or_exit() {
-                        return Err(why);
-                    }
-                    let text = e.to_string();
-                    if !looks_unreachable(&text) {
-                        return Err(format!("{url}: {text}"));
-                    }
-                    tokio::time::sleep(Duration::from_millis(25)).await;
-                }
+            let attempt = tokio::time::timeout_at(deadline, ().serve(transport)).await;
+            let last = match attempt {
+                Ok(Ok(client)) => return Ok(client),
+                Ok(Err(e)) => e.to_string(),
+                Err(_) => "no answer".to_string(),
+            };
+            if let Some(why) = self.fault_or_exit() {
+                return Err(why);
             }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(format!(
+                    "no MCP session at {url} within {} ms; last error: {}",
+                    timeout.as_millis(),
+                    last
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
 
@@ -187,8 +196,8 @@ impl Session {
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(EXIT_GRACE, client.cancel()).await;
         }
-        drop(self.stdin.take());
-        self.process.stop(EXIT_GRACE).await;
+        let over_http = self.stdin.take().is_some();
+        self.process.stop(EXIT_GRACE, !over_http).await;
     }
 
     /// Prefers what the guard saw, then the exit status, over a transport's words.
@@ -246,10 +255,4 @@ async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
         }
     }
     done.store(true, Ordering::Relaxed);
-}
-
-/// Whether a connection error means "nothing listens there yet".
-fn looks_unreachable(error: &str) -> bool {
-    let e = error.to_ascii_lowercase();
-    e.contains("connect") || e.contains("refused") || e.contains("transport closed")
 }

@@ -81,6 +81,9 @@ pub struct RunArgs {
     /// Start the bundled server with this deliberate deviation (see its --mutate).
     #[arg(long)]
     pub mutate: Vec<String>,
+    /// Leave the fixture of every failed or errored scenario on disk.
+    #[arg(long)]
+    pub keep_failed: bool,
     /// Print every scenario, not only the ones that did not pass.
     #[arg(long, short)]
     pub verbose: bool,
@@ -171,6 +174,7 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
     }
     let options = RunOptions {
         call_timeout_ms: args.timeout_ms,
+        keep_failed: args.keep_failed,
     };
     let jobs = args
         .jobs

@@ -58,6 +58,8 @@ pub struct ScenarioReport {
     /// The judged call, as sent (with `{root}` filled in).
     pub call: String,
     pub root: String,
+    /// The fixture root was left on disk (`keep_failed`).
+    pub root_kept: bool,
     pub note: Option<String>,
     pub elapsed: Duration,
 }
@@ -67,6 +69,8 @@ pub struct ScenarioReport {
 pub struct RunOptions {
     /// Overrides every per-call timeout, in milliseconds.
     pub call_timeout_ms: Option<u64>,
+    /// Leave the fixture of a failed or errored scenario on disk, for a look.
+    pub keep_failed: bool,
 }
 
 /// Runs `scenario` of `suite` against `target` on a fresh runtime.
@@ -94,6 +98,7 @@ pub fn run_scenario(
         verdict: Verdict::Pass,
         call: String::new(),
         root: String::new(),
+        root_kept: false,
         note: scenario.note.clone(),
         elapsed: Duration::ZERO,
     };
@@ -160,6 +165,10 @@ async fn run(
     };
     let verdict = drive(&plan, &mut session, report).await;
     session.stop().await;
+    if options.keep_failed && matches!(verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
+        fixture.keep();
+        report.root_kept = true;
+    }
     verdict
 }
 
@@ -354,7 +363,12 @@ impl fmt::Display for ScenarioReport {
             }
         }
         if !self.root.is_empty() && !matches!(self.verdict, Verdict::Pass) {
-            writeln!(f, "  fixture root: {}", self.root)?;
+            let kept = if self.root_kept {
+                " (kept)"
+            } else {
+                " (removed; --keep-failed keeps it)"
+            };
+            writeln!(f, "  fixture root: {}{kept}", self.root)?;
         }
         if let (Some(note), Verdict::Fail(_)) = (&self.note, &self.verdict) {
             writeln!(f, "  note: {}", note.trim())?;

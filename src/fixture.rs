@@ -16,7 +16,8 @@ use crate::scenario::{FileDetail, FileSpec};
 
 /// A built fixture. Dropping it removes the tree, even where modes forbid it.
 pub struct Fixture {
-    dir: TempDir,
+    /// `None` once the tree is kept.
+    dir: Option<TempDir>,
     root: PathBuf,
     /// The bytes each content file was created with, for `unchanged` checks.
     initial: BTreeMap<String, Vec<u8>>,
@@ -78,12 +79,24 @@ impl Fixture {
         for (path, mode) in modes {
             fs::set_permissions(&path, fs::Permissions::from_mode(mode))?;
         }
-        Ok(Fixture { dir, root, initial })
+        Ok(Fixture {
+            dir: Some(dir),
+            root,
+            initial,
+        })
     }
 
     /// The canonical fixture root, substituted for `{root}`.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Leaves the tree on disk instead of removing it, for inspecting a failure.
+    pub fn keep(mut self) -> PathBuf {
+        if let Some(dir) = self.dir.take() {
+            let _kept_path = dir.keep();
+        }
+        self.root.clone()
     }
 
     /// The bytes a fixture file was created with, if it was a content file.
@@ -94,7 +107,9 @@ impl Fixture {
 
 impl Drop for Fixture {
     fn drop(&mut self) {
-        unlock_tree(self.dir.path());
+        if let Some(dir) = &self.dir {
+            unlock_tree(dir.path());
+        }
     }
 }
 

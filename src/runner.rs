@@ -21,6 +21,8 @@ use crate::target::{load_target_file, Target};
 pub const SERVER_ENV: &str = "TOOLSPEC_SERVER";
 /// Environment variable naming a target file (takes precedence over `TOOLSPEC_SERVER`).
 pub const TARGET_ENV: &str = "TOOLSPEC_TARGET";
+/// Environment variable that, set to anything but `0`, keeps failed fixtures.
+pub const KEEP_ENV: &str = "TOOLSPEC_KEEP_FAILED";
 /// Environment variable overriding every per-call timeout, in milliseconds.
 pub const TIMEOUT_ENV: &str = "TOOLSPEC_CALL_TIMEOUT_MS";
 
@@ -46,6 +48,7 @@ pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
     };
     let options = RunOptions {
         call_timeout_ms: std::env::var(TIMEOUT_ENV).ok().and_then(|v| v.parse().ok()),
+        keep_failed: std::env::var_os(KEEP_ENV).is_some_and(|v| !v.is_empty() && v != "0"),
     };
     let trials = trials(
         suites,

@@ -274,3 +274,31 @@ fn the_suite_runs_over_streamable_http() {
             .expect("regex"),
         );
 }
+
+#[test]
+fn keep_failed_leaves_the_fixture_for_a_look() {
+    let output = toolspec()
+        .args([
+            "run",
+            "--suite",
+            "boris",
+            "--filter",
+            "str-replace-tool-error-codes::Ambiguous match",
+            "--mutate",
+            "lowercase-code",
+            "--keep-failed",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8_lossy(&output);
+    let root = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("fixture root: "))
+        .and_then(|l| l.strip_suffix(" (kept)"))
+        .unwrap_or_else(|| panic!("no kept root in:\n{text}"));
+    assert!(Path::new(root).join("dup.txt").is_file(), "{root}");
+    std::fs::remove_dir_all(root).expect("clean up");
+}

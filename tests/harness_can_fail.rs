@@ -29,6 +29,7 @@ fn run(suite: &Suite, name: &str, target: &Target, timeout_ms: Option<u64>) -> S
         .unwrap_or_else(|| panic!("no scenario named {name:?}"));
     let options = RunOptions {
         call_timeout_ms: timeout_ms,
+        ..RunOptions::default()
     };
     run_scenario(suite, &file.stem, scenario, target, &options)
 }

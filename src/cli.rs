@@ -31,7 +31,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run suites against a server and print a summary; exits 1 on any FAIL or ERROR.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List suites, or the scenarios of the suites named.
     List {
         #[arg(long)]
@@ -96,7 +96,7 @@ pub fn main() -> ExitCode {
     }
     let specs = cli.specs.unwrap_or_else(default_specs_dir);
     let result = match cli.command {
-        Command::Run(args) => run(&specs, args),
+        Command::Run(args) => run(&specs, *args),
         Command::List { suite } => list(&specs, &suite),
         Command::ReferenceServer { .. } => unreachable!("handled above"),
     };

@@ -217,7 +217,7 @@ fn reports_are_written() {
             "--filter",
             "str-replace",
             "--mutate",
-            "wrong-code",
+            "lowercase-code",
             "--junit",
         ])
         .arg(&junit)
@@ -225,9 +225,14 @@ fn reports_are_written() {
         .arg(&json)
         .arg("--markdown")
         .arg(&md)
-        .assert();
+        .assert()
+        .code(1);
     let xml = std::fs::read_to_string(&junit).expect("junit");
     assert!(xml.contains("<testsuite name=\"boris\""), "{xml}");
+    assert!(
+        xml.contains("<failure message=\"expectation did not hold\">"),
+        "{xml}"
+    );
     assert!(
         xml.contains("<testcase classname=\"boris.str-replace-tool-error-codes\""),
         "{xml}"
@@ -236,6 +241,10 @@ fn reports_are_written() {
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid JSON");
     let scenarios = doc["scenarios"].as_array().expect("scenarios");
     assert!(!scenarios.is_empty());
+    assert!(scenarios.iter().any(|s| s["verdict"] == "FAIL"
+        && s["mismatches"][0]["expectation"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("code: "))));
     assert!(scenarios
         .iter()
         .all(|s| s["verdict"].is_string() && s["covers"].is_string()));

@@ -21,6 +21,8 @@ pub struct Fixture {
     root: PathBuf,
     /// The bytes each content file was created with, for `unchanged` checks.
     initial: BTreeMap<String, Vec<u8>>,
+    /// Some entry got a mode of its own, so removal may need permissions back.
+    has_modes: bool,
 }
 
 impl Fixture {
@@ -74,6 +76,7 @@ impl Fixture {
                 filetime::FileTime::from_system_time(when),
             )?;
         }
+        let has_modes = !modes.is_empty();
         // Deepest first, so locking a directory comes after its children.
         modes.sort_by_key(|(p, _)| std::cmp::Reverse(p.components().count()));
         for (path, mode) in modes {
@@ -83,6 +86,7 @@ impl Fixture {
             dir: Some(dir),
             root,
             initial,
+            has_modes,
         })
     }
 
@@ -107,8 +111,16 @@ impl Fixture {
 
 impl Drop for Fixture {
     fn drop(&mut self) {
-        if let Some(dir) = &self.dir {
-            unlock_tree(dir.path());
+        let Some(dir) = self.dir.take() else { return };
+        let path = dir.path().to_path_buf();
+        if self.has_modes {
+            unlock_tree(&path);
+        }
+        drop(dir);
+        // A server under test may have locked something too: unlock and try again.
+        if path.exists() {
+            unlock_tree(&path);
+            let _ = fs::remove_dir_all(&path);
         }
     }
 }
@@ -225,6 +237,18 @@ mod tests {
         assert!(root.join("empty").is_dir());
         assert_eq!(fs::read(root.join("link")).unwrap(), b"hi\n");
         assert_eq!(fx.initial_bytes("bin"), Some(&[0u8, 0xff][..]));
+    }
+
+    #[test]
+    fn removes_trees_that_were_locked_afterwards() {
+        let mut files = BTreeMap::new();
+        files.insert("d/x.txt".to_string(), FileSpec::Text("x".into()));
+        let fx = Fixture::build(&files).unwrap();
+        let root = fx.root().to_path_buf();
+        // As a server under test might: lock a directory the fixture did not.
+        fs::set_permissions(root.join("d"), fs::Permissions::from_mode(0o000)).unwrap();
+        drop(fx);
+        assert!(!root.exists(), "{} left behind", root.display());
     }
 
     #[test]

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 
 use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
+use crate::preflight;
 use crate::report::{self, Standing, Tally};
 use crate::scenario::{load_suite, load_suites, LoadError, Suite};
 use crate::target::{load_target_file, Target};
@@ -206,6 +207,19 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
                     .is_none_or(|needle| suite.scenario_id(f, s).contains(needle.as_str()))
             })
             .collect();
+        let preflight_timeout = Duration::from_millis(
+            options
+                .call_timeout_ms
+                .unwrap_or(suite.config.call_timeout_ms),
+        );
+        match preflight::check(suite, &target, preflight_timeout) {
+            Ok(gaps) => {
+                for line in gaps.lines(&target.name) {
+                    println!("{line}");
+                }
+            }
+            Err(why) => println!("note: could not list `{}`'s tools: {why}", target.name),
+        }
         let started = Instant::now();
         let reports = run_parallel(suite, &work, &target, &options, jobs, args.verbose);
         let tally = Tally::of(&reports);

@@ -135,7 +135,7 @@ async fn run(
     report.root = root.clone();
     let settings = substitute_map(&scenario.given.settings, &root);
     let port = match &target.url {
-        Some(_) => match free_port() {
+        Some(_) => match crate::target::free_port() {
             Ok(p) => Some(p),
             Err(e) => return error(format!("cannot find a free local port: {e}"), String::new()),
         },
@@ -264,13 +264,6 @@ async fn make_call(
 ) -> CallOutcome {
     let (tool, args) = target.translate(&call.tool, substitute_map_json(&call.args, root));
     session.call(&tool, args, timeout).await
-}
-
-/// A local port nothing listens on right now, for a server that takes `{port}`.
-fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
 }
 
 fn error(what: String, stderr_tail: String) -> Verdict {

@@ -16,6 +16,7 @@ pub mod expect;
 pub mod fixture;
 pub mod outcome;
 pub mod placeholder;
+pub mod preflight;
 pub mod report;
 pub mod runner;
 pub mod scenario;

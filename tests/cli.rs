@@ -311,3 +311,31 @@ fn keep_failed_leaves_the_fixture_for_a_look() {
     assert!(Path::new(root).join("dup.txt").is_file(), "{root}");
     std::fs::remove_dir_all(root).expect("clean up");
 }
+
+#[test]
+fn the_preflight_names_tools_and_arguments_the_server_lacks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = target_file(
+        dir.path(),
+        "",
+        "tools: { bash: shell }\narguments: { view: { path: file } }\n",
+    );
+    toolspec()
+        .args([
+            "run",
+            "--suite",
+            "boris",
+            "--filter",
+            "Empty command",
+            "--target",
+        ])
+        .arg(&target)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "note: `mutated` does not list tool(s) shell: scenarios calling them will fail",
+        ))
+        .stdout(predicate::str::contains(
+            "note: `mutated`'s tool `view` declares no argument `file`",
+        ));
+}

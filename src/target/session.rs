@@ -185,6 +185,32 @@ impl Session {
         }
     }
 
+    /// Every tool the server lists, with the argument names its input schema declares
+    /// (`None` when the schema declares no `properties`).
+    pub async fn list_tools(
+        &self,
+        timeout: Duration,
+    ) -> Result<Vec<(String, Option<Vec<String>>)>, String> {
+        let Some(client) = &self.client else {
+            return Err("the session is closed".to_string());
+        };
+        let tools = tokio::time::timeout(timeout, client.list_all_tools())
+            .await
+            .map_err(|_| format!("no answer to tools/list within {} ms", timeout.as_millis()))?
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        Ok(tools
+            .into_iter()
+            .map(|tool| {
+                let properties = tool
+                    .input_schema
+                    .get("properties")
+                    .and_then(|p| p.as_object())
+                    .map(|p| p.keys().cloned().collect());
+                (tool.name.into_owned(), properties)
+            })
+            .collect())
+    }
+
     /// The last few KiB the server wrote on stderr.
     pub fn stderr_tail(&self) -> String {
         let bytes = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();

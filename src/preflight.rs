@@ -1,0 +1,93 @@
+//! Before a suite runs against a target: does the server list the tools and
+//! arguments the suite will call? A server without `bash` would otherwise show up as
+//! a wall of identical failures; the preflight says it once, up front, and points at
+//! the renames a target file can make.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use crate::fixture::Fixture;
+use crate::scenario::Suite;
+use crate::target::{Session, Target};
+
+/// What the server lacks, in the server's own names.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gaps {
+    /// Tools the suite calls that the server does not list.
+    pub missing_tools: Vec<String>,
+    /// `(tool, argument)` pairs the suite sends that the tool's schema does not declare.
+    pub unknown_arguments: Vec<(String, String)>,
+}
+
+impl Gaps {
+    pub fn is_empty(&self) -> bool {
+        self.missing_tools.is_empty() && self.unknown_arguments.is_empty()
+    }
+
+    /// One line per gap, for the run's output.
+    pub fn lines(&self, target: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        if !self.missing_tools.is_empty() {
+            lines.push(format!(
+                "note: `{target}` does not list tool(s) {}: scenarios calling them will fail (a target file can rename tools)",
+                self.missing_tools.join(", ")
+            ));
+        }
+        for (tool, arg) in &self.unknown_arguments {
+            lines.push(format!(
+                "note: `{target}`'s tool `{tool}` declares no argument `{arg}` (a target file can rename arguments)"
+            ));
+        }
+        lines
+    }
+}
+
+/// The tools and argument names the suite's scenarios send, after the target's renames.
+pub fn calls_of(suite: &Suite, target: &Target) -> BTreeMap<String, BTreeSet<String>> {
+    let mut used: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (_, scenario) in suite.scenarios() {
+        for call in scenario.given.calls.iter().chain(&scenario.when.0) {
+            let (tool, args) = target.translate(&call.tool, call.args.clone());
+            used.entry(tool).or_default().extend(args.keys().cloned());
+        }
+    }
+    used
+}
+
+/// Starts the target once on an empty fixture and compares its tool list with what
+/// the suite will call.
+pub fn check(suite: &Suite, target: &Target, timeout: Duration) -> Result<Gaps, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+    runtime.block_on(async {
+        let fixture = Fixture::build(&BTreeMap::new()).map_err(|e| e.to_string())?;
+        let port = match &target.url {
+            Some(_) => Some(crate::target::free_port().map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let argv = target
+            .argv(fixture.root(), port, &BTreeMap::new())
+            .map_err(|u| u.0)?;
+        let session = Session::start(target, &argv, fixture.root(), port, timeout)
+            .await
+            .map_err(|e| e.message)?;
+        let listed = session.list_tools(timeout).await;
+        session.stop().await;
+        let listed: BTreeMap<String, Option<Vec<String>>> = listed?.into_iter().collect();
+        let mut gaps = Gaps::default();
+        for (tool, args) in calls_of(suite, target) {
+            match listed.get(&tool) {
+                None => gaps.missing_tools.push(tool),
+                Some(Some(declared)) => gaps.unknown_arguments.extend(
+                    args.into_iter()
+                        .filter(|a| !declared.contains(a))
+                        .map(|a| (tool.clone(), a)),
+                ),
+                Some(None) => {}
+            }
+        }
+        Ok(gaps)
+    })
+}

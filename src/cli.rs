@@ -9,11 +9,29 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 
+use crate::color::{paint, ColorChoice};
 use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
 use crate::preflight;
 use crate::report::{self, Standing, Tally};
 use crate::scenario::{load_suite, load_suites, LoadError, Suite};
 use crate::target::{load_target_file, Target};
+
+/// Prints a line to stdout, ignoring a closed pipe (`toolspec run | head`): the run
+/// goes on, so its servers are still stopped and its exit code still counts.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// Like `say!`, without the newline.
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -25,6 +43,9 @@ pub struct Cli {
     /// Folder holding the suites (default: ./specs, else the one toolspec was built from).
     #[arg(long, global = true)]
     pub specs: Option<PathBuf>,
+    /// Colour the output: auto (a terminal, without NO_COLOR), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -97,7 +118,7 @@ pub fn main() -> ExitCode {
     }
     let specs = cli.specs.unwrap_or_else(default_specs_dir);
     let result = match cli.command {
-        Command::Run(args) => run(&specs, *args),
+        Command::Run(args) => run(&specs, *args, cli.color.for_stdout()),
         Command::List { suite } => list(&specs, &suite),
         Command::ReferenceServer { .. } => unreachable!("handled above"),
     };
@@ -150,17 +171,17 @@ fn list(specs: &Path, names: &[String]) -> Result<ExitCode, Vec<LoadError>> {
     let suites = selected_suites(specs, names)?;
     for suite in &suites {
         let count = suite.scenarios().count();
-        println!("{}: {} ({count} scenarios)", suite.name, suite.config.title);
+        say!("{}: {} ({count} scenarios)", suite.name, suite.config.title);
         if !names.is_empty() {
             for (file, scenario) in suite.scenarios() {
-                println!("  {}", suite.scenario_id(file, scenario));
+                say!("  {}", suite.scenario_id(file, scenario));
             }
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
+fn run(specs: &Path, args: RunArgs, colour: bool) -> Result<ExitCode, Vec<LoadError>> {
     let suites = selected_suites(specs, &args.suite)?;
     let exe = std::env::current_exe().map_err(|e| {
         vec![LoadError::new(
@@ -215,13 +236,17 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         match preflight::check(suite, &target, preflight_timeout) {
             Ok(gaps) => {
                 for line in gaps.lines(&target.name) {
-                    println!("{line}");
+                    say!("{line}");
                 }
             }
-            Err(why) => println!("note: could not list `{}`'s tools: {why}", target.name),
+            Err(why) => say!("note: could not list `{}`'s tools: {why}", target.name),
         }
         let started = Instant::now();
-        let reports = run_parallel(suite, &work, &target, &options, jobs, args.verbose);
+        let show = Show {
+            verbose: args.verbose,
+            colour,
+        };
+        let reports = run_parallel(suite, &work, &target, &options, jobs, show);
         let tally = Tally::of(&reports);
         let known = if tally.known + tally.stale > 0 {
             format!(
@@ -231,7 +256,7 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         } else {
             String::new()
         };
-        println!(
+        say!(
             "{}: {} PASS, {} FAIL, {} ERROR, {} SKIP{known} in {:.1}s (target: {})",
             suite.name,
             tally.passed,
@@ -244,7 +269,7 @@ fn run(specs: &Path, args: RunArgs) -> Result<ExitCode, Vec<LoadError>> {
         grand.add(&tally);
         all_reports.extend(reports);
     }
-    println!(
+    say!(
         "{} passed, {} failed, {} skipped",
         grand.passed + grand.known,
         grand.failed + grand.errored + grand.stale,
@@ -340,6 +365,14 @@ fn write_reports(
     Ok(())
 }
 
+/// What to print while scenarios run.
+#[derive(Debug, Clone, Copy)]
+struct Show {
+    /// Every scenario, not only the ones that break the run.
+    verbose: bool,
+    colour: bool,
+}
+
 /// Runs scenarios on `jobs` threads, printing each report that did not pass as it
 /// arrives, and returns all reports in scenario order.
 fn run_parallel(
@@ -351,7 +384,7 @@ fn run_parallel(
     target: &Target,
     options: &RunOptions,
     jobs: usize,
-    verbose: bool,
+    show: Show,
 ) -> Vec<ScenarioReport> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<ScenarioReport>>> = Mutex::new(vec![None; work.len()]);
@@ -363,8 +396,13 @@ fn run_parallel(
                     break;
                 };
                 let report = run_scenario(suite, &file.stem, scenario, target, options);
-                if verbose || Standing::of(&report).breaks_the_run() {
-                    print!("{report}");
+                if show.verbose || Standing::of(&report).breaks_the_run() {
+                    let text = report.to_string();
+                    if show.colour {
+                        say_raw!("{}", paint(&text));
+                    } else {
+                        say_raw!("{text}");
+                    }
                 }
                 if let Ok(mut r) = results.lock() {
                     r[i] = Some(report);

@@ -9,6 +9,7 @@
 //! [`cli`] report.
 
 pub mod cli;
+pub mod color;
 pub mod dialect;
 pub mod diff;
 pub mod execute;

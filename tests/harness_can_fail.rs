@@ -257,6 +257,20 @@ fn a_server_that_writes_garbage_is_an_error() {
 }
 
 #[test]
+fn a_server_that_answers_with_a_malformed_result_is_an_error() {
+    let boris = suite("specs/boris");
+    assert_error(
+        &run(&boris, PROBE, &hostile("bad-result"), Some(5000)),
+        &["not a valid CallToolResult"],
+    );
+    // An answer to a request never made leaves the real one unanswered.
+    assert_error(
+        &run(&boris, PROBE, &hostile("wrong-id"), Some(500)),
+        &["no answer within 500 ms"],
+    );
+}
+
+#[test]
 fn a_server_that_floods_stdout_is_an_error() {
     let boris = suite("specs/boris");
     assert_error(

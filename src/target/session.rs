@@ -181,6 +181,9 @@ impl Session {
                 code: e.code.0,
                 message: e.message.to_string(),
             },
+            Ok(Err(ServiceError::UnexpectedResponse)) => CallOutcome::Transport(
+                "the server's answer to tools/call is not a valid CallToolResult".to_string(),
+            ),
             Ok(Err(other)) => CallOutcome::Transport(self.explain(&other.to_string()).await),
         }
     }

@@ -8,6 +8,8 @@
 #   flood        writes 40 MiB on stdout without a newline
 #   orphan       starts `sleep 613` in a new session of its own, then hangs
 #   hang-init    never answers initialize
+#   bad-result   answers the call with a result whose content is not a list
+#   wrong-id     answers the call with a response for another request id
 mode=${1:?usage: hostile.sh MODE}
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
@@ -24,6 +26,8 @@ while IFS= read -r line; do
         not-jsonrpc) echo '{"hello":"world"}' ;;
         flood) head -c 41943040 /dev/zero | tr '\0' 'x'; exec sleep 600 ;;
         orphan) setsid sleep 613 & exec sleep 600 ;;
+        bad-result) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":"not a list"}}\n' "$id" ;;
+        wrong-id) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n' "$((id + 1000))" ;;
       esac
       ;;
   esac

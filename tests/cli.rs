@@ -12,16 +12,16 @@ fn toolspec() -> Command {
     cmd
 }
 
+/// `toolspec run --suite boris --filter <filter>`.
+fn boris(filter: &str) -> Command {
+    let mut cmd = toolspec();
+    cmd.args(["run", "--suite", "boris", "--filter", filter]);
+    cmd
+}
+
 #[test]
 fn run_prints_a_summary_and_succeeds_on_the_reference() {
-    toolspec()
-        .args([
-            "run",
-            "--suite",
-            "boris",
-            "--filter",
-            "bash-tool-error-codes",
-        ])
+    boris("bash-tool-error-codes")
         .assert()
         .success()
         .stdout(
@@ -32,16 +32,8 @@ fn run_prints_a_summary_and_succeeds_on_the_reference() {
 
 #[test]
 fn run_fails_with_a_diff_against_a_deviating_server() {
-    toolspec()
-        .args([
-            "run",
-            "--suite",
-            "boris",
-            "--filter",
-            "PATH_NOT_FOUND",
-            "--mutate",
-            "drop-code-prefix",
-        ])
+    boris("PATH_NOT_FOUND")
+        .args(["--mutate", "drop-code-prefix"])
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
@@ -125,8 +117,8 @@ fn known_failures_do_not_fail_the_run_and_stale_entries_do() {
     // With the mutation, every non-zero-exit scenario fails; list them all.
     let baseline = dir.path().join("known.txt");
     let first = target_file(dir.path(), ", --mutate, error-on-nonzero-exit", "");
-    toolspec()
-        .args(["run", "--suite", "boris", "--filter", NONZERO, "--target"])
+    boris(NONZERO)
+        .args(["--target"])
         .arg(&first)
         .arg("--write-baseline")
         .arg(&baseline)
@@ -140,8 +132,8 @@ fn known_failures_do_not_fail_the_run_and_stale_entries_do() {
         "baseline_file: known.txt\n",
     );
 
-    toolspec()
-        .args(["run", "--suite", "boris", "--filter", NONZERO, "--target"])
+    boris(NONZERO)
+        .args(["--target"])
         .arg(&target)
         .assert()
         .success()
@@ -151,8 +143,8 @@ fn known_failures_do_not_fail_the_run_and_stale_entries_do() {
 
     // Without the mutation the same entries pass: each is stale and fails the run.
     let clean = target_file(dir.path(), "", "baseline_file: known.txt\n");
-    toolspec()
-        .args(["run", "--suite", "boris", "--filter", NONZERO, "--target"])
+    boris(NONZERO)
+        .args(["--target"])
         .arg(&clean)
         .assert()
         .code(1)
@@ -186,15 +178,8 @@ fn renamed_tools_and_arguments_reach_the_server_under_their_own_names() {
         "",
         "tools: { view: glob }\narguments: { view: { path: pattern } }\n",
     );
-    toolspec()
-        .args([
-            "run",
-            "--suite",
-            "boris",
-            "--filter",
-            "PATH_NOT_FOUND on missing file",
-            "--target",
-        ])
+    boris("PATH_NOT_FOUND on missing file")
+        .args(["--target"])
         .arg(&target)
         .assert()
         .code(1)
@@ -209,17 +194,8 @@ fn reports_are_written() {
         dir.path().join("r.json"),
         dir.path().join("r.md"),
     );
-    toolspec()
-        .args([
-            "run",
-            "--suite",
-            "boris",
-            "--filter",
-            "str-replace",
-            "--mutate",
-            "lowercase-code",
-            "--junit",
-        ])
+    boris("str-replace")
+        .args(["--mutate", "lowercase-code", "--junit"])
         .arg(&junit)
         .arg("--json")
         .arg(&json)
@@ -286,17 +262,8 @@ fn the_suite_runs_over_streamable_http() {
 
 #[test]
 fn keep_failed_leaves_the_fixture_for_a_look() {
-    let output = toolspec()
-        .args([
-            "run",
-            "--suite",
-            "boris",
-            "--filter",
-            "str-replace-tool-error-codes::Ambiguous match",
-            "--mutate",
-            "lowercase-code",
-            "--keep-failed",
-        ])
+    let output = boris("str-replace-tool-error-codes::Ambiguous match")
+        .args(["--mutate", "lowercase-code", "--keep-failed"])
         .assert()
         .code(1)
         .get_output()
@@ -320,15 +287,8 @@ fn the_preflight_names_tools_and_arguments_the_server_lacks() {
         "",
         "tools: { bash: shell }\narguments: { view: { path: file } }\n",
     );
-    toolspec()
-        .args([
-            "run",
-            "--suite",
-            "boris",
-            "--filter",
-            "Empty command",
-            "--target",
-        ])
+    boris("Empty command")
+        .args(["--target"])
         .arg(&target)
         .assert()
         .code(1)

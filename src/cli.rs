@@ -117,11 +117,17 @@ pub fn main() -> ExitCode {
         return toolspec_reference::main_with_args(args);
     }
     let specs = cli.specs.unwrap_or_else(default_specs_dir);
+    crate::target::stop_servers_on_interrupt();
     let result = match cli.command {
         Command::Run(args) => run(&specs, *args, cli.color.for_stdout()),
         Command::List { suite } => list(&specs, &suite),
         Command::ReferenceServer { .. } => unreachable!("handled above"),
     };
+    if crate::target::interrupted() {
+        // The interrupt watcher is stopping the servers; finish that before leaving.
+        crate::target::kill_every_session();
+        return ExitCode::from(130);
+    }
     result.unwrap_or_else(|errors| {
         for e in errors {
             eprintln!("error: {e}");

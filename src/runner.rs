@@ -58,6 +58,7 @@ pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
         },
         options,
     );
+    crate::target::stop_servers_on_interrupt();
     libtest_mimic::run(&args, trials).exit_code()
 }
 

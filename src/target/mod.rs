@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use crate::scenario::{ServerLaunch, Suite};
 
 pub use file::load_target_file;
+pub use process::{interrupted, kill_every_session, stop_servers_on_interrupt};
 pub use session::{Session, StartError};
 
 /// A server under test and how to reach it.

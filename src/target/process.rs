@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::process::{Child, Command};
@@ -30,6 +30,9 @@ impl ServerProcess {
         cwd: &Path,
         env: &BTreeMap<String, String>,
     ) -> std::io::Result<Self> {
+        if STOPPING.load(Ordering::SeqCst) {
+            return Err(std::io::Error::other("the run is being interrupted"));
+        }
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let marker = format!(
             "{}-{}",
@@ -80,7 +83,7 @@ impl ServerProcess {
         // Signals are delivered asynchronously: wait until every marked process has
         // actually died, so that "nothing left running" holds when this returns.
         for _ in 0..100 {
-            if kill_marked(&self.marker) == 0 {
+            if kill_marked(&self.marker, false) == 0 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -90,7 +93,7 @@ impl ServerProcess {
     /// Kills the group and every marked process, without waiting. Safe to repeat.
     pub fn kill_everything_left(&mut self) {
         self.signal_group(libc::SIGKILL);
-        let _ = kill_marked(&self.marker);
+        let _ = kill_marked(&self.marker, false);
     }
 
     fn signal_group(&self, signal: i32) {
@@ -109,10 +112,79 @@ impl Drop for ServerProcess {
     }
 }
 
-/// Kills every live process whose environment holds `TOOLSPEC_SESSION=<marker>`,
+/// Set once the run is being interrupted: no new server may start after that.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Whether [`kill_every_session`] has been called: the run was interrupted.
+pub fn interrupted() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
+/// Kills every process started for any session of this toolspec process, for when
+/// the run itself is interrupted, and refuses to start new ones. Returns how many
+/// processes were found alive at first.
+pub fn kill_every_session() -> usize {
+    STOPPING.store(true, Ordering::SeqCst);
+    let prefix = format!("{}-", std::process::id());
+    let first = kill_marked(&prefix, true);
+    // A server being spawned right now, or one not yet dead, shows up again.
+    for _ in 0..100 {
+        if kill_marked(&prefix, true) == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    first
+}
+
+/// On Ctrl-C or SIGTERM, kill every server this run started (they sit in process
+/// groups of their own, so the terminal's signal does not reach them) and exit 130.
+pub fn stop_servers_on_interrupt() {
+    let watcher = std::thread::Builder::new()
+        .name("interrupt".into())
+        .spawn(|| {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            runtime.block_on(async {
+                use tokio::signal::unix::{signal, SignalKind};
+                let (Ok(mut int), Ok(mut term)) = (
+                    signal(SignalKind::interrupt()),
+                    signal(SignalKind::terminate()),
+                ) else {
+                    return;
+                };
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+                let killed = kill_every_session();
+                eprintln!("toolspec: interrupted; stopped {killed} server process(es)");
+                std::process::exit(130);
+            });
+        });
+    if let Err(e) = watcher {
+        eprintln!(
+            "toolspec: cannot watch for Ctrl-C ({e}); an interrupted run may leave servers behind"
+        );
+    }
+}
+
+/// Kills every live process whose environment holds `TOOLSPEC_SESSION=<marker>`
+/// (or, with `prefix`, a marker starting with `marker`),
 /// and says how many there were. A zombie counts as dead: it only waits to be reaped.
-fn kill_marked(marker: &str) -> usize {
+fn kill_marked(marker: &str, prefix: bool) -> usize {
     let needle = format!("{MARKER_VAR}={marker}");
+    let matches = |var: &[u8]| {
+        if prefix {
+            var.starts_with(needle.as_bytes())
+        } else {
+            var == needle.as_bytes()
+        }
+    };
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0;
     };
@@ -128,10 +200,7 @@ fn kill_marked(marker: &str) -> usize {
         let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
             continue;
         };
-        if !environ
-            .split(|b| *b == 0)
-            .any(|var| var == needle.as_bytes())
-        {
+        if !environ.split(|b| *b == 0).any(matches) {
             continue;
         }
         let zombie = std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|stat| {

@@ -49,14 +49,19 @@ pub struct LoadError {
     pub path: PathBuf,
     /// 1-based line, when known.
     pub line: Option<usize>,
+    /// 1-based column, when known (YAML errors).
+    pub column: Option<usize>,
     pub message: String,
 }
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.path.display(), line, self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
+        match (self.line, self.column) {
+            (Some(line), Some(col)) => {
+                write!(f, "{}:{line}:{col}: {}", self.path.display(), self.message)
+            }
+            (Some(line), None) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            _ => write!(f, "{}: {}", self.path.display(), self.message),
         }
     }
 }
@@ -68,6 +73,7 @@ impl LoadError {
         LoadError {
             path: path.to_path_buf(),
             line,
+            column: None,
             message: message.into(),
         }
     }
@@ -195,8 +201,15 @@ pub(crate) fn parse_yaml_str<T: DeserializeOwned>(path: &Path, text: &str) -> Re
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
     };
     serde_saphyr::from_str_with_options::<T>(text, options).map_err(|e| {
-        let line = e.location().map(|l| l.line() as usize);
-        LoadError::new(path, line, reword_yaml_error(&e.to_string(), path))
+        let location = e.location();
+        LoadError {
+            column: location.map(|l| l.column() as usize),
+            ..LoadError::new(
+                path,
+                location.map(|l| l.line() as usize),
+                reword_yaml_error(&e.to_string(), path),
+            )
+        }
     })
 }
 

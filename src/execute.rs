@@ -127,7 +127,12 @@ async fn run(
     if let Some(unsupported) = target.unsupported(&scenario.given.settings) {
         return Verdict::Skip(unsupported.0);
     }
-    let fixture = match Fixture::build(&scenario.given.files) {
+    let tree = scenario
+        .given
+        .tree
+        .as_ref()
+        .map(|t| suite.fixtures_dir.join(t));
+    let fixture = match Fixture::build_over(tree.as_deref(), &scenario.given.files) {
         Ok(f) => f,
         Err(e) => return error(format!("cannot build the fixture: {e}"), String::new()),
     };

@@ -29,9 +29,21 @@ impl Fixture {
     /// Creates the files, then symlinks, then mtimes, then modes (modes last, so a
     /// locked directory does not stop its own children from being made).
     pub fn build(files: &BTreeMap<String, FileSpec>) -> io::Result<Fixture> {
+        Fixture::build_over(None, files)
+    }
+
+    /// Copies `tree` (a folder of `fixtures/`) into the root first, then builds
+    /// `files` over it.
+    pub fn build_over(
+        tree: Option<&Path>,
+        files: &BTreeMap<String, FileSpec>,
+    ) -> io::Result<Fixture> {
         let dir = tempfile::Builder::new().prefix("toolspec-").tempdir()?;
         let root = dir.path().canonicalize()?;
         let mut initial = BTreeMap::new();
+        if let Some(tree) = tree {
+            copy_tree(tree, &root, "", &mut initial)?;
+        }
         let mut links = Vec::new();
         let mut mtimes = Vec::new();
         let mut modes = Vec::new();
@@ -123,6 +135,35 @@ impl Drop for Fixture {
             let _ = fs::remove_dir_all(&path);
         }
     }
+}
+
+/// Copies `from` into `to` (files, folders, symlinks as links), recording each file's
+/// bytes under its `/`-separated path below the root.
+fn copy_tree(
+    from: &Path,
+    to: &Path,
+    prefix: &str,
+    initial: &mut BTreeMap<String, Vec<u8>>,
+) -> io::Result<()> {
+    let mut entries: Vec<_> = fs::read_dir(from)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let rel = format!("{prefix}{name}");
+        let (source, target) = (entry.path(), to.join(&name));
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(&source)?, &target)?;
+        } else if kind.is_dir() {
+            fs::create_dir(&target)?;
+            copy_tree(&source, &target, &format!("{rel}/"), initial)?;
+        } else {
+            let bytes = fs::read(&source)?;
+            fs::write(&target, &bytes)?;
+            initial.insert(rel, bytes);
+        }
+    }
+    Ok(())
 }
 
 /// Gives the owner full access everywhere below `dir` so the tree can be removed.
@@ -249,6 +290,22 @@ mod tests {
         fs::set_permissions(root.join("d"), fs::Permissions::from_mode(0o000)).unwrap();
         drop(fx);
         assert!(!root.exists(), "{} left behind", root.display());
+    }
+
+    #[test]
+    fn lays_files_over_a_tree() {
+        let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/small-project");
+        let mut files = BTreeMap::new();
+        files.insert("README.md".to_string(), FileSpec::Text("replaced\n".into()));
+        let fx = Fixture::build_over(Some(&tree), &files).unwrap();
+        let root = fx.root();
+        assert!(root.join("src/text/mod.rs").is_file());
+        assert_eq!(fs::read(root.join("README.md")).unwrap(), b"replaced\n");
+        assert_eq!(fx.initial_bytes("README.md"), Some(&b"replaced\n"[..]));
+        assert_eq!(
+            fx.initial_bytes("src/text/mod.rs"),
+            Some(fs::read(tree.join("src/text/mod.rs")).unwrap().as_slice())
+        );
     }
 
     #[test]

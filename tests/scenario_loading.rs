@@ -108,7 +108,25 @@ fn unchanged_needs_a_fixture_file() {
         "{HEAD}    then: {{ files: {{ y.txt: {{ unchanged: true }} }} }}\n"
     ));
     assert!(
-        e.contains("`unchanged` needs `y.txt` to be a file in given.files"),
+        e.contains("`unchanged` needs `y.txt` to be a file in given.files or given.tree"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_tree_must_exist_in_fixtures() {
+    let e = one_error(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { tree: no-such-tree }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",
+    );
+    assert!(
+        e.contains("given.tree `no-such-tree` does not exist"),
+        "{e}"
+    );
+    let e = one_error(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { tree: ../x }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",
+    );
+    assert!(
+        e.contains("must be the name of a folder in fixtures/"),
         "{e}"
     );
 }

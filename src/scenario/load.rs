@@ -17,6 +17,8 @@ use super::validate::validate_file;
 pub struct Suite {
     pub name: String,
     pub dir: PathBuf,
+    /// Where `given.tree` names are looked up: `fixtures/` beside the specs folder.
+    pub fixtures_dir: PathBuf,
     pub config: SuiteFile,
     pub files: Vec<SuiteScenarioFile>,
 }
@@ -147,6 +149,7 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         .collect();
     paths.sort();
 
+    let fixtures_dir = fixtures_dir_for(dir);
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
@@ -158,7 +161,7 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         match parse_yaml_file::<ScenarioFile>(&path) {
             Ok(content) => {
                 let source = read_or_empty(&path);
-                let mut problems = validate_file(&config, &content, &path, &source);
+                let mut problems = validate_file(&config, &fixtures_dir, &content, &path, &source);
                 if problems.is_empty() {
                     files.push(SuiteScenarioFile {
                         stem,
@@ -176,12 +179,22 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         Ok(Suite {
             name,
             dir: dir.to_path_buf(),
+            fixtures_dir,
             config,
             files,
         })
     } else {
         Err(errors)
     }
+}
+
+/// `specs/<suite>` -> `fixtures/`, the folder beside `specs/`.
+fn fixtures_dir_for(suite_dir: &Path) -> PathBuf {
+    suite_dir
+        .parent()
+        .and_then(Path::parent)
+        .map(|top| top.join("fixtures"))
+        .unwrap_or_else(|| PathBuf::from("fixtures"))
 }
 
 fn read_or_empty(path: &Path) -> String {

@@ -88,6 +88,10 @@ pub struct Scenario {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Given {
+    /// A reusable tree from the repository's `fixtures/` folder, copied first;
+    /// `files` are laid over it.
+    #[serde(default)]
+    pub tree: Option<String>,
     #[serde(default)]
     pub files: BTreeMap<String, FileSpec>,
     /// Server settings this scenario needs; a target that cannot express one skips it.

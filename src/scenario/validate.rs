@@ -12,6 +12,7 @@ use crate::dialect::Dialect;
 /// Every problem in `file`, each with the line of the scenario it belongs to.
 pub(crate) fn validate_file(
     suite: &SuiteFile,
+    fixtures_dir: &Path,
     file: &ScenarioFile,
     path: &Path,
     source: &str,
@@ -44,14 +45,19 @@ pub(crate) fn validate_file(
         if scenario.covers.trim().is_empty() {
             fail("`covers` is empty: name the spec clause this scenario checks".into());
         }
-        for message in scenario_problems(suite, scenario) {
+        if let Some(tree) = &scenario.given.tree {
+            if let Err(p) = check_tree(fixtures_dir, tree) {
+                fail(p);
+            }
+        }
+        for message in scenario_problems(suite, fixtures_dir, scenario) {
             fail(message);
         }
     }
     errors
 }
 
-fn scenario_problems(suite: &SuiteFile, scenario: &Scenario) -> Vec<String> {
+fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario) -> Vec<String> {
     let mut problems = Vec::new();
     for (name, spec) in &scenario.given.files {
         if let Err(p) = check_relative(name) {
@@ -93,11 +99,22 @@ fn scenario_problems(suite: &SuiteFile, scenario: &Scenario) -> Vec<String> {
             ));
         }
     }
-    problems.extend(then_problems(suite, scenario, &scenario.then));
+    let tree = scenario.given.tree.as_ref().map(|t| fixtures_dir.join(t));
+    problems.extend(then_problems(
+        suite,
+        scenario,
+        tree.as_deref(),
+        &scenario.then,
+    ));
     problems
 }
 
-fn then_problems(suite: &SuiteFile, scenario: &Scenario, then: &Then) -> Vec<String> {
+fn then_problems(
+    suite: &SuiteFile,
+    scenario: &Scenario,
+    tree: Option<&Path>,
+    then: &Then,
+) -> Vec<String> {
     let mut problems = Vec::new();
     if !then.judges_the_result() && then.files.is_empty() {
         problems.push(
@@ -139,23 +156,46 @@ fn then_problems(suite: &SuiteFile, scenario: &Scenario, then: &Then) -> Vec<Str
             problems.push(format!("then.files `{name}`: `absent` cannot be combined"));
         }
         if d.unchanged {
-            let is_content = matches!(
-                scenario.given.files.get(name.as_str()),
-                Some(FileSpec::Text(_))
-                    | Some(FileSpec::Detailed(FileDetail {
-                        symlink: None,
-                        dir: false,
-                        ..
-                    }))
-            );
+            let is_content = match scenario.given.files.get(name.as_str()) {
+                Some(spec) => matches!(
+                    spec,
+                    FileSpec::Text(_)
+                        | FileSpec::Detailed(FileDetail {
+                            symlink: None,
+                            dir: false,
+                            ..
+                        })
+                ),
+                None => tree.is_some_and(|t| {
+                    t.join(name)
+                        .symlink_metadata()
+                        .is_ok_and(|m| m.file_type().is_file())
+                }),
+            };
             if !is_content {
                 problems.push(format!(
-                    "then.files `{name}`: `unchanged` needs `{name}` to be a file in given.files"
+                    "then.files `{name}`: `unchanged` needs `{name}` to be a file in given.files or given.tree"
                 ));
             }
         }
     }
     problems
+}
+
+fn check_tree(fixtures_dir: &Path, tree: &str) -> Result<(), String> {
+    let plain = !tree.is_empty() && Path::new(tree).components().count() == 1;
+    if !plain || tree == ".." || tree == "." {
+        return Err(format!(
+            "given.tree `{tree}` must be the name of a folder in fixtures/"
+        ));
+    }
+    if !fixtures_dir.join(tree).is_dir() {
+        return Err(format!(
+            "given.tree `{tree}` does not exist: no folder {}",
+            fixtures_dir.join(tree).display()
+        ));
+    }
+    Ok(())
 }
 
 fn check_relative(name: &str) -> Result<(), String> {

@@ -101,7 +101,7 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub jobs: Option<usize>,
     /// Start the bundled server with this deliberate deviation (see its --mutate).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["server", "target"])]
     pub mutate: Vec<String>,
     /// Leave the fixture of every failed or errored scenario on disk.
     #[arg(long)]

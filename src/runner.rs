@@ -27,8 +27,21 @@ pub const KEEP_ENV: &str = "TOOLSPEC_KEEP_FAILED";
 pub const TIMEOUT_ENV: &str = "TOOLSPEC_CALL_TIMEOUT_MS";
 
 /// The `main` of a `harness = false` test: every scenario under `specs_dir` against
-/// the reference server in `toolspec_exe`, or the server named by `TOOLSPEC_SERVER`.
+/// the reference server in `toolspec_exe`, or the server named by `TOOLSPEC_TARGET`
+/// or `TOOLSPEC_SERVER`.
 pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
+    main_with(specs_dir, |suite| Target::reference(toolspec_exe, suite))
+}
+
+/// The `main` of a `harness = false` test in an implementer's own repository: every
+/// scenario under `specs_dir` against `target` (for example built from
+/// `env!("CARGO_BIN_EXE_my-server")`), unless `TOOLSPEC_TARGET` or `TOOLSPEC_SERVER`
+/// names another.
+pub fn target_main(specs_dir: &Path, target: Target) -> ExitCode {
+    main_with(specs_dir, |_| target.clone())
+}
+
+fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> ExitCode {
     let args = Arguments::from_args();
     let suites = match load_suites(specs_dir) {
         Ok(s) => s,
@@ -54,7 +67,7 @@ pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
         suites,
         |suite| match &external {
             Some(t) => t.clone(),
-            None => Target::reference(toolspec_exe, suite),
+            None => default_target(suite),
         },
         options,
     );

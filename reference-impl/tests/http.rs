@@ -1,6 +1,8 @@
 //! End-to-end: the real binary over streamable HTTP, driven by rmcp's client,
 //! discovered through the `listening on` line a harness reads from stderr.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -113,18 +115,7 @@ async fn boris_tools_answer_over_http_and_sigterm_cleans_up() {
 
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(
-        names,
-        [
-            "bash",
-            "task_output",
-            "view",
-            "str_replace",
-            "create_file",
-            "grep",
-            "glob"
-        ]
-    );
+    assert_eq!(names, common::BORIS_TOOLS);
 
     let view = client
         .call_tool(

@@ -1,5 +1,7 @@
 //! End-to-end: the real binary over stdin/stdout, as the harness runs it.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
@@ -67,18 +69,7 @@ fn boris_tools_answer_over_stdio() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "bash",
-            "task_output",
-            "view",
-            "str_replace",
-            "create_file",
-            "grep",
-            "glob"
-        ]
-    );
+    assert_eq!(names, common::BORIS_TOOLS);
     assert_eq!(
         replies[1]["result"]["content"][0]["text"],
         "1\tone\n2\ttwo\n"

@@ -4,6 +4,7 @@
 //! -> expectations. The session is stopped, with everything the server started,
 //! whatever the verdict.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -138,25 +139,14 @@ async fn run(
     };
     let root = fixture.root().to_string_lossy().into_owned();
     report.root = root.clone();
-    let settings = substitute_map(&scenario.given.settings, &root);
-    let port = match &target.url {
-        Some(_) => match crate::target::free_port() {
-            Ok(p) => Some(p),
-            Err(e) => return error(format!("cannot find a free local port: {e}"), String::new()),
-        },
-        None => None,
-    };
-    let argv = match target.argv(fixture.root(), port, &settings) {
-        Ok(a) => a,
-        Err(u) => return Verdict::Skip(u.0),
-    };
+    let settings: BTreeMap<String, Value> = substitute_entries(&scenario.given.settings, &root);
     let timeout = Duration::from_millis(
         options
             .call_timeout_ms
             .or(scenario.timeout_ms)
             .unwrap_or(suite.config.call_timeout_ms),
     );
-    let mut session = match Session::start(target, &argv, fixture.root(), port, timeout).await {
+    let mut session = match Session::launch(target, fixture.root(), &settings, timeout).await {
         Ok(s) => s,
         Err(e) => return error(e.message, e.stderr_tail),
     };
@@ -303,16 +293,19 @@ fn substitute(value: &Value, root: &str) -> Value {
 }
 
 fn substitute_map_json(map: &Map<String, Value>, root: &str) -> Map<String, Value> {
-    map.iter()
-        .map(|(k, v)| (k.clone(), substitute(v, root)))
-        .collect()
+    substitute_entries(map, root)
 }
 
-fn substitute_map(
-    map: &std::collections::BTreeMap<String, Value>,
+/// Fills `{root}` into every value of a map, whichever map type it is.
+fn substitute_entries<'a, C>(
+    entries: impl IntoIterator<Item = (&'a String, &'a Value)>,
     root: &str,
-) -> std::collections::BTreeMap<String, Value> {
-    map.iter()
+) -> C
+where
+    C: FromIterator<(String, Value)>,
+{
+    entries
+        .into_iter()
         .map(|(k, v)| (k.clone(), substitute(v, root)))
         .collect()
 }

@@ -20,10 +20,6 @@ pub struct Gaps {
 }
 
 impl Gaps {
-    pub fn is_empty(&self) -> bool {
-        self.missing_tools.is_empty() && self.unknown_arguments.is_empty()
-    }
-
     /// One line per gap, for the run's output.
     pub fn lines(&self, target: &str) -> Vec<String> {
         let mut lines = Vec::new();
@@ -63,14 +59,7 @@ pub fn check(suite: &Suite, target: &Target, timeout: Duration) -> Result<Gaps, 
         .map_err(|e| format!("cannot start an async runtime: {e}"))?;
     runtime.block_on(async {
         let fixture = Fixture::build(&BTreeMap::new()).map_err(|e| e.to_string())?;
-        let port = match &target.url {
-            Some(_) => Some(crate::target::free_port().map_err(|e| e.to_string())?),
-            None => None,
-        };
-        let argv = target
-            .argv(fixture.root(), port, &BTreeMap::new())
-            .map_err(|u| u.0)?;
-        let session = Session::start(target, &argv, fixture.root(), port, timeout)
+        let session = Session::launch(target, fixture.root(), &BTreeMap::new(), timeout)
             .await
             .map_err(|e| e.message)?;
         let listed = session.list_tools(timeout).await;

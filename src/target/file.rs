@@ -37,7 +37,7 @@ struct TargetFile {
     /// Scenario ids expected to fail.
     #[serde(default)]
     baseline: Vec<String>,
-    /// A file of scenario ids expected to fail, one per line (`#` starts a comment),
+    /// A file of scenario ids expected to fail, one per line (`#` lines are comments),
     /// as `toolspec run --write-baseline` writes it.
     baseline_file: Option<String>,
 }
@@ -100,10 +100,23 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
     })
 }
 
-/// Scenario ids from a baseline list: one per line, `#` comments and blanks ignored.
+/// Scenario ids from a baseline list: one per line; blank lines and lines starting
+/// with `#` are ignored (a `#` inside a line belongs to the scenario's name).
 pub fn read_baseline_lines(text: &str) -> impl Iterator<Item = String> + '_ {
     text.lines()
-        .map(|l| l.split('#').next().unwrap_or_default().trim())
-        .filter(|l| !l.is_empty())
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_baseline_lines;
+
+    #[test]
+    fn only_whole_lines_are_comments() {
+        let ids: Vec<String> =
+            read_baseline_lines("# header\n\n  boris::a::Case #2  \nboris::b::c\n").collect();
+        assert_eq!(ids, ["boris::a::Case #2", "boris::b::c"]);
+    }
 }

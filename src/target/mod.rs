@@ -159,7 +159,7 @@ impl Target {
 }
 
 /// A local port nothing listens on right now, for a server that takes `{port}`.
-pub fn free_port() -> std::io::Result<u16> {
+fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())

@@ -1,6 +1,7 @@
 //! One server process for one scenario: start it, initialize MCP, make calls, stop
 //! it, and keep the tail of its stderr for reports.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -42,6 +43,30 @@ pub struct StartError {
 }
 
 impl Session {
+    /// Starts `target` for a fixture root with the scenario's settings: picks a port
+    /// when the target speaks HTTP, builds its command line, and starts it. Callers
+    /// skip scenarios whose settings the target cannot express before they get here.
+    pub async fn launch(
+        target: &Target,
+        root: &Path,
+        settings: &BTreeMap<String, serde_json::Value>,
+        timeout: Duration,
+    ) -> Result<Session, StartError> {
+        let refuse = |message: String| StartError {
+            message,
+            stderr_tail: String::new(),
+        };
+        let port = match &target.url {
+            Some(_) => Some(
+                super::free_port()
+                    .map_err(|e| refuse(format!("cannot find a free local port: {e}")))?,
+            ),
+            None => None,
+        };
+        let argv = target.argv(root, port, settings).map_err(|u| refuse(u.0))?;
+        Session::start(target, &argv, root, port, timeout).await
+    }
+
     /// Starts the server in `root` and completes `initialize` within `timeout`:
     /// over the server's stdio, or over streamable HTTP when the target has a URL.
     pub async fn start(

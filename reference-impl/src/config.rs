@@ -11,14 +11,21 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
+use crate::dialects::Dialect;
 use crate::engine::paths::PathPolicy;
-use crate::mutations::{Mutation, Mutations};
+use crate::mutations::Mutations;
 
 /// The suites whose tool surface this server can speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DialectName {
     /// mjkoo/boris: `[CODE] message` errors (seeds 000 and 001).
     Boris,
+    /// gemini-cli 0.1.13's built-in tools: exact strings (seed 002).
+    GeminiCli,
+    /// @clarvis/agent-tools: the `{"error","message"}` envelope (seed 003).
+    AgentTools,
+    /// mgreenly/ikigai: the `{"success",…}` result envelope (seed 004).
+    Ikigai,
 }
 
 /// How MCP reaches the server.
@@ -40,8 +47,8 @@ struct Cli {
     #[arg(long, value_enum)]
     dialect: DialectName,
     /// Working directory: relative paths resolve against it and bash runs in it.
-    #[arg(long)]
-    root: PathBuf,
+    #[arg(long, required_unless_present = "list_mutations")]
+    root: Option<PathBuf>,
     /// Largest file that may be read or written: bytes, or a B/KB/MB/GB suffix (powers of 1024).
     #[arg(long, default_value = "10MB", value_parser = parse_size)]
     max_file_size: u64,
@@ -54,9 +61,19 @@ struct Cli {
     /// Default bash timeout in seconds.
     #[arg(long, default_value_t = 120)]
     timeout: u64,
-    /// Apply a named deviation to the rendering (repeatable), for testing the harness.
-    #[arg(long = "mutate", value_parser = Mutation::parse)]
-    mutations: Vec<Mutation>,
+    /// Most bytes of command output captured; past it the command is killed.
+    #[arg(long, default_value = "1MB", value_parser = parse_size)]
+    output_limit: u64,
+    /// Hide and refuse the tools that change files.
+    #[arg(long)]
+    read_only: bool,
+    /// Apply a named deviation from the dialect's catalogue (repeatable), for
+    /// testing the suites; see --list-mutations.
+    #[arg(long = "mutate")]
+    mutations: Vec<String>,
+    /// Print the dialect's mutation catalogue (`name<TAB>description` lines) and exit.
+    #[arg(long)]
+    list_mutations: bool,
     /// How MCP is served: stdio, or streamable HTTP at /mcp.
     #[arg(long, value_enum, default_value_t = TransportName::Stdio)]
     transport: TransportName,
@@ -95,6 +112,8 @@ pub struct Config {
     pub policy: PathPolicy,
     pub max_file_size: u64,
     pub default_timeout: Duration,
+    pub output_limit: u64,
+    pub read_only: bool,
     pub mutations: Mutations,
     pub transport: Transport,
 }
@@ -113,6 +132,17 @@ impl Config {
                 return Err(ExitCode::from(code));
             }
         };
+        let catalogue = Dialect::new(cli.dialect).mutations();
+        if cli.list_mutations {
+            for mutation in catalogue {
+                println!("{}\t{}", mutation.name, mutation.what);
+            }
+            return Err(ExitCode::SUCCESS);
+        }
+        let mutations = Mutations::select(catalogue, &cli.mutations).map_err(|message| {
+            eprintln!("toolspec-reference: {message}");
+            ExitCode::from(2)
+        })?;
         let transport = match cli.transport {
             TransportName::Stdio => {
                 if cli.host.is_some() || cli.port.is_some() {
@@ -129,8 +159,9 @@ impl Config {
                 exit_on_stdin_eof: cli.exit_on_stdin_eof,
             }),
         };
+        let root = cli.root.unwrap_or_default();
         let policy =
-            PathPolicy::new(&cli.root, &cli.allow_dirs, &cli.deny_patterns).map_err(|message| {
+            PathPolicy::new(&root, &cli.allow_dirs, &cli.deny_patterns).map_err(|message| {
                 eprintln!("toolspec-reference: {message}");
                 ExitCode::from(2)
             })?;
@@ -139,7 +170,9 @@ impl Config {
             policy,
             max_file_size: cli.max_file_size,
             default_timeout: Duration::from_secs(cli.timeout),
-            mutations: Mutations::new(cli.mutations),
+            output_limit: cli.output_limit,
+            read_only: cli.read_only,
+            mutations,
             transport,
         })
     }
@@ -227,8 +260,8 @@ mod tests {
     }
 
     #[test]
-    fn unknown_mutation_is_rejected_with_the_valid_names() {
-        let err = Mutation::parse("nope").unwrap_err();
-        assert!(err.contains("drop-code-prefix"), "{err}");
+    fn unknown_mutation_is_rejected() {
+        assert!(parse(&["--mutate", "nope"]).is_err());
+        assert!(parse(&["--mutate", "lowercase-code"]).is_ok());
     }
 }

@@ -1,155 +1,64 @@
-//! A catalogue of named, realistic deviations, switched on with `--mutate`.
+//! Named, realistic deviations, switched on with `--mutate NAME`.
 //!
-//! The harness proves that its checks can fail by running the suites against
-//! a deliberately broken reference server. Each mutation imitates a mistake a
-//! real implementation could make, and applies to every call of the affected
-//! kind: none of them looks at which scenario is running.
+//! The harness proves that its suites catch mistakes by running them against
+//! a deliberately broken reference server (`toolspec mutants`). Each dialect
+//! owns its catalogue (`MUTATIONS` in its module), because a deviation only
+//! makes sense in the conventions it bends: a lower-case `[code]` is a boris
+//! mistake, a renamed envelope field an agent-tools one. A name may appear in
+//! several catalogues when the same mistake exists in several dialects.
+//!
+//! A mutation applies to every call of the kind it affects; none looks at
+//! which scenario is running.
 
-use std::fmt;
-
-/// One deviation from the dialect's conventions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mutation {
-    /// Error text loses its `[CODE] ` prefix.
-    DropCodePrefix,
-    /// The code is written in lower case: `[path_not_found] …`.
-    LowercaseCode,
-    /// No space after the code: `[CODE]message`.
-    NoSpaceAfterCode,
-    /// Error results are sent without `isError: true`.
-    OmitIsError,
-    /// A command's non-zero exit is reported with `isError: true`.
-    ErrorOnNonzeroExit,
-    /// `PATH_NOT_FOUND` is reported as `IO_ERROR`.
-    WrongCode,
-    /// A write refused for its size leaves a truncated file behind.
-    PartialWrite,
-    /// Error messages no longer name the path they are about.
-    DropPathFromMessage,
+/// One entry of a dialect's catalogue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MutationInfo {
+    /// The `--mutate` value.
+    pub name: &'static str,
+    /// What goes wrong, in one line, for `--list-mutations` and reports.
+    pub what: &'static str,
 }
 
-impl Mutation {
-    /// Every mutation with its command-line name.
-    pub const ALL: [(&'static str, Mutation); 8] = [
-        ("drop-code-prefix", Mutation::DropCodePrefix),
-        ("lowercase-code", Mutation::LowercaseCode),
-        ("no-space-after-code", Mutation::NoSpaceAfterCode),
-        ("omit-is-error", Mutation::OmitIsError),
-        ("error-on-nonzero-exit", Mutation::ErrorOnNonzeroExit),
-        ("wrong-code", Mutation::WrongCode),
-        ("partial-write", Mutation::PartialWrite),
-        ("drop-path-from-message", Mutation::DropPathFromMessage),
-    ];
-
-    /// Parses a `--mutate` value; an unknown name lists the valid ones.
-    pub fn parse(name: &str) -> Result<Mutation, String> {
-        Self::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, m)| *m)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
-                format!(
-                    "unknown mutation {name:?}; valid mutations: {}",
-                    names.join(", ")
-                )
-            })
-    }
-
-    pub fn name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, m)| *m == self)
-            .map_or("?", |(n, _)| n)
-    }
-}
-
-impl fmt::Display for Mutation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The set of active mutations.
+/// The mutations switched on for this server, checked against its dialect's
+/// catalogue at start-up.
 #[derive(Debug, Clone, Default)]
 pub struct Mutations {
-    active: Vec<Mutation>,
-}
-
-/// A dialect's failure before rendering: a code, a message, and the paths the
-/// message mentions (so `drop-path-from-message` knows what to remove).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub code: &'static str,
-    pub message: String,
-    pub paths: Vec<String>,
-}
-
-/// How a `[CODE] message` line is to be written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CodeStyle {
-    pub drop_prefix: bool,
-    pub lowercase: bool,
-    pub no_space: bool,
-}
-
-impl CodeStyle {
-    /// Writes `[CODE] message` in this style.
-    pub fn render(self, code: &str, message: &str) -> String {
-        if self.drop_prefix {
-            return message.to_string();
-        }
-        let code = if self.lowercase {
-            code.to_ascii_lowercase()
-        } else {
-            code.to_string()
-        };
-        let space = if self.no_space { "" } else { " " };
-        format!("[{code}]{space}{message}")
-    }
+    catalogue: &'static [MutationInfo],
+    active: Vec<&'static str>,
 }
 
 impl Mutations {
-    pub fn new(mut active: Vec<Mutation>) -> Mutations {
-        active.dedup();
-        Mutations { active }
-    }
-
-    pub fn is_active(&self, mutation: Mutation) -> bool {
-        self.active.contains(&mutation)
-    }
-
-    /// Applies the message-level mutations (code swap, path removal).
-    pub fn adjust_failure(&self, mut failure: Failure) -> Failure {
-        if self.is_active(Mutation::WrongCode) && failure.code == "PATH_NOT_FOUND" {
-            failure.code = "IO_ERROR";
-        }
-        if self.is_active(Mutation::DropPathFromMessage) {
-            for path in &failure.paths {
-                if !path.is_empty() {
-                    failure.message = failure.message.replace(path.as_str(), "the file");
+    /// Switches on `names`; an unknown name is refused with the valid ones.
+    pub fn select(
+        catalogue: &'static [MutationInfo],
+        names: &[String],
+    ) -> Result<Mutations, String> {
+        let mut active = Vec::new();
+        for name in names {
+            match catalogue.iter().find(|m| m.name == name) {
+                Some(info) if !active.contains(&info.name) => active.push(info.name),
+                Some(_) => {}
+                None => {
+                    let valid: Vec<&str> = catalogue.iter().map(|m| m.name).collect();
+                    return Err(format!(
+                        "unknown mutation {name:?} for this dialect; valid mutations: {}",
+                        valid.join(", ")
+                    ));
                 }
             }
         }
-        failure
+        Ok(Mutations { catalogue, active })
     }
 
-    /// The style in which codes are written.
-    pub fn code_style(&self) -> CodeStyle {
-        CodeStyle {
-            drop_prefix: self.is_active(Mutation::DropCodePrefix),
-            lowercase: self.is_active(Mutation::LowercaseCode),
-            no_space: self.is_active(Mutation::NoSpaceAfterCode),
-        }
-    }
-
-    /// The `isError` flag to send, given the honest one and, for commands,
-    /// the exit code.
-    pub fn is_error_flag(&self, honest: bool, exit_code: Option<i32>) -> bool {
-        if honest {
-            return !self.is_active(Mutation::OmitIsError);
-        }
-        self.is_active(Mutation::ErrorOnNonzeroExit) && exit_code.is_some_and(|code| code != 0)
+    /// Whether `name` is switched on. Asking about a name that is not in the
+    /// catalogue is a programming error (a typo would make a mutation that
+    /// never fires), caught in debug builds.
+    pub fn is_active(&self, name: &str) -> bool {
+        debug_assert!(
+            self.catalogue.is_empty() || self.catalogue.iter().any(|m| m.name == name),
+            "mutation {name:?} is not in this dialect's catalogue"
+        );
+        self.active.contains(&name)
     }
 }
 
@@ -157,38 +66,23 @@ impl Mutations {
 mod tests {
     use super::*;
 
-    #[test]
-    fn names_round_trip() {
-        for (name, mutation) in Mutation::ALL {
-            assert_eq!(Mutation::parse(name), Ok(mutation));
-            assert_eq!(mutation.name(), name);
-        }
-    }
+    const CATALOGUE: &[MutationInfo] = &[
+        MutationInfo {
+            name: "one",
+            what: "first",
+        },
+        MutationInfo {
+            name: "two",
+            what: "second",
+        },
+    ];
 
     #[test]
-    fn code_styles() {
-        assert_eq!(CodeStyle::default().render("IO_ERROR", "m"), "[IO_ERROR] m");
-        let muts = Mutations::new(vec![Mutation::LowercaseCode, Mutation::NoSpaceAfterCode]);
-        assert_eq!(muts.code_style().render("IO_ERROR", "m"), "[io_error]m");
-        let muts = Mutations::new(vec![Mutation::DropCodePrefix]);
-        assert_eq!(muts.code_style().render("IO_ERROR", "m"), "m");
-    }
-
-    #[test]
-    fn failure_adjustments() {
-        let failure = Failure {
-            code: "PATH_NOT_FOUND",
-            message: "/r/x does not exist".into(),
-            paths: vec!["/r/x".into()],
-        };
-        let muts = Mutations::new(vec![Mutation::WrongCode, Mutation::DropPathFromMessage]);
-        let adjusted = muts.adjust_failure(failure);
-        assert_eq!(
-            (adjusted.code, adjusted.message.as_str()),
-            ("IO_ERROR", "the file does not exist")
-        );
-        assert!(!Mutations::default().is_error_flag(false, Some(1)));
-        assert!(Mutations::new(vec![Mutation::ErrorOnNonzeroExit]).is_error_flag(false, Some(1)));
-        assert!(!Mutations::new(vec![Mutation::OmitIsError]).is_error_flag(true, None));
+    fn selection_checks_names_against_the_catalogue() {
+        let muts = Mutations::select(CATALOGUE, &["two".into(), "two".into()]).expect("known");
+        assert!(muts.is_active("two"));
+        assert!(!muts.is_active("one"));
+        let err = Mutations::select(CATALOGUE, &["nope".into()]).unwrap_err();
+        assert!(err.contains("one, two"), "{err}");
     }
 }

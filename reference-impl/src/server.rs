@@ -51,7 +51,9 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.dialect.tools()))
+        Ok(ListToolsResult::with_all_items(
+            self.dialect.tools(&self.ctx),
+        ))
     }
 
     async fn call_tool(

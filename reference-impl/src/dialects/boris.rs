@@ -35,12 +35,12 @@ use rmcp::model::{JsonObject, Tool};
 use serde_json::{json, Value};
 
 use super::args::{ArgError, Args};
-use super::{Context, Reply};
+use super::{Context, Failure, Rendered, Reply};
 use crate::engine::error::DenyReason;
 use crate::engine::search::{self, EntryKind, FileFilter, FileHits};
 use crate::engine::shell::{CommandOutput, TaskStatus};
 use crate::engine::{files, EngineError};
-use crate::mutations::{Failure, Mutation};
+use crate::mutations::{MutationInfo, Mutations};
 
 /// Lines shown by `view` without a range, and characters per shown line.
 const MAX_VIEW_LINES: usize = 2000;
@@ -181,6 +181,85 @@ pub fn tools() -> Vec<Tool> {
     ]
 }
 
+/// The mistakes a boris-style server could make.
+pub const MUTATIONS: &[MutationInfo] = &[
+    MutationInfo {
+        name: "drop-code-prefix",
+        what: "error text loses its `[CODE] ` prefix",
+    },
+    MutationInfo {
+        name: "lowercase-code",
+        what: "the code is written in lower case: `[path_not_found] …`",
+    },
+    MutationInfo {
+        name: "no-space-after-code",
+        what: "no space after the code: `[CODE]message`",
+    },
+    MutationInfo {
+        name: "omit-is-error",
+        what: "error results are sent without `isError: true`",
+    },
+    MutationInfo {
+        name: "error-on-nonzero-exit",
+        what: "a command's non-zero exit is reported with `isError: true`",
+    },
+    MutationInfo {
+        name: "wrong-code",
+        what: "`PATH_NOT_FOUND` is reported as `IO_ERROR`",
+    },
+    MutationInfo {
+        name: "partial-write",
+        what: "a write refused for its size leaves a truncated file behind",
+    },
+    MutationInfo {
+        name: "drop-path-from-message",
+        what: "error messages no longer name the path they are about",
+    },
+];
+
+/// Writes a reply as boris does: `[CODE] message` errors, plain successes.
+pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+    match reply {
+        Reply::Success { text, exit_code } => Rendered {
+            text,
+            is_error: mutations.is_active("error-on-nonzero-exit")
+                && exit_code.is_some_and(|code| code != 0),
+        },
+        Reply::Failure(mut failure) => {
+            if mutations.is_active("wrong-code") && failure.code == "PATH_NOT_FOUND" {
+                failure.code = "IO_ERROR";
+            }
+            if mutations.is_active("drop-path-from-message") {
+                for path in failure.paths.iter().filter(|p| !p.is_empty()) {
+                    failure.message = failure.message.replace(path.as_str(), "the file");
+                }
+            }
+            Rendered {
+                text: code_line(mutations, failure.code, &failure.message),
+                is_error: !mutations.is_active("omit-is-error"),
+            }
+        }
+    }
+}
+
+/// `[CODE] message`, or one of its mutated spellings.
+fn code_line(mutations: &Mutations, code: &str, message: &str) -> String {
+    if mutations.is_active("drop-code-prefix") {
+        return message.to_string();
+    }
+    let code = if mutations.is_active("lowercase-code") {
+        code.to_ascii_lowercase()
+    } else {
+        code.to_string()
+    };
+    let space = if mutations.is_active("no-space-after-code") {
+        ""
+    } else {
+        " "
+    };
+    format!("[{code}]{space}{message}")
+}
+
 /// Runs one boris tool; `None` for an unknown tool name.
 pub async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
     let outcome = match name {
@@ -199,11 +278,7 @@ pub async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply>
 type Outcome = Result<Reply, Failure>;
 
 fn failure(code: &'static str, message: impl Into<String>) -> Failure {
-    Failure {
-        code,
-        message: message.into(),
-        paths: Vec::new(),
-    }
+    Failure::new(code, message)
 }
 
 fn invalid(message: impl Into<String>) -> Failure {
@@ -219,9 +294,8 @@ impl From<ArgError> for Failure {
 impl From<EngineError> for Failure {
     fn from(err: EngineError) -> Failure {
         let with_path = |code, message: String, path: &Path| Failure {
-            code,
-            message,
             paths: vec![path.display().to_string()],
+            ..Failure::new(code, message)
         };
         match err {
             EngineError::InvalidInput(message) => invalid(message),
@@ -563,7 +637,7 @@ fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             outcome.bytes
         ))),
         Err(err @ EngineError::TooLarge { limit, .. }) => {
-            if ctx.mutations.is_active(Mutation::PartialWrite) {
+            if ctx.mutations.is_active("partial-write") {
                 let cut = usize::try_from(limit)
                     .unwrap_or(usize::MAX)
                     .min(content.len());
@@ -846,6 +920,49 @@ mod tests {
                 "f.txt:8:MATCH"
             ]
         );
+    }
+
+    fn mutated(names: &[&str]) -> Mutations {
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        Mutations::select(MUTATIONS, &names).expect("known mutations")
+    }
+
+    #[test]
+    fn code_lines_and_their_mutations() {
+        let failure = Failure {
+            paths: vec!["/r/x".into()],
+            ..Failure::new("PATH_NOT_FOUND", "/r/x does not exist")
+        };
+        let render_with = |names: &[&str]| render(&mutated(names), Reply::Failure(failure.clone()));
+        assert_eq!(
+            render_with(&[]).text,
+            "[PATH_NOT_FOUND] /r/x does not exist"
+        );
+        assert_eq!(
+            render_with(&["lowercase-code", "no-space-after-code"]).text,
+            "[path_not_found]/r/x does not exist"
+        );
+        assert_eq!(
+            render_with(&["drop-code-prefix"]).text,
+            "/r/x does not exist"
+        );
+        assert_eq!(
+            render_with(&["wrong-code", "drop-path-from-message"]).text,
+            "[IO_ERROR] the file does not exist"
+        );
+        assert!(!render_with(&["omit-is-error"]).is_error);
+        let exit = |names: &[&str]| {
+            render(
+                &mutated(names),
+                Reply::Success {
+                    text: String::new(),
+                    exit_code: Some(1),
+                },
+            )
+            .is_error
+        };
+        assert!(!exit(&[]));
+        assert!(exit(&["error-on-nonzero-exit"]));
     }
 
     #[test]

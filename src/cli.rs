@@ -59,6 +59,11 @@ pub enum Command {
         #[arg(long)]
         suite: Vec<String>,
     },
+    /// Which clauses of the spec documents have a scenario; exits 1 when a clause has
+    /// none or a `covers:` names no clause.
+    Coverage(crate::coverage::CoverageArgs),
+    /// Write skeleton scenarios for the clauses of a spec document that have none.
+    Scaffold(crate::scaffold::ScaffoldArgs),
     /// Serve the bundled reference server over stdio (flags: --dialect, --root, ...).
     #[command(disable_help_flag = true)]
     ReferenceServer {
@@ -121,6 +126,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(&specs, *args, cli.color.for_stdout()),
         Command::List { suite } => list(&specs, &suite),
+        Command::Coverage(args) => crate::coverage::command(&specs, &args),
+        Command::Scaffold(args) => crate::scaffold::command(&specs, &args),
         Command::ReferenceServer { .. } => unreachable!("handled above"),
     };
     if crate::target::interrupted() {
@@ -145,7 +152,10 @@ fn default_specs_dir() -> PathBuf {
     }
 }
 
-fn selected_suites(specs: &Path, names: &[String]) -> Result<Vec<Suite>, Vec<LoadError>> {
+pub(crate) fn selected_suites(
+    specs: &Path,
+    names: &[String],
+) -> Result<Vec<Suite>, Vec<LoadError>> {
     if names.is_empty() {
         return load_suites(specs);
     }

@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod color;
+pub mod coverage;
 pub mod dialect;
 pub mod diff;
 pub mod execute;
@@ -20,5 +21,6 @@ pub mod placeholder;
 pub mod preflight;
 pub mod report;
 pub mod runner;
+pub mod scaffold;
 pub mod scenario;
 pub mod target;

@@ -15,6 +15,7 @@ pub mod diff;
 pub mod execute;
 pub mod expect;
 pub mod fixture;
+pub mod json_subset;
 pub mod outcome;
 pub mod placeholder;
 pub mod preflight;

@@ -38,6 +38,10 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "id": r.id,
         "requirement": r.requirement,
         "covers": r.covers,
+        "basis": match r.basis {
+            crate::scenario::Basis::Spec => "spec",
+            crate::scenario::Basis::Upstream => "upstream",
+        },
         "verdict": r.verdict.label(),
         "standing": format!("{:?}", Standing::of(r)),
         "known_failure": r.known_failure,

@@ -53,3 +53,38 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "elapsed_ms": r.elapsed.as_millis() as u64,
     })
 }
+
+/// Writes mutation scores as JSON to `path`.
+pub fn write_mutants_json(
+    path: &Path,
+    scores: &[crate::mutants::SuiteScore],
+) -> std::io::Result<()> {
+    let suites: Vec<Value> = scores
+        .iter()
+        .map(|score| {
+            let mutants: Vec<Value> = score
+                .mutants
+                .iter()
+                .map(|m| {
+                    json!({
+                        "name": m.mutation.name,
+                        "what": m.mutation.what,
+                        "killed": m.killed(),
+                        "killed_by": m.killed_by,
+                    })
+                })
+                .collect();
+            json!({
+                "suite": score.suite,
+                "scenarios": score.scenarios,
+                "killed": score.killed(),
+                "total": score.mutants.len(),
+                "not_passing": score.not_passing,
+                "mutants": mutants,
+            })
+        })
+        .collect();
+    let mut file = std::fs::File::create(path)?;
+    serde_json::to_writer_pretty(&mut file, &json!({ "suites": suites }))?;
+    file.write_all(b"\n")
+}

@@ -271,11 +271,7 @@ fn mutants(specs: &Path, args: &MutantsArgs) -> Result<ExitCode, Vec<LoadError>>
             "{}: {} of {total} mutations killed ({}%) over {} scenarios in {:.1}s",
             suite.name,
             score.killed(),
-            if total == 0 {
-                100
-            } else {
-                score.killed() * 100 / total
-            },
+            (score.killed() * 100).checked_div(total).unwrap_or(100),
             score.scenarios,
             started.elapsed().as_secs_f64()
         );

@@ -230,7 +230,7 @@ fn mutants(specs: &Path, args: &MutantsArgs) -> Result<ExitCode, Vec<LoadError>>
         let progress = |m: &crate::mutants::MutantOutcome| {
             let verdict = if m.killed() { "killed  " } else { "SURVIVED" };
             say!(
-                "  {verdict} {:<28} {:>3} failing  {}",
+                "  {verdict} {:<32} {:>3} failing  {}",
                 m.mutation.name,
                 m.killed_by.len(),
                 m.mutation.what

@@ -7,8 +7,8 @@
 //! `src/a.c` and a pattern alone shows `a.c`. Matching does not recurse
 //! beyond what the pattern spells out, and results are sorted by their text.
 //!
-//! Nothing outside the root is listed or returned: a directory or match
-//! whose real path (symlinks resolved) leaves the root is left out.
+//! Nothing outside the root is listed or returned: a directory to list or a
+//! match whose real path (symlinks resolved) leaves the root is left out.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -48,17 +48,19 @@ pub fn expand(
         let last = index + 1 == components.len();
         let mut next = Vec::new();
         for shown in &candidates {
-            let Some(dir) = inside_root(policy, shown) else {
-                continue;
-            };
             match component.literal() {
+                // A name is looked up, not listed, so the directories on the
+                // way to the root (`/`, `/tmp`) may be walked through.
                 Some(name) => {
-                    let child = dir.join(&name);
+                    let child = policy.root().join(shown).join(&name);
                     if exists_as(&child, last) {
                         next.push(join(shown, &name));
                     }
                 }
                 None => {
+                    let Some(dir) = inside_root(policy, shown) else {
+                        continue;
+                    };
                     for name in sorted_names(&dir) {
                         if component.matches(&name) && exists_as(&dir.join(&name), last) {
                             next.push(join(shown, &name));
@@ -166,6 +168,8 @@ mod tests {
         assert_eq!(found[0].real, policy.root().join("a.c"));
         let relative = expand(&policy, Some("src"), "*").expect("valid");
         assert_eq!(shown(relative), ["src/deep", "src/x.c"]);
+        let absolute = expand(&policy, None, &format!("{root}/src/*.c")).expect("valid");
+        assert_eq!(shown(absolute), [format!("{root}/src/x.c")]);
     }
 
     #[test]

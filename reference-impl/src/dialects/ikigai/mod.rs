@@ -33,7 +33,8 @@
 //! - Back-references in a grep pattern are refused (the `regex` crate has
 //!   none).
 //! - A command still running at the timeout is killed, and the call fails
-//!   with `Command execution failed: timed out after …`.
+//!   with `Command execution failed: timed out after …`; a command killed by
+//!   a signal otherwise reports `exit_code` -1.
 //! - Bad arguments: `Missing required parameter: <name>` (upstream's
 //!   wording), `Invalid type for parameter <name>: …` and `Unknown
 //!   parameter: <name>`.

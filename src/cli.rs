@@ -58,6 +58,11 @@ pub enum Command {
         #[arg(long)]
         suite: Vec<String>,
     },
+    /// Which clauses of the spec documents have a scenario; exits 1 when a clause has
+    /// none or a `covers:` names no clause.
+    Coverage(crate::coverage::CoverageArgs),
+    /// Write skeleton scenarios for the clauses of a spec document that have none.
+    Scaffold(crate::scaffold::ScaffoldArgs),
     /// Mutation testing: run each suite against every deliberate deviation of the
     /// bundled server and report which ones the suite catches; exits 1 if any survives.
     Mutants(MutantsArgs),
@@ -142,6 +147,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(&specs, *args, cli.color.for_stdout()),
         Command::List { suite } => list(&specs, &suite),
+        Command::Coverage(args) => crate::coverage::command(&specs, &args),
+        Command::Scaffold(args) => crate::scaffold::command(&specs, &args),
         Command::Mutants(args) => mutants(&specs, &args),
         Command::ReferenceServer { .. } => unreachable!("handled above"),
     };
@@ -167,7 +174,10 @@ fn default_specs_dir() -> PathBuf {
     }
 }
 
-fn selected_suites(specs: &Path, names: &[String]) -> Result<Vec<Suite>, Vec<LoadError>> {
+pub(crate) fn selected_suites(
+    specs: &Path,
+    names: &[String],
+) -> Result<Vec<Suite>, Vec<LoadError>> {
     if names.is_empty() {
         return load_suites(specs);
     }

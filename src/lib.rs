@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod color;
+pub mod coverage;
 pub mod dialect;
 pub mod diff;
 pub mod execute;
@@ -23,5 +24,6 @@ pub mod placeholder;
 pub mod preflight;
 pub mod report;
 pub mod runner;
+pub mod scaffold;
 pub mod scenario;
 pub mod target;

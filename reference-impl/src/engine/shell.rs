@@ -21,6 +21,8 @@ use tokio::process::Command;
 
 use super::error::EngineError;
 
+mod merged;
+
 /// At most this many background tasks may be running or finished-but-unread.
 pub const MAX_BACKGROUND_TASKS: usize = 10;
 /// How long to wait for output pipes to drain once the process group is dead

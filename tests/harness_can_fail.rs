@@ -387,3 +387,30 @@ fn a_scenario_needing_a_non_root_user_is_skipped_as_root() {
         );
     }
 }
+
+/// The ikigai envelope: a `success` sent as the string "true", or a missing
+/// `count`, fails with a message naming the field.
+#[test]
+fn an_envelope_with_a_string_success_or_no_count_fails_naming_the_field() {
+    let ikigai = suite("specs/ikigai");
+    let scenario = "Matching files, one per line, with their count";
+    let stringly =
+        Target::reference(exe(), &ikigai).with_extra_args(&["--mutate", "success-as-string"]);
+    assert_fails_with(
+        &run(&ikigai, scenario, &stringly, None),
+        &[
+            "`result envelope`",
+            r#"$.success must be a boolean, got "true" (string)"#,
+        ],
+    );
+    let countless = Target::reference(exe(), &ikigai).with_extra_args(&["--mutate", "omit-count"]);
+    assert_fails_with(
+        &run(&ikigai, scenario, &countless, None),
+        &[
+            "`json`",
+            "$.data.count: missing; the object has keys output",
+        ],
+    );
+    let clean = run(&ikigai, scenario, &Target::reference(exe(), &ikigai), None);
+    assert!(matches!(clean.verdict, Verdict::Pass), "{clean}");
+}

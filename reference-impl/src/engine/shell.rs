@@ -567,7 +567,10 @@ mod tests {
         assert_eq!(out.ending, Ending::OutputLimit);
         assert_eq!(out.stdout.len(), 1000);
         assert!(started.elapsed() < Duration::from_secs(5));
-        assert!(!dir.path().join("after").exists(), "the command was not killed");
+        assert!(
+            !dir.path().join("after").exists(),
+            "the command was not killed"
+        );
         let short = RunLimits {
             timeout: Duration::from_millis(300),
             output_limit: 1000,

@@ -3,14 +3,13 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 
 use crate::color::{paint, ColorChoice};
-use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
+use crate::execute::{RunOptions, ScenarioReport, Verdict};
+use crate::parallel::{default_jobs, run_scenarios};
 use crate::preflight;
 use crate::report::{self, Standing, Tally};
 use crate::scenario::{load_suite, load_suites, LoadError, Suite};
@@ -59,6 +58,14 @@ pub enum Command {
         #[arg(long)]
         suite: Vec<String>,
     },
+    /// Which clauses of the spec documents have a scenario; exits 1 when a clause has
+    /// none or a `covers:` names no clause.
+    Coverage(crate::coverage::CoverageArgs),
+    /// Write skeleton scenarios for the clauses of a spec document that have none.
+    Scaffold(crate::scaffold::ScaffoldArgs),
+    /// Mutation testing: run each suite against every deliberate deviation of the
+    /// bundled server and report which ones the suite catches; exits 1 if any survives.
+    Mutants(MutantsArgs),
     /// Serve the bundled reference server over stdio (flags: --dialect, --root, ...).
     #[command(disable_help_flag = true)]
     ReferenceServer {
@@ -111,6 +118,25 @@ pub struct RunArgs {
     pub verbose: bool,
 }
 
+#[derive(clap::Args, Debug)]
+pub struct MutantsArgs {
+    /// Suite to score; repeat for several (default: all).
+    #[arg(long)]
+    pub suite: Vec<String>,
+    /// Only this mutation; repeat for several (default: the whole catalogue).
+    #[arg(long)]
+    pub mutation: Vec<String>,
+    /// Scenarios run at once (default: number of CPUs).
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// Write the scores as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Name every scenario that kills each mutation.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Command::ReferenceServer { args } = cli.command {
@@ -121,6 +147,9 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(&specs, *args, cli.color.for_stdout()),
         Command::List { suite } => list(&specs, &suite),
+        Command::Coverage(args) => crate::coverage::command(&specs, &args),
+        Command::Scaffold(args) => crate::scaffold::command(&specs, &args),
+        Command::Mutants(args) => mutants(&specs, &args),
         Command::ReferenceServer { .. } => unreachable!("handled above"),
     };
     if crate::target::interrupted() {
@@ -145,7 +174,10 @@ fn default_specs_dir() -> PathBuf {
     }
 }
 
-fn selected_suites(specs: &Path, names: &[String]) -> Result<Vec<Suite>, Vec<LoadError>> {
+pub(crate) fn selected_suites(
+    specs: &Path,
+    names: &[String],
+) -> Result<Vec<Suite>, Vec<LoadError>> {
     if names.is_empty() {
         return load_suites(specs);
     }
@@ -187,15 +219,93 @@ fn list(specs: &Path, names: &[String]) -> Result<ExitCode, Vec<LoadError>> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run(specs: &Path, args: RunArgs, colour: bool) -> Result<ExitCode, Vec<LoadError>> {
-    let suites = selected_suites(specs, &args.suite)?;
-    let exe = std::env::current_exe().map_err(|e| {
+fn own_exe() -> Result<PathBuf, Vec<LoadError>> {
+    std::env::current_exe().map_err(|e| {
         vec![LoadError::new(
             Path::new("toolspec"),
             None,
             format!("cannot find my own executable: {e}"),
         )]
-    })?;
+    })
+}
+
+fn mutants(specs: &Path, args: &MutantsArgs) -> Result<ExitCode, Vec<LoadError>> {
+    let suites = selected_suites(specs, &args.suite)?;
+    let exe = own_exe()?;
+    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
+    let mut scores = Vec::new();
+    let mut survived = 0;
+    for suite in &suites {
+        let started = Instant::now();
+        let progress = |m: &crate::mutants::MutantOutcome| {
+            let verdict = if m.killed() { "killed  " } else { "SURVIVED" };
+            say!(
+                "  {verdict} {:<32} {:>3} failing  {}",
+                m.mutation.name,
+                m.killed_by.len(),
+                m.mutation.what
+            );
+            if args.verbose {
+                for id in &m.killed_by {
+                    say!("             by {id}");
+                }
+            }
+        };
+        say!("{}: mutating the bundled server", suite.name);
+        let score = crate::mutants::score_suite(
+            &exe,
+            suite,
+            &args.mutation,
+            &RunOptions::default(),
+            jobs,
+            &progress,
+        )
+        .map_err(|e| vec![LoadError::new(&suite.dir, None, e)])?;
+        if !score.not_passing.is_empty() {
+            say!(
+                "  note: {} scenario(s) do not pass against the honest server and cannot kill: {}",
+                score.not_passing.len(),
+                score.not_passing.join(", ")
+            );
+        }
+        for m in score.survivors() {
+            say!(
+                "  hole: no scenario catches `{}` ({}); add one the spec justifies",
+                m.mutation.name,
+                m.mutation.what
+            );
+        }
+        let total = score.mutants.len();
+        survived += total - score.killed();
+        say!(
+            "{}: {} of {total} mutations killed ({}%) over {} scenarios in {:.1}s",
+            suite.name,
+            score.killed(),
+            (score.killed() * 100).checked_div(total).unwrap_or(100),
+            score.scenarios,
+            started.elapsed().as_secs_f64()
+        );
+        scores.push(score);
+    }
+    if let Some(path) = &args.json {
+        crate::report::write_mutants_json(path, &scores).map_err(|e| {
+            vec![LoadError::new(
+                path,
+                None,
+                format!("cannot write report: {e}"),
+            )]
+        })?;
+    }
+    Ok(if survived > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run(specs: &Path, args: RunArgs, colour: bool) -> Result<ExitCode, Vec<LoadError>> {
+    let suites = selected_suites(specs, &args.suite)?;
+    let exe = own_exe()?;
     let external = external_target(&args)?;
     if let Some(target) = &external {
         check_baseline(target, &suites, args.target.as_deref())?;
@@ -204,10 +314,7 @@ fn run(specs: &Path, args: RunArgs, colour: bool) -> Result<ExitCode, Vec<LoadEr
         call_timeout_ms: args.timeout_ms,
         keep_failed: args.keep_failed,
     };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-        .max(1);
+    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
 
     let mut all_reports = Vec::new();
     let mut grand = Tally::default();
@@ -252,7 +359,17 @@ fn run(specs: &Path, args: RunArgs, colour: bool) -> Result<ExitCode, Vec<LoadEr
             verbose: args.verbose,
             colour,
         };
-        let reports = run_parallel(suite, &work, &target, &options, jobs, show);
+        let print = |report: &ScenarioReport| {
+            if show.verbose || Standing::of(report).breaks_the_run() {
+                let text = report.to_string();
+                if show.colour {
+                    say_raw!("{}", paint(&text));
+                } else {
+                    say_raw!("{text}");
+                }
+            }
+        };
+        let reports = run_scenarios(suite, &work, &target, &options, jobs, &print);
         let tally = Tally::of(&reports);
         let known = if tally.known + tally.stale > 0 {
             format!(
@@ -377,49 +494,4 @@ struct Show {
     /// Every scenario, not only the ones that break the run.
     verbose: bool,
     colour: bool,
-}
-
-/// Runs scenarios on `jobs` threads, printing each report that did not pass as it
-/// arrives, and returns all reports in scenario order.
-fn run_parallel(
-    suite: &Suite,
-    work: &[(
-        &crate::scenario::SuiteScenarioFile,
-        &crate::scenario::Scenario,
-    )],
-    target: &Target,
-    options: &RunOptions,
-    jobs: usize,
-    show: Show,
-) -> Vec<ScenarioReport> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<ScenarioReport>>> = Mutex::new(vec![None; work.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(work.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((file, scenario)) = work.get(i) else {
-                    break;
-                };
-                let report = run_scenario(suite, &file.stem, scenario, target, options);
-                if show.verbose || Standing::of(&report).breaks_the_run() {
-                    let text = report.to_string();
-                    if show.colour {
-                        say_raw!("{}", paint(&text));
-                    } else {
-                        say_raw!("{text}");
-                    }
-                }
-                if let Ok(mut r) = results.lock() {
-                    r[i] = Some(report);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect()
 }

@@ -28,6 +28,27 @@ impl Dialect {
         )
     }
 
+    /// What every result of this dialect must look like, whatever the scenario: the
+    /// rules the dialect's document states for all results. Each broken rule is one
+    /// line; an empty list means the result keeps the convention.
+    pub fn convention_breaks(self, result: &ToolResult) -> Vec<String> {
+        match self.0 {
+            DialectName::BracketCode | DialectName::Plain => Vec::new(),
+            DialectName::JsonErrorEnvelope => error_envelope_breaks(result),
+            DialectName::JsonResultEnvelope => result_envelope_breaks(result),
+        }
+    }
+
+    /// A name for [`Self::convention_breaks`] in reports.
+    pub fn convention_name(self) -> &'static str {
+        match self.0 {
+            DialectName::BracketCode => "bracket-code convention",
+            DialectName::Plain => "plain convention",
+            DialectName::JsonErrorEnvelope => "error envelope",
+            DialectName::JsonResultEnvelope => "result envelope",
+        }
+    }
+
     /// Reads the error code from a result's text.
     pub fn read_code(self, result: &ToolResult) -> Result<String, CodeUnreadable> {
         match self.0 {
@@ -69,16 +90,174 @@ fn read_envelope_code(text: &str) -> Result<String, CodeUnreadable> {
     }
 }
 
+/// Whether `text` is `{"error": "<string>", "message": "<string>", ...}`.
+fn as_error_envelope(text: &str) -> Result<(), String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("the text is not JSON ({e})"))?;
+    let Some(object) = value.as_object() else {
+        return Err(format!("the JSON is not an object but {value}"));
+    };
+    for key in ["error", "message"] {
+        match object.get(key) {
+            Some(serde_json::Value::String(_)) => {}
+            Some(other) => return Err(format!("`{key}` is not a string but {other}")),
+            None => return Err(format!("the object has no `{key}`")),
+        }
+    }
+    Ok(())
+}
+
+/// Every failure is the envelope; a success never is.
+fn error_envelope_breaks(result: &ToolResult) -> Vec<String> {
+    let shown = || crate::diff::visible_excerpt(&result.text, 300);
+    match (result.is_error(), as_error_envelope(&result.text)) {
+        (true, Err(why)) => vec![format!(
+            "an error result must be the JSON envelope {{\"error\": <code>, \"message\": <text>}}, but {why}; text: {}",
+            shown()
+        )],
+        (false, Ok(())) => vec![format!(
+            "a success must never use the error envelope, but this one does (isError {}); text: {}",
+            match result.is_error {
+                Some(b) => b.to_string(),
+                None => "absent".to_string(),
+            },
+            shown()
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// `{"success": true, "data": {...}}` or `{"success": false, "error": "..."}`, with
+/// `isError` set exactly when `success` is false.
+fn result_envelope_breaks(result: &ToolResult) -> Vec<String> {
+    let shown = || crate::diff::visible_excerpt(&result.text, 300);
+    let value: serde_json::Value = match serde_json::from_str(&result.text) {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![format!(
+                "every result must be the JSON envelope, but the text is not JSON ({e}); text: {}",
+                shown()
+            )]
+        }
+    };
+    let Some(object) = value.as_object() else {
+        return vec![format!(
+            "the envelope must be a JSON object, got {}",
+            shown()
+        )];
+    };
+    let success = match object.get("success") {
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(other) => {
+            return vec![format!(
+                "$.success must be a boolean, got {other} ({}); text: {}",
+                json_type(other),
+                shown()
+            )]
+        }
+        None => return vec![format!("the envelope has no `success`; text: {}", shown())],
+    };
+    let mut breaks = Vec::new();
+    if result.is_error() == success {
+        breaks.push(format!(
+            "isError must be set exactly when success is false, but success is {success} and isError is {}",
+            match result.is_error {
+                Some(b) => b.to_string(),
+                None => "absent".to_string(),
+            }
+        ));
+    }
+    let (key, wanted, ok) = if success {
+        (
+            "data",
+            "an object",
+            object.get("data").is_some_and(|v| v.is_object()),
+        )
+    } else {
+        (
+            "error",
+            "a string",
+            object.get("error").is_some_and(|v| v.is_string()),
+        )
+    };
+    if !ok {
+        breaks.push(format!(
+            "with success {success}, $.{key} must be {wanted}; text: {}",
+            shown()
+        ));
+    }
+    breaks
+}
+
+fn json_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn result(text: &str) -> ToolResult {
+        flagged(Some(true), text)
+    }
+
+    fn flagged(is_error: Option<bool>, text: &str) -> ToolResult {
         ToolResult {
-            is_error: Some(true),
+            is_error,
             text: text.to_string(),
             raw: serde_json::Value::Null,
         }
+    }
+
+    #[test]
+    fn error_envelope_convention() {
+        let d = Dialect::new(DialectName::JsonErrorEnvelope);
+        let envelope = r#"{"error":"not_found","message":"m","path":"a"}"#;
+        assert!(d
+            .convention_breaks(&flagged(Some(true), envelope))
+            .is_empty());
+        assert!(d
+            .convention_breaks(&flagged(None, "plain output"))
+            .is_empty());
+        let breaks = d.convention_breaks(&flagged(None, envelope));
+        assert!(
+            breaks[0].contains("never use the error envelope"),
+            "{breaks:?}"
+        );
+        let breaks = d.convention_breaks(&flagged(Some(true), r#"{"code":"x","message":"m"}"#));
+        assert!(breaks[0].contains("has no `error`"), "{breaks:?}");
+        let breaks = d.convention_breaks(&flagged(Some(true), "No such file"));
+        assert!(breaks[0].contains("not JSON"), "{breaks:?}");
+    }
+
+    #[test]
+    fn result_envelope_convention() {
+        let d = Dialect::new(DialectName::JsonResultEnvelope);
+        assert!(d
+            .convention_breaks(&flagged(None, r#"{"success":true,"data":{}}"#))
+            .is_empty());
+        assert!(d
+            .convention_breaks(&flagged(Some(true), r#"{"success":false,"error":"e"}"#))
+            .is_empty());
+        let breaks = d.convention_breaks(&flagged(None, r#"{"success":"true","data":{}}"#));
+        assert!(
+            breaks[0].contains("$.success must be a boolean"),
+            "{breaks:?}"
+        );
+        let breaks = d.convention_breaks(&flagged(None, r#"{"success":false,"error":"e"}"#));
+        assert!(
+            breaks[0].contains("isError must be set exactly"),
+            "{breaks:?}"
+        );
+        let breaks = d.convention_breaks(&flagged(None, r#"{"success":true,"output":"x"}"#));
+        assert!(breaks[0].contains("$.data must be an object"), "{breaks:?}");
     }
 
     #[test]

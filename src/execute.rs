@@ -14,7 +14,7 @@ use crate::dialect::Dialect;
 use crate::expect::{judge, Mismatch};
 use crate::fixture::Fixture;
 use crate::outcome::CallOutcome;
-use crate::scenario::{Call, Scenario, Suite};
+use crate::scenario::{Basis, Call, Requirement, Scenario, Suite};
 use crate::target::{Session, Target};
 
 /// The four verdicts of the result model.
@@ -62,6 +62,8 @@ pub struct ScenarioReport {
     /// The fixture root was left on disk (`keep_failed`).
     pub root_kept: bool,
     pub note: Option<String>,
+    /// Whether the seed says it, or only the upstream program does.
+    pub basis: Basis,
     pub elapsed: Duration,
 }
 
@@ -101,6 +103,7 @@ pub fn run_scenario(
         root: String::new(),
         root_kept: false,
         note: scenario.note.clone(),
+        basis: scenario.basis,
         elapsed: Duration::ZERO,
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -127,6 +130,9 @@ async fn run(
 ) -> Verdict {
     if let Some(unsupported) = target.unsupported(&scenario.given.settings) {
         return Verdict::Skip(unsupported.0);
+    }
+    if let Some(unmet) = unmet_requirement(&scenario.requires) {
+        return Verdict::Skip(unmet);
     }
     let tree = scenario
         .given
@@ -165,6 +171,23 @@ async fn run(
         report.root_kept = true;
     }
     verdict
+}
+
+/// Why this machine cannot run a scenario with these requirements, if it cannot.
+fn unmet_requirement(requires: &[Requirement]) -> Option<String> {
+    requires.iter().find_map(|r| match r {
+        Requirement::NonRoot if running_as_root() => Some(
+            "requires non-root: the tests run as root, which ignores permission bits, so the \
+             scenario's premise (an unreadable file) cannot be set up"
+                .to_string(),
+        ),
+        Requirement::NonRoot => None,
+    })
+}
+
+fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
 }
 
 /// What one scenario run needs besides the live session.
@@ -361,8 +384,16 @@ impl fmt::Display for ScenarioReport {
             };
             writeln!(f, "  fixture root: {}{kept}", self.root)?;
         }
-        if let (Some(note), Verdict::Fail(_)) = (&self.note, &self.verdict) {
-            writeln!(f, "  note: {}", note.trim())?;
+        if matches!(self.verdict, Verdict::Fail(_)) {
+            if self.basis == Basis::Upstream {
+                writeln!(
+                    f,
+                    "  basis: upstream (the seed is silent here; the scenario checks what the upstream program does)"
+                )?;
+            }
+            if let Some(note) = &self.note {
+                writeln!(f, "  note: {}", note.trim())?;
+            }
         }
         Ok(())
     }

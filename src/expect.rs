@@ -10,9 +10,10 @@ use regex::Regex;
 use crate::dialect::Dialect;
 use crate::diff;
 use crate::fixture::Fixture;
+use crate::json_subset;
 use crate::outcome::{CallOutcome, ToolResult};
 use crate::placeholder::Template;
-use crate::scenario::{FileExpect, FileExpectDetail, Then};
+use crate::scenario::{FileExpect, FileExpectDetail, ProtocolErrorExpect, Then};
 
 /// One expectation that did not hold.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +42,9 @@ pub fn judge(
 ) -> Vec<Mismatch> {
     let root = fixture.root().to_string_lossy().into_owned();
     let mut found = Vec::new();
+    if let Some(want) = &then.protocol_error {
+        judge_protocol_error(want, outcome, &mut found);
+    }
     match outcome {
         CallOutcome::Result(result) => judge_result(then, dialect, result, &root, &mut found),
         other if then.judges_the_result() => found.push(Mismatch::new(
@@ -57,6 +61,37 @@ pub fn judge(
     found
 }
 
+/// The call must have been refused at the protocol level, with the code if given.
+fn judge_protocol_error(
+    want: &ProtocolErrorExpect,
+    outcome: &CallOutcome,
+    found: &mut Vec<Mismatch>,
+) {
+    let label = match want.code {
+        Some(code) => format!("protocol_error: {{code: {code}}}"),
+        None => "protocol_error: true".to_string(),
+    };
+    match outcome {
+        CallOutcome::Protocol { code, .. } => {
+            if let Some(expected) = want.code {
+                if i64::from(*code) != expected {
+                    found.push(Mismatch::new(
+                        label,
+                        format!(
+                            "expected JSON-RPC error code {expected}, got {}",
+                            outcome.summary()
+                        ),
+                    ));
+                }
+            }
+        }
+        other => found.push(Mismatch::new(
+            label,
+            format!("expected a JSON-RPC error, got {}", other.summary()),
+        )),
+    }
+}
+
 fn judge_result(
     then: &Then,
     dialect: Dialect,
@@ -65,6 +100,36 @@ fn judge_result(
     found: &mut Vec<Mismatch>,
 ) {
     let text = &result.text;
+    if then.judges_the_result() {
+        let breaks = dialect.convention_breaks(result);
+        if !breaks.is_empty() {
+            found.push(Mismatch::new(dialect.convention_name(), breaks.join("\n")));
+        }
+    }
+    if let Some(expected) = &then.json {
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(actual) => {
+                let differences = json_subset::differences(expected, &actual, root);
+                if !differences.is_empty() {
+                    found.push(Mismatch::new(
+                        "json",
+                        format!(
+                            "{}\nthe text was:\n{}",
+                            differences.join("\n"),
+                            indent(text)
+                        ),
+                    ));
+                }
+            }
+            Err(e) => found.push(Mismatch::new(
+                "json",
+                format!(
+                    "the text is not JSON ({e}); the text was:\n{}",
+                    indent(text)
+                ),
+            )),
+        }
+    }
     // `code` implies an error unless the scenario says otherwise.
     let want_error = then.is_error.or(then.code.as_ref().map(|_| true));
     if let Some(want) = want_error {

@@ -10,15 +10,20 @@
 
 pub mod cli;
 pub mod color;
+pub mod coverage;
 pub mod dialect;
 pub mod diff;
 pub mod execute;
 pub mod expect;
 pub mod fixture;
+pub mod json_subset;
+pub mod mutants;
 pub mod outcome;
+pub mod parallel;
 pub mod placeholder;
 pub mod preflight;
 pub mod report;
 pub mod runner;
+pub mod scaffold;
 pub mod scenario;
 pub mod target;

@@ -1,8 +1,10 @@
 //! Expected text with placeholders, matched against what a server said.
 //!
-//! Everything is literal except: `{root}` (the fixture root), `{int}` (an integer),
-//! `[..]` (the rest of a line) and a line that is exactly `...` (any number of
-//! lines). Matching is exact: a missing period or a final newline counts.
+//! Everything is literal except: `{root}` (the fixture root), `{int}` (an integer;
+//! `{int:name}` names it, for values the server chooses such as a process group
+//! id, and the name shows in a failing diff), `[..]` (the rest of a line) and a
+//! line that is exactly `...` (any number of lines). Matching is exact: a missing
+//! period or a final newline counts.
 
 use regex::Regex;
 
@@ -102,6 +104,9 @@ fn line_regex(line: &str, root: &str) -> String {
         } else if let Some(after) = rest.strip_prefix("{int}") {
             out.push_str("-?[0-9]+");
             rest = after;
+        } else if let Some(after) = named_int(rest) {
+            out.push_str("-?[0-9]+");
+            rest = after;
         } else if let Some(after) = rest.strip_prefix("[..]") {
             out.push_str("[^\n]*");
             rest = after;
@@ -112,6 +117,18 @@ fn line_regex(line: &str, root: &str) -> String {
         }
     }
     out
+}
+
+/// The text after a leading `{int:name}` (name: letters, digits, `_`, `-`).
+fn named_int(text: &str) -> Option<&str> {
+    let after_open = text.strip_prefix("{int:")?;
+    let close = after_open.find('}')?;
+    let name = &after_open[..close];
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    valid.then(|| &after_open[close + 1..])
 }
 
 #[cfg(test)]
@@ -133,6 +150,18 @@ mod tests {
         assert!(t.matches("PGID: 1\nrest \nend"));
         assert!(!t.matches("PGID: x\nrest \nend"));
         assert!(!t.matches("PGID: 1\nrest\nend"));
+    }
+
+    #[test]
+    fn named_integers() {
+        let t = Template::new("Process Group PGID: {int:pgid}\n", "/r");
+        assert!(t.matches("Process Group PGID: 4242\n"));
+        assert!(!t.matches("Process Group PGID: (none)\n"));
+        assert_eq!(
+            t.resolved_against("Process Group PGID: (none)\n"),
+            "Process Group PGID: {int:pgid}\n"
+        );
+        assert!(Template::new("{int:}", "/r").matches("{int:}"));
     }
 
     #[test]

@@ -140,6 +140,28 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
                 "expected a tool result, got JSON-RPC error",
             ],
         ),
+        (
+            "protocol_error expected but a tool result came",
+            &[
+                "`protocol_error: true`",
+                "expected a JSON-RPC error, got tool result",
+            ],
+        ),
+        (
+            "protocol_error with the wrong code",
+            &[
+                "`protocol_error: {code: -32601}`",
+                "expected JSON-RPC error code -32601, got JSON-RPC error -32602",
+            ],
+        ),
+        (
+            "json on a text that is not JSON",
+            &["`json`", "the text is not JSON", "| 1\thello"],
+        ),
+        (
+            "a named int placeholder on a word",
+            &["`text`", "-1→{int:count}", "+1→hello"],
+        ),
     ];
     assert_eq!(
         expected.len(),
@@ -339,4 +361,29 @@ fn nothing_is_left_running_after_a_hostile_server() {
         })
         .collect();
     assert!(orphans.is_empty(), "left running: {orphans:?}");
+}
+
+/// `requires: [non-root]` skips with its reason as root, and runs otherwise.
+#[test]
+fn a_scenario_needing_a_non_root_user_is_skipped_as_root() {
+    let conditions = suite("tests/data/specs/conditions");
+    let target = Target::reference(exe(), &conditions);
+    let report = run(
+        &conditions,
+        "an unreadable file needs a non-root user",
+        &target,
+        None,
+    );
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        let Verdict::Skip(why) = &report.verdict else {
+            panic!("expected SKIP as root, got:\n{report}");
+        };
+        assert!(why.contains("requires non-root"), "{why}");
+    } else {
+        assert!(
+            !matches!(report.verdict, Verdict::Skip(_)),
+            "must run when not root:\n{report}"
+        );
+    }
 }

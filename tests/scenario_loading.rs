@@ -150,3 +150,35 @@ fn every_broken_file_is_reported_at_once() {
     let errors = load_suite(&suite).expect_err("both refused");
     assert_eq!(errors.len(), 2, "{errors:?}");
 }
+
+#[test]
+fn protocol_error_false_is_refused_at_its_line() {
+    let e = one_error(&format!("{HEAD}    then: {{ protocol_error: false }}\n"));
+    assert!(e.contains("case.yaml:6:"), "{e}");
+    assert!(e.contains("leave the key out"), "{e}");
+}
+
+#[test]
+fn protocol_error_cannot_be_combined_with_result_checks() {
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ protocol_error: {{ code: -32602 }}, text: x }}\n"
+    ));
+    assert!(e.contains("keep one or the other"), "{e}");
+}
+
+#[test]
+fn basis_and_requires_take_known_values_only() {
+    let e = one_error(&format!(
+        "{HEAD}    basis: folklore\n    then: {{ is_error: false }}\n"
+    ));
+    assert!(e.contains("case.yaml:6:"), "{e}");
+    assert!(e.contains("spec") && e.contains("upstream"), "{e}");
+    let e = one_error(&format!(
+        "{HEAD}    requires: [root]\n    then: {{ is_error: false }}\n"
+    ));
+    assert!(e.contains("non-root"), "{e}");
+    load_with(&format!(
+        "{HEAD}    basis: upstream\n    requires: [non-root]\n    then: {{ json: {{ a: 1 }} }}\n"
+    ))
+    .expect("valid");
+}

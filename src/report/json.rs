@@ -38,6 +38,10 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "id": r.id,
         "requirement": r.requirement,
         "covers": r.covers,
+        "basis": match r.basis {
+            crate::scenario::Basis::Spec => "spec",
+            crate::scenario::Basis::Upstream => "upstream",
+        },
         "verdict": r.verdict.label(),
         "standing": format!("{:?}", Standing::of(r)),
         "known_failure": r.known_failure,
@@ -48,4 +52,39 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "warnings": r.warnings,
         "elapsed_ms": r.elapsed.as_millis() as u64,
     })
+}
+
+/// Writes mutation scores as JSON to `path`.
+pub fn write_mutants_json(
+    path: &Path,
+    scores: &[crate::mutants::SuiteScore],
+) -> std::io::Result<()> {
+    let suites: Vec<Value> = scores
+        .iter()
+        .map(|score| {
+            let mutants: Vec<Value> = score
+                .mutants
+                .iter()
+                .map(|m| {
+                    json!({
+                        "name": m.mutation.name,
+                        "what": m.mutation.what,
+                        "killed": m.killed(),
+                        "killed_by": m.killed_by,
+                    })
+                })
+                .collect();
+            json!({
+                "suite": score.suite,
+                "scenarios": score.scenarios,
+                "killed": score.killed(),
+                "total": score.mutants.len(),
+                "not_passing": score.not_passing,
+                "mutants": mutants,
+            })
+        })
+        .collect();
+    let mut file = std::fs::File::create(path)?;
+    serde_json::to_writer_pretty(&mut file, &json!({ "suites": suites }))?;
+    file.write_all(b"\n")
 }

@@ -5,7 +5,7 @@ mod json;
 mod junit;
 mod markdown;
 
-pub use json::write_json;
+pub use json::{write_json, write_mutants_json};
 pub use junit::write_junit;
 pub use markdown::write_markdown;
 

@@ -83,6 +83,32 @@ pub struct Scenario {
     /// Per-call timeout override in milliseconds.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Whether the seed says this (`spec`) or only the upstream program does it
+    /// (`upstream`, where the seed is silent); reports mark upstream scenarios so a
+    /// failure against another implementation is read for what it is.
+    #[serde(default)]
+    pub basis: Basis,
+    /// Conditions the run must meet, or the scenario is skipped with the reason.
+    #[serde(default)]
+    pub requires: Vec<Requirement>,
+}
+
+/// Where a scenario's expectation comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    #[default]
+    Spec,
+    Upstream,
+}
+
+/// A condition of the machine a scenario needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Requirement {
+    /// Not running as root: root ignores permission bits, so a mode-000 file is
+    /// readable and a "permission denied" scenario cannot be set up.
+    NonRoot,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -158,12 +184,19 @@ pub struct Then {
     pub not_contains: Vec<String>,
     #[serde(default)]
     pub matches: Vec<String>,
+    /// The result text parsed as JSON must contain this value (subset match).
+    #[serde(default)]
+    pub json: Option<Value>,
+    /// The call must be answered with a JSON-RPC error instead of a tool result.
+    #[serde(default)]
+    pub protocol_error: Option<ProtocolErrorExpect>,
     #[serde(default)]
     pub files: BTreeMap<String, FileExpect>,
 }
 
 impl Then {
-    /// Whether any expectation is about the call's result (as opposed to files).
+    /// Whether any expectation is about the call's tool result (as opposed to files,
+    /// or to a JSON-RPC error).
     pub fn judges_the_result(&self) -> bool {
         self.is_error.is_some()
             || self.code.is_some()
@@ -171,6 +204,46 @@ impl Then {
             || !self.contains.is_empty()
             || !self.not_contains.is_empty()
             || !self.matches.is_empty()
+            || self.json.is_some()
+    }
+}
+
+/// `protocol_error: true`, or a map that also fixes the JSON-RPC error code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProtocolErrorExpect {
+    pub code: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProtocolErrorDetail {
+    code: Option<i64>,
+}
+
+impl<'de> Deserialize<'de> for ProtocolErrorExpect {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct TrueOrMap;
+        impl<'de> Visitor<'de> for TrueOrMap {
+            type Value = ProtocolErrorExpect;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("`true`, or a map with `code` (the JSON-RPC error code)")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                if v {
+                    Ok(ProtocolErrorExpect { code: None })
+                } else {
+                    Err(E::custom(
+                        "`protocol_error: false` says nothing; leave the key out",
+                    ))
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let detail =
+                    ProtocolErrorDetail::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(ProtocolErrorExpect { code: detail.code })
+            }
+        }
+        d.deserialize_any(TrueOrMap)
     }
 }
 

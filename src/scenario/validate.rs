@@ -116,9 +116,14 @@ fn then_problems(
     then: &Then,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    if !then.judges_the_result() && then.files.is_empty() {
+    if !then.judges_the_result() && then.files.is_empty() && then.protocol_error.is_none() {
         problems.push(
-            "`then` checks nothing: add is_error, code, text, contains, matches or files".into(),
+            "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error or files".into(),
+        );
+    }
+    if then.protocol_error.is_some() && then.judges_the_result() {
+        problems.push(
+            "`protocol_error` expects a JSON-RPC error, so there is no tool result for is_error, code, text, contains, matches or json to check; keep one or the other".into(),
         );
     }
     if then.code.is_some() && !Dialect::new(suite.dialect).has_codes() {

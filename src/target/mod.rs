@@ -130,6 +130,8 @@ impl Target {
             let template = &self.settings[key];
             let values: Vec<String> = match value {
                 Value::Array(items) => items.iter().map(setting_text).collect(),
+                // A switch that is off adds no flags.
+                Value::Bool(false) => Vec::new(),
                 other => vec![setting_text(other)],
             };
             for v in values {

@@ -208,6 +208,22 @@ pub const MUTATIONS: &[MutationInfo] = &[
         what: "`PATH_NOT_FOUND` is reported as `IO_ERROR`",
     },
     MutationInfo {
+        name: "empty-command-as-invalid-input",
+        what: "an empty bash command gets the generic `INVALID_INPUT`, not `BASH_EMPTY_COMMAND`",
+    },
+    MutationInfo {
+        name: "ambiguous-as-not-found",
+        what: "an ambiguous `old_str` is reported as `STR_REPLACE_NOT_FOUND`",
+    },
+    MutationInfo {
+        name: "denied-as-not-found",
+        what: "a path outside the allowed scope is reported as `PATH_NOT_FOUND`, hiding it",
+    },
+    MutationInfo {
+        name: "bad-regex-as-invalid-input",
+        what: "an invalid grep pattern gets the generic `INVALID_INPUT`",
+    },
+    MutationInfo {
         name: "partial-write",
         what: "a write refused for its size leaves a truncated file behind",
     },
@@ -215,6 +231,27 @@ pub const MUTATIONS: &[MutationInfo] = &[
         name: "drop-path-from-message",
         what: "error messages no longer name the path they are about",
     },
+];
+
+/// Mutations that report one code as another: (mutation, honest code, reported code).
+const RECODED: &[(&str, &str, &str)] = &[
+    ("wrong-code", "PATH_NOT_FOUND", "IO_ERROR"),
+    (
+        "empty-command-as-invalid-input",
+        "BASH_EMPTY_COMMAND",
+        INVALID_INPUT,
+    ),
+    (
+        "ambiguous-as-not-found",
+        "STR_REPLACE_AMBIGUOUS",
+        "STR_REPLACE_NOT_FOUND",
+    ),
+    ("denied-as-not-found", "ACCESS_DENIED", "PATH_NOT_FOUND"),
+    (
+        "bad-regex-as-invalid-input",
+        "GREP_INVALID_PATTERN",
+        INVALID_INPUT,
+    ),
 ];
 
 /// Writes a reply as boris does: `[CODE] message` errors, plain successes.
@@ -226,8 +263,11 @@ pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
                 && exit_code.is_some_and(|code| code != 0),
         },
         Reply::Failure(mut failure) => {
-            if mutations.is_active("wrong-code") && failure.code == "PATH_NOT_FOUND" {
-                failure.code = "IO_ERROR";
+            if let Some((_, _, to)) = RECODED
+                .iter()
+                .find(|(name, from, _)| *from == failure.code && mutations.is_active(name))
+            {
+                failure.code = to;
             }
             if mutations.is_active("drop-path-from-message") {
                 for path in failure.paths.iter().filter(|p| !p.is_empty()) {

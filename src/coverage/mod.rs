@@ -1,0 +1,269 @@
+//! Spec coverage: which clauses of a suite's spec documents have a scenario (through
+//! `covers:`), which have none, and which `covers:` name no clause at all.
+//!
+//! [`clauses`] reads clauses out of a markdown document, [`documents`] finds the
+//! documents, this module matches them with a suite's scenarios, and [`report`] prints
+//! the result. `toolspec coverage` exits 1 when a clause is uncovered or a `covers:` is
+//! unknown, so it can guard a suite in CI.
+
+pub mod clauses;
+pub mod documents;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use crate::scenario::{LoadError, Suite};
+use clauses::Clause;
+use documents::{default_seeds_dir, given_documents, suite_documents, SpecDocument};
+
+/// `toolspec coverage`.
+#[derive(clap::Args, Debug)]
+pub struct CoverageArgs {
+    /// Suite to check; repeat for several (default: all).
+    #[arg(long)]
+    pub suite: Vec<String>,
+    /// Spec document to take the clauses from; repeat for several. Needs exactly one
+    /// --suite. Default: the suite's `documents:`, read from the seeds folder.
+    #[arg(long)]
+    pub spec: Vec<PathBuf>,
+    /// Folder holding the documents named in suite.yaml (default: ../shared/seeds,
+    /// seen from the folder that holds the specs folder).
+    #[arg(long, conflicts_with = "spec")]
+    pub seeds: Option<PathBuf>,
+    /// Print machine-readable JSON instead of the listing.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One clause and the ids (`suite::file::name`) of the scenarios that cover it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClauseCoverage {
+    #[serde(flatten)]
+    pub clause: Clause,
+    pub scenarios: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentCoverage {
+    pub name: String,
+    pub path: PathBuf,
+    pub clauses: Vec<ClauseCoverage>,
+    /// Clauses whose id repeats an earlier one in the same document.
+    pub duplicates: Vec<Clause>,
+}
+
+/// A `covers:` that names no clause of the suite's documents.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnknownCover {
+    pub scenario: String,
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub covers: String,
+    /// The clause id most like it, when one is close enough to be a typo.
+    pub did_you_mean: Option<String>,
+}
+
+/// The coverage of one suite by its documents.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuiteCoverage {
+    pub suite: String,
+    pub documents: Vec<DocumentCoverage>,
+    pub unknown_covers: Vec<UnknownCover>,
+}
+
+impl SuiteCoverage {
+    /// Matches every scenario's `covers:` against the clauses of `documents`. A clause id
+    /// that two documents share is covered in both by the same scenario.
+    pub fn of(suite: &Suite, documents: &[SpecDocument]) -> SuiteCoverage {
+        let covering = |id: &str| -> Vec<String> {
+            suite
+                .scenarios()
+                .filter(|(_, s)| s.covers == id)
+                .map(|(f, s)| suite.scenario_id(f, s))
+                .collect()
+        };
+        let documents: Vec<DocumentCoverage> = documents
+            .iter()
+            .map(|d| DocumentCoverage {
+                name: d.name.clone(),
+                path: d.path.clone(),
+                clauses: d
+                    .clauses
+                    .iter()
+                    .map(|c| ClauseCoverage {
+                        clause: c.clone(),
+                        scenarios: covering(&c.id),
+                    })
+                    .collect(),
+                duplicates: d.duplicates.clone(),
+            })
+            .collect();
+        let known: Vec<&str> = documents
+            .iter()
+            .flat_map(|d| d.clauses.iter().map(|c| c.clause.id.as_str()))
+            .collect();
+        let unknown_covers = suite
+            .scenarios()
+            .filter(|(_, s)| !known.contains(&s.covers.as_str()))
+            .map(|(f, s)| UnknownCover {
+                scenario: suite.scenario_id(f, s),
+                file: f.path.clone(),
+                line: covers_line(&f.path, &s.name, &s.covers),
+                covers: s.covers.clone(),
+                did_you_mean: nearest(&s.covers, &known).map(str::to_string),
+            })
+            .collect();
+        SuiteCoverage {
+            suite: suite.name.clone(),
+            documents,
+            unknown_covers,
+        }
+    }
+
+    pub fn clauses(&self) -> impl Iterator<Item = &ClauseCoverage> {
+        self.documents.iter().flat_map(|d| d.clauses.iter())
+    }
+
+    pub fn uncovered(&self) -> impl Iterator<Item = &ClauseCoverage> {
+        self.clauses().filter(|c| c.scenarios.is_empty())
+    }
+
+    /// Every clause covered and every `covers:` known.
+    pub fn is_complete(&self) -> bool {
+        self.uncovered().next().is_none() && self.unknown_covers.is_empty()
+    }
+
+    /// `boris: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers`.
+    pub fn summary(&self) -> String {
+        let total = self.clauses().count();
+        let uncovered = self.uncovered().count();
+        format!(
+            "{}: {total} clauses, {} covered, {uncovered} uncovered, {} unknown covers",
+            self.suite,
+            total - uncovered,
+            self.unknown_covers.len()
+        )
+    }
+}
+
+/// The 1-based line of `covers: <id>` in the scenario named `name`, found by reading
+/// the file again (the YAML model keeps no positions).
+fn covers_line(path: &Path, name: &str, covers: &str) -> Option<usize> {
+    let source = std::fs::read_to_string(path).ok()?;
+    let lines: Vec<&str> = source.lines().collect();
+    let is_covers = |l: &str| l.contains("covers:") && l.contains(covers);
+    let from = lines
+        .iter()
+        .position(|l| l.contains("name:") && l.contains(name))
+        .unwrap_or(0);
+    lines
+        .iter()
+        .skip(from)
+        .position(|l| is_covers(l))
+        .map(|i| from + i + 1)
+        .or_else(|| lines.iter().position(|l| is_covers(l)).map(|i| i + 1))
+}
+
+/// The known id closest to `id` by edit distance, if within a typo's reach.
+fn nearest<'a>(id: &str, known: &[&'a str]) -> Option<&'a str> {
+    let (best, distance) = known
+        .iter()
+        .map(|k| (*k, edit_distance(id, k)))
+        .min_by_key(|(_, d)| *d)?;
+    (distance <= (id.len() / 4).max(2)).then_some(best)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// Runs `toolspec coverage`: prints the listing (or JSON) and exits 1 when a suite is
+/// not completely covered.
+pub fn command(specs: &Path, args: &CoverageArgs) -> Result<ExitCode, Vec<LoadError>> {
+    if !args.spec.is_empty() && args.suite.len() != 1 {
+        return Err(vec![LoadError::new(
+            Path::new("--spec"),
+            None,
+            "--spec needs exactly one --suite (the suite whose `covers:` are checked)",
+        )]);
+    }
+    let suites = crate::cli::selected_suites(specs, &args.suite)?;
+    let seeds = args
+        .seeds
+        .clone()
+        .unwrap_or_else(|| default_seeds_dir(specs));
+    let mut results = Vec::new();
+    let mut errors = Vec::new();
+    for suite in &suites {
+        let documents = if args.spec.is_empty() {
+            suite_documents(
+                &suite.dir.join("suite.yaml"),
+                &suite.config.documents,
+                &seeds,
+            )
+        } else {
+            given_documents(&args.spec)
+        };
+        match documents {
+            Ok(documents) => results.push(SuiteCoverage::of(suite, &documents)),
+            Err(mut e) => errors.append(&mut e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let text = if args.json {
+        report::json(&results)
+    } else {
+        report::text(&results)
+    };
+    print(&text);
+    Ok(if results.iter().all(SuiteCoverage::is_complete) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Writes to stdout, ignoring a closed pipe (`toolspec coverage | head`).
+fn print(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_near_miss_is_suggested_and_a_far_one_is_not() {
+        let known = ["glob/output", "glob/count", "bash/exit-code"];
+        assert_eq!(nearest("glob/ouptut", &known), Some("glob/output"));
+        assert_eq!(nearest("bash/exit_code", &known), Some("bash/exit-code"));
+        assert_eq!(nearest("write-file/bytes", &known), None);
+        assert_eq!(nearest("x", &[]), None);
+    }
+
+    #[test]
+    fn edit_distance_counts_single_edits() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "ab"), 2);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

@@ -1,0 +1,579 @@
+//! `toolspec coverage` and `toolspec scaffold` as a user runs them, and clause
+//! extraction on the real seed documents (when `../shared/seeds` is present): the ids
+//! the suites' `covers:` use must come out exactly.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use toolspec::coverage::clauses::extract;
+use toolspec::coverage::documents::SpecDocument;
+use toolspec::coverage::SuiteCoverage;
+use toolspec::scenario::load_suite;
+
+const DATA: &str = "tests/data/coverage";
+
+fn toolspec() -> Command {
+    let mut cmd = Command::cargo_bin("toolspec").expect("binary");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+/// `toolspec --specs tests/data/coverage/repo/specs coverage --suite <suite>`: the
+/// suites there name `mini-spec.md`, found in `tests/data/coverage/shared/seeds`.
+fn coverage_of(suite: &str) -> Command {
+    let mut cmd = toolspec();
+    cmd.args([
+        "--specs",
+        &format!("{DATA}/repo/specs"),
+        "coverage",
+        "--suite",
+        suite,
+    ]);
+    cmd
+}
+
+fn seeds_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("shared")
+        .join("seeds")
+}
+
+/// The clause ids of the seed whose file name starts with `prefix`, or None (with a
+/// note) when the seeds are not on this machine.
+fn seed_ids(prefix: &str) -> Option<Vec<String>> {
+    let dir = seeds_dir();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "note: {} is missing; seed extraction not checked",
+            dir.display()
+        );
+        return None;
+    };
+    let path = entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(prefix))
+    })?;
+    let text = std::fs::read_to_string(&path).expect("readable seed");
+    Some(extract(&text).into_iter().map(|c| c.id).collect())
+}
+
+fn expand(groups: &[(&str, &[&str])]) -> Vec<String> {
+    groups
+        .iter()
+        .flat_map(|(section, names)| {
+            names.iter().map(move |n| {
+                if section.is_empty() {
+                    n.to_string()
+                } else {
+                    format!("{section}/{n}")
+                }
+            })
+        })
+        .collect()
+}
+
+fn assert_same(mut got: Vec<String>, mut want: Vec<String>) {
+    let count = got.len();
+    got.sort();
+    got.dedup();
+    assert_eq!(got.len(), count, "an id repeats");
+    want.sort();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn seed_000_openspec_requirements_and_scenarios() {
+    let Some(ids) = seed_ids("000_") else { return };
+    let want = expand(&[
+        (
+            "error-message-format",
+            &["error-contains-code-prefix", "code-is-parseable"],
+        ),
+        (
+            "error-codes-are-string-constants",
+            &["toolerr-signature", "missing-code-causes-compile-error"],
+        ),
+        (
+            "cross-tool-error-codes",
+            &[
+                "invalid-input-on-empty-required-parameter",
+                "path-not-found-on-missing-file",
+                "access-denied-on-scoping-violation",
+                "file-too-large-on-size-limit",
+                "io-error-on-filesystem-failure",
+            ],
+        ),
+        (
+            "bash-tool-error-codes",
+            &[
+                "empty-command",
+                "task-limit-exceeded",
+                "unknown-task-id",
+                "subprocess-start-failure",
+            ],
+        ),
+        (
+            "str-replace-tool-error-codes",
+            &["string-not-found", "ambiguous-match"],
+        ),
+        (
+            "grep-tool-error-codes",
+            &["invalid-regex", "invalid-output-mode"],
+        ),
+        (
+            "glob-tool-error-codes",
+            &["invalid-glob-pattern", "invalid-type-filter"],
+        ),
+        (
+            "error-messages-aid-llm-self-correction",
+            &[
+                "message-includes-the-path",
+                "message-suggests-correction",
+                "io-error-wraps-context",
+            ],
+        ),
+        (
+            "non-zero-bash-exit-codes-are-not-errors",
+            &["command-exits-with-code-1"],
+        ),
+    ]);
+    assert_eq!(want.len(), 23);
+    assert_same(ids, want);
+}
+
+#[test]
+fn seed_001_design_rationale_has_no_clauses() {
+    let Some(ids) = seed_ids("001_") else { return };
+    assert!(ids.is_empty(), "{ids:?}");
+}
+
+#[test]
+fn seed_002_numbered_items_under_tool_headings() {
+    let Some(ids) = seed_ids("002_") else { return };
+    let want = expand(&[
+        (
+            "list-directory",
+            &[
+                "successful-listing",
+                "non-existent-directory",
+                "path-is-a-file",
+                "ignored-files",
+            ],
+        ),
+        (
+            "read-file",
+            &[
+                "successful-read",
+                "non-existent-file",
+                "path-is-a-directory",
+            ],
+        ),
+        (
+            "write-file",
+            &[
+                "new-file-creation",
+                "file-overwrite",
+                "path-is-a-directory",
+                "non-existent-directory-in-path",
+            ],
+        ),
+        (
+            "replace",
+            &[
+                "successful-replacement",
+                "incorrect-number-of-occurrences",
+                "non-existent-file",
+                "string-not-found",
+            ],
+        ),
+        (
+            "run-shell-command",
+            &[
+                "successful-command",
+                "command-with-error",
+                "piped-command",
+                "command-in-directory",
+                "forbidden-syntax",
+            ],
+        ),
+        (
+            "search-file-content",
+            &[
+                "successful-search-with-matches",
+                "successful-search-with-no-matches",
+                "non-existent-directory",
+            ],
+        ),
+        (
+            "glob",
+            &[
+                "successful-glob-with-matches",
+                "successful-glob-with-no-matches",
+                "non-existent-directory",
+            ],
+        ),
+    ]);
+    assert_eq!(want.len(), 26);
+    assert_same(ids, want);
+}
+
+#[test]
+fn seed_003_one_clause_per_code_row() {
+    let Some(ids) = seed_ids("003_") else { return };
+    let want = expand(&[(
+        "",
+        &[
+            "invalid-input",
+            "not-found",
+            "not-a-file",
+            "is-binary",
+            "no-match",
+            "ambiguous-match",
+            "patch-failed",
+            "timeout",
+            "output-limit",
+            "too-large",
+            "path-escape",
+            "io-error",
+            "internal",
+        ],
+    )]);
+    assert_eq!(want.len(), 13);
+    assert_same(ids, want);
+}
+
+#[test]
+fn seed_004_fields_rationale_and_example_sections() {
+    let Some(ids) = seed_ids("004_") else { return };
+    let want = expand(&[
+        ("glob", &["output", "count"]),
+        ("file-read", &["output"]),
+        ("grep", &["output", "count"]),
+        ("file-write", &["output", "bytes"]),
+        ("bash", &["output", "exit-code"]),
+        (
+            "design-rationale",
+            &[
+                "consistent-envelope",
+                "tool-specific-data",
+                "human-readable-errors",
+                "bash-distinction",
+            ],
+        ),
+        ("", &["success", "error", "error-examples"]),
+    ]);
+    assert_eq!(want.len(), 16);
+    assert_same(ids, want);
+}
+
+/// The path of the seed whose name starts with `prefix`, when the seeds are here.
+fn seed_path(prefix: &str) -> Option<PathBuf> {
+    std::fs::read_dir(seeds_dir())
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(prefix))
+        })
+}
+
+#[test]
+fn boris_covers_every_clause_of_seed_000() {
+    let Some(seed) = seed_path("000_") else {
+        eprintln!("note: seeds missing; boris coverage not checked");
+        return;
+    };
+    let output = toolspec()
+        .args(["coverage", "--suite", "boris", "--spec"])
+        .arg(&seed)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "boris: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let stdout = String::from_utf8_lossy(&output);
+    let text = std::fs::read_to_string(&seed).expect("seed");
+    for clause in extract(&text) {
+        assert!(
+            stdout.contains(&format!("covered   {} (line {})", clause.id, clause.line)),
+            "{} not listed as covered:\n{stdout}",
+            clause.id
+        );
+    }
+    assert!(
+        stdout.contains("              boris::error-message-format::Error contains code prefix\n")
+    );
+}
+
+#[test]
+fn boris_documents_from_suite_yaml_report_the_rationale_as_no_clauses() {
+    if seed_path("001_").is_none() {
+        return;
+    }
+    toolspec()
+        .args(["coverage", "--suite", "boris"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "boris: 001_621815e78ccb4767.txt: no clauses",
+        ))
+        .stdout(predicate::str::contains(
+            "boris: 000_73441da57f37eb96.txt (23 clauses)",
+        ));
+}
+
+#[test]
+fn a_suite_covering_its_document_passes() {
+    coverage_of("complete")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "complete: 3 clauses, 3 covered, 0 uncovered, 0 unknown covers",
+        ));
+}
+
+#[test]
+fn an_uncovered_clause_fails_and_is_named_with_its_text() {
+    coverage_of("gappy")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "UNCOVERED error-message-format/code-is-parseable (line 10)\n              | - **WHEN** a client cuts the text",
+        ))
+        .stdout(predicate::str::contains(
+            "gappy: 3 clauses, 2 covered, 1 uncovered, 0 unknown covers",
+        ));
+}
+
+#[test]
+fn an_unknown_covers_fails_naming_the_scenario_and_file() {
+    coverage_of("unknown")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "specs/unknown/typo.yaml:5: unknown::typo::Code is parseable again covers \
+             `error-message-format/code-is-parsable` (did you mean `error-message-format/code-is-parseable`?)",
+        ))
+        .stdout(predicate::str::contains(
+            "specs/unknown/typo.yaml:11: unknown::typo::Something else covers `grep-tool-error-codes/invalid-regex`\n",
+        ))
+        .stdout(predicate::str::contains(
+            "unknown: 3 clauses, 3 covered, 0 uncovered, 2 unknown covers",
+        ));
+}
+
+#[test]
+fn json_output_has_the_clauses_their_scenarios_and_a_summary() {
+    let output = coverage_of("gappy")
+        .arg("--json")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let json: serde_json::Value = serde_json::from_slice(&output).expect("JSON");
+    assert_eq!(json["complete"], false);
+    let suite = &json["suites"][0];
+    assert_eq!(suite["suite"], "gappy");
+    assert_eq!(
+        suite["summary"],
+        serde_json::json!({"clauses": 3, "covered": 2, "uncovered": 1, "unknown_covers": 0})
+    );
+    let clause = &suite["documents"][0]["clauses"][0];
+    assert_eq!(
+        clause["id"],
+        "error-message-format/error-contains-code-prefix"
+    );
+    assert_eq!(clause["line"], 6);
+    assert_eq!(clause["kind"], "scenario");
+    assert_eq!(
+        clause["scenarios"],
+        serde_json::json!(["gappy::error-message-format::Error contains code prefix"])
+    );
+    assert_eq!(
+        suite["documents"][0]["clauses"][1]["scenarios"],
+        serde_json::json!([])
+    );
+}
+
+#[test]
+fn a_missing_seeds_folder_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let specs = dir.path().join("repo").join("specs");
+    copy_suite(
+        &format!("{DATA}/repo/specs/complete"),
+        &specs.join("complete"),
+    );
+    toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["coverage", "--suite", "complete"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "shared/seeds, which does not exist",
+        ))
+        .stderr(predicate::str::contains("--spec FILE"));
+    // --seeds points elsewhere.
+    toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args([
+            "coverage",
+            "--suite",
+            "complete",
+            "--seeds",
+            &format!("{DATA}/shared/seeds"),
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_given_document_without_clauses_is_refused() {
+    coverage_of("complete")
+        .args(["--spec", &format!("{DATA}/shared/seeds/no-clauses.md")])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no-clauses.md: no clauses found"));
+}
+
+#[test]
+fn spec_needs_exactly_one_suite() {
+    toolspec()
+        .args([
+            "coverage",
+            "--spec",
+            &format!("{DATA}/shared/seeds/mini-spec.md"),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--spec needs exactly one --suite"));
+}
+
+fn copy_suite(from: &str, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(from);
+    for entry in std::fs::read_dir(from).expect("suite folder") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, to.join(path.file_name().expect("name"))).expect("copy");
+    }
+}
+
+#[test]
+fn scaffold_writes_only_what_a_suite_lacks_and_never_overwrites() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let specs = dir.path().join("specs");
+    copy_suite(&format!("{DATA}/repo/specs/gappy"), &specs.join("gappy"));
+    let mini = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(DATA)
+        .join("shared/seeds/mini-spec.md");
+    let scaffold = || {
+        let mut cmd = toolspec();
+        cmd.arg("--specs")
+            .arg(&specs)
+            .args(["scaffold", "--suite", "gappy", "--spec"])
+            .arg(&mini);
+        cmd
+    };
+    scaffold()
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "error-message-format.scaffold.yaml (1 scenario; ",
+        ))
+        .stdout(predicate::str::contains("suite.yaml").not());
+    let written = std::fs::read_to_string(specs.join("gappy/error-message-format.scaffold.yaml"))
+        .expect("scaffold file");
+    assert!(
+        written.contains("covers: \"error-message-format/code-is-parseable\""),
+        "{written}"
+    );
+    assert!(!written.contains("error-contains-code-prefix"), "{written}");
+    // The scaffold loads and covers the clause; the run fails until it is filled in.
+    toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["coverage", "--suite", "gappy", "--spec"])
+        .arg(&mini)
+        .assert()
+        .success();
+    toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["run", "--suite", "gappy", "--filter", "TODO"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "FAIL gappy::error-message-format.scaffold::TODO: Code is parseable",
+        ));
+    // Now everything is covered: nothing to write.
+    scaffold()
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "every clause already has a scenario; nothing written",
+        ));
+    // With both files present and the clause uncovered again, it refuses.
+    std::fs::write(
+        specs.join("gappy/error-message-format.scaffold.yaml"),
+        "requirement: R\nscenarios:\n  - name: n\n    covers: bash-tool-error-codes/empty-command\n    when: { tool: bash, args: { command: \"\" } }\n    then: { is_error: true }\n",
+    )
+    .expect("write");
+    scaffold().assert().code(2).stderr(predicate::str::contains(
+        "error-message-format.scaffold.yaml: both",
+    ));
+}
+
+#[test]
+fn scaffold_needs_a_place_to_write() {
+    toolspec()
+        .args([
+            "scaffold",
+            "--spec",
+            &format!("{DATA}/shared/seeds/mini-spec.md"),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--suite NAME"));
+}
+
+#[test]
+fn scaffolding_seed_000_gives_a_suite_that_loads_and_covers_every_clause() {
+    let Some(seed) = seed_path("000_") else {
+        eprintln!("note: seeds missing; seed scaffold not checked");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("specs").join("fresh");
+    toolspec()
+        .args(["scaffold", "--spec"])
+        .arg(&seed)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("suite.yaml (a suite skeleton"))
+        .stdout(predicate::str::contains(
+            "error-message-format.yaml (2 scenarios)",
+        ))
+        .stdout(predicate::str::contains("scaffolded 23 clauses"));
+    let suite = load_suite(&out).expect("the scaffold loads");
+    assert_eq!(suite.scenarios().count(), 23);
+    assert!(suite.scenarios().all(|(_, s)| s.name.starts_with("TODO: ")));
+    let document = SpecDocument::read(&seed).expect("seed");
+    let coverage = SuiteCoverage::of(&suite, &[document]);
+    assert!(coverage.is_complete(), "{}", coverage.summary());
+    assert_eq!(
+        coverage.summary(),
+        "fresh: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers"
+    );
+}

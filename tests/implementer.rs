@@ -1,7 +1,11 @@
 //! What an implementer's own repository does: a `harness = false` test that runs the
 //! suites against its server binary through `runner::target_main`. Here the "own
-//! server" is the reference server, started as an external command line.
+//! server" is the reference server speaking boris, started as an external command
+//! line; an implementer's repository holds only the suite its server speaks, so this
+//! test builds a specs folder holding only `boris` (linked, with the fixture trees
+//! beside it) instead of handing over every suite of this repository.
 
+use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -17,5 +21,21 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    toolspec::runner::target_main(&Path::new(env!("CARGO_MANIFEST_DIR")).join("specs"), target)
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let own = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("error: temporary folder: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let specs = own.path().join("specs");
+    let linked = std::fs::create_dir(&specs)
+        .and_then(|()| symlink(repo.join("specs/boris"), specs.join("boris")))
+        .and_then(|()| symlink(repo.join("fixtures"), own.path().join("fixtures")));
+    if let Err(e) = linked {
+        eprintln!("error: linking the boris suite: {e}");
+        return ExitCode::from(2);
+    }
+    toolspec::runner::target_main(&specs, target)
 }

@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,6 +20,8 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
 use super::error::EngineError;
+
+mod merged;
 
 /// At most this many background tasks may be running or finished-but-unread.
 pub const MAX_BACKGROUND_TASKS: usize = 10;
@@ -37,6 +40,18 @@ pub struct CommandOutput {
     pub stderr: String,
     /// Set when the command was killed because it ran past its timeout.
     pub timed_out_after: Option<Duration>,
+}
+
+/// A finished foreground command with the process details some dialects
+/// print: the id of the process group it ran in and the signal that ended
+/// the shell, if one did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupRun {
+    pub output: CommandOutput,
+    /// The command's process group id: the shell's pid, as it leads the group.
+    pub pgid: i32,
+    /// The signal number that terminated the shell (SIGKILL after a timeout).
+    pub signal: Option<i32>,
 }
 
 /// A background task as seen by [`Shell::task_status`].
@@ -121,6 +136,26 @@ impl Shell {
         Ok(drive(child, guard, Some(timeout), captured).await)
     }
 
+    /// Runs `command` to completion in `dir` (instead of the shell's working
+    /// directory), killing its process group after `timeout`, and reports the
+    /// group id and terminating signal along with the output.
+    pub async fn run_in_dir(
+        &self,
+        command: &str,
+        dir: &Path,
+        timeout: Duration,
+    ) -> Result<GroupRun, EngineError> {
+        let captured = Arc::new(Mutex::new(Captured::default()));
+        let (child, guard) = self.spawn_in(command, dir)?;
+        let pgid = guard.pgid;
+        let (output, signal) = drive_reporting_signal(child, guard, Some(timeout), captured).await;
+        Ok(GroupRun {
+            output,
+            pgid,
+            signal,
+        })
+    }
+
     /// Starts `command` in the background and returns its 16-hex-digit id.
     /// `timeout`, if given, bounds its run time as for [`Shell::run`].
     pub fn start_background(
@@ -194,12 +229,12 @@ impl Shell {
     fn spawn_in(
         &self,
         command: &str,
-        cwd: &Path,
+        dir: &Path,
     ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
         let child = Command::new("bash")
             .arg("-c")
             .arg(command)
-            .current_dir(cwd)
+            .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -318,10 +353,7 @@ impl Shell {
         let exited = tokio::select! {
             status = child.wait() => Some(status.ok().map_or(
                 Ending::Exited { code: None, signal: None },
-                |status| {
-                    use std::os::unix::process::ExitStatusExt;
-                    Ending::Exited { code: status.code(), signal: status.signal() }
-                },
+                |status| Ending::Exited { code: status.code(), signal: status.signal() },
             )),
             _ = tokio::time::sleep(limits.timeout) => None,
             _ = over_limit.notified() => Some(Ending::OutputLimit),
@@ -383,11 +415,23 @@ async fn pump_bounded(
 /// Waits for the shell (killing the group on timeout), kills any stragglers,
 /// then collects the output.
 async fn drive(
-    mut child: tokio::process::Child,
+    child: tokio::process::Child,
     guard: GroupGuard,
     timeout: Option<Duration>,
     captured: Arc<Mutex<Captured>>,
 ) -> CommandOutput {
+    drive_reporting_signal(child, guard, timeout, captured)
+        .await
+        .0
+}
+
+/// [`drive`], also returning the signal that terminated the shell.
+async fn drive_reporting_signal(
+    mut child: tokio::process::Child,
+    guard: GroupGuard,
+    timeout: Option<Duration>,
+    captured: Arc<Mutex<Captured>>,
+) -> (CommandOutput, Option<i32>) {
     let stdout_reader = child
         .stdout
         .take()
@@ -400,13 +444,17 @@ async fn drive(
         Some(limit) => tokio::time::timeout(limit, child.wait()).await.ok(),
         None => Some(child.wait().await),
     };
-    let (exit_code, timed_out_after) = match waited {
-        Some(Ok(status)) => (status.code().unwrap_or(SIGNALLED_EXIT_CODE), None),
-        Some(Err(_)) => (SIGNALLED_EXIT_CODE, None),
+    let (exit_code, timed_out_after, signal) = match waited {
+        Some(Ok(status)) => (
+            status.code().unwrap_or(SIGNALLED_EXIT_CODE),
+            None,
+            status.signal(),
+        ),
+        Some(Err(_)) => (SIGNALLED_EXIT_CODE, None, None),
         None => {
             kill_group(guard.pgid);
-            let _ = child.wait().await;
-            (SIGNALLED_EXIT_CODE, timeout)
+            let signal = child.wait().await.ok().and_then(|s| s.signal());
+            (SIGNALLED_EXIT_CODE, timeout, signal)
         }
     };
     drop(guard);
@@ -414,12 +462,13 @@ async fn drive(
         let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, reader).await;
     }
     let captured = lock(&captured);
-    CommandOutput {
+    let output = CommandOutput {
         exit_code,
         stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
         timed_out_after,
-    }
+    };
+    (output, signal)
 }
 
 /// Copies a pipe into the shared capture buffer as data arrives, so a
@@ -581,6 +630,33 @@ mod tests {
             .expect("run");
         assert_eq!(out.ending, Ending::TimedOut);
         assert_eq!(out.stdout, "early\n");
+    }
+
+    #[tokio::test]
+    async fn run_in_dir_reports_group_and_signal() {
+        let (dir, shell) = shell();
+        std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+        let run = shell
+            .run_in_dir(
+                "basename \"$PWD\"; cut -d' ' -f5 /proc/$$/stat",
+                &dir.path().join("sub"),
+                Duration::from_secs(10),
+            )
+            .await
+            .expect("run");
+        let mut lines = run.output.stdout.lines();
+        assert_eq!(lines.next(), Some("sub"));
+        assert_eq!(
+            lines.next().map(str::trim),
+            Some(run.pgid.to_string().as_str())
+        );
+        assert_eq!(run.signal, None);
+        let killed = shell
+            .run_in_dir("kill -TERM $$", dir.path(), Duration::from_secs(10))
+            .await
+            .expect("run");
+        assert_eq!(killed.signal, Some(libc::SIGTERM));
+        assert_eq!(killed.output.exit_code, SIGNALLED_EXIT_CODE);
     }
 
     #[tokio::test]

@@ -1,0 +1,60 @@
+//! Keeping every path inside the root. gemini-cli checks the text of a path
+//! (`isWithinRoot`); here the path's symlinks are resolved first, through the
+//! engine's [`PathPolicy`](crate::engine::paths::PathPolicy), so a link
+//! planted in the root cannot lead outside it. Each tool words the refusal
+//! its own way (see [`Refusal`]).
+
+use std::path::{Path, PathBuf};
+
+use super::node_error;
+use super::Context;
+use crate::engine::EngineError;
+
+/// Why a path may not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The tool needs an absolute path and was given a relative one.
+    Relative,
+    /// The path, once resolved, lies outside the root.
+    OutsideRoot,
+    /// The server's allow/deny settings refuse it, or it cannot be resolved
+    /// (a symlink loop); the text says which.
+    Unusable(String),
+}
+
+/// For tools whose path parameter must be absolute (list_directory,
+/// read_file, write_file, replace): the real path, or why not.
+pub fn absolute_within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> {
+    let accept_relative = ctx.mutations.is_active("accept-relative-path");
+    if !Path::new(raw).is_absolute() && !accept_relative {
+        return Err(Refusal::Relative);
+    }
+    within_root(ctx, raw)
+}
+
+/// For paths taken against the root when relative (search and glob paths,
+/// the shell's directory): the real path, or why not.
+pub fn within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> {
+    let root = ctx.policy.root();
+    if !ctx.policy.lexical(raw).starts_with(root) {
+        return Err(Refusal::OutsideRoot);
+    }
+    match ctx.policy.resolve(raw) {
+        Ok(real) if real.starts_with(root) => Ok(real),
+        Ok(_) => Err(Refusal::OutsideRoot),
+        Err(EngineError::AccessDenied { path, .. }) => Err(Refusal::Unusable(format!(
+            "Path is not allowed by the server's settings: {}",
+            path.display()
+        ))),
+        Err(EngineError::Io { cause, .. }) => Err(Refusal::Unusable(node_error::describe_cause(
+            &cause, "stat", raw,
+        ))),
+        Err(other) => Err(Refusal::Unusable(format!("{other:?}"))),
+    }
+}
+
+/// `raw` made absolute against the root with `.` and `..` folded, as
+/// Node's `path.resolve` does: how gemini names a path it resolved itself.
+pub fn resolved_display(ctx: &Context, raw: &str) -> String {
+    ctx.policy.lexical(raw).display().to_string()
+}

@@ -1,0 +1,173 @@
+//! `list_directory`: `Directory listing for <path>:` and one entry per line,
+//! directories first with a `[DIR] ` prefix, each group in name order.
+
+use std::fs;
+use std::path::Path;
+
+use rmcp::model::JsonObject;
+
+use super::confine::{self, Refusal};
+use super::order::locale_cmp;
+use super::params::Params;
+use super::{invalid_params, node_error, plain_error, sentence, Context, Outcome};
+use crate::dialects::Reply;
+
+/// One listed entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub is_dir: bool,
+}
+
+pub fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
+    let params = Params::new(raw, &["path"]).map_err(invalid_params)?;
+    let path = params.string("path").map_err(invalid_params)?;
+    let ignore = params
+        .opt_string_array("ignore")
+        .map_err(invalid_params)?
+        .unwrap_or_default();
+    let real = confine::absolute_within_root(ctx, &path).map_err(|refusal| {
+        invalid_params(match refusal {
+            Refusal::Relative => format!("Path must be absolute: {path}"),
+            Refusal::OutsideRoot => format!(
+                "Path must be within the root directory ({}): {path}",
+                ctx.policy.root().display()
+            ),
+            Refusal::Unusable(why) => why,
+        })
+    })?;
+    let meta = fs::metadata(&real).map_err(|err| {
+        plain_error(format!(
+            "Error listing directory: {}",
+            node_error::describe(&err, "stat", &path)
+        ))
+    })?;
+    if !meta.is_dir() {
+        return Err(plain_error(format!(
+            "Error: Path is not a directory: {path}"
+        )));
+    }
+    let names = read_names(&real).map_err(|err| {
+        plain_error(format!(
+            "Error listing directory: {}",
+            node_error::describe(&err, "scandir", &path)
+        ))
+    })?;
+    if names.is_empty() {
+        return Ok(Reply::text(sentence(
+            ctx,
+            format!("Directory {path} is empty"),
+        )));
+    }
+    let mut entries: Vec<Entry> = names
+        .into_iter()
+        .filter(|name| !ignore.iter().any(|pattern| name_matches(pattern, name)))
+        // An entry that cannot be stat'ed (a dangling link) is left out, as upstream.
+        .filter_map(|name| {
+            let is_dir = fs::metadata(real.join(&name)).ok()?.is_dir();
+            Some(Entry { name, is_dir })
+        })
+        .collect();
+    sort_entries(&mut entries, ctx.mutations.is_active("names-only-order"));
+    let lines: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            if e.is_dir {
+                format!("[DIR] {}", e.name)
+            } else {
+                e.name.clone()
+            }
+        })
+        .collect();
+    Ok(Reply::text(format!(
+        "Directory listing for {path}:\n{}",
+        lines.join("\n")
+    )))
+}
+
+fn read_names(dir: &Path) -> std::io::Result<Vec<String>> {
+    fs::read_dir(dir)?
+        .map(|entry| entry.map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect()
+}
+
+/// Directories first, then files, each in name order. `names_only` (a
+/// mutation) forgets the grouping.
+pub fn sort_entries(entries: &mut [Entry], names_only: bool) {
+    entries.sort_by(|a, b| {
+        let group = if names_only {
+            std::cmp::Ordering::Equal
+        } else {
+            b.is_dir.cmp(&a.is_dir)
+        };
+        group.then_with(|| locale_cmp(&a.name, &b.name))
+    });
+}
+
+/// gemini's ignore patterns: `*` is any run of characters, `?` one
+/// character, everything else literal, matched against the whole name.
+pub fn name_matches(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    // Classic wildcard matching with one backtrack point for the last `*`.
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(&c) if c == '?' || c == name[n] => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    p = sp + 1;
+                    n = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignore_patterns_match_whole_names() {
+        assert!(name_matches("*.log", "debug.log"));
+        assert!(!name_matches("*.log", "debug.log.txt"));
+        assert!(name_matches("a?c", "abc"));
+        assert!(!name_matches("a?c", "ac"));
+        assert!(name_matches("node_modules", "node_modules"));
+        assert!(!name_matches("node", "node_modules"));
+        assert!(name_matches("*", ""));
+        assert!(name_matches("a*b*c", "axxbyyc"));
+    }
+
+    #[test]
+    fn directories_come_first() {
+        let entry = |name: &str, is_dir| Entry {
+            name: name.into(),
+            is_dir,
+        };
+        let mut entries = vec![
+            entry("b.txt", false),
+            entry("zeta", true),
+            entry("A.txt", false),
+            entry("alpha", true),
+        ];
+        sort_entries(&mut entries, false);
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, vec!["alpha", "zeta", "A.txt", "b.txt"]);
+        sort_entries(&mut entries, true);
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, vec!["A.txt", "alpha", "b.txt", "zeta"]);
+    }
+}

@@ -1,0 +1,229 @@
+//! The result envelope of seed 004: compact JSON, `{"success":true,
+//! "data":{…}}` or `{"success":false,"error":"…"}`, with `isError` set
+//! exactly when `success` is false. Keys are written in the seed's order
+//! (`success` first; `output` first in `data`).
+//!
+//! Tools hand their data over as the JSON of [`Data`] in a
+//! [`Reply::Success`]; [`render`] wraps it, applying the envelope mutations.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::super::{Failure, Rendered, Reply};
+use crate::mutations::Mutations;
+
+/// The tool-specific fields of a success; each tool fills the ones the seed
+/// gives it (`count` for glob and grep, `bytes` for file_write, `exit_code`
+/// for bash).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Data {
+    pub output: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+}
+
+impl Data {
+    /// The reply a tool returns; `exit_code` is repeated outside the JSON so
+    /// that rendering can act on it.
+    pub fn into_reply(self) -> Reply {
+        let exit_code = self.exit_code;
+        Reply::Success {
+            text: serde_json::to_value(&self)
+                .unwrap_or(Value::Null)
+                .to_string(),
+            exit_code,
+        }
+    }
+
+    /// The data object's fields in order, as the mutations bend them.
+    fn fields(&self, mutations: &Mutations) -> Vec<(&'static str, Value)> {
+        let mut fields = vec![("output", Value::from(self.output.as_str()))];
+        if let Some(count) = self.count {
+            let count = if mutations.is_active("count-newlines") {
+                self.output.matches('\n').count() as u64
+            } else {
+                count
+            };
+            if mutations.is_active("count-as-string") {
+                fields.push(("count", Value::from(count.to_string())));
+            } else if !mutations.is_active("omit-count") {
+                fields.push(("count", Value::from(count)));
+            }
+        }
+        if let Some(bytes) = self.bytes {
+            fields.push(("bytes", Value::from(bytes)));
+        }
+        if let Some(exit_code) = self.exit_code {
+            fields.push(("exit_code", Value::from(exit_code)));
+        }
+        fields
+    }
+}
+
+/// Writes a JSON object with its keys in the given order (a `serde_json`
+/// map would sort them).
+fn object(fields: &[(&str, Value)]) -> String {
+    let members: Vec<String> = fields
+        .iter()
+        .map(|(key, value)| format!("{}:{}", Value::from(*key), value))
+        .collect();
+    format!("{{{}}}", members.join(","))
+}
+
+fn success_flag(mutations: &Mutations, success: bool) -> Value {
+    if mutations.is_active("success-as-string") {
+        Value::from(success.to_string())
+    } else {
+        Value::from(success)
+    }
+}
+
+/// Renders a reply as the envelope.
+pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+    match reply {
+        Reply::Success { text, exit_code } => {
+            if mutations.is_active("nonzero-exit-is-failure") {
+                if let Some(code) = exit_code.filter(|&code| code != 0) {
+                    let failure = Failure::new("", format!("Command exited with code {code}"));
+                    return render_failure(mutations, failure);
+                }
+            }
+            match serde_json::from_str::<Data>(&text) {
+                Ok(data) => render_success(mutations, &data),
+                Err(err) => render_failure(
+                    mutations,
+                    Failure::new("", format!("Internal error: bad tool data: {err}")),
+                ),
+            }
+        }
+        Reply::Failure(failure) => render_failure(mutations, failure),
+    }
+}
+
+fn render_success(mutations: &Mutations, data: &Data) -> Rendered {
+    let success = ("success", success_flag(mutations, true));
+    let fields = data.fields(mutations);
+    let text = if mutations.is_active("no-data-wrapper") {
+        let mut all = vec![success];
+        all.extend(fields);
+        object(&all)
+    } else {
+        // `data` is already JSON text; splice it in as a raw member.
+        let inner = object(&fields);
+        let head = object(&[success]);
+        format!("{},\"data\":{inner}}}", &head[..head.len() - 1])
+    };
+    Rendered {
+        text,
+        is_error: mutations.is_active("is-error-on-success"),
+    }
+}
+
+fn render_failure(mutations: &Mutations, failure: Failure) -> Rendered {
+    let mut message = failure.message;
+    if mutations.is_active("error-without-path") {
+        for path in &failure.paths {
+            message = message.replace(&format!(": {path}"), "");
+        }
+    }
+    Rendered {
+        text: object(&[
+            ("success", success_flag(mutations, false)),
+            ("error", Value::from(message)),
+        ]),
+        is_error: !mutations.is_active("omit-is-error"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::MUTATIONS;
+    use super::*;
+
+    fn mutated(names: &[&str]) -> Mutations {
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        Mutations::select(MUTATIONS, &names).expect("known mutations")
+    }
+
+    fn grep_data() -> Data {
+        Data {
+            output: "a.c:1: x\na.c:2: y".into(),
+            count: Some(2),
+            ..Data::default()
+        }
+    }
+
+    fn render_with(names: &[&str], reply: Reply) -> Rendered {
+        render(&mutated(names), reply)
+    }
+
+    #[test]
+    fn successes_are_compact_and_ordered() {
+        let rendered = render_with(&[], grep_data().into_reply());
+        assert_eq!(
+            rendered.text,
+            r#"{"success":true,"data":{"output":"a.c:1: x\na.c:2: y","count":2}}"#
+        );
+        assert!(!rendered.is_error);
+        let bash = Data {
+            output: "héllo".into(),
+            exit_code: Some(3),
+            ..Data::default()
+        };
+        assert_eq!(
+            render_with(&[], bash.into_reply()).text,
+            r#"{"success":true,"data":{"output":"héllo","exit_code":3}}"#
+        );
+    }
+
+    #[test]
+    fn failures_carry_the_message_and_is_error() {
+        let failure = Failure {
+            paths: vec!["missing.txt".into()],
+            ..Failure::new("", "File not found: missing.txt")
+        };
+        let rendered = render_with(&[], Reply::Failure(failure.clone()));
+        assert_eq!(
+            rendered.text,
+            r#"{"success":false,"error":"File not found: missing.txt"}"#
+        );
+        assert!(rendered.is_error);
+        let bent = render_with(
+            &["error-without-path", "omit-is-error", "success-as-string"],
+            Reply::Failure(failure),
+        );
+        assert_eq!(bent.text, r#"{"success":"false","error":"File not found"}"#);
+        assert!(!bent.is_error);
+    }
+
+    #[test]
+    fn envelope_mutations_bend_the_fields() {
+        let text = |names: &[&str]| render_with(names, grep_data().into_reply()).text;
+        assert_eq!(
+            text(&["omit-count"]),
+            r#"{"success":true,"data":{"output":"a.c:1: x\na.c:2: y"}}"#
+        );
+        assert!(text(&["count-newlines"]).ends_with(r#""count":1}}"#));
+        assert!(text(&["count-as-string"]).ends_with(r#""count":"2"}}"#));
+        assert_eq!(
+            text(&["no-data-wrapper"]),
+            r#"{"success":true,"output":"a.c:1: x\na.c:2: y","count":2}"#
+        );
+        assert!(render_with(&["is-error-on-success"], grep_data().into_reply()).is_error);
+        let failed_exit = Data {
+            output: String::new(),
+            exit_code: Some(1),
+            ..Data::default()
+        };
+        let rendered = render_with(&["nonzero-exit-is-failure"], failed_exit.into_reply());
+        assert_eq!(
+            rendered.text,
+            r#"{"success":false,"error":"Command exited with code 1"}"#
+        );
+        assert!(rendered.is_error);
+    }
+}

@@ -1,0 +1,187 @@
+//! Expanding a glob pattern against the file system, one path component at
+//! a time, as `glob(3)` does for ikigai's `glob` and `grep` tools.
+//!
+//! The pattern is taken relative to a base directory (the `path` argument,
+//! used as written, or the root); each match is shown as the base as written
+//! joined with the matched names, so `path: src, pattern: *.c` shows
+//! `src/a.c` and a pattern alone shows `a.c`. Matching does not recurse
+//! beyond what the pattern spells out, and results are sorted by their text.
+//!
+//! Nothing outside the root is listed or returned: a directory to list or a
+//! match whose real path (symlinks resolved) leaves the root is left out.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::wildcard::{Wildcard, WildcardError};
+use crate::engine::paths::PathPolicy;
+
+/// A match: the text shown and the real path it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub shown: String,
+    pub real: PathBuf,
+}
+
+/// Expands `pattern` under `base` (the base is not a pattern; `None` means
+/// the root, with matches shown relative to it).
+pub fn expand(
+    policy: &PathPolicy,
+    base: Option<&str>,
+    pattern: &str,
+) -> Result<Vec<Found>, WildcardError> {
+    let components: Vec<Wildcard> = pattern
+        .split('/')
+        .filter(|part| !part.is_empty())
+        .map(Wildcard::parse)
+        .collect::<Result<_, _>>()?;
+    if components.is_empty() {
+        return Ok(Vec::new());
+    }
+    let start = match base {
+        Some(base) => base.to_string(),
+        None if pattern.starts_with('/') => "/".to_string(),
+        None => String::new(),
+    };
+    let mut candidates = vec![start];
+    for (index, component) in components.iter().enumerate() {
+        let last = index + 1 == components.len();
+        let mut next = Vec::new();
+        for shown in &candidates {
+            match component.literal() {
+                // A name is looked up, not listed, so the directories on the
+                // way to the root (`/`, `/tmp`) may be walked through.
+                Some(name) => {
+                    let child = policy.root().join(shown).join(&name);
+                    if exists_as(&child, last) {
+                        next.push(join(shown, &name));
+                    }
+                }
+                None => {
+                    let Some(dir) = inside_root(policy, shown) else {
+                        continue;
+                    };
+                    for name in sorted_names(&dir) {
+                        if component.matches(&name) && exists_as(&dir.join(&name), last) {
+                            next.push(join(shown, &name));
+                        }
+                    }
+                }
+            }
+        }
+        candidates = next;
+    }
+    let mut found: Vec<Found> = candidates
+        .into_iter()
+        .filter_map(|shown| inside_root(policy, &shown).map(|real| Found { shown, real }))
+        .collect();
+    found.sort_by(|a, b| a.shown.cmp(&b.shown));
+    Ok(found)
+}
+
+/// The real path that `shown` names, if it is the root or under it and the
+/// policy allows it.
+fn inside_root(policy: &PathPolicy, shown: &str) -> Option<PathBuf> {
+    let real = policy.resolve(shown).ok()?;
+    real.starts_with(policy.root()).then_some(real)
+}
+
+/// Whether `path` exists (a dangling symlink counts, as a name that glob
+/// lists); a component that is not the last must also be a directory.
+fn exists_as(path: &Path, last: bool) -> bool {
+    if last {
+        fs::symlink_metadata(path).is_ok()
+    } else {
+        fs::metadata(path).is_ok_and(|meta| meta.is_dir())
+    }
+}
+
+fn sorted_names(dir: &Path) -> Vec<String> {
+    let Ok(reader) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = reader
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn join(shown: &str, name: &str) -> String {
+    if shown.is_empty() {
+        name.to_string()
+    } else if shown.ends_with('/') {
+        format!("{shown}{name}")
+    } else {
+        format!("{shown}/{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> (tempfile::TempDir, PathPolicy) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = fs::canonicalize(dir.path()).expect("canonical");
+        fs::create_dir_all(root.join("src/deep")).expect("mkdir");
+        for file in [
+            "a.c",
+            "b.c",
+            "notes.md",
+            ".hidden.c",
+            "src/x.c",
+            "src/deep/y.c",
+        ] {
+            fs::write(root.join(file), "x\n").expect("write");
+        }
+        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        (dir, policy)
+    }
+
+    fn shown(found: Vec<Found>) -> Vec<String> {
+        found.into_iter().map(|f| f.shown).collect()
+    }
+
+    #[test]
+    fn matches_only_what_the_pattern_spells_out() {
+        let (_dir, policy) = tree();
+        let top = expand(&policy, None, "*.c").expect("valid");
+        assert_eq!(shown(top), ["a.c", "b.c"]);
+        let nested = expand(&policy, None, "*/*.c").expect("valid");
+        assert_eq!(shown(nested), ["src/x.c"]);
+        let literal = expand(&policy, None, "src/deep/y.c").expect("valid");
+        assert_eq!(shown(literal), ["src/deep/y.c"]);
+        assert!(expand(&policy, None, "nothing*").expect("valid").is_empty());
+    }
+
+    #[test]
+    fn the_base_is_shown_as_written() {
+        let (_dir, policy) = tree();
+        let root = policy.root().display().to_string();
+        let found = expand(&policy, Some(&root), "*.c").expect("valid");
+        assert_eq!(
+            shown(found.clone()),
+            [format!("{root}/a.c"), format!("{root}/b.c")]
+        );
+        assert_eq!(found[0].real, policy.root().join("a.c"));
+        let relative = expand(&policy, Some("src"), "*").expect("valid");
+        assert_eq!(shown(relative), ["src/deep", "src/x.c"]);
+        let absolute = expand(&policy, None, &format!("{root}/src/*.c")).expect("valid");
+        assert_eq!(shown(absolute), [format!("{root}/src/x.c")]);
+    }
+
+    #[test]
+    fn nothing_outside_the_root_is_listed() {
+        let (_dir, policy) = tree();
+        assert!(expand(&policy, None, "../*").expect("valid").is_empty());
+        assert!(expand(&policy, None, "/*").expect("valid").is_empty());
+        std::os::unix::fs::symlink("/", policy.root().join("escape")).expect("symlink");
+        assert!(expand(&policy, None, "escape/*").expect("valid").is_empty());
+        assert_eq!(
+            expand(&policy, None, "[unclosed"),
+            Err(WildcardError::UnclosedBracket)
+        );
+    }
+}

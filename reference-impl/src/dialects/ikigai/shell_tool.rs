@@ -1,0 +1,47 @@
+//! `bash`.
+
+use rmcp::model::JsonObject;
+
+use super::envelope::Data;
+use super::{argument_failure, Outcome};
+use crate::dialects::args::Args;
+use crate::dialects::{Context, Failure};
+use crate::engine::shell::CommandOutput;
+use crate::engine::EngineError;
+
+fn execution_failure(detail: impl std::fmt::Display) -> Failure {
+    Failure::new("", format!("Command execution failed: {detail}"))
+}
+
+/// Runs the command; any exit code is a success (the seed's "bash
+/// distinction"). Only failing to run it, or killing it at the timeout, is
+/// a failure.
+pub async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
+    let args = Args::new(raw, &["command"]).map_err(argument_failure)?;
+    let command = args.string("command").map_err(argument_failure)?;
+    let ran = if ctx.mutations.is_active("bash-stdout-only") {
+        ctx.shell.run(&command, ctx.default_timeout).await
+    } else {
+        ctx.shell.run_merged(&command, ctx.default_timeout).await
+    };
+    let finished: CommandOutput = ran.map_err(|err| match err {
+        EngineError::StartFailed { cause } => execution_failure(cause),
+        other => execution_failure(format!("{other:?}")),
+    })?;
+    if let Some(limit) = finished.timed_out_after {
+        return Err(execution_failure(format!(
+            "timed out after {} seconds",
+            limit.as_secs_f64()
+        )));
+    }
+    let mut output = finished.stdout;
+    if output.ends_with('\n') {
+        output.pop();
+    }
+    Ok(Data {
+        output,
+        exit_code: Some(finished.exit_code),
+        ..Data::default()
+    }
+    .into_reply())
+}

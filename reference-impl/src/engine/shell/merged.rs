@@ -1,0 +1,130 @@
+//! Running a command with its standard error sent into the same pipe as its
+//! standard output, for tools whose result is "combined stdout/stderr".
+//!
+//! Capturing the two streams separately and concatenating them afterwards
+//! would lose their interleaving (`echo a; echo b >&2; echo c` must read
+//! `a b c`), so both descriptors of the child point at one pipe.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::net::unix::pipe::Receiver;
+use tokio::process::Command;
+
+use super::{drive, lock, pump, Captured, CommandOutput, GroupGuard, Shell, PIPE_DRAIN_GRACE};
+use crate::engine::error::{describe_io, EngineError};
+
+fn start_failed(err: &io::Error) -> EngineError {
+    EngineError::StartFailed {
+        cause: describe_io(err),
+    }
+}
+
+impl Shell {
+    /// Runs `command` to completion like [`Shell::run`], but with stderr
+    /// merged into stdout: the result's `stdout` holds both streams in the
+    /// order they were written and `stderr` is empty.
+    pub async fn run_merged(
+        &self,
+        command: &str,
+        timeout: Duration,
+    ) -> Result<CommandOutput, EngineError> {
+        let (reader, writer) = io::pipe().map_err(|err| start_failed(&err))?;
+        let (child, guard) = self.spawn_merged(command, writer)?;
+        let receiver = match Receiver::from_owned_fd(OwnedFd::from(reader)) {
+            Ok(receiver) => receiver,
+            Err(err) => {
+                // Dropping the guard kills the group that was just started.
+                drop(guard);
+                return Err(start_failed(&err));
+            }
+        };
+        let merged = Arc::new(Mutex::new(Captured::default()));
+        let reader_task = tokio::spawn(pump(receiver, merged.clone(), true));
+        // The child has no pipes of its own, so `drive` only waits, enforces
+        // the timeout and kills the group; the merged pipe is drained here.
+        let unused = Arc::new(Mutex::new(Captured::default()));
+        let finished = drive(child, guard, Some(timeout), unused).await;
+        let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, reader_task).await;
+        let output = String::from_utf8_lossy(&lock(&merged).stdout).into_owned();
+        Ok(CommandOutput {
+            stdout: output,
+            stderr: String::new(),
+            ..finished
+        })
+    }
+
+    /// Starts `bash -c command` in its own process group with both output
+    /// descriptors on `writer`. The parent's copies of `writer` are closed
+    /// when this returns, so the pipe ends when the command's group is gone.
+    fn spawn_merged(
+        &self,
+        command: &str,
+        writer: io::PipeWriter,
+    ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
+        let stderr_writer = writer.try_clone().map_err(|err| start_failed(&err))?;
+        let child = Command::new("bash")
+            .arg("-c")
+            .arg(command)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(writer))
+            .stderr(Stdio::from(stderr_writer))
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|err| start_failed(&err))?;
+        let Some(pgid) = child.id().and_then(|pid| i32::try_from(pid).ok()) else {
+            return Err(EngineError::StartFailed {
+                cause: "the process exited before it could be tracked".into(),
+            });
+        };
+        lock(&self.groups).insert(pgid);
+        Ok((
+            child,
+            GroupGuard {
+                pgid,
+                groups: self.groups.clone(),
+            },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn both_streams_arrive_in_one_pipe_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let shell = Shell::new(dir.path().to_path_buf());
+        let out = shell
+            .run_merged(
+                "echo one; echo two >&2; echo three; exit 4",
+                Duration::from_secs(10),
+            )
+            .await
+            .expect("run");
+        assert_eq!(out.stdout, "one\ntwo\nthree\n");
+        assert_eq!(out.stderr, "");
+        assert_eq!(out.exit_code, 4);
+        assert_eq!(out.timed_out_after, None);
+    }
+
+    #[tokio::test]
+    async fn a_timeout_kills_the_group_and_keeps_what_was_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let shell = Shell::new(dir.path().to_path_buf());
+        let started = std::time::Instant::now();
+        let out = shell
+            .run_merged("echo early; sleep 30", Duration::from_millis(300))
+            .await
+            .expect("run");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(out.stdout, "early\n");
+        assert_eq!(out.timed_out_after, Some(Duration::from_millis(300)));
+    }
+}

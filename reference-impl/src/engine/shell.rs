@@ -274,6 +274,144 @@ impl Shell {
     }
 }
 
+/// Bounds for [`Shell::run_bounded`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunLimits {
+    pub timeout: Duration,
+    /// Most bytes kept per stream; one more byte on either stream kills the
+    /// command's process group.
+    pub output_limit: u64,
+}
+
+/// How a command run by [`Shell::run_bounded`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The shell ended by itself: its exit code, or the signal that ended it.
+    Exited {
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
+    /// Killed because it ran past its timeout.
+    TimedOut,
+    /// Killed (or already finished) with more output than the limit allows.
+    OutputLimit,
+}
+
+/// The result of [`Shell::run_bounded`]: how it ended and the output kept
+/// (at most the limit per stream).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundedOutput {
+    pub ending: Ending,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+#[derive(Default)]
+struct BoundedCapture {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    exceeded: bool,
+}
+
+impl Shell {
+    /// Runs `command` in `cwd` to completion, killing its process group when
+    /// it passes `limits.timeout` or writes more than `limits.output_limit`
+    /// bytes to either stream. Unlike [`Shell::run`], the exit signal is kept
+    /// and the output is bounded, for dialects that report both.
+    pub async fn run_bounded(
+        &self,
+        command: &str,
+        cwd: &Path,
+        limits: RunLimits,
+    ) -> Result<BoundedOutput, EngineError> {
+        let (mut child, guard) = self.spawn_in(command, cwd)?;
+        let captured = Arc::new(Mutex::new(BoundedCapture::default()));
+        let over_limit = Arc::new(tokio::sync::Notify::new());
+        let readers: Vec<_> = [
+            child.stdout.take().map(|pipe| {
+                tokio::spawn(pump_bounded(
+                    pipe,
+                    captured.clone(),
+                    true,
+                    limits.output_limit,
+                    over_limit.clone(),
+                ))
+            }),
+            child.stderr.take().map(|pipe| {
+                tokio::spawn(pump_bounded(
+                    pipe,
+                    captured.clone(),
+                    false,
+                    limits.output_limit,
+                    over_limit.clone(),
+                ))
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let exited = tokio::select! {
+            status = child.wait() => Some(status.ok().map_or(
+                Ending::Exited { code: None, signal: None },
+                |status| Ending::Exited { code: status.code(), signal: status.signal() },
+            )),
+            _ = tokio::time::sleep(limits.timeout) => None,
+            _ = over_limit.notified() => Some(Ending::OutputLimit),
+        };
+        if !matches!(exited, Some(Ending::Exited { .. })) {
+            kill_group(guard.pgid);
+            let _ = child.wait().await;
+        }
+        drop(guard);
+        for reader in readers {
+            let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, reader).await;
+        }
+        let captured = lock(&captured);
+        let ending = match exited {
+            None => Ending::TimedOut,
+            Some(_) if captured.exceeded => Ending::OutputLimit,
+            Some(ending) => ending,
+        };
+        Ok(BoundedOutput {
+            ending,
+            stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
+        })
+    }
+}
+
+/// Like [`pump`], but keeps at most `limit` bytes and, past it, stops
+/// reading and wakes whoever waits on `over_limit`.
+async fn pump_bounded(
+    mut pipe: impl AsyncRead + Unpin,
+    captured: Arc<Mutex<BoundedCapture>>,
+    is_stdout: bool,
+    limit: u64,
+    over_limit: Arc<tokio::sync::Notify>,
+) {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut captured = lock(&captured);
+        let target = if is_stdout {
+            &mut captured.stdout
+        } else {
+            &mut captured.stderr
+        };
+        let room = limit.saturating_sub(target.len());
+        target.extend_from_slice(&buf[..n.min(room)]);
+        if n > room {
+            captured.exceeded = true;
+            over_limit.notify_one();
+            break;
+        }
+    }
+}
+
 /// Waits for the shell (killing the group on timeout), kills any stragglers,
 /// then collects the output.
 async fn drive(
@@ -435,6 +573,63 @@ mod tests {
             .expect("int");
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert!(!alive(pid));
+    }
+
+    #[tokio::test]
+    async fn bounded_run_reports_signals_timeouts_and_output_limits() {
+        let (dir, shell) = shell();
+        let limits = RunLimits {
+            timeout: Duration::from_secs(10),
+            output_limit: 1000,
+        };
+        let out = shell
+            .run_bounded("echo out; echo err >&2; exit 4", dir.path(), limits)
+            .await
+            .expect("run");
+        assert_eq!(
+            out,
+            BoundedOutput {
+                ending: Ending::Exited {
+                    code: Some(4),
+                    signal: None
+                },
+                stdout: "out\n".into(),
+                stderr: "err\n".into(),
+            }
+        );
+        let out = shell
+            .run_bounded("kill -9 $$", dir.path(), limits)
+            .await
+            .expect("run");
+        assert_eq!(
+            out.ending,
+            Ending::Exited {
+                code: None,
+                signal: Some(libc::SIGKILL)
+            }
+        );
+        let started = Instant::now();
+        let out = shell
+            .run_bounded("yes; touch after", dir.path(), limits)
+            .await
+            .expect("run");
+        assert_eq!(out.ending, Ending::OutputLimit);
+        assert_eq!(out.stdout.len(), 1000);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(
+            !dir.path().join("after").exists(),
+            "the command was not killed"
+        );
+        let short = RunLimits {
+            timeout: Duration::from_millis(300),
+            output_limit: 1000,
+        };
+        let out = shell
+            .run_bounded("echo early; sleep 30", dir.path(), short)
+            .await
+            .expect("run");
+        assert_eq!(out.ending, Ending::TimedOut);
+        assert_eq!(out.stdout, "early\n");
     }
 
     #[tokio::test]

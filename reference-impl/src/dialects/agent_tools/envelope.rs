@@ -1,0 +1,152 @@
+//! The failure envelope and the mutations that bend it.
+//!
+//! A failure's text is one compact JSON object whose first two keys are
+//! `error` (the code) and `message`, followed by the code's extra fields
+//! (`path`, `size`, `limit`, `file`, `hunk`, `timeout_ms`, `stdout`,
+//! `stderr`, ...). A success's text is the tool's own output and never this
+//! object.
+
+use serde_json::{Map, Value};
+
+use super::super::{Failure, Rendered, Reply};
+use crate::mutations::Mutations;
+
+/// Writes `{"error":code,"message":message,...extra}` with the keys in that
+/// order (serde_json's map would sort `error` after `file`).
+pub fn envelope(code_key: &str, code: &str, message: &str, extra: &Map<String, Value>) -> String {
+    let mut fields = vec![
+        pair(code_key, &Value::from(code)),
+        pair("message", &Value::from(message)),
+    ];
+    fields.extend(
+        extra
+            .iter()
+            .filter(|(key, _)| key.as_str() != code_key && key.as_str() != "message")
+            .map(|(key, value)| pair(key, value)),
+    );
+    format!("{{{}}}", fields.join(","))
+}
+
+fn pair(key: &str, value: &Value) -> String {
+    format!("{}:{}", Value::from(key), value)
+}
+
+/// Renders a reply in the agent-tools conventions, applying the mutations
+/// that concern the shape of a result (the others act where the work is done).
+pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+    match reply {
+        Reply::Success { text, exit_code } => match exit_code {
+            Some(code) if code != 0 && mutations.is_active("error-on-nonzero-exit") => {
+                let mut failure =
+                    Failure::new("io_error", format!("Command exited with code {code}"));
+                if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(&text) {
+                    failure.extra = fields;
+                }
+                render_failure(mutations, failure)
+            }
+            _ if mutations.is_active("success-in-envelope") => Rendered {
+                text: serde_json::json!({ "result": text }).to_string(),
+                is_error: false,
+            },
+            _ => Rendered {
+                text,
+                is_error: false,
+            },
+        },
+        Reply::Failure(failure) => render_failure(mutations, failure),
+    }
+}
+
+fn render_failure(mutations: &Mutations, failure: Failure) -> Rendered {
+    let code = if mutations.is_active("uppercase-codes") {
+        failure.code.to_ascii_uppercase()
+    } else {
+        failure.code.to_string()
+    };
+    let code_key = if mutations.is_active("code-field-renamed") {
+        "code"
+    } else {
+        "error"
+    };
+    let text = if mutations.is_active("plain-text-errors") {
+        failure.message
+    } else {
+        envelope(code_key, &code, &failure.message, &failure.extra)
+    };
+    Rendered {
+        text,
+        is_error: !mutations.is_active("omit-is-error"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialects::agent_tools::MUTATIONS;
+
+    fn mutated(names: &[&str]) -> Mutations {
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        Mutations::select(MUTATIONS, &names).expect("known mutations")
+    }
+
+    fn failure_with_extra() -> Failure {
+        let mut failure = Failure::new("patch_failed", "Hunk did not apply cleanly in b.txt");
+        failure.extra.insert("hunk".into(), Value::from(1));
+        failure.extra.insert("file".into(), Value::from("b.txt"));
+        failure
+    }
+
+    #[test]
+    fn error_and_message_come_first_then_the_extra_fields() {
+        let failure = failure_with_extra();
+        assert_eq!(
+            envelope("error", failure.code, &failure.message, &failure.extra),
+            r#"{"error":"patch_failed","message":"Hunk did not apply cleanly in b.txt","file":"b.txt","hunk":1}"#
+        );
+    }
+
+    #[test]
+    fn failures_are_errors_and_successes_are_left_alone() {
+        let plain = mutated(&[]);
+        let rendered = render(
+            &plain,
+            Reply::Failure(Failure::new("not_found", "No such file: a")),
+        );
+        assert_eq!(
+            rendered,
+            Rendered {
+                text: r#"{"error":"not_found","message":"No such file: a"}"#.into(),
+                is_error: true
+            }
+        );
+        let bash = Reply::Success {
+            text: r#"{"exit_code":3,"stdout":"","stderr":"","signal":null,"timed_out":false}"#
+                .into(),
+            exit_code: Some(3),
+        };
+        assert!(!render(&plain, bash.clone()).is_error);
+        let mutated_render = render(&mutated(&["error-on-nonzero-exit"]), bash);
+        assert!(mutated_render.is_error);
+        assert!(mutated_render.text.starts_with(r#"{"error":"io_error""#));
+    }
+
+    #[test]
+    fn shape_mutations_change_only_what_they_name() {
+        let text = |names: &[&str]| render(&mutated(names), Reply::Failure(failure_with_extra()));
+        assert!(text(&["uppercase-codes"])
+            .text
+            .starts_with(r#"{"error":"PATCH_FAILED""#));
+        assert!(text(&["code-field-renamed"])
+            .text
+            .starts_with(r#"{"code":"patch_failed""#));
+        assert_eq!(
+            text(&["plain-text-errors"]).text,
+            "Hunk did not apply cleanly in b.txt"
+        );
+        assert!(!text(&["omit-is-error"]).is_error);
+        assert_eq!(
+            render(&mutated(&["success-in-envelope"]), Reply::text("ok")).text,
+            r#"{"result":"ok"}"#
+        );
+    }
+}

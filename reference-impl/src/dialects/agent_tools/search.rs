@@ -1,0 +1,462 @@
+//! `glob` and `grep`. Both list workspace-relative paths, skip `.git`,
+//! honour the root `.gitignore` (plain patterns, no `!` negation), never
+//! follow a symlink to a directory, and list a symlinked file only when its
+//! target is inside the root. No match is the success `(no matches)`.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use globset::GlobMatcher;
+use regex::Regex;
+use rmcp::model::JsonObject;
+use serde_json::Value;
+
+use super::super::args::Args;
+use super::super::{Context, Failure, Reply};
+use super::params::{int_at_least, invalid, one_of, OrInvalid};
+use super::text::{decode, looks_binary, split_lines};
+use super::workspace::{self, relative_to};
+use crate::engine::search::{compile_glob, compile_regex};
+use crate::engine::EngineError;
+
+const NO_MATCHES: &str = "(no matches)";
+
+// ------------------------------------------------------------------ walking
+
+/// A root `.gitignore` line.
+struct IgnoreRule {
+    matcher: GlobMatcher,
+    dir_only: bool,
+}
+
+fn ignore_rules(root: &Path) -> Vec<IgnoreRule> {
+    let Ok(text) = fs::read_to_string(root.join(".gitignore")) else {
+        return Vec::new();
+    };
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('!'))
+        .filter_map(|line| {
+            let dir_only = line.ends_with('/');
+            let line = line.trim_end_matches('/');
+            // A pattern with an inner slash is anchored at the root; one
+            // without matches a name at any depth.
+            let pattern = match line.strip_prefix('/') {
+                Some(anchored) => anchored.to_string(),
+                None if line.contains('/') => line.to_string(),
+                None => format!("**/{line}"),
+            };
+            compile_glob(&pattern)
+                .ok()
+                .map(|matcher| IgnoreRule { matcher, dir_only })
+        })
+        .collect()
+}
+
+/// A file found by [`walk`].
+struct Found {
+    path: PathBuf,
+    /// Relative to the directory walked.
+    under_base: String,
+    /// Relative to the workspace root.
+    shown: String,
+    modified: Option<SystemTime>,
+}
+
+/// Every file under `base`, in name order.
+fn walk(ctx: &Context, base: &Path, respect_ignore: bool) -> Vec<Found> {
+    let root = ctx.policy.root();
+    let rules = if respect_ignore {
+        ignore_rules(root)
+    } else {
+        Vec::new()
+    };
+    let mut found = Vec::new();
+    let mut pending = vec![base.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(reader) = fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<_> = reader
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        let mut subdirs = Vec::new();
+        for name in names {
+            let path = dir.join(&name);
+            let Ok(link) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let is_dir = link.is_dir();
+            if respect_ignore && is_dir && name == ".git" {
+                continue;
+            }
+            let Some(shown) = relative_to(root, &path) else {
+                continue;
+            };
+            if rules
+                .iter()
+                .any(|r| (is_dir || !r.dir_only) && r.matcher.is_match(&shown))
+            {
+                continue;
+            }
+            if is_dir {
+                subdirs.push(path);
+                continue;
+            }
+            let meta = if link.file_type().is_symlink() {
+                match (fs::metadata(&path), fs::canonicalize(&path)) {
+                    (Ok(meta), Ok(real)) if meta.is_file() && real.starts_with(root) => meta,
+                    _ => continue,
+                }
+            } else {
+                link
+            };
+            found.push(Found {
+                under_base: relative_to(base, &path).unwrap_or_else(|| shown.clone()),
+                shown,
+                modified: meta.modified().ok(),
+                path,
+            });
+        }
+        // Depth first, in name order: push the subdirectories reversed.
+        pending.extend(subdirs.into_iter().rev());
+    }
+    found
+}
+
+fn glob_failure(err: EngineError, pattern: &str) -> Failure {
+    let detail = match err {
+        EngineError::InvalidGlob { message, .. } => message,
+        other => format!("{other:?}"),
+    };
+    let mut failure = invalid(format!("Invalid glob pattern: {detail}"));
+    failure.extra.insert("pattern".into(), Value::from(pattern));
+    failure
+}
+
+// --------------------------------------------------------------------- glob
+
+pub fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+    let args = Args::new(raw, &["pattern", "path", "respect_gitignore"]).or_invalid()?;
+    let pattern = args.string("pattern").or_invalid()?;
+    let path = args
+        .opt_string("path")
+        .or_invalid()?
+        .unwrap_or_else(|| ".".into());
+    let respect = args
+        .opt_bool("respect_gitignore")
+        .or_invalid()?
+        .unwrap_or(true);
+    let base = workspace::resolve(ctx, &path)?;
+    let meta =
+        fs::metadata(&base.real).map_err(|err| workspace::fs_failure(&err, &base.shown, "stat"))?;
+    if !meta.is_dir() {
+        return Err(workspace::not_directory(&base.shown));
+    }
+    let matcher = compile_glob(&pattern).map_err(|err| glob_failure(err, &pattern))?;
+    let mut hits: Vec<Found> = walk(ctx, &base.real, respect)
+        .into_iter()
+        .filter(|f| matcher.is_match(&f.under_base))
+        .collect();
+    if hits.is_empty() {
+        return Ok(Reply::text(NO_MATCHES));
+    }
+    hits.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.shown.cmp(&b.shown))
+    });
+    let lines: Vec<&str> = hits.iter().map(|f| f.shown.as_str()).collect();
+    Ok(Reply::text(lines.join("\n")))
+}
+
+// --------------------------------------------------------------------- grep
+
+/// The matching lines of one file.
+struct FileHits {
+    shown: String,
+    lines: Vec<String>,
+    /// 1-based, ascending.
+    matched: Vec<usize>,
+}
+
+struct Paging {
+    offset: usize,
+    head_limit: Option<usize>,
+}
+
+impl Paging {
+    fn page<T: Clone>(&self, items: &[T]) -> Vec<T> {
+        let start = self.offset.min(items.len());
+        let end = match self.head_limit {
+            Some(n) => start.saturating_add(n).min(items.len()),
+            None => items.len(),
+        };
+        items[start..end].to_vec()
+    }
+}
+
+pub fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+    let args = Args::new(
+        raw,
+        &[
+            "pattern",
+            "path",
+            "glob",
+            "output_mode",
+            "ignore_case",
+            "multiline",
+            "context",
+            "before_context",
+            "after_context",
+            "head_limit",
+            "offset",
+        ],
+    )
+    .or_invalid()?;
+    let pattern = args.string("pattern").or_invalid()?;
+    let path = args
+        .opt_string("path")
+        .or_invalid()?
+        .unwrap_or_else(|| ".".into());
+    let include = args.opt_string("glob").or_invalid()?;
+    let mode = one_of(
+        &args,
+        "output_mode",
+        &["files_with_matches", "content", "count"],
+    )?
+    .unwrap_or_else(|| "files_with_matches".into());
+    let ignore_case = args.opt_bool("ignore_case").or_invalid()?.unwrap_or(false);
+    let multiline = args.opt_bool("multiline").or_invalid()?.unwrap_or(false);
+    let context = int_at_least(&args, "context", 0)?.unwrap_or(0);
+    let before = int_at_least(&args, "before_context", 0)?.unwrap_or(context);
+    let after = int_at_least(&args, "after_context", 0)?.unwrap_or(context);
+    let paging = Paging {
+        offset: to_usize(int_at_least(&args, "offset", 0)?.unwrap_or(0)),
+        head_limit: int_at_least(&args, "head_limit", 1)?.map(to_usize),
+    };
+    let regex = compile_regex(&pattern, ignore_case, multiline).map_err(|err| match err {
+        EngineError::InvalidRegex { message } => {
+            invalid(format!("Invalid regular expression: {message}"))
+        }
+        other => workspace::engine_failure(other, &pattern),
+    })?;
+    let include = include
+        .map(|g| compile_glob(&g).map_err(|err| glob_failure(err, &g)))
+        .transpose()?;
+    let target = workspace::resolve(ctx, &path)?;
+    let meta = fs::metadata(&target.real)
+        .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
+    let candidates: Vec<(PathBuf, String)> = if meta.is_dir() {
+        walk(ctx, &target.real, true)
+            .into_iter()
+            .filter(|f| {
+                include.as_ref().is_none_or(|g| {
+                    let name = f.under_base.rsplit('/').next().unwrap_or(&f.under_base);
+                    g.is_match(&f.under_base) || g.is_match(name)
+                })
+            })
+            .map(|f| (f.path, f.shown))
+            .collect()
+    } else {
+        vec![(target.real.clone(), target.shown.clone())]
+    };
+    let mut hits: Vec<FileHits> = candidates
+        .into_iter()
+        .filter_map(|(path, shown)| search_file(ctx, &path, shown, &regex, multiline))
+        .collect();
+    hits.sort_by(|a, b| a.shown.cmp(&b.shown));
+    let (before, after) = if mode == "content" {
+        (to_usize(before), to_usize(after))
+    } else {
+        (0, 0)
+    };
+    let (body, total, shown) = match mode.as_str() {
+        "content" => render_content(&hits, &paging, before, after),
+        "count" => {
+            let rows: Vec<String> = hits
+                .iter()
+                .map(|h| format!("{}:{}", h.shown, h.matched.len()))
+                .collect();
+            let page = paging.page(&rows);
+            (page.join("\n"), rows.len(), page.len())
+        }
+        _ => {
+            let rows: Vec<String> = hits.iter().map(|h| h.shown.clone()).collect();
+            let page = paging.page(&rows);
+            (page.join("\n"), rows.len(), page.len())
+        }
+    };
+    Ok(Reply::text(with_footer(body, total, shown, paging.offset)))
+}
+
+fn to_usize(n: i64) -> usize {
+    usize::try_from(n).unwrap_or(0)
+}
+
+/// A file's matches; `None` when it has none or is skipped (unreadable,
+/// over the size limit, binary).
+fn search_file(
+    ctx: &Context,
+    path: &Path,
+    shown: String,
+    regex: &Regex,
+    multiline: bool,
+) -> Option<FileHits> {
+    let meta = fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > ctx.max_file_size {
+        return None;
+    }
+    let bytes = fs::read(path).ok()?;
+    if looks_binary(&bytes) {
+        return None;
+    }
+    let text = decode(&bytes);
+    let lines: Vec<String> = split_lines(&text).into_iter().map(str::to_string).collect();
+    let matched: Vec<usize> = if multiline {
+        let line_at = |at: usize| {
+            text.as_bytes()[..at]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1
+        };
+        let mut spanned = BTreeSet::new();
+        for m in regex.find_iter(&text) {
+            let last = if m.end() > m.start() {
+                m.end() - 1
+            } else {
+                m.start()
+            };
+            spanned.extend(line_at(m.start())..=line_at(last));
+        }
+        spanned.into_iter().filter(|&n| n <= lines.len()).collect()
+    } else {
+        lines
+            .iter()
+            .enumerate()
+            .filter(|(_, line)| regex.is_match(line))
+            .map(|(i, _)| i + 1)
+            .collect()
+    };
+    (!matched.is_empty()).then_some(FileHits {
+        shown,
+        lines,
+        matched,
+    })
+}
+
+/// `path:n:line` for matches and `path-n-line` for context, with `--`
+/// between groups that do not touch when context is asked for. Paging
+/// counts matches; returns (text, matches in all, matches shown).
+fn render_content(
+    hits: &[FileHits],
+    paging: &Paging,
+    before: usize,
+    after: usize,
+) -> (String, usize, usize) {
+    let anchors: Vec<(usize, usize)> = hits
+        .iter()
+        .enumerate()
+        .flat_map(|(f, h)| h.matched.iter().map(move |&n| (f, n)))
+        .collect();
+    let page = paging.page(&anchors);
+    let mut rows = Vec::new();
+    let mut previous: Option<(usize, usize)> = None;
+    for (f, hit) in hits.iter().enumerate() {
+        let mut keep = BTreeSet::new();
+        for &(_, n) in page.iter().filter(|(pf, _)| *pf == f) {
+            let first = n.saturating_sub(before).max(1);
+            let last = (n + after).min(hit.lines.len());
+            keep.extend(first..=last);
+        }
+        for n in keep {
+            let touches = previous == Some((f, n.saturating_sub(1)));
+            if (before > 0 || after > 0) && previous.is_some() && !touches {
+                rows.push("--".to_string());
+            }
+            let sep = if hit.matched.binary_search(&n).is_ok() {
+                ':'
+            } else {
+                '-'
+            };
+            let line = hit.lines.get(n - 1).map_or("", String::as_str);
+            rows.push(format!("{}{sep}{n}{sep}{line}", hit.shown));
+            previous = Some((f, n));
+        }
+    }
+    (rows.join("\n"), anchors.len(), page.len())
+}
+
+fn with_footer(body: String, total: usize, shown: usize, offset: usize) -> String {
+    if total == 0 {
+        return NO_MATCHES.to_string();
+    }
+    if offset >= total {
+        return format!("(no results at offset {offset}; {total} in all)");
+    }
+    let next = offset + shown;
+    if next < total {
+        return format!(
+            "{body}\n[... results {}-{next} of {total}; call again with offset={next} for more ...]",
+            offset + 1
+        );
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(shown: &str, lines: &[&str], matched: &[usize]) -> FileHits {
+        FileHits {
+            shown: shown.into(),
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+            matched: matched.to_vec(),
+        }
+    }
+
+    #[test]
+    fn content_rows_mark_matches_and_context() {
+        let hits = vec![
+            hit("a.txt", &["one", "two", "three", "four", "five"], &[2, 5]),
+            hit("b.txt", &["x"], &[1]),
+        ];
+        let all = Paging {
+            offset: 0,
+            head_limit: None,
+        };
+        let (text, total, shown) = render_content(&hits, &all, 1, 0);
+        assert_eq!(
+            text,
+            "a.txt-1-one\na.txt:2:two\n--\na.txt-4-four\na.txt:5:five\n--\nb.txt:1:x"
+        );
+        assert_eq!((total, shown), (3, 3));
+        let (plain, _, _) = render_content(&hits, &all, 0, 0);
+        assert_eq!(plain, "a.txt:2:two\na.txt:5:five\nb.txt:1:x");
+    }
+
+    #[test]
+    fn paging_adds_a_footer() {
+        let first = Paging {
+            offset: 0,
+            head_limit: Some(1),
+        };
+        let hits = vec![hit("a", &["m"], &[1]), hit("b", &["m"], &[1])];
+        let (text, total, shown) = render_content(&hits, &first, 0, 0);
+        assert_eq!(
+            with_footer(text, total, shown, 0),
+            "a:1:m\n[... results 1-1 of 2; call again with offset=1 for more ...]"
+        );
+        assert_eq!(with_footer(String::new(), 0, 0, 0), NO_MATCHES);
+        assert_eq!(
+            with_footer(String::new(), 2, 0, 5),
+            "(no results at offset 5; 2 in all)"
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! Reading files as text, shared by every tool that reads one.
+//!
+//! The checks run in upstream's order: stat (missing, not a file), size
+//! (`too_large`), then the read, then the binary test. The stat is where
+//! the expected failures are classified; a read that fails after the stat
+//! accepted the file (a UNIX socket, which `open` refuses with ENXIO) is
+//! not one of them and is reported as `internal`, exactly as upstream's
+//! unguarded `readFile` after its `stat` is.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::super::{Context, Failure};
+use super::workspace::{self, Target};
+
+/// Bytes inspected at each end of a file for a NUL.
+const BINARY_SCAN_BYTES: usize = 8000;
+
+/// Reads `target` whole, refusing directories, files over the size limit
+/// and binary files.
+pub fn read_text(ctx: &Context, target: &Target) -> Result<Vec<u8>, Failure> {
+    let meta = fs::metadata(&target.real)
+        .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
+    if meta.is_dir() {
+        return Err(workspace::is_directory(&target.shown));
+    }
+    if meta.len() > ctx.max_file_size {
+        let mut failure = workspace::with_path(
+            Failure::new(
+                "too_large",
+                format!(
+                    "File is {} bytes, over the {}-byte limit: {}",
+                    meta.len(),
+                    ctx.max_file_size,
+                    target.shown
+                ),
+            ),
+            &target.shown,
+        );
+        failure.extra.insert("size".into(), Value::from(meta.len()));
+        failure
+            .extra
+            .insert("limit".into(), Value::from(ctx.max_file_size));
+        return Err(failure);
+    }
+    let bytes = read_without_blocking(&target.real)
+        .map_err(|err| workspace::internal(format!("reading {}: {err}", target.real.display())))?;
+    if looks_binary(&bytes) {
+        return Err(workspace::with_path(
+            Failure::new(
+                "is_binary",
+                format!("File appears to be binary: {}", target.shown),
+            ),
+            &target.shown,
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Opens with `O_NONBLOCK` so that a FIFO nobody writes to reads as empty
+/// instead of hanging the call.
+fn read_without_blocking(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A NUL byte near either end of the file.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(BINARY_SCAN_BYTES)];
+    let tail = &bytes[bytes.len().saturating_sub(BINARY_SCAN_BYTES)..];
+    head.contains(&0) || tail.contains(&0)
+}
+
+/// The text with a UTF-8 byte-order mark dropped and CRLF / lone CR line
+/// ends turned into LF, as upstream shows files.
+pub fn decode(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Lines without terminators; a final newline does not start an empty line.
+pub fn split_lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_means_a_nul_at_either_end() {
+        assert!(looks_binary(b"ab\0cd"));
+        assert!(!looks_binary(b"plain text\n"));
+        let mut big = vec![b'a'; 3 * BINARY_SCAN_BYTES];
+        big[BINARY_SCAN_BYTES + 10] = 0;
+        assert!(!looks_binary(&big), "a NUL in the unscanned middle");
+        let last = big.len() - 1;
+        big[last] = 0;
+        assert!(looks_binary(&big));
+    }
+
+    #[test]
+    fn decoding_normalises_line_ends_and_drops_the_bom() {
+        assert_eq!(decode(b"\xef\xbb\xbfa\r\nb\rc\n"), "a\nb\nc\n");
+        assert_eq!(split_lines("a\nb\n"), vec!["a", "b"]);
+        assert_eq!(split_lines("a\n\n"), vec!["a", ""]);
+        assert_eq!(split_lines("a"), vec!["a"]);
+    }
+}

@@ -39,10 +39,26 @@ impl Gaps {
 }
 
 /// The tools and argument names the suite's scenarios send, after the target's renames.
+///
+/// The judged call of a scenario that expects a refusal (an error result, a code or
+/// a JSON-RPC error) is left out: an unknown tool or argument there is the point of
+/// the scenario, not a gap of the server.
 pub fn calls_of(suite: &Suite, target: &Target) -> BTreeMap<String, BTreeSet<String>> {
     let mut used: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (_, scenario) in suite.scenarios() {
-        for call in scenario.given.calls.iter().chain(&scenario.when.0) {
+        let then = &scenario.then;
+        let expects_refusal =
+            then.is_error == Some(true) || then.code.is_some() || then.protocol_error.is_some();
+        let judged = if expects_refusal {
+            scenario
+                .when
+                .0
+                .split_last()
+                .map_or(&[][..], |(_, earlier)| earlier)
+        } else {
+            &scenario.when.0[..]
+        };
+        for call in scenario.given.calls.iter().chain(judged) {
             let (tool, args) = target.translate(&call.tool, call.args.clone());
             used.entry(tool).or_default().extend(args.keys().cloned());
         }

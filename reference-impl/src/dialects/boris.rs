@@ -27,12 +27,12 @@
 //! `could not read <p>: not a regular file`; a directory given to
 //! `create_file` is `could not write <p>: is a directory`.
 
+use crate::dialects::tool_schema::closed_object_tool as tool;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use rmcp::model::{JsonObject, Tool};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::args::{ArgError, Args};
 use super::{Context, Failure, Rendered, Reply};
@@ -73,31 +73,6 @@ const FILE_TYPES: &[(&str, &[&str])] = &[
 ];
 const FILE_TYPE_ALIASES: &[(&str, &str)] =
     &[("md", "markdown"), ("python", "py"), ("typescript", "ts")];
-
-fn schema(value: Value) -> Arc<JsonObject> {
-    match value {
-        Value::Object(map) => Arc::new(map),
-        _ => Arc::new(JsonObject::new()),
-    }
-}
-
-fn tool(
-    name: &'static str,
-    description: &'static str,
-    properties: Value,
-    required: &[&str],
-) -> Tool {
-    Tool::new(
-        name,
-        description,
-        schema(json!({
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
-        })),
-    )
-}
 
 /// The boris tool list, with upstream's names and parameters.
 pub fn tools() -> Vec<Tool> {

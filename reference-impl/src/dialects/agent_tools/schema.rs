@@ -1,10 +1,10 @@
 //! The nine tools of @clarvis/agent-tools v0.1.0, with upstream's parameter
 //! names, as JSON Schemas for `tools/list`.
 
-use std::sync::Arc;
+use crate::dialects::tool_schema::closed_object_tool as tool;
 
-use rmcp::model::{JsonObject, Tool};
-use serde_json::{json, Value};
+use rmcp::model::Tool;
+use serde_json::json;
 
 /// Tools that change files or run commands. Upstream marks `bash` as
 /// mutating too, so read-only mode hides it with the four writers.
@@ -15,25 +15,6 @@ pub const MUTATING: &[&str] = &[
     "apply_patch",
     "bash",
 ];
-
-fn tool(
-    name: &'static str,
-    description: &'static str,
-    properties: Value,
-    required: &[&str],
-) -> Tool {
-    let schema = json!({
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false,
-    });
-    let schema = match schema {
-        Value::Object(map) => map,
-        _ => JsonObject::new(),
-    };
-    Tool::new(name, description, Arc::new(schema))
-}
 
 /// Every tool, mutating or not.
 pub fn all() -> Vec<Tool> {

@@ -27,10 +27,10 @@ mod reading;
 mod shell_command;
 mod writing;
 
-use std::sync::Arc;
+use crate::dialects::tool_schema::open_object_tool as tool;
 
 use rmcp::model::{JsonObject, Tool};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{Context, Failure, Rendered, Reply};
 use crate::mutations::{MutationInfo, Mutations};
@@ -97,26 +97,6 @@ pub const MUTATIONS: &[MutationInfo] = &[
         what: "write_file trims the content when overwriting (as upstream 0.1.13 does)",
     },
 ];
-
-fn schema(value: Value) -> Arc<JsonObject> {
-    match value {
-        Value::Object(map) => Arc::new(map),
-        _ => Arc::new(JsonObject::new()),
-    }
-}
-
-fn tool(
-    name: &'static str,
-    description: &'static str,
-    properties: Value,
-    required: &[&str],
-) -> Tool {
-    Tool::new(
-        name,
-        description,
-        schema(json!({"type": "object", "properties": properties, "required": required})),
-    )
-}
 
 /// The seven tools, with gemini-cli's names and parameters.
 pub fn tools() -> Vec<Tool> {

@@ -47,11 +47,11 @@ mod search_tools;
 mod shell_tool;
 mod wildcard;
 
+use crate::dialects::tool_schema::closed_object_tool as tool;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::args::ArgError;
 use super::{Context, Failure, Reply};
@@ -115,24 +115,6 @@ pub const MUTATIONS: &[MutationInfo] = &[
         what: "glob and grep with no match answer success:false",
     },
 ];
-
-fn tool(
-    name: &'static str,
-    description: &'static str,
-    properties: Value,
-    required: &[&str],
-) -> Tool {
-    let schema = match json!({
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false,
-    }) {
-        Value::Object(map) => map,
-        _ => JsonObject::new(),
-    };
-    Tool::new(name, description, Arc::new(schema))
-}
 
 /// The five tools of seed 004, with upstream's parameters (all strings).
 pub fn tools() -> Vec<Tool> {

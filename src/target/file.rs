@@ -52,10 +52,7 @@ enum Command {
 /// Reads a target file; relative paths in it are relative to the file.
 pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
     let file: TargetFile = parse_yaml_file(path)?;
-    let here = path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let here = target_file_folder(path);
     let here_text = here.to_string_lossy().into_owned();
     let with_here = |s: &str| s.replace("{here}", &here_text);
     let words = match &file.command {
@@ -100,6 +97,16 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
     })
 }
 
+/// The folder of a target file, as an absolute path: the server is started in each
+/// fixture root, so a `{here}` relative to toolspec's own folder would miss there.
+fn target_file_folder(path: &Path) -> PathBuf {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::canonicalize(&folder).unwrap_or(folder)
+}
+
 /// Scenario ids from a baseline list: one per line; blank lines and lines starting
 /// with `#` are ignored (a `#` inside a line belongs to the scenario's name).
 pub fn read_baseline_lines(text: &str) -> impl Iterator<Item = String> + '_ {
@@ -111,7 +118,16 @@ pub fn read_baseline_lines(text: &str) -> impl Iterator<Item = String> + '_ {
 
 #[cfg(test)]
 mod tests {
-    use super::read_baseline_lines;
+    use super::{read_baseline_lines, target_file_folder};
+    use std::path::Path;
+
+    #[test]
+    fn here_is_absolute_even_for_a_relative_target_path() {
+        let here = target_file_folder(Path::new("src/target/file.rs"));
+        assert!(here.is_absolute(), "{}", here.display());
+        assert!(here.ends_with("src/target"));
+        assert!(target_file_folder(Path::new("target.yaml")).is_absolute());
+    }
 
     #[test]
     fn only_whole_lines_are_comments() {

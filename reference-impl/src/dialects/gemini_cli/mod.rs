@@ -85,8 +85,8 @@ pub const MUTATIONS: &[MutationInfo] = &[
         what: "the search heading shows ` (filter: \"\")` without an include",
     },
     MutationInfo {
-        name: "omit-is-error",
-        what: "error results are sent without `isError: true`",
+        name: "error-on-nonzero-exit",
+        what: "a shell command's non-zero exit is sent with `isError: true`",
     },
     MutationInfo {
         name: "write-despite-error",
@@ -191,13 +191,16 @@ pub async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply>
 /// Successes as they are; failures are their text with `isError: true`.
 pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
-        Reply::Success { text, .. } => Rendered {
+        Reply::Success { text, exit_code } => Rendered {
             text,
-            is_error: false,
+            is_error: mutations.is_active("error-on-nonzero-exit")
+                && exit_code.is_some_and(|code| code != 0),
         },
+        // Seed 002 fixes the text only; 0.1.13 itself has no error flag. The flag
+        // is set for MCP clients, and the suite does not demand it.
         Reply::Failure(failure) => Rendered {
             text: failure.message,
-            is_error: !mutations.is_active("omit-is-error"),
+            is_error: true,
         },
     }
 }
@@ -229,7 +232,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn errors_are_flagged_unless_mutated() {
+    fn errors_are_flagged_and_failed_commands_only_when_mutated() {
         let failure = || Reply::Failure(plain_error("File not found: /r/x"));
         let clean = Mutations::select(MUTATIONS, &[]).expect("none");
         assert_eq!(
@@ -239,8 +242,14 @@ mod tests {
                 is_error: true
             }
         );
-        let mutated = Mutations::select(MUTATIONS, &["omit-is-error".into()]).expect("known");
-        assert!(!render(&mutated, failure()).is_error);
+        let failed_command = || Reply::Success {
+            text: String::new(),
+            exit_code: Some(3),
+        };
+        assert!(!render(&clean, failed_command()).is_error);
+        let mutated =
+            Mutations::select(MUTATIONS, &["error-on-nonzero-exit".into()]).expect("known");
+        assert!(render(&mutated, failed_command()).is_error);
         assert_eq!(
             invalid_params("Path must be absolute: x").message,
             "Error: Invalid parameters provided. Reason: Path must be absolute: x"

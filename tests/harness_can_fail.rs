@@ -414,3 +414,33 @@ fn an_envelope_with_a_string_success_or_no_count_fails_naming_the_field() {
     let clean = run(&ikigai, scenario, &Target::reference(exe(), &ikigai), None);
     assert!(matches!(clean.verdict, Verdict::Pass), "{clean}");
 }
+
+/// The agent-tools envelope: an error that is not the JSON envelope, and an envelope
+/// sent as a success (no `isError`), each fail as a broken convention with the text.
+#[test]
+fn an_error_outside_the_envelope_or_a_success_inside_it_fails() {
+    let tools = suite("specs/agent-tools");
+    let plain =
+        Target::reference(exe(), &tools).with_extra_args(&["--mutate", "plain-text-errors"]);
+    let report = run(&tools, "read_file on a missing file", &plain, None);
+    assert_fails_with(
+        &report,
+        &[
+            "`error envelope`",
+            "an error result must be the JSON envelope",
+            "the text is not JSON",
+            "No such file",
+        ],
+    );
+    let unflagged =
+        Target::reference(exe(), &tools).with_extra_args(&["--mutate", "omit-is-error"]);
+    let report = run(&tools, "read_file on a missing file", &unflagged, None);
+    assert_fails_with(
+        &report,
+        &[
+            "`error envelope`",
+            "a success must never use the error envelope, but this one does (isError absent)",
+            r#"{"error":"not_found""#,
+        ],
+    );
+}

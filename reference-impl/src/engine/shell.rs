@@ -231,13 +231,26 @@ impl Shell {
         command: &str,
         dir: &Path,
     ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
+        self.spawn_with(command, dir, Stdio::piped(), Stdio::piped())
+    }
+
+    /// Starts `bash -c command` in `dir`, in a process group of its own that
+    /// is registered for [`Shell::kill_all`], with its output going where
+    /// `stdout` and `stderr` say (pipes of its own, or one shared pipe).
+    fn spawn_with(
+        &self,
+        command: &str,
+        dir: &Path,
+        stdout: Stdio,
+        stderr: Stdio,
+    ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
         let child = Command::new("bash")
             .arg("-c")
             .arg(command)
             .current_dir(dir)
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stdout(stdout)
+            .stderr(stderr)
             .process_group(0)
             .kill_on_drop(true)
             .spawn()

@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::net::unix::pipe::Receiver;
-use tokio::process::Command;
 
 use super::{drive, lock, pump, Captured, CommandOutput, GroupGuard, Shell, PIPE_DRAIN_GRACE};
 use crate::engine::error::{describe_io, EngineError};
@@ -66,30 +65,12 @@ impl Shell {
         writer: io::PipeWriter,
     ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
         let stderr_writer = writer.try_clone().map_err(|err| start_failed(&err))?;
-        let child = Command::new("bash")
-            .arg("-c")
-            .arg(command)
-            .current_dir(&self.cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(writer))
-            .stderr(Stdio::from(stderr_writer))
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|err| start_failed(&err))?;
-        let Some(pgid) = child.id().and_then(|pid| i32::try_from(pid).ok()) else {
-            return Err(EngineError::StartFailed {
-                cause: "the process exited before it could be tracked".into(),
-            });
-        };
-        lock(&self.groups).insert(pgid);
-        Ok((
-            child,
-            GroupGuard {
-                pgid,
-                groups: self.groups.clone(),
-            },
-        ))
+        self.spawn_with(
+            command,
+            &self.cwd,
+            Stdio::from(writer),
+            Stdio::from(stderr_writer),
+        )
     }
 }
 

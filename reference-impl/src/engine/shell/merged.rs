@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tokio::net::unix::pipe::Receiver;
 
-use super::{drive, lock, pump, Captured, CommandOutput, GroupGuard, Shell, PIPE_DRAIN_GRACE};
+use super::{command_output, lock, supervise, Captured, CommandOutput, GroupGuard, OutputReaders, Shell};
 use crate::engine::error::{describe_io, EngineError};
 
 fn start_failed(err: &io::Error) -> EngineError {
@@ -41,19 +41,12 @@ impl Shell {
                 return Err(start_failed(&err));
             }
         };
-        let merged = Arc::new(Mutex::new(Captured::default()));
-        let reader_task = tokio::spawn(pump(receiver, merged.clone(), true));
-        // The child has no pipes of its own, so `drive` only waits, enforces
-        // the timeout and kills the group; the merged pipe is drained here.
-        let unused = Arc::new(Mutex::new(Captured::default()));
-        let finished = drive(child, guard, Some(timeout), unused).await;
-        let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, reader_task).await;
-        let output = String::from_utf8_lossy(&lock(&merged).stdout).into_owned();
-        Ok(CommandOutput {
-            stdout: output,
-            stderr: String::new(),
-            ..finished
-        })
+        let mut readers = OutputReaders::new(Arc::new(Mutex::new(Captured::default())));
+        readers.read(receiver, true, u64::MAX);
+        let (ended, merged) = supervise(child, guard, Some(timeout), readers).await;
+        // Nothing writes to the capture's stderr: both streams are in stdout.
+        let merged = lock(&merged);
+        Ok(command_output(ended, Some(timeout), &merged).0)
     }
 
     /// Starts `bash -c command` in its own process group with both output

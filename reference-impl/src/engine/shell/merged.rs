@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use tokio::net::unix::pipe::Receiver;
 
-use super::{command_output, lock, supervise, Captured, CommandOutput, GroupGuard, OutputReaders, Shell};
+use super::{
+    command_output, lock, supervise, Captured, CommandOutput, GroupGuard, OutputReaders, Shell,
+};
 use crate::engine::error::{describe_io, EngineError};
 
 fn start_failed(err: &io::Error) -> EngineError {

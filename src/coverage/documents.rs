@@ -88,42 +88,48 @@ pub fn suite_documents(
             ),
         )]);
     }
-    let mut documents = Vec::new();
-    let mut errors = Vec::new();
-    for name in names {
+    read_each(names, |name| {
         let path = seeds.join(name);
-        if !path.is_file() {
-            errors.push(LoadError::new(
+        if path.is_file() {
+            SpecDocument::read(&path)
+        } else {
+            Err(LoadError::new(
                 suite_yaml,
                 None,
                 format!("document `{name}` is not in {}", seeds.display()),
-            ));
-            continue;
+            ))
         }
-        match SpecDocument::read(&path) {
-            Ok(d) => documents.push(d),
-            Err(e) => errors.push(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(documents)
-    } else {
-        Err(errors)
-    }
+    })
 }
 
 /// Documents given by path: each must yield clauses, since a user who names a document
 /// means it to be checked, and an empty list would make any suite look complete.
 pub fn given_documents(paths: &[PathBuf]) -> Result<Vec<SpecDocument>, Vec<LoadError>> {
+    read_each(paths, |path| {
+        SpecDocument::read(path).and_then(|d| {
+            if d.clauses.is_empty() {
+                Err(LoadError::new(
+                    path,
+                    None,
+                    "no clauses found in this document (see docs/coverage.md for what counts as a clause)",
+                ))
+            } else {
+                Ok(d)
+            }
+        })
+    })
+}
+
+/// Reads a document for each item, going on past failures so that one run reports
+/// every missing or unreadable document: the documents, or all the errors.
+fn read_each<T>(
+    items: impl IntoIterator<Item = T>,
+    mut read: impl FnMut(T) -> Result<SpecDocument, LoadError>,
+) -> Result<Vec<SpecDocument>, Vec<LoadError>> {
     let mut documents = Vec::new();
     let mut errors = Vec::new();
-    for path in paths {
-        match SpecDocument::read(path) {
-            Ok(d) if d.clauses.is_empty() => errors.push(LoadError::new(
-                path,
-                None,
-                "no clauses found in this document (see docs/coverage.md for what counts as a clause)",
-            )),
+    for item in items {
+        match read(item) {
             Ok(d) => documents.push(d),
             Err(e) => errors.push(e),
         }

@@ -11,6 +11,7 @@ pub mod args;
 pub mod boris;
 pub mod gemini_cli;
 pub mod ikigai;
+pub mod ordered_json;
 pub mod tool_schema;
 
 use std::time::Duration;

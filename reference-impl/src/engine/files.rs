@@ -204,23 +204,30 @@ pub fn replace_in(
     if offsets.is_empty() || (offsets.len() > 1 && !replace_all) {
         return Err(offsets.len());
     }
-    let mut content = Vec::with_capacity(haystack.len());
-    let mut last = 0;
-    for &at in &offsets {
-        content.extend_from_slice(&haystack[last..at]);
-        content.extend_from_slice(new);
-        last = at + old.len();
-    }
-    content.extend_from_slice(&haystack[last..]);
     Ok(Replacement {
         count: offsets.len(),
-        content,
+        content: splice(haystack, &offsets, old.len(), new),
         first_offset: offsets[0],
     })
 }
 
+/// `haystack` with the `old_len` bytes at each of `offsets` (ascending, not
+/// overlapping, as [`find_all`] gives them) replaced by `new`. Dialects that
+/// word their own match-count errors check the count, then call this.
+pub fn splice(haystack: &[u8], offsets: &[usize], old_len: usize, new: &[u8]) -> Vec<u8> {
+    let mut content = Vec::with_capacity(haystack.len());
+    let mut last = 0;
+    for &at in offsets {
+        content.extend_from_slice(&haystack[last..at]);
+        content.extend_from_slice(new);
+        last = at + old_len;
+    }
+    content.extend_from_slice(&haystack[last..]);
+    content
+}
+
 /// Start offsets of the non-overlapping occurrences of `needle`, left to right.
-fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+pub fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
     let mut found = Vec::new();
     let mut at = 0;
     while at + needle.len() <= haystack.len() {

@@ -7,5 +7,6 @@ pub mod files;
 pub mod paths;
 pub mod search;
 pub mod shell;
+pub mod star_match;
 
 pub use error::{EngineError, IoOp};

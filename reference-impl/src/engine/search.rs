@@ -298,17 +298,25 @@ fn search_content(
     if lines.last().is_some_and(String::is_empty) {
         lines.pop();
     }
-    let matched: Vec<usize> = if multiline {
+    let matched = matching_lines(&text, &lines, regex, multiline);
+    (!matched.is_empty()).then_some((lines, matched))
+}
+
+/// The 1-based numbers of the `lines` of `text` that `regex` matches. With
+/// `multiline` the pattern runs over the whole text and every line a match
+/// spans counts; otherwise it runs over each line alone.
+pub fn matching_lines(text: &str, lines: &[String], regex: &Regex, multiline: bool) -> Vec<usize> {
+    if multiline {
         let mut set = std::collections::BTreeSet::new();
-        for m in regex.find_iter(&text) {
-            let first = line_of(&text, m.start());
+        for m in regex.find_iter(text) {
+            let first = line_of(text, m.start());
             // A match ending right after a newline does not touch the next line.
             let end = if m.end() > m.start() {
                 m.end() - 1
             } else {
                 m.start()
             };
-            let last = line_of(&text, end).max(first);
+            let last = line_of(text, end).max(first);
             set.extend(first..=last);
         }
         set.into_iter().filter(|&n| n <= lines.len()).collect()
@@ -319,8 +327,7 @@ fn search_content(
             .filter(|(_, l)| regex.is_match(l))
             .map(|(i, _)| i + 1)
             .collect()
-    };
-    (!matched.is_empty()).then_some((lines, matched))
+    }
 }
 
 /// 1-based line number of byte offset `at` in `text`.

@@ -11,13 +11,15 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 
 use super::error::EngineError;
 
@@ -67,6 +69,8 @@ pub enum TaskStatus {
 struct Captured {
     stdout: Vec<u8>,
     stderr: Vec<u8>,
+    /// Set when a stream passed its byte limit (only bounded runs have one).
+    exceeded: bool,
 }
 
 struct BackgroundTask {
@@ -231,13 +235,26 @@ impl Shell {
         command: &str,
         dir: &Path,
     ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
+        self.spawn_with(command, dir, Stdio::piped(), Stdio::piped())
+    }
+
+    /// Starts `bash -c command` in `dir`, in a process group of its own that
+    /// is registered for [`Shell::kill_all`], with its output going where
+    /// `stdout` and `stderr` say (pipes of its own, or one shared pipe).
+    fn spawn_with(
+        &self,
+        command: &str,
+        dir: &Path,
+        stdout: Stdio,
+        stderr: Stdio,
+    ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
         let child = Command::new("bash")
             .arg("-c")
             .arg(command)
             .current_dir(dir)
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stdout(stdout)
+            .stderr(stderr)
             .process_group(0)
             .kill_on_drop(true)
             .spawn()
@@ -306,13 +323,6 @@ pub struct BoundedOutput {
     pub stderr: String,
 }
 
-#[derive(Default)]
-struct BoundedCapture {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    exceeded: bool,
-}
-
 impl Shell {
     /// Runs `command` in `cwd` to completion, killing its process group when
     /// it passes `limits.timeout` or writes more than `limits.output_limit`
@@ -325,90 +335,30 @@ impl Shell {
         limits: RunLimits,
     ) -> Result<BoundedOutput, EngineError> {
         let (mut child, guard) = self.spawn_in(command, cwd)?;
-        let captured = Arc::new(Mutex::new(BoundedCapture::default()));
-        let over_limit = Arc::new(tokio::sync::Notify::new());
-        let readers: Vec<_> = [
-            child.stdout.take().map(|pipe| {
-                tokio::spawn(pump_bounded(
-                    pipe,
-                    captured.clone(),
-                    true,
-                    limits.output_limit,
-                    over_limit.clone(),
-                ))
-            }),
-            child.stderr.take().map(|pipe| {
-                tokio::spawn(pump_bounded(
-                    pipe,
-                    captured.clone(),
-                    false,
-                    limits.output_limit,
-                    over_limit.clone(),
-                ))
-            }),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let exited = tokio::select! {
-            status = child.wait() => Some(status.ok().map_or(
-                Ending::Exited { code: None, signal: None },
-                |status| Ending::Exited { code: status.code(), signal: status.signal() },
-            )),
-            _ = tokio::time::sleep(limits.timeout) => None,
-            _ = over_limit.notified() => Some(Ending::OutputLimit),
-        };
-        if !matches!(exited, Some(Ending::Exited { .. })) {
-            kill_group(guard.pgid);
-            let _ = child.wait().await;
-        }
-        drop(guard);
-        for reader in readers {
-            let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, reader).await;
-        }
+        let captured = Arc::new(Mutex::new(Captured::default()));
+        let readers = OutputReaders::of_child(&mut child, captured, limits.output_limit);
+        let (ended, captured) = supervise(child, guard, Some(limits.timeout), readers).await;
         let captured = lock(&captured);
-        let ending = match exited {
-            None => Ending::TimedOut,
-            Some(_) if captured.exceeded => Ending::OutputLimit,
-            Some(ending) => ending,
+        let ending = match ended {
+            Ended::Killed {
+                cause: KillCause::Timeout,
+                ..
+            } => Ending::TimedOut,
+            _ if captured.exceeded => Ending::OutputLimit,
+            Ended::Killed {
+                cause: KillCause::OutputLimit,
+                ..
+            } => Ending::OutputLimit,
+            Ended::Exited(status) => Ending::Exited {
+                code: status.and_then(|status| status.code()),
+                signal: status.and_then(|status| status.signal()),
+            },
         };
         Ok(BoundedOutput {
             ending,
             stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&captured.stderr).into_owned(),
         })
-    }
-}
-
-/// Like [`pump`], but keeps at most `limit` bytes and, past it, stops
-/// reading and wakes whoever waits on `over_limit`.
-async fn pump_bounded(
-    mut pipe: impl AsyncRead + Unpin,
-    captured: Arc<Mutex<BoundedCapture>>,
-    is_stdout: bool,
-    limit: u64,
-    over_limit: Arc<tokio::sync::Notify>,
-) {
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    let mut buf = [0u8; 8192];
-    loop {
-        let n = match pipe.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        let mut captured = lock(&captured);
-        let target = if is_stdout {
-            &mut captured.stdout
-        } else {
-            &mut captured.stderr
-        };
-        let room = limit.saturating_sub(target.len());
-        target.extend_from_slice(&buf[..n.min(room)]);
-        if n > room {
-            captured.exceeded = true;
-            over_limit.notify_one();
-            break;
-        }
     }
 }
 
@@ -432,36 +382,34 @@ async fn drive_reporting_signal(
     timeout: Option<Duration>,
     captured: Arc<Mutex<Captured>>,
 ) -> (CommandOutput, Option<i32>) {
-    let stdout_reader = child
-        .stdout
-        .take()
-        .map(|pipe| tokio::spawn(pump(pipe, captured.clone(), true)));
-    let stderr_reader = child
-        .stderr
-        .take()
-        .map(|pipe| tokio::spawn(pump(pipe, captured.clone(), false)));
-    let waited = match timeout {
-        Some(limit) => tokio::time::timeout(limit, child.wait()).await.ok(),
-        None => Some(child.wait().await),
-    };
-    let (exit_code, timed_out_after, signal) = match waited {
-        Some(Ok(status)) => (
+    let readers = OutputReaders::of_child(&mut child, captured, u64::MAX);
+    let (ended, captured) = supervise(child, guard, timeout, readers).await;
+    let captured = lock(&captured);
+    command_output(ended, timeout, &captured)
+}
+
+/// The [`CommandOutput`] of a supervised command and the signal that ended
+/// its shell; `timeout` is the one it was given.
+fn command_output(
+    ended: Ended,
+    timeout: Option<Duration>,
+    captured: &Captured,
+) -> (CommandOutput, Option<i32>) {
+    let (exit_code, timed_out_after, signal) = match ended {
+        Ended::Exited(Some(status)) => (
             status.code().unwrap_or(SIGNALLED_EXIT_CODE),
             None,
             status.signal(),
         ),
-        Some(Err(_)) => (SIGNALLED_EXIT_CODE, None, None),
-        None => {
-            kill_group(guard.pgid);
-            let signal = child.wait().await.ok().and_then(|s| s.signal());
-            (SIGNALLED_EXIT_CODE, timeout, signal)
+        Ended::Exited(None) => (SIGNALLED_EXIT_CODE, None, None),
+        Ended::Killed { cause, signal } => {
+            let timed_out_after = match cause {
+                KillCause::Timeout => timeout,
+                KillCause::OutputLimit => None,
+            };
+            (SIGNALLED_EXIT_CODE, timed_out_after, signal)
         }
     };
-    drop(guard);
-    for reader in [stdout_reader, stderr_reader].into_iter().flatten() {
-        let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, reader).await;
-    }
-    let captured = lock(&captured);
     let output = CommandOutput {
         exit_code,
         stdout: String::from_utf8_lossy(&captured.stdout).into_owned(),
@@ -471,22 +419,140 @@ async fn drive_reporting_signal(
     (output, signal)
 }
 
-/// Copies a pipe into the shared capture buffer as data arrives, so a
-/// running background task can show its output so far.
-async fn pump(mut pipe: impl AsyncRead + Unpin, captured: Arc<Mutex<Captured>>, is_stdout: bool) {
+/// Why [`supervise`] killed a command's process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KillCause {
+    Timeout,
+    OutputLimit,
+}
+
+/// How a command watched by [`supervise`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// The shell exited by itself; `None` when waiting on it failed.
+    Exited(Option<ExitStatus>),
+    /// Its group was killed; `signal` is what ended the shell then.
+    Killed {
+        cause: KillCause,
+        signal: Option<i32>,
+    },
+}
+
+/// The tasks copying a command's output pipes into one capture buffer.
+struct OutputReaders {
+    captured: Arc<Mutex<Captured>>,
+    /// Woken by a reader whose stream passed its limit.
+    over_limit: Arc<Notify>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl OutputReaders {
+    fn new(captured: Arc<Mutex<Captured>>) -> OutputReaders {
+        OutputReaders {
+            captured,
+            over_limit: Arc::new(Notify::new()),
+            tasks: Vec::new(),
+        }
+    }
+
+    /// Readers for the child's own stdout and stderr pipes, each keeping at
+    /// most `limit` bytes.
+    fn of_child(
+        child: &mut tokio::process::Child,
+        captured: Arc<Mutex<Captured>>,
+        limit: u64,
+    ) -> OutputReaders {
+        let mut readers = OutputReaders::new(captured);
+        if let Some(pipe) = child.stdout.take() {
+            readers.read(pipe, true, limit);
+        }
+        if let Some(pipe) = child.stderr.take() {
+            readers.read(pipe, false, limit);
+        }
+        readers
+    }
+
+    /// Starts copying `pipe` into the capture's stdout (or stderr).
+    fn read(&mut self, pipe: impl AsyncRead + Unpin + Send + 'static, is_stdout: bool, limit: u64) {
+        self.tasks.push(tokio::spawn(pump(
+            pipe,
+            self.captured.clone(),
+            is_stdout,
+            limit,
+            self.over_limit.clone(),
+        )));
+    }
+}
+
+/// Waits until the shell exits, `timeout` passes or a reader passes its
+/// limit, killing the process group in the last two cases; then kills any
+/// stragglers (dropping `guard`) and gives the readers [`PIPE_DRAIN_GRACE`]
+/// to finish. Every way of running a command ends here.
+async fn supervise(
+    mut child: tokio::process::Child,
+    guard: GroupGuard,
+    timeout: Option<Duration>,
+    readers: OutputReaders,
+) -> (Ended, Arc<Mutex<Captured>>) {
+    let deadline = async {
+        match timeout {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    // `biased`: a shell that has exited counts as exited even when its
+    // deadline passed in the same instant.
+    let stopped = tokio::select! {
+        biased;
+        status = child.wait() => Ok(status.ok()),
+        () = deadline => Err(KillCause::Timeout),
+        () = readers.over_limit.notified() => Err(KillCause::OutputLimit),
+    };
+    let ended = match stopped {
+        Ok(status) => Ended::Exited(status),
+        Err(cause) => {
+            kill_group(guard.pgid);
+            let signal = child.wait().await.ok().and_then(|status| status.signal());
+            Ended::Killed { cause, signal }
+        }
+    };
+    drop(guard);
+    for task in readers.tasks {
+        let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, task).await;
+    }
+    (ended, readers.captured)
+}
+
+/// Copies a pipe into the shared capture buffer as data arrives (so a
+/// running background task can show its output so far), keeping at most
+/// `limit` bytes; past it, marks the capture exceeded, stops reading and
+/// wakes whoever waits on `over_limit`.
+async fn pump(
+    mut pipe: impl AsyncRead + Unpin,
+    captured: Arc<Mutex<Captured>>,
+    is_stdout: bool,
+    limit: u64,
+    over_limit: Arc<Notify>,
+) {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let mut buf = [0u8; 8192];
     loop {
-        match pipe.read(&mut buf).await {
+        let n = match pipe.read(&mut buf).await {
             Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let mut captured = lock(&captured);
-                let target = if is_stdout {
-                    &mut captured.stdout
-                } else {
-                    &mut captured.stderr
-                };
-                target.extend_from_slice(&buf[..n]);
-            }
+            Ok(n) => n,
+        };
+        let mut captured = lock(&captured);
+        let target = if is_stdout {
+            &mut captured.stdout
+        } else {
+            &mut captured.stderr
+        };
+        let room = limit.saturating_sub(target.len());
+        target.extend_from_slice(&buf[..n.min(room)]);
+        if n > room {
+            captured.exceeded = true;
+            over_limit.notify_one();
+            break;
         }
     }
 }

@@ -94,12 +94,7 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
                 .extra
                 .insert("timeout_ms".into(), Value::from(timeout_ms));
             if !ctx.mutations.is_active("timeout-drops-output") {
-                failure
-                    .extra
-                    .insert("stdout".into(), Value::from(run.stdout));
-                failure
-                    .extra
-                    .insert("stderr".into(), Value::from(run.stderr));
+                add_output(&mut failure, run);
             }
             Err(failure)
         }
@@ -114,15 +109,21 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
             failure
                 .extra
                 .insert("limit".into(), Value::from(ctx.output_limit));
-            failure
-                .extra
-                .insert("stdout".into(), Value::from(run.stdout));
-            failure
-                .extra
-                .insert("stderr".into(), Value::from(run.stderr));
+            add_output(&mut failure, run);
             Err(failure)
         }
     }
+}
+
+/// Adds the output a killed command wrote before it was killed to its
+/// failure, as the `stdout` and `stderr` fields.
+fn add_output(failure: &mut Failure, run: BoundedOutput) {
+    failure
+        .extra
+        .insert("stdout".into(), Value::from(run.stdout));
+    failure
+        .extra
+        .insert("stderr".into(), Value::from(run.stderr));
 }
 
 /// `SIGKILL` for 9, as Node names the signal that ended a child.

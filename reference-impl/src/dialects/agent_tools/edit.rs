@@ -12,7 +12,7 @@ use super::super::{Context, Failure, Reply};
 use super::params::{self, invalid, EditSpec, OrInvalid};
 use super::text::read_text;
 use super::workspace::{self, with_path, Target};
-use crate::engine::files::write_atomic;
+use crate::engine::files::{self, write_atomic};
 
 /// Most match lines listed in an `ambiguous_match` message.
 const MAX_LINES_LISTED: usize = 20;
@@ -102,7 +102,7 @@ pub fn apply_edit(content: &[u8], spec: &EditSpec) -> Result<Edited, Failure> {
         ));
     }
     let old = spec.old_string.as_bytes();
-    let found = occurrences(content, old);
+    let found = files::find_all(content, old);
     if found.is_empty() {
         return Err(Failure::new(
             "no_match",
@@ -124,33 +124,10 @@ pub fn apply_edit(content: &[u8], spec: &EditSpec) -> Result<Edited, Failure> {
     } else {
         &found[..1]
     };
-    let mut out = Vec::with_capacity(content.len());
-    let mut last = 0;
-    for &at in replaced {
-        out.extend_from_slice(&content[last..at]);
-        out.extend_from_slice(spec.new_string.as_bytes());
-        last = at + old.len();
-    }
-    out.extend_from_slice(&content[last..]);
     Ok(Edited {
-        content: out,
+        content: files::splice(content, replaced, old.len(), spec.new_string.as_bytes()),
         count: replaced.len(),
     })
-}
-
-/// Start offsets of the non-overlapping occurrences of `needle`.
-fn occurrences(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
-    let mut found = Vec::new();
-    let mut at = 0;
-    while at + needle.len() <= haystack.len() {
-        if haystack[at..].starts_with(needle) {
-            found.push(at);
-            at += needle.len();
-        } else {
-            at += 1;
-        }
-    }
-    found
 }
 
 /// `1, 4, 9`: the 1-based lines where the occurrences start, at most
@@ -221,7 +198,7 @@ mod tests {
     #[test]
     fn long_line_lists_are_capped() {
         let content = "x\n".repeat(25);
-        let offsets = occurrences(content.as_bytes(), b"x");
+        let offsets = files::find_all(content.as_bytes(), b"x");
         assert_eq!(offsets.len(), 25);
         assert!(line_list(content.as_bytes(), &offsets).ends_with("19, 20, …"));
     }

@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 
+use super::super::ordered_json::object;
 use super::super::{Failure, Rendered, Reply};
 use crate::mutations::Mutations;
 
@@ -15,20 +16,16 @@ use crate::mutations::Mutations;
 /// order (serde_json's map would sort `error` after `file`).
 pub fn envelope(code_key: &str, code: &str, message: &str, extra: &Map<String, Value>) -> String {
     let mut fields = vec![
-        pair(code_key, &Value::from(code)),
-        pair("message", &Value::from(message)),
+        (code_key, Value::from(code)),
+        ("message", Value::from(message)),
     ];
     fields.extend(
         extra
             .iter()
             .filter(|(key, _)| key.as_str() != code_key && key.as_str() != "message")
-            .map(|(key, value)| pair(key, value)),
+            .map(|(key, value)| (key.as_str(), value.clone())),
     );
-    format!("{{{}}}", fields.join(","))
-}
-
-fn pair(key: &str, value: &Value) -> String {
-    format!("{}:{}", Value::from(key), value)
+    object(&fields)
 }
 
 /// Renders a reply in the agent-tools conventions, applying the mutations

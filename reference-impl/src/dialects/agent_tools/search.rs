@@ -18,7 +18,7 @@ use super::super::{Context, Failure, Reply};
 use super::params::{int_at_least, invalid, one_of, OrInvalid};
 use super::text::{decode, looks_binary, split_lines};
 use super::workspace::{self, relative_to};
-use crate::engine::search::{compile_glob, compile_regex};
+use crate::engine::search::{compile_glob, compile_regex, matching_lines};
 use crate::engine::EngineError;
 
 const NO_MATCHES: &str = "(no matches)";
@@ -317,32 +317,7 @@ fn search_file(
     }
     let text = decode(&bytes);
     let lines: Vec<String> = split_lines(&text).into_iter().map(str::to_string).collect();
-    let matched: Vec<usize> = if multiline {
-        let line_at = |at: usize| {
-            text.as_bytes()[..at]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1
-        };
-        let mut spanned = BTreeSet::new();
-        for m in regex.find_iter(&text) {
-            let last = if m.end() > m.start() {
-                m.end() - 1
-            } else {
-                m.start()
-            };
-            spanned.extend(line_at(m.start())..=line_at(last));
-        }
-        spanned.into_iter().filter(|&n| n <= lines.len()).collect()
-    } else {
-        lines
-            .iter()
-            .enumerate()
-            .filter(|(_, line)| regex.is_match(line))
-            .map(|(i, _)| i + 1)
-            .collect()
-    };
+    let matched = matching_lines(&text, &lines, regex, multiline);
     (!matched.is_empty()).then_some(FileHits {
         shown,
         lines,

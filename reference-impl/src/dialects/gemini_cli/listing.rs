@@ -11,6 +11,7 @@ use super::order::locale_cmp;
 use super::params::Params;
 use super::{invalid_params, node_error, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
+use crate::engine::star_match::star_match;
 
 /// One listed entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,30 +110,7 @@ pub fn sort_entries(entries: &mut [Entry], names_only: bool) {
 pub fn name_matches(pattern: &str, name: &str) -> bool {
     let pattern: Vec<char> = pattern.chars().collect();
     let name: Vec<char> = name.chars().collect();
-    // Classic wildcard matching with one backtrack point for the last `*`.
-    let (mut p, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        match pattern.get(p) {
-            Some('*') => {
-                star = Some((p, n));
-                p += 1;
-            }
-            Some(&c) if c == '?' || c == name[n] => {
-                p += 1;
-                n += 1;
-            }
-            _ => match star {
-                Some((sp, sn)) => {
-                    p = sp + 1;
-                    n = sn + 1;
-                    star = Some((sp, sn + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    pattern[p..].iter().all(|&c| c == '*')
+    star_match(&pattern, &name, |&c| c == '*', |&p, c| p == '?' || p == c)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::super::ordered_json::object;
 use super::super::{Failure, Rendered, Reply};
 use crate::mutations::Mutations;
 
@@ -62,16 +63,6 @@ impl Data {
         }
         fields
     }
-}
-
-/// Writes a JSON object with its keys in the given order (a `serde_json`
-/// map would sort them).
-fn object(fields: &[(&str, Value)]) -> String {
-    let members: Vec<String> = fields
-        .iter()
-        .map(|(key, value)| format!("{}:{}", Value::from(*key), value))
-        .collect();
-    format!("{{{}}}", members.join(","))
 }
 
 fn success_flag(mutations: &Mutations, success: bool) -> Value {

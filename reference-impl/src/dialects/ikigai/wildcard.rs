@@ -9,6 +9,8 @@
 //! glibc quietly takes an unclosed `[` as an ordinary character; seed 004
 //! lists `Invalid glob pattern: [unclosed` as an error, so here it is one.
 
+use crate::engine::star_match::star_match;
+
 /// Why a component cannot be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WildcardError {
@@ -177,32 +179,9 @@ fn token_matches(token: &Token, c: char) -> bool {
     }
 }
 
-/// Matches with one remembered `*` to fall back to: linear for patterns with
-/// a single star, never exponential.
+/// Matches the whole name, `*` (any run) walked by the engine's matcher.
 fn match_from(tokens: &[Token], name: &[char]) -> bool {
-    let (mut t, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        match tokens.get(t) {
-            Some(Token::AnyRun) => {
-                star = Some((t, n));
-                t += 1;
-            }
-            Some(token) if token_matches(token, name[n]) => {
-                t += 1;
-                n += 1;
-            }
-            _ => match star {
-                Some((star_t, star_n)) => {
-                    t = star_t + 1;
-                    n = star_n + 1;
-                    star = Some((star_t, star_n + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    tokens[t..].iter().all(|token| *token == Token::AnyRun)
+    star_match(tokens, name, |token| *token == Token::AnyRun, token_matches)
 }
 
 #[cfg(test)]

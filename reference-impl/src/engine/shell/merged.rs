@@ -12,9 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::net::unix::pipe::Receiver;
-use tokio::process::Command;
 
-use super::{drive, lock, pump, Captured, CommandOutput, GroupGuard, Shell, PIPE_DRAIN_GRACE};
+use super::{
+    command_output, lock, supervise, Captured, CommandOutput, GroupGuard, OutputReaders, Shell,
+};
 use crate::engine::error::{describe_io, EngineError};
 
 fn start_failed(err: &io::Error) -> EngineError {
@@ -42,19 +43,12 @@ impl Shell {
                 return Err(start_failed(&err));
             }
         };
-        let merged = Arc::new(Mutex::new(Captured::default()));
-        let reader_task = tokio::spawn(pump(receiver, merged.clone(), true));
-        // The child has no pipes of its own, so `drive` only waits, enforces
-        // the timeout and kills the group; the merged pipe is drained here.
-        let unused = Arc::new(Mutex::new(Captured::default()));
-        let finished = drive(child, guard, Some(timeout), unused).await;
-        let _ = tokio::time::timeout(PIPE_DRAIN_GRACE, reader_task).await;
-        let output = String::from_utf8_lossy(&lock(&merged).stdout).into_owned();
-        Ok(CommandOutput {
-            stdout: output,
-            stderr: String::new(),
-            ..finished
-        })
+        let mut readers = OutputReaders::new(Arc::new(Mutex::new(Captured::default())));
+        readers.read(receiver, true, u64::MAX);
+        let (ended, merged) = supervise(child, guard, Some(timeout), readers).await;
+        // Nothing writes to the capture's stderr: both streams are in stdout.
+        let merged = lock(&merged);
+        Ok(command_output(ended, Some(timeout), &merged).0)
     }
 
     /// Starts `bash -c command` in its own process group with both output
@@ -66,30 +60,12 @@ impl Shell {
         writer: io::PipeWriter,
     ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
         let stderr_writer = writer.try_clone().map_err(|err| start_failed(&err))?;
-        let child = Command::new("bash")
-            .arg("-c")
-            .arg(command)
-            .current_dir(&self.cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(writer))
-            .stderr(Stdio::from(stderr_writer))
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|err| start_failed(&err))?;
-        let Some(pgid) = child.id().and_then(|pid| i32::try_from(pid).ok()) else {
-            return Err(EngineError::StartFailed {
-                cause: "the process exited before it could be tracked".into(),
-            });
-        };
-        lock(&self.groups).insert(pgid);
-        Ok((
-            child,
-            GroupGuard {
-                pgid,
-                groups: self.groups.clone(),
-            },
-        ))
+        self.spawn_with(
+            command,
+            &self.cwd,
+            Stdio::from(writer),
+            Stdio::from(stderr_writer),
+        )
     }
 }
 

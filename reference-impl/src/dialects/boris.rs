@@ -38,7 +38,7 @@ use super::args::{ArgError, Args};
 use super::{Context, Failure, Rendered, Reply};
 use crate::engine::error::DenyReason;
 use crate::engine::search::{self, EntryKind, FileFilter, FileHits};
-use crate::engine::shell::{CommandOutput, TaskStatus};
+use crate::engine::shell::{CommandOutput, TaskStatus, MAX_BACKGROUND_TASKS};
 use crate::engine::{files, EngineError};
 use crate::mutations::{MutationInfo, Mutations};
 
@@ -206,6 +206,47 @@ pub const MUTATIONS: &[MutationInfo] = &[
         name: "drop-path-from-message",
         what: "error messages no longer name the path they are about",
     },
+    MutationInfo {
+        name: "double-space-after-code",
+        what: "two spaces after the code: `[CODE]  message`",
+    },
+    MutationInfo {
+        name: "ambiguous-count-off-by-one",
+        what:
+            "an ambiguous `old_str` reports one occurrence fewer than it has (counting the others)",
+    },
+    MutationInfo {
+        name: "task-limit-off-by-one",
+        what: "the background task limit refuses the 10th task instead of the 11th",
+    },
+    MutationInfo {
+        name: "create-size-counts-chars",
+        what: "create_file measures content in characters, not UTF-8 bytes, against the size limit",
+    },
+    MutationInfo {
+        name: "name-symlink-target",
+        what: "a dangling symlink is reported by its target's path, not the path the caller gave",
+    },
+    MutationInfo {
+        name: "too-large-message-without-path",
+        what: "`FILE_TOO_LARGE` says `file is N bytes, …` without naming the file",
+    },
+    MutationInfo {
+        name: "io-error-bare-cause",
+        what: "`IO_ERROR` carries only the raw OS error (`is a directory`), no operation or path",
+    },
+    MutationInfo {
+        name: "blank-command-runs",
+        what: "only `\"\"` counts as an empty command; a blank one is run by the shell",
+    },
+    MutationInfo {
+        name: "nonzero-exit-drops-stderr",
+        what: "a command that exits non-zero loses its stderr from the result",
+    },
+    MutationInfo {
+        name: "output-mode-without-valid-values",
+        what: "an invalid grep `output_mode` message does not list the valid values",
+    },
 ];
 
 /// Mutations that report one code as another: (mutation, honest code, reported code).
@@ -244,6 +285,18 @@ pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
             {
                 failure.code = to;
             }
+            if mutations.is_active("too-large-message-without-path")
+                && failure.code == "FILE_TOO_LARGE"
+            {
+                for path in failure.paths.iter().filter(|p| !p.is_empty()) {
+                    failure.message = failure.message.replace(&format!(" {path}"), "");
+                }
+            }
+            if mutations.is_active("io-error-bare-cause") && failure.code == "IO_ERROR" {
+                if let Some((_, cause)) = failure.message.rsplit_once(": ") {
+                    failure.message = cause.to_string();
+                }
+            }
             if mutations.is_active("drop-path-from-message") {
                 for path in failure.paths.iter().filter(|p| !p.is_empty()) {
                     failure.message = failure.message.replace(path.as_str(), "the file");
@@ -269,6 +322,8 @@ fn code_line(mutations: &Mutations, code: &str, message: &str) -> String {
     };
     let space = if mutations.is_active("no-space-after-code") {
         ""
+    } else if mutations.is_active("double-space-after-code") {
+        "  "
     } else {
         " "
     };
@@ -385,8 +440,9 @@ fn non_negative(args: &Args, name: &'static str) -> Result<Option<usize>, Failur
 /// dangling symlink is reported by its own name rather than its target's.
 fn as_requested(ctx: &Context, raw: &str) -> impl Fn(EngineError) -> Failure {
     let requested = ctx.policy.lexical(raw);
+    let name_target = ctx.mutations.is_active("name-symlink-target");
     move |err| match err {
-        EngineError::NotFound { .. } => EngineError::NotFound {
+        EngineError::NotFound { .. } if !name_target => EngineError::NotFound {
             path: requested.clone(),
         }
         .into(),
@@ -413,22 +469,38 @@ async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
     let timeout_ms = args.opt_int("timeout")?;
     let background = args.opt_bool("run_in_background")?.unwrap_or(false);
     args.opt_string("description")?;
-    if command.trim().is_empty() {
+    let blank = if ctx.mutations.is_active("blank-command-runs") {
+        command.is_empty()
+    } else {
+        command.trim().is_empty()
+    };
+    if blank {
         return Err(failure("BASH_EMPTY_COMMAND", "command must not be empty"));
     }
     let explicit_timeout = timeout_ms
         .filter(|ms| *ms > 0)
         .map(|ms| Duration::from_millis(ms.unsigned_abs()));
     if background {
+        if ctx.mutations.is_active("task-limit-off-by-one")
+            && ctx.shell.task_count() + 1 >= MAX_BACKGROUND_TASKS
+        {
+            return Err(EngineError::TaskLimit {
+                limit: MAX_BACKGROUND_TASKS,
+            }
+            .into());
+        }
         let id = ctx.shell.start_background(&command, explicit_timeout)?;
         return Ok(Reply::text(format!(
             "task_id: {id}\nCommand started in background."
         )));
     }
-    let output = ctx
+    let mut output = ctx
         .shell
         .run(&command, explicit_timeout.unwrap_or(ctx.default_timeout))
         .await?;
+    if ctx.mutations.is_active("nonzero-exit-drops-stderr") && output.exit_code != 0 {
+        output.stderr.clear();
+    }
     Ok(Reply::Success {
         text: render_command(&output),
         exit_code: Some(output.exit_code),
@@ -607,7 +679,17 @@ fn str_replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     let new = args.opt_string("new_str")?.unwrap_or_default();
     let replace_all = args.opt_bool("replace_all")?.unwrap_or(false);
     let path = ctx.policy.resolve(&path_arg)?;
+    let off_by_one = ctx.mutations.is_active("ambiguous-count-off-by-one");
     let done = files::replace(&path, &old, &new, replace_all, ctx.max_file_size)
+        .map_err(|err| match err {
+            EngineError::AmbiguousMatch { path, count } if off_by_one => {
+                EngineError::AmbiguousMatch {
+                    path,
+                    count: count.saturating_sub(1),
+                }
+            }
+            other => other,
+        })
         .map_err(as_requested(ctx, &path_arg))?;
     if replace_all {
         return Ok(Reply::text(format!(
@@ -645,7 +727,22 @@ fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let path_arg = non_empty(&args, "path")?;
     let content = args.string("content")?;
     let path = ctx.policy.resolve(&path_arg)?;
-    match files::write_atomic(&path, content.as_bytes(), ctx.max_file_size) {
+    let limit = if ctx.mutations.is_active("create-size-counts-chars") {
+        // The mutation checks the character count itself, then writes unchecked.
+        let chars = content.chars().count() as u64;
+        if chars > ctx.max_file_size {
+            return Err(EngineError::TooLarge {
+                path,
+                size: chars,
+                limit: ctx.max_file_size,
+            }
+            .into());
+        }
+        u64::MAX
+    } else {
+        ctx.max_file_size
+    };
+    match files::write_atomic(&path, content.as_bytes(), limit) {
         Ok(outcome) => Ok(Reply::text(format!(
             "Created {} ({} bytes)",
             path.display(),
@@ -711,6 +808,12 @@ fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         None | Some("") | Some("files_with_matches") => OutputMode::FilesWithMatches,
         Some("content") => OutputMode::Content,
         Some("count") => OutputMode::Count,
+        Some(other) if ctx.mutations.is_active("output-mode-without-valid-values") => {
+            return Err(failure(
+                "GREP_INVALID_OUTPUT_MODE",
+                format!("invalid output_mode \"{other}\""),
+            ))
+        }
         Some(other) => {
             return Err(failure(
                 "GREP_INVALID_OUTPUT_MODE",

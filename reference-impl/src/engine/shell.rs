@@ -196,6 +196,12 @@ impl Shell {
         Ok(id)
     }
 
+    /// How many background tasks the session holds (running, or finished but
+    /// not yet reported).
+    pub fn task_count(&self) -> usize {
+        lock(&self.tasks).len()
+    }
+
     /// Reports a background task; a completed task is removed once reported.
     pub fn task_status(&self, id: &str) -> Result<TaskStatus, EngineError> {
         let mut tasks = lock(&self.tasks);

@@ -1084,6 +1084,39 @@ mod tests {
     }
 
     #[test]
+    fn message_mutations_strip_what_they_name() {
+        let too_large: Failure = EngineError::TooLarge {
+            path: "/r/big.txt".into(),
+            size: 100,
+            limit: 64,
+        }
+        .into();
+        let text = |names: &[&str], failure: &Failure| {
+            render(&mutated(names), Reply::Failure(failure.clone())).text
+        };
+        assert_eq!(
+            text(&["too-large-message-without-path"], &too_large),
+            "[FILE_TOO_LARGE] file is 100 bytes, exceeds maximum 64 bytes"
+        );
+        assert_eq!(
+            text(&["double-space-after-code"], &too_large),
+            "[FILE_TOO_LARGE]  file /r/big.txt is 100 bytes, exceeds maximum 64 bytes"
+        );
+        let io = Failure {
+            paths: vec!["/r/t.txt".into()],
+            ..Failure::new("IO_ERROR", "could not read /r/t.txt: is a directory")
+        };
+        assert_eq!(
+            text(&[], &io),
+            "[IO_ERROR] could not read /r/t.txt: is a directory"
+        );
+        assert_eq!(
+            text(&["io-error-bare-cause"], &io),
+            "[IO_ERROR] is a directory"
+        );
+    }
+
+    #[test]
     fn failures_never_end_with_a_period() {
         let err: Failure = EngineError::TaskLimit { limit: 10 }.into();
         assert_eq!(err.code, "BASH_TASK_LIMIT");

@@ -80,7 +80,15 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
                 signal: signal.map(signal_name),
                 timed_out: false,
             };
-            let text = serde_json::to_string(&result).map_err(|err| {
+            let serialized = if ctx.mutations.is_active("exit-code-as-string") {
+                serde_json::to_value(&result).map(|mut json| {
+                    json["exit_code"] = Value::from(exit_code.to_string());
+                    json.to_string()
+                })
+            } else {
+                serde_json::to_string(&result)
+            };
+            let text = serialized.map_err(|err| {
                 workspace::internal(format!("serializing a command result: {err}"))
             })?;
             Ok(Reply::Success {

@@ -28,6 +28,18 @@ pub fn envelope(code_key: &str, code: &str, message: &str, extra: &Map<String, V
     object(&fields)
 }
 
+/// The envelope put together with `format!`: the code and message are
+/// pasted between quotes as they are (no JSON escaping), the extra fields
+/// serialized properly.
+fn hand_built(code_key: &str, code: &str, message: &str, extra: &Map<String, Value>) -> String {
+    let mut text = format!("{{\"{code_key}\":\"{code}\",\"message\":\"{message}\"");
+    for (key, value) in extra {
+        text.push_str(&format!(",{}:{value}", Value::from(key.as_str())));
+    }
+    text.push('}');
+    text
+}
+
 /// Renders a reply in the agent-tools conventions, applying the mutations
 /// that concern the shape of a result (the others act where the work is done).
 pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
@@ -67,6 +79,8 @@ fn render_failure(mutations: &Mutations, failure: Failure) -> Rendered {
     };
     let text = if mutations.is_active("plain-text-errors") {
         failure.message
+    } else if mutations.is_active("unescaped-envelope") {
+        hand_built(code_key, &code, &failure.message, &failure.extra)
     } else {
         envelope(code_key, &code, &failure.message, &failure.extra)
     };

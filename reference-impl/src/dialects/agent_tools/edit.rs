@@ -214,6 +214,18 @@ mod tests {
     }
 
     #[test]
+    fn identical_strings_are_refused_before_the_search() {
+        let failure = apply_edit(b"abc", &spec("z", "z", false)).expect_err("identical");
+        assert_eq!(failure.code, "invalid_input");
+        assert_eq!(
+            replace(b"abc", &spec("z", "z", false))
+                .expect_err("absent")
+                .code,
+            "no_match"
+        );
+    }
+
+    #[test]
     fn long_line_lists_are_capped() {
         let content = "x\n".repeat(25);
         let offsets = files::find_all(content.as_bytes(), b"x");

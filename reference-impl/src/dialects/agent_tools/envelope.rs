@@ -142,6 +142,23 @@ mod tests {
     }
 
     #[test]
+    fn the_hand_built_envelope_pastes_the_message_unescaped() {
+        let failure = Failure::new("invalid_input", "missing required parameter \"path\"");
+        let text = render(&mutated(&["unescaped-envelope"]), Reply::Failure(failure)).text;
+        assert_eq!(
+            text,
+            r#"{"error":"invalid_input","message":"missing required parameter "path""}"#
+        );
+        assert!(serde_json::from_str::<Value>(&text).is_err());
+        let text = render(
+            &mutated(&["unescaped-envelope"]),
+            Reply::Failure(failure_with_extra()),
+        )
+        .text;
+        assert!(text.ends_with(r#","file":"b.txt","hunk":1}"#), "{text}");
+    }
+
+    #[test]
     fn shape_mutations_change_only_what_they_name() {
         let text = |names: &[&str]| render(&mutated(names), Reply::Failure(failure_with_extra()));
         assert!(text(&["uppercase-codes"])

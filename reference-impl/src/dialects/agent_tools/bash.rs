@@ -72,7 +72,11 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
     match run.ending {
         Ending::Exited { code, signal } => {
             // As Node reports it: a signal's death is 128 + its number.
-            let exit_code = code.unwrap_or_else(|| 128 + signal.unwrap_or(0));
+            let exit_code = match code {
+                Some(code) => code,
+                None if ctx.mutations.is_active("signal-exit-code-minus-one") => -1,
+                None => 128 + signal.unwrap_or(0),
+            };
             let result = CommandResult {
                 exit_code,
                 stdout: &run.stdout,

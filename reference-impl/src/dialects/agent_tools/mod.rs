@@ -117,6 +117,14 @@ pub const MUTATIONS: &[MutationInfo] = &[
         what: "the envelope is built by string formatting, so a quote or newline in a message breaks the JSON",
     },
     MutationInfo {
+        name: "grep-ignore-case-ignored",
+        what: "grep matches case-sensitively even with `ignore_case: true`",
+    },
+    MutationInfo {
+        name: "signal-exit-code-minus-one",
+        what: "a command ended by a signal reports `exit_code: -1` instead of 128 + the signal's number",
+    },
+    MutationInfo {
         name: "exit-code-as-string",
         what: "bash's `exit_code` is a JSON string (`\"3\"`) instead of a number",
     },

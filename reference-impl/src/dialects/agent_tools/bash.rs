@@ -72,7 +72,11 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
     match run.ending {
         Ending::Exited { code, signal } => {
             // As Node reports it: a signal's death is 128 + its number.
-            let exit_code = code.unwrap_or_else(|| 128 + signal.unwrap_or(0));
+            let exit_code = match code {
+                Some(code) => code,
+                None if ctx.mutations.is_active("signal-exit-code-minus-one") => -1,
+                None => 128 + signal.unwrap_or(0),
+            };
             let result = CommandResult {
                 exit_code,
                 stdout: &run.stdout,
@@ -80,7 +84,15 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
                 signal: signal.map(signal_name),
                 timed_out: false,
             };
-            let text = serde_json::to_string(&result).map_err(|err| {
+            let serialized = if ctx.mutations.is_active("exit-code-as-string") {
+                serde_json::to_value(&result).map(|mut json| {
+                    json["exit_code"] = Value::from(exit_code.to_string());
+                    json.to_string()
+                })
+            } else {
+                serde_json::to_string(&result)
+            };
+            let text = serialized.map_err(|err| {
                 workspace::internal(format!("serializing a command result: {err}"))
             })?;
             Ok(Reply::Success {

@@ -30,7 +30,12 @@ pub fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     }
     let target = workspace::resolve(ctx, &path)?;
     let original = read_text(ctx, &target)?;
-    let edited = apply_edit(&original, &spec).map_err(|f| with_path(f, &target.shown))?;
+    let edited = if ctx.mutations.is_active("identical-checked-late") {
+        replace(&original, &spec).and_then(|edited| refuse_identical(&spec).map(|()| edited))
+    } else {
+        apply_edit(&original, &spec)
+    }
+    .map_err(|f| with_path(f, &target.shown))?;
     write(&target, &edited.content)?;
     let noun = if edited.count == 1 {
         "occurrence"
@@ -96,11 +101,24 @@ pub struct Edited {
 /// occurrence is `no_match`, several without `replace_all` are
 /// `ambiguous_match` naming their lines.
 pub fn apply_edit(content: &[u8], spec: &EditSpec) -> Result<Edited, Failure> {
+    refuse_identical(spec)?;
+    replace(content, spec)
+}
+
+/// Identical strings are a semantic error in the arguments themselves,
+/// whatever the file holds.
+fn refuse_identical(spec: &EditSpec) -> Result<(), Failure> {
     if spec.old_string == spec.new_string {
         return Err(invalid(
             "old_string and new_string are identical, so the edit would change nothing",
         ));
     }
+    Ok(())
+}
+
+/// Finds `old_string` and replaces it: `no_match` or `ambiguous_match`
+/// when it is not exactly once (or any number of times with `replace_all`).
+fn replace(content: &[u8], spec: &EditSpec) -> Result<Edited, Failure> {
     let old = spec.old_string.as_bytes();
     let found = files::find_all(content, old);
     if found.is_empty() {
@@ -190,6 +208,18 @@ mod tests {
         assert_eq!(
             apply_edit(b"abc", &spec("z", "y", false))
                 .expect_err("none")
+                .code,
+            "no_match"
+        );
+    }
+
+    #[test]
+    fn identical_strings_are_refused_before_the_search() {
+        let failure = apply_edit(b"abc", &spec("z", "z", false)).expect_err("identical");
+        assert_eq!(failure.code, "invalid_input");
+        assert_eq!(
+            replace(b"abc", &spec("z", "z", false))
+                .expect_err("absent")
                 .code,
             "no_match"
         );

@@ -28,6 +28,18 @@ pub fn envelope(code_key: &str, code: &str, message: &str, extra: &Map<String, V
     object(&fields)
 }
 
+/// The envelope put together with `format!`: the code and message are
+/// pasted between quotes as they are (no JSON escaping), the extra fields
+/// serialized properly.
+fn hand_built(code_key: &str, code: &str, message: &str, extra: &Map<String, Value>) -> String {
+    let mut text = format!("{{\"{code_key}\":\"{code}\",\"message\":\"{message}\"");
+    for (key, value) in extra {
+        text.push_str(&format!(",{}:{value}", Value::from(key.as_str())));
+    }
+    text.push('}');
+    text
+}
+
 /// Renders a reply in the agent-tools conventions, applying the mutations
 /// that concern the shape of a result (the others act where the work is done).
 pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
@@ -67,6 +79,8 @@ fn render_failure(mutations: &Mutations, failure: Failure) -> Rendered {
     };
     let text = if mutations.is_active("plain-text-errors") {
         failure.message
+    } else if mutations.is_active("unescaped-envelope") {
+        hand_built(code_key, &code, &failure.message, &failure.extra)
     } else {
         envelope(code_key, &code, &failure.message, &failure.extra)
     };
@@ -125,6 +139,23 @@ mod tests {
         let mutated_render = render(&mutated(&["error-on-nonzero-exit"]), bash);
         assert!(mutated_render.is_error);
         assert!(mutated_render.text.starts_with(r#"{"error":"io_error""#));
+    }
+
+    #[test]
+    fn the_hand_built_envelope_pastes_the_message_unescaped() {
+        let failure = Failure::new("invalid_input", "missing required parameter \"path\"");
+        let text = render(&mutated(&["unescaped-envelope"]), Reply::Failure(failure)).text;
+        assert_eq!(
+            text,
+            r#"{"error":"invalid_input","message":"missing required parameter "path""}"#
+        );
+        assert!(serde_json::from_str::<Value>(&text).is_err());
+        let text = render(
+            &mutated(&["unescaped-envelope"]),
+            Reply::Failure(failure_with_extra()),
+        )
+        .text;
+        assert!(text.ends_with(r#","file":"b.txt","hunk":1}"#), "{text}");
     }
 
     #[test]

@@ -20,7 +20,11 @@ const LINE_CUT_MARK: &str = " [... line truncated ...]";
 pub fn read_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path", "offset", "limit"]).or_invalid()?;
     let path = args.string("path").or_invalid()?;
-    let offset = args.opt_int("offset").or_invalid()?.unwrap_or(1);
+    let mut offset = args.opt_int("offset").or_invalid()?.unwrap_or(1);
+    if offset > 0 && ctx.mutations.is_active("offset-zero-based") {
+        // Treats the offset as a count of lines to skip.
+        offset = offset.saturating_add(1);
+    }
     let limit = int_at_least(&args, "limit", 0)?;
     let target = workspace::resolve(ctx, &path)?;
     let text = decode(&read_text(ctx, &target)?);
@@ -38,6 +42,7 @@ pub fn read_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         failure
     })?;
     let limit = match limit {
+        _ if ctx.mutations.is_active("limit-ignored") => DEFAULT_LIMIT,
         None | Some(0) => DEFAULT_LIMIT,
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
     };
@@ -113,6 +118,9 @@ pub fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
             size,
         });
     }
+    if entries.is_empty() && ctx.mutations.is_active("empty-dir-blank") {
+        return Ok(Reply::text(""));
+    }
     Ok(Reply::text(render_listing(entries)))
 }
 
@@ -145,7 +153,10 @@ fn render_listing(mut entries: Vec<Entry>) -> String {
 pub fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path", "content"]).or_invalid()?;
     let path = args.string("path").or_invalid()?;
-    let content = args.string("content").or_invalid()?;
+    let mut content = args.string("content").or_invalid()?;
+    if !content.ends_with('\n') && ctx.mutations.is_active("write-adds-final-newline") {
+        content.push('\n');
+    }
     let target = workspace::resolve(ctx, &path)?;
     let existed = match fs::metadata(&target.real) {
         Ok(meta) if meta.is_dir() => return Err(workspace::is_directory(&target.shown)),
@@ -156,9 +167,14 @@ pub fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     // Upstream puts no size limit on writes (too_large is about input files).
     write_atomic(&target.real, content.as_bytes(), u64::MAX)
         .map_err(|err| workspace::engine_failure(err, &target.shown))?;
+    let bytes = if ctx.mutations.is_active("write-counts-chars") {
+        content.chars().count()
+    } else {
+        content.len()
+    };
     Ok(Reply::text(format!(
         "Wrote {} bytes to {} ({}).",
-        content.len(),
+        bytes,
         target.shown,
         if existed { "overwritten" } else { "created" }
     )))

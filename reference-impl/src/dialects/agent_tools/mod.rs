@@ -84,6 +84,50 @@ pub const MUTATIONS: &[MutationInfo] = &[
         name: "read-only-ignored",
         what: "read-only mode still lists and runs the mutating tools",
     },
+    MutationInfo {
+        name: "write-counts-chars",
+        what: "write_file reports the content's characters as its byte count (UTF-8 bytes vs chars)",
+    },
+    MutationInfo {
+        name: "write-adds-final-newline",
+        what: "write_file ends a content that lacks one with a newline",
+    },
+    MutationInfo {
+        name: "empty-dir-blank",
+        what: "list_dir of an empty directory answers an empty text instead of `(empty directory)`",
+    },
+    MutationInfo {
+        name: "offset-zero-based",
+        what: "read_file's positive offset counts lines to skip, so offset=2 starts at line 3",
+    },
+    MutationInfo {
+        name: "limit-ignored",
+        what: "read_file ignores `limit` and shows up to the default 2000 lines",
+    },
+    MutationInfo {
+        name: "prefix-confinement",
+        what: "confinement compares path strings, so a sibling `<root>-x` counts as inside the root",
+    },
+    MutationInfo {
+        name: "identical-checked-late",
+        what: "edit_file checks identical strings only after finding old_string, so an absent one is no_match",
+    },
+    MutationInfo {
+        name: "unescaped-envelope",
+        what: "the envelope is built by string formatting, so a quote or newline in a message breaks the JSON",
+    },
+    MutationInfo {
+        name: "grep-ignore-case-ignored",
+        what: "grep matches case-sensitively even with `ignore_case: true`",
+    },
+    MutationInfo {
+        name: "signal-exit-code-minus-one",
+        what: "a command ended by a signal reports `exit_code: -1` instead of 128 + the signal's number",
+    },
+    MutationInfo {
+        name: "exit-code-as-string",
+        what: "bash's `exit_code` is a JSON string (`\"3\"`) instead of a number",
+    },
 ];
 
 /// Whether `name` is hidden by read-only mode.

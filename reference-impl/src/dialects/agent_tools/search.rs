@@ -230,7 +230,8 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         &["files_with_matches", "content", "count"],
     )?
     .unwrap_or_else(|| "files_with_matches".into());
-    let ignore_case = args.opt_bool("ignore_case").or_invalid()?.unwrap_or(false);
+    let ignore_case = args.opt_bool("ignore_case").or_invalid()?.unwrap_or(false)
+        && !ctx.mutations.is_active("grep-ignore-case-ignored");
     let multiline = args.opt_bool("multiline").or_invalid()?.unwrap_or(false);
     let context = int_at_least(&args, "context", 0)?.unwrap_or(0);
     let before = int_at_least(&args, "before_context", 0)?.unwrap_or(context);

@@ -32,10 +32,22 @@ pub fn resolve(ctx: &Context, raw: &str) -> Result<Target, Failure> {
         EngineError::AccessDenied { .. } => path_escape(raw),
         other => engine_failure(other, &shown),
     })?;
-    if !real.starts_with(ctx.policy.root()) {
+    if !inside_root(ctx, &real) {
         return Err(path_escape(raw));
     }
     Ok(Target { real, shown })
+}
+
+/// Whether `real` lies in the root, compared component by component so
+/// that a sibling such as `<root>-old` is outside.
+fn inside_root(ctx: &Context, real: &Path) -> bool {
+    let root = ctx.policy.root();
+    if ctx.mutations.is_active("prefix-confinement") {
+        return real
+            .to_string_lossy()
+            .starts_with(root.to_string_lossy().as_ref());
+    }
+    real.starts_with(root)
 }
 
 fn path_escape(raw: &str) -> Failure {

@@ -75,12 +75,11 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     } else {
         ere::compile(&pattern)
     };
-    let regex = compiled
-        .map_err(|err| Failure::new("", format!("Invalid pattern: {err}")))?;
+    let regex = compiled.map_err(|err| Failure::new("", format!("Invalid pattern: {err}")))?;
     let file_pattern = filter.as_deref().unwrap_or("*");
     let mut files = find(ctx, base.as_deref(), file_pattern)?;
     if ctx.mutations.is_active("grep-recursive") {
-        files = files.into_iter().flat_map(|f| descend(ctx, f)).collect();
+        files = files.into_iter().flat_map(descend).collect();
     }
     let rules = LineRules {
         strip_carriage_return: ctx.mutations.is_active("grep-strip-cr"),
@@ -114,7 +113,7 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
 /// A match and, when it is a directory, every regular file below it (the
 /// `grep-recursive` mutation; upstream searches only what the glob names).
 /// Symlinks below are not followed, so nothing outside the root is reached.
-fn descend(ctx: &Context, found: Found) -> Vec<Found> {
+fn descend(found: Found) -> Vec<Found> {
     if !fs::metadata(&found.real).is_ok_and(|meta| meta.is_dir()) {
         return vec![found];
     }
@@ -130,13 +129,10 @@ fn descend(ctx: &Context, found: Found) -> Vec<Found> {
     names
         .into_iter()
         .flat_map(|name| {
-            descend(
-                ctx,
-                Found {
-                    shown: format!("{}/{name}", found.shown.trim_end_matches('/')),
-                    real: found.real.join(&name),
-                },
-            )
+            descend(Found {
+                shown: format!("{}/{name}", found.shown.trim_end_matches('/')),
+                real: found.real.join(&name),
+            })
         })
         .collect()
 }
@@ -164,11 +160,7 @@ fn readable(ctx: &Context, file: &Found) -> Option<String> {
 
 /// 1-based numbers and text of the matching lines. A line is what ends at
 /// `\n` (a final line without one counts too); only the `\n` is removed.
-fn matching_lines<'a>(
-    regex: &Regex,
-    content: &'a str,
-    rules: LineRules,
-) -> Vec<(usize, &'a str)> {
+fn matching_lines<'a>(regex: &Regex, content: &'a str, rules: LineRules) -> Vec<(usize, &'a str)> {
     let body = content.strip_suffix('\n').unwrap_or(content);
     if content.is_empty() {
         return Vec::new();

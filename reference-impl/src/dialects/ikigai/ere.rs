@@ -77,6 +77,16 @@ pub fn compile(pattern: &str) -> Result<regex::Regex, EreError> {
     regex::Regex::new(&translated).map_err(|_| EreError::TooBig)
 }
 
+/// Compiles an ERE that ignores case, as `REG_ICASE` would; upstream does
+/// not ask for it, so only the `grep-ignore-case` mutation uses this.
+pub fn compile_ignoring_case(pattern: &str) -> Result<regex::Regex, EreError> {
+    let translated = translate(pattern)?;
+    regex::RegexBuilder::new(&translated)
+        .case_insensitive(true)
+        .build()
+        .map_err(|_| EreError::TooBig)
+}
+
 struct Translator {
     chars: Vec<char>,
     at: usize,

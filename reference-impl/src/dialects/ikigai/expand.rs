@@ -23,12 +23,35 @@ pub struct Found {
     pub real: PathBuf,
 }
 
-/// Expands `pattern` under `base` (the base is not a pattern; `None` means
-/// the root, with matches shown relative to it).
+/// Which names a wildcard may match.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LeadingDot {
+    /// A leading `.` must be matched by a literal `.` (glob(3) without flags).
+    #[default]
+    Literal,
+    /// Wildcards match a leading `.` too (the `glob-matches-dotfiles`
+    /// mutation).
+    Wildcard,
+}
+
+/// [`expand_with`] with the honest leading-dot rule (the tests' shorthand).
+#[cfg(test)]
 pub fn expand(
     policy: &PathPolicy,
     base: Option<&str>,
     pattern: &str,
+) -> Result<Vec<Found>, WildcardError> {
+    expand_with(policy, base, pattern, LeadingDot::default())
+}
+
+/// Expands `pattern` under `base` (the base is not a pattern; `None` means
+/// the root, with matches shown relative to it); `leading_dot` says how
+/// wildcards treat a name's leading `.`.
+pub fn expand_with(
+    policy: &PathPolicy,
+    base: Option<&str>,
+    pattern: &str,
+    leading_dot: LeadingDot,
 ) -> Result<Vec<Found>, WildcardError> {
     let components: Vec<Wildcard> = pattern
         .split('/')
@@ -62,7 +85,11 @@ pub fn expand(
                         continue;
                     };
                     for name in sorted_names(&dir) {
-                        if component.matches(&name) && exists_as(&dir.join(&name), last) {
+                        let matched = match leading_dot {
+                            LeadingDot::Literal => component.matches(&name),
+                            LeadingDot::Wildcard => component.matches_dotfiles_too(&name),
+                        };
+                        if matched && exists_as(&dir.join(&name), last) {
                             next.push(join(shown, &name));
                         }
                     }

@@ -12,6 +12,16 @@ use crate::dialects::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::{files, EngineError};
 
+/// How an error names the file: as the caller wrote it, or (the
+/// `error-resolved-path` mutation) as the resolved absolute path.
+fn named<'a>(ctx: &Context, path_arg: &'a str, real: &Path) -> std::borrow::Cow<'a, str> {
+    if ctx.mutations.is_active("error-resolved-path") {
+        real.display().to_string().into()
+    } else {
+        path_arg.into()
+    }
+}
+
 /// The message for an IO error while opening `path`, in upstream's words.
 fn open_failure(err: &io::Error, path: &str) -> Failure {
     match err.kind() {
@@ -28,8 +38,9 @@ pub fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
         return Err(path_failure("File not found", &path_arg));
     }
     let path = confine(ctx, &path_arg)?;
+    let shown = named(ctx, &path_arg, &path);
     // Checked before opening: opening a FIFO would block.
-    let meta = fs::metadata(&path).map_err(|err| open_failure(&err, &path_arg))?;
+    let meta = fs::metadata(&path).map_err(|err| open_failure(&err, &shown))?;
     if !meta.is_file() {
         return Err(path_failure("Cannot open file", &path_arg));
     }
@@ -48,7 +59,7 @@ pub fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     let mut content = Vec::new();
     fs::File::open(&path)
-        .map_err(|err| open_failure(&err, &path_arg))?
+        .map_err(|err| open_failure(&err, &shown))?
         .read_to_end(&mut content)
         .map_err(|_| path_failure("Failed to read file", &path_arg))?;
     Ok(Data {
@@ -66,13 +77,14 @@ pub fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
         return Err(path_failure("Cannot open file", &path_arg));
     }
     let path = confine(ctx, &path_arg)?;
+    let shown = named(ctx, &path_arg, &path);
     // As fopen(…, "w"): the directory must exist, and an existing file must
     // be writable (an atomic rename alone would replace a read-only file).
     let parent_is_dir = path
         .parent()
         .is_some_and(|parent| fs::metadata(parent).is_ok_and(|meta| meta.is_dir()));
     if !parent_is_dir {
-        return Err(path_failure("Cannot open file", &path_arg));
+        return Err(path_failure("Cannot open file", &shown));
     }
     match fs::metadata(&path) {
         Ok(meta) if !meta.is_file() => return Err(path_failure("Cannot open file", &path_arg)),
@@ -80,7 +92,7 @@ pub fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
             OpenOptions::new()
                 .write(true)
                 .open(&path)
-                .map_err(|err| open_failure(&err, &path_arg))?;
+                .map_err(|err| open_failure(&err, &shown))?;
         }
         Err(err) if err.kind() == io::ErrorKind::NotFound => {}
         Err(err) => return Err(open_failure(&err, &path_arg)),
@@ -92,8 +104,14 @@ pub fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
     } else {
         written.bytes
     };
+    // upstream names basename(path); a server may name the path whole.
+    let target = if ctx.mutations.is_active("write-names-full-path") {
+        &path_arg
+    } else {
+        base_name(&path_arg)
+    };
     Ok(Data {
-        output: format!("Wrote {bytes} bytes to {}", base_name(&path_arg)),
+        output: format!("Wrote {bytes} bytes to {target}"),
         bytes: Some(bytes),
         ..Data::default()
     }

@@ -114,6 +114,42 @@ pub const MUTATIONS: &[MutationInfo] = &[
         name: "no-match-is-error",
         what: "glob and grep with no match answer success:false",
     },
+    MutationInfo {
+        name: "grep-ignore-case",
+        what: "grep matches without regard to case (REG_ICASE)",
+    },
+    MutationInfo {
+        name: "glob-matches-dotfiles",
+        what: "a wildcard matches a leading `.` (`*` lists `.env`)",
+    },
+    MutationInfo {
+        name: "grep-recursive",
+        what: "grep also searches the files in subdirectories of `path`",
+    },
+    MutationInfo {
+        name: "grep-count-occurrences",
+        what: "grep's `count` counts every match in a line, not matching lines",
+    },
+    MutationInfo {
+        name: "grep-strip-cr",
+        what: "grep removes a `\\r` before the newline from the lines it shows",
+    },
+    MutationInfo {
+        name: "grep-drop-last-line",
+        what: "grep skips a last line that has no newline",
+    },
+    MutationInfo {
+        name: "exit-code-wait-status",
+        what: "bash reports the wait status (code << 8) as `exit_code`",
+    },
+    MutationInfo {
+        name: "write-names-full-path",
+        what: "file_write's confirmation names the path as given, not its base name",
+    },
+    MutationInfo {
+        name: "error-resolved-path",
+        what: "file errors name the resolved absolute path instead of the path as written",
+    },
 ];
 
 /// The five tools of seed 004, with upstream's parameters (all strings).

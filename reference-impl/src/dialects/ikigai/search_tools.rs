@@ -6,7 +6,7 @@ use regex::Regex;
 use rmcp::model::JsonObject;
 
 use super::envelope::Data;
-use super::expand::{expand, Found};
+use super::expand::{expand_with, Found, LeadingDot};
 use super::{argument_failure, confine, ere, Outcome};
 use crate::dialects::args::Args;
 use crate::dialects::{Context, Failure};
@@ -25,17 +25,29 @@ fn find(ctx: &Context, base: Option<&str>, pattern: &str) -> Result<Vec<Found>, 
     if let Some(base) = base {
         confine(ctx, base)?;
     }
-    expand(&ctx.policy, base, pattern)
+    let leading_dot = if ctx.mutations.is_active("glob-matches-dotfiles") {
+        LeadingDot::Wildcard
+    } else {
+        LeadingDot::Literal
+    };
+    expand_with(&ctx.policy, base, pattern, leading_dot)
         .map_err(|_| Failure::new("", format!("Invalid glob pattern: {pattern}")))
 }
 
 /// The success for a search, or the `no-match-is-error` mutation's failure.
+/// `count` is the number of lines listed.
 fn search_result(ctx: &Context, lines: Vec<String>) -> Outcome {
+    let count = lines.len() as u64;
+    counted_result(ctx, lines, count)
+}
+
+/// [`search_result`] with the count given.
+fn counted_result(ctx: &Context, lines: Vec<String>, count: u64) -> Outcome {
     if lines.is_empty() && ctx.mutations.is_active("no-match-is-error") {
         return Err(Failure::new("", "No matches found"));
     }
     Ok(Data {
-        count: Some(lines.len() as u64),
+        count: Some(count),
         output: lines.join("\n"),
         ..Data::default()
     }
@@ -58,10 +70,23 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         .opt_string("glob")
         .map_err(argument_failure)?
         .filter(|glob| !glob.is_empty());
-    let regex = ere::compile(&pattern)
-        .map_err(|err| Failure::new("", format!("Invalid pattern: {err}")))?;
+    let compiled = if ctx.mutations.is_active("grep-ignore-case") {
+        ere::compile_ignoring_case(&pattern)
+    } else {
+        ere::compile(&pattern)
+    };
+    let regex = compiled.map_err(|err| Failure::new("", format!("Invalid pattern: {err}")))?;
     let file_pattern = filter.as_deref().unwrap_or("*");
-    let files = find(ctx, base.as_deref(), file_pattern)?;
+    let mut files = find(ctx, base.as_deref(), file_pattern)?;
+    if ctx.mutations.is_active("grep-recursive") {
+        files = files.into_iter().flat_map(descend).collect();
+    }
+    let rules = LineRules {
+        strip_carriage_return: ctx.mutations.is_active("grep-strip-cr"),
+        drop_unterminated_last: ctx.mutations.is_active("grep-drop-last-line"),
+    };
+    let count_occurrences = ctx.mutations.is_active("grep-count-occurrences");
+    let mut occurrences = 0u64;
     let separator = if ctx.mutations.is_active("grep-no-space") {
         ":"
     } else {
@@ -73,12 +98,53 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
             continue;
         }
         if let Some(content) = readable(ctx, &file) {
-            for (number, line) in matching_lines(&regex, &content) {
+            for (number, line) in matching_lines(&regex, &content, rules) {
+                occurrences += regex.find_iter(line).count() as u64;
                 lines.push(format!("{}:{number}{separator}{line}", file.shown));
             }
         }
     }
+    if count_occurrences {
+        return counted_result(ctx, lines, occurrences);
+    }
     search_result(ctx, lines)
+}
+
+/// A match and, when it is a directory, every regular file below it (the
+/// `grep-recursive` mutation; upstream searches only what the glob names).
+/// Symlinks below are not followed, so nothing outside the root is reached.
+fn descend(found: Found) -> Vec<Found> {
+    if !fs::metadata(&found.real).is_ok_and(|meta| meta.is_dir()) {
+        return vec![found];
+    }
+    let Ok(reader) = fs::read_dir(&found.real) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = reader
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|kind| !kind.is_symlink()))
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .flat_map(|name| {
+            descend(Found {
+                shown: format!("{}/{name}", found.shown.trim_end_matches('/')),
+                real: found.real.join(&name),
+            })
+        })
+        .collect()
+}
+
+/// How a file is cut into lines; the honest rules are the default, the
+/// others are mutations.
+#[derive(Debug, Clone, Copy, Default)]
+struct LineRules {
+    /// Remove a `\r` before the `\n` too (`str::lines`).
+    strip_carriage_return: bool,
+    /// Skip a last line that has no `\n`.
+    drop_unterminated_last: bool,
 }
 
 /// A file's text, or `None` when it cannot be read (or is over the size
@@ -94,12 +160,24 @@ fn readable(ctx: &Context, file: &Found) -> Option<String> {
 
 /// 1-based numbers and text of the matching lines. A line is what ends at
 /// `\n` (a final line without one counts too); only the `\n` is removed.
-fn matching_lines<'a>(regex: &Regex, content: &'a str) -> Vec<(usize, &'a str)> {
+fn matching_lines<'a>(regex: &Regex, content: &'a str, rules: LineRules) -> Vec<(usize, &'a str)> {
     let body = content.strip_suffix('\n').unwrap_or(content);
     if content.is_empty() {
         return Vec::new();
     }
-    body.split('\n')
+    let mut lines: Vec<&str> = body.split('\n').collect();
+    if rules.drop_unterminated_last && !content.ends_with('\n') {
+        lines.pop();
+    }
+    lines
+        .into_iter()
+        .map(|line| {
+            if rules.strip_carriage_return {
+                line.strip_suffix('\r').unwrap_or(line)
+            } else {
+                line
+            }
+        })
         .enumerate()
         .filter(|(_, line)| regex.is_match(line))
         .map(|(index, line)| (index + 1, line))
@@ -112,14 +190,31 @@ mod tests {
 
     #[test]
     fn lines_are_numbered_from_one_and_keep_carriage_returns() {
+        let honest = LineRules::default();
         let regex = ere::compile("b").expect("valid");
         assert_eq!(
-            matching_lines(&regex, "a\nb\r\nab\n"),
+            matching_lines(&regex, "a\nb\r\nab\n", honest),
             vec![(2, "b\r"), (3, "ab")]
         );
-        assert_eq!(matching_lines(&regex, "b"), vec![(1, "b")]);
-        assert!(matching_lines(&regex, "").is_empty());
+        assert_eq!(matching_lines(&regex, "b", honest), vec![(1, "b")]);
+        assert!(matching_lines(&regex, "", honest).is_empty());
         let any = ere::compile("").expect("valid");
-        assert_eq!(matching_lines(&any, "\n"), vec![(1, "")]);
+        assert_eq!(matching_lines(&any, "\n", honest), vec![(1, "")]);
+    }
+
+    #[test]
+    fn line_rule_mutations_bend_the_lines() {
+        let regex = ere::compile("b").expect("valid");
+        let strip = LineRules {
+            strip_carriage_return: true,
+            ..LineRules::default()
+        };
+        assert_eq!(matching_lines(&regex, "b\r\n", strip), vec![(1, "b")]);
+        let drop = LineRules {
+            drop_unterminated_last: true,
+            ..LineRules::default()
+        };
+        assert!(matching_lines(&regex, "a\nb", drop).is_empty());
+        assert_eq!(matching_lines(&regex, "a\nb\n", drop), vec![(2, "b")]);
     }
 }

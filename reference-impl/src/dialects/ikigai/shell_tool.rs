@@ -38,9 +38,16 @@ pub async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
     if output.ends_with('\n') {
         output.pop();
     }
+    // `pclose` hands back a wait status, not the exit code; a C server that
+    // forgets WEXITSTATUS reports the code shifted left by 8.
+    let exit_code = if ctx.mutations.is_active("exit-code-wait-status") && finished.exit_code > 0 {
+        finished.exit_code << 8
+    } else {
+        finished.exit_code
+    };
     Ok(Data {
         output,
-        exit_code: Some(finished.exit_code),
+        exit_code: Some(exit_code),
         ..Data::default()
     }
     .into_reply())

@@ -90,6 +90,14 @@ impl Wildcard {
         }
         match_from(&self.tokens, &name)
     }
+
+    /// Matches without the leading-dot rule, as `glob(3)` with
+    /// `GLOB_PERIOD` would (used only by the `glob-matches-dotfiles`
+    /// mutation; upstream passes no flags).
+    pub fn matches_dotfiles_too(&self, name: &str) -> bool {
+        let name: Vec<char> = name.chars().collect();
+        match_from(&self.tokens, &name)
+    }
 }
 
 /// Parses a bracket expression whose `[` ends just before `at`; returns the

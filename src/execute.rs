@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::dialect::Dialect;
-use crate::expect::{judge, Mismatch};
+use crate::expect::{judge, judge_listed_tools, Mismatch};
 use crate::fixture::Fixture;
 use crate::outcome::CallOutcome;
 use crate::scenario::{Basis, Call, Requirement, Scenario, Suite};
@@ -252,12 +252,22 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
     }
-    let mismatches = judge(
+    let mut mismatches = judge(
         &scenario.then,
         Dialect::new(suite.config.dialect),
         &outcome,
         fixture,
     );
+    if let Some(want) = &scenario.then.listed_tools {
+        match session.list_tools(timeout).await {
+            Ok(listed) => {
+                let names: Vec<String> = listed.into_iter().map(|(name, _)| name).collect();
+                let renamed = |tool: &String| target.translate(tool, Map::new()).0;
+                mismatches.extend(judge_listed_tools(want, &names, renamed));
+            }
+            Err(why) => return error(why, session.stderr_tail()),
+        }
+    }
     if mismatches.is_empty() {
         Verdict::Pass
     } else {

@@ -13,7 +13,7 @@ use crate::fixture::Fixture;
 use crate::json_subset;
 use crate::outcome::{CallOutcome, ToolResult};
 use crate::placeholder::Template;
-use crate::scenario::{FileExpect, FileExpectDetail, ProtocolErrorExpect, Then};
+use crate::scenario::{FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then};
 
 /// One expectation that did not hold.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +57,49 @@ pub fn judge(
         if let Some(m) = judge_file(name, expect, fixture, &root) {
             found.push(m);
         }
+    }
+    found
+}
+
+/// `tools/list` must name every `include` tool and none of the `exclude` ones
+/// (each in the server's own spelling, given by `rename`).
+pub fn judge_listed_tools(
+    want: &ListedTools,
+    listed: &[String],
+    rename: impl Fn(&String) -> String,
+) -> Vec<Mismatch> {
+    let shown = if listed.is_empty() {
+        "no tools".to_string()
+    } else {
+        listed.join(", ")
+    };
+    let missing: Vec<String> = want
+        .include
+        .iter()
+        .map(&rename)
+        .filter(|t| !listed.contains(t))
+        .collect();
+    let present: Vec<String> = want
+        .exclude
+        .iter()
+        .map(&rename)
+        .filter(|t| listed.contains(t))
+        .collect();
+    let mut found = Vec::new();
+    if !missing.is_empty() {
+        found.push(Mismatch::new(
+            "listed_tools: include",
+            format!("tools/list lacks {}; it lists {shown}", missing.join(", ")),
+        ));
+    }
+    if !present.is_empty() {
+        found.push(Mismatch::new(
+            "listed_tools: exclude",
+            format!(
+                "tools/list names {}, which must be hidden; it lists {shown}",
+                present.join(", ")
+            ),
+        ));
     }
     found
 }

@@ -162,6 +162,20 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
             "a named int placeholder on a word",
             &["`text`", "-1→{int:count}", "+1→hello"],
         ),
+        (
+            "listed_tools includes a tool the server lacks",
+            &[
+                "`listed_tools: include`",
+                "tools/list lacks no_such_tool; it lists bash, ",
+            ],
+        ),
+        (
+            "listed_tools excludes a tool the server lists",
+            &[
+                "`listed_tools: exclude`",
+                "tools/list names bash, which must be hidden",
+            ],
+        ),
     ];
     assert_eq!(
         expected.len(),

@@ -190,6 +190,9 @@ pub struct Then {
     /// The call must be answered with a JSON-RPC error instead of a tool result.
     #[serde(default)]
     pub protocol_error: Option<ProtocolErrorExpect>,
+    /// What the server's `tools/list` says after the call (same session).
+    #[serde(default)]
+    pub listed_tools: Option<ListedTools>,
     #[serde(default)]
     pub files: BTreeMap<String, FileExpect>,
 }
@@ -206,6 +209,16 @@ impl Then {
             || !self.matches.is_empty()
             || self.json.is_some()
     }
+}
+
+/// Tools that `tools/list` must name, and tools it must not (hidden ones).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListedTools {
+    #[serde(default)]
+    pub include: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
 }
 
 /// `protocol_error: true`, or a map that also fixes the JSON-RPC error code.

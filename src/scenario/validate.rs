@@ -116,10 +116,24 @@ fn then_problems(
     then: &Then,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    if !then.judges_the_result() && then.files.is_empty() && then.protocol_error.is_none() {
+    if !then.judges_the_result()
+        && then.files.is_empty()
+        && then.protocol_error.is_none()
+        && then.listed_tools.is_none()
+    {
         problems.push(
-            "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error or files".into(),
+            "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error, listed_tools or files".into(),
         );
+    }
+    if let Some(listed) = &then.listed_tools {
+        if listed.include.is_empty() && listed.exclude.is_empty() {
+            problems.push("`listed_tools` needs `include` or `exclude`".into());
+        }
+        if let Some(both) = listed.include.iter().find(|t| listed.exclude.contains(t)) {
+            problems.push(format!(
+                "`listed_tools` both includes and excludes `{both}`"
+            ));
+        }
     }
     if then.protocol_error.is_some() && then.judges_the_result() {
         problems.push(

@@ -81,6 +81,10 @@ pub const MUTATIONS: &[MutationInfo] = &[
         what: "a timeout envelope leaves out the partial stdout and stderr",
     },
     MutationInfo {
+        name: "read-only-still-listed",
+        what: "read-only mode refuses the mutating tools but still lists them in tools/list",
+    },
+    MutationInfo {
         name: "read-only-ignored",
         what: "read-only mode still lists and runs the mutating tools",
     },
@@ -138,9 +142,10 @@ fn hidden(ctx: &Context, name: &str) -> bool {
 }
 
 pub fn tools(ctx: &Context) -> Vec<Tool> {
+    let listed_anyway = ctx.mutations.is_active("read-only-still-listed");
     schema::all()
         .into_iter()
-        .filter(|tool| !hidden(ctx, &tool.name))
+        .filter(|tool| listed_anyway || !hidden(ctx, &tool.name))
         .collect()
 }
 

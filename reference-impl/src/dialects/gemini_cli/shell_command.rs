@@ -149,7 +149,7 @@ pub fn render(report: &Report, mutations: &Mutations) -> String {
     };
     let none = |value: Option<String>| value.unwrap_or_else(|| "(none)".to_string());
     let mut lines = vec![
-        format!("Command: {}", report.command),
+        format!("Command: {}", command_line(report.command, mutations)),
         format!("Directory: {}", report.directory.unwrap_or("(root)")),
         format!("Stdout: {}", stream(report.stdout)),
         format!("Stderr: {}", stream(report.stderr)),
@@ -171,6 +171,16 @@ pub fn render(report: &Report, mutations: &Mutations) -> String {
 }
 
 /// Node's name for a signal number (`SIGTERM`).
+/// The command as the report shows it: exactly as sent, unless the
+/// `command-line-trimmed` mutation trims it.
+fn command_line<'a>(command: &'a str, mutations: &Mutations) -> &'a str {
+    if mutations.is_active("command-line-trimmed") {
+        command.trim()
+    } else {
+        command
+    }
+}
+
 fn signal_name(signal: i32) -> String {
     const NAMES: &[(i32, &str)] = &[
         (libc::SIGHUP, "SIGHUP"),

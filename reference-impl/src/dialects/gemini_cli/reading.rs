@@ -111,7 +111,9 @@ fn cut_point(line: &str, by_bytes: bool) -> Option<usize> {
     if line.len() <= MAX_LINE_CHARS {
         return None;
     }
-    (0..=MAX_LINE_CHARS).rev().find(|&at| line.is_char_boundary(at))
+    (0..=MAX_LINE_CHARS)
+        .rev()
+        .find(|&at| line.is_char_boundary(at))
 }
 
 /// A NUL byte in the first 4 KiB, or more than 30% control characters
@@ -167,7 +169,10 @@ mod tests {
 
     #[test]
     fn whole_text_comes_back_unchanged() {
-        assert_eq!(window("a\nb\n", 0, DEFAULT_LINE_LIMIT, Slips::default()), "a\nb\n");
+        assert_eq!(
+            window("a\nb\n", 0, DEFAULT_LINE_LIMIT, Slips::default()),
+            "a\nb\n"
+        );
         assert_eq!(window("", 0, DEFAULT_LINE_LIMIT, Slips::default()), "");
     }
 

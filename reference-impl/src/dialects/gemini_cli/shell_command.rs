@@ -250,6 +250,17 @@ mod tests {
     }
 
     #[test]
+    fn the_command_is_shown_as_sent() {
+        let report = Report {
+            command: "  echo hi",
+            ..sample()
+        };
+        assert!(render(&report, &mutated(&[])).starts_with("Command:   echo hi\n"));
+        let trimmed = render(&report, &mutated(&["command-line-trimmed"]));
+        assert!(trimmed.starts_with("Command: echo hi\n"), "{trimmed}");
+    }
+
+    #[test]
     fn a_signal_is_named() {
         let report = Report {
             exit_code: None,

@@ -45,6 +45,14 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
         .unwrap_or(".")
         .to_string();
     let absolute = confine::resolved_display(ctx, &dir_arg);
+    // What the messages call the search directory: the resolved one, or, under
+    // the `glob-dir-as-sent` mutation, the `path` argument as sent if any.
+    let named_dir = match path_arg.as_deref() {
+        Some(sent) if !sent.is_empty() && ctx.mutations.is_active("glob-dir-as-sent") => {
+            sent.to_string()
+        }
+        _ => absolute.clone(),
+    };
     let real = confine::within_root(ctx, &dir_arg).map_err(|refusal| {
         invalid_params(match refusal {
             Refusal::Relative | Refusal::OutsideRoot => format!(
@@ -57,12 +65,12 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     match std::fs::metadata(&real) {
         Err(_) => {
             return Err(invalid_params(format!(
-                "Search path does not exist {absolute}"
+                "Search path does not exist {named_dir}"
             )))
         }
         Ok(meta) if !meta.is_dir() => {
             return Err(invalid_params(format!(
-                "Search path is not a directory: {absolute}"
+                "Search path is not a directory: {named_dir}"
             )))
         }
         Ok(_) => {}
@@ -101,7 +109,7 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     if found.is_empty() {
         return Ok(Reply::text(sentence(
             ctx,
-            format!("No files found matching pattern \"{pattern}\" within {absolute}"),
+            format!("No files found matching pattern \"{pattern}\" within {named_dir}"),
         )));
     }
     if ctx.mutations.is_active("glob-path-order") {
@@ -111,7 +119,7 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     let list: Vec<&str> = found.iter().map(|f| f.path.as_str()).collect();
     Ok(Reply::text(format!(
-        "Found {} file(s) matching \"{pattern}\" within {absolute}, sorted by modification time (newest first):\n{}",
+        "Found {} file(s) matching \"{pattern}\" within {named_dir}, sorted by modification time (newest first):\n{}",
         found.len(),
         list.join("\n")
     )))

@@ -90,7 +90,11 @@ pub fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
         (None, true) => " (filter: \"\")".to_string(),
         (None, false) => String::new(),
     };
-    let count: usize = hits.iter().map(|h| h.matched.len()).sum();
+    let count = if ctx.mutations.is_active("count-every-hit") {
+        hit_count(&hits, &regex)
+    } else {
+        hits.iter().map(|h| h.matched.len()).sum()
+    };
     if count == 0 {
         return Ok(Reply::text(sentence(
             ctx,
@@ -107,6 +111,15 @@ pub fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
 }
 
 /// `match` for one, `matches` otherwise (or always, with the mutation).
+/// Every hit of `regex` on the matching lines (a line can hold several):
+/// the count the `count-every-hit` mutation reports instead of the lines.
+fn hit_count(hits: &[FileHits], regex: &regex::Regex) -> usize {
+    hits.iter()
+        .flat_map(|hit| hit.matched.iter().filter_map(|&n| hit.lines.get(n - 1)))
+        .map(|line| regex.find_iter(line).count())
+        .sum()
+}
+
 pub fn match_term(count: usize, always_plural: bool) -> &'static str {
     if count == 1 && !always_plural {
         "match"

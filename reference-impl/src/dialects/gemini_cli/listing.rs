@@ -60,9 +60,16 @@ pub fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
             format!("Directory {path} is empty"),
         )));
     }
+    let unanchored = ctx.mutations.is_active("ignore-unanchored");
+    let hide_dotfiles = ctx.mutations.is_active("hide-dotfiles");
     let mut entries: Vec<Entry> = names
         .into_iter()
-        .filter(|name| !ignore.iter().any(|pattern| name_matches(pattern, name)))
+        .filter(|name| !(hide_dotfiles && name.starts_with('.')))
+        .filter(|name| {
+            !ignore
+                .iter()
+                .any(|pattern| ignored_by(pattern, name, unanchored))
+        })
         // An entry that cannot be stat'ed (a dangling link) is left out, as upstream.
         .filter_map(|name| {
             let is_dir = fs::metadata(real.join(&name)).ok()?.is_dir();
@@ -107,6 +114,16 @@ pub fn sort_entries(entries: &mut [Entry], names_only: bool) {
 
 /// gemini's ignore patterns: `*` is any run of characters, `?` one
 /// character, everything else literal, matched against the whole name.
+/// Whether ignore `pattern` removes `name`: the whole name must match, unless
+/// `unanchored` (a mutation) lets the pattern match any part of it.
+pub fn ignored_by(pattern: &str, name: &str, unanchored: bool) -> bool {
+    if unanchored {
+        name_matches(&format!("*{pattern}*"), name)
+    } else {
+        name_matches(pattern, name)
+    }
+}
+
 pub fn name_matches(pattern: &str, name: &str) -> bool {
     let pattern: Vec<char> = pattern.chars().collect();
     let name: Vec<char> = name.chars().collect();
@@ -127,6 +144,8 @@ mod tests {
         assert!(!name_matches("node", "node_modules"));
         assert!(name_matches("*", ""));
         assert!(name_matches("a*b*c", "axxbyyc"));
+        assert!(!ignored_by("*.log", "debug.log.1", false));
+        assert!(ignored_by("*.log", "debug.log.1", true));
     }
 
     #[test]

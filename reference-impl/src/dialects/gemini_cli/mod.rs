@@ -96,6 +96,46 @@ pub const MUTATIONS: &[MutationInfo] = &[
         name: "trim-on-overwrite",
         what: "write_file trims the content when overwriting (as upstream 0.1.13 does)",
     },
+    MutationInfo {
+        name: "ignore-unanchored",
+        what: "list_directory's ignore patterns match anywhere in a name, not the whole name",
+    },
+    MutationInfo {
+        name: "hide-dotfiles",
+        what: "list_directory leaves out entries whose name starts with a dot",
+    },
+    MutationInfo {
+        name: "crlf-to-lf",
+        what: "read_file gives CRLF line ends back as LF",
+    },
+    MutationInfo {
+        name: "cut-lines-by-bytes",
+        what: "read_file cuts long lines at 2000 bytes of UTF-8, not 2000 characters",
+    },
+    MutationInfo {
+        name: "window-start-zero-based",
+        what: "the truncation header counts lines from 0 (`showing lines 1-2` for offset 1)",
+    },
+    MutationInfo {
+        name: "overlapping-occurrences",
+        what: "replace counts overlapping occurrences (`aa` three times in `aaaa`)",
+    },
+    MutationInfo {
+        name: "regex-old-string",
+        what: "replace takes old_string as a regular expression, not as exact text",
+    },
+    MutationInfo {
+        name: "count-every-hit",
+        what: "the search counts every hit of the pattern, not every matching line",
+    },
+    MutationInfo {
+        name: "glob-dir-as-sent",
+        what: "glob's messages name a `path` argument as sent (`within sub`), not resolved",
+    },
+    MutationInfo {
+        name: "command-line-trimmed",
+        what: "the shell report's `Command:` line shows the command trimmed",
+    },
 ];
 
 /// The seven tools, with gemini-cli's names and parameters.

@@ -79,11 +79,41 @@ pub fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             "Cannot display content of binary file: {relative}"
         )));
     }
-    Ok(Reply::text(window(
-        &String::from_utf8_lossy(&bytes),
-        offset,
-        limit,
-    )))
+    let text = String::from_utf8_lossy(&bytes);
+    let text = if ctx.mutations.is_active("crlf-to-lf") {
+        text.replace("\r\n", "\n")
+    } else {
+        text.into_owned()
+    };
+    let slips = Slips {
+        cut_by_bytes: ctx.mutations.is_active("cut-lines-by-bytes"),
+        zero_based_start: ctx.mutations.is_active("window-start-zero-based"),
+    };
+    Ok(Reply::text(window(&text, offset, limit, slips)))
+}
+
+/// Mistakes [`window`] can be made to commit (mutations); the default is none.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Slips {
+    /// Measure the 2000-character line limit in UTF-8 bytes.
+    pub cut_by_bytes: bool,
+    /// Number the first shown line from 0 in the header.
+    pub zero_based_start: bool,
+}
+
+/// Where a line longer than [`MAX_LINE_CHARS`] is cut: after that many
+/// characters, or (a slip) after that many bytes, backed off to a character
+/// boundary; `None` when the line is short enough.
+fn cut_point(line: &str, by_bytes: bool) -> Option<usize> {
+    if !by_bytes {
+        return line.char_indices().nth(MAX_LINE_CHARS).map(|(at, _)| at);
+    }
+    if line.len() <= MAX_LINE_CHARS {
+        return None;
+    }
+    (0..=MAX_LINE_CHARS)
+        .rev()
+        .find(|&at| line.is_char_boundary(at))
 }
 
 /// A NUL byte in the first 4 KiB, or more than 30% control characters
@@ -102,7 +132,7 @@ fn looks_binary(bytes: &[u8]) -> bool {
 
 /// Lines `offset..offset+limit` of `text`, long lines cut, with the header
 /// gemini-cli puts before a shortened content.
-pub fn window(text: &str, offset: usize, limit: usize) -> String {
+pub fn window(text: &str, offset: usize, limit: usize, slips: Slips) -> String {
     let lines: Vec<&str> = text.split('\n').collect();
     let total = lines.len();
     let end = offset.saturating_add(limit).min(total);
@@ -110,8 +140,8 @@ pub fn window(text: &str, offset: usize, limit: usize) -> String {
     let mut cut_long_line = false;
     let shown: Vec<String> = lines[start..end.max(start)]
         .iter()
-        .map(|line| match line.char_indices().nth(MAX_LINE_CHARS) {
-            Some((at, _)) => {
+        .map(|line| match cut_point(line, slips.cut_by_bytes) {
+            Some(at) => {
                 cut_long_line = true;
                 format!("{}... [truncated]", &line[..at])
             }
@@ -122,7 +152,7 @@ pub fn window(text: &str, offset: usize, limit: usize) -> String {
     if end < total {
         out.push_str(&format!(
             "[File content truncated: showing lines {}-{end} of {total} total lines. Use offset/limit parameters to view more.]\n",
-            start + 1
+            if slips.zero_based_start { start } else { start + 1 }
         ));
     } else if cut_long_line {
         out.push_str(&format!(
@@ -139,26 +169,41 @@ mod tests {
 
     #[test]
     fn whole_text_comes_back_unchanged() {
-        assert_eq!(window("a\nb\n", 0, DEFAULT_LINE_LIMIT), "a\nb\n");
-        assert_eq!(window("", 0, DEFAULT_LINE_LIMIT), "");
+        assert_eq!(
+            window("a\nb\n", 0, DEFAULT_LINE_LIMIT, Slips::default()),
+            "a\nb\n"
+        );
+        assert_eq!(window("", 0, DEFAULT_LINE_LIMIT, Slips::default()), "");
     }
 
     #[test]
     fn a_window_is_announced() {
         assert_eq!(
-            window("one\ntwo\nthree\nfour\n", 1, 2),
+            window("one\ntwo\nthree\nfour\n", 1, 2, Slips::default()),
             "[File content truncated: showing lines 2-3 of 5 total lines. Use offset/limit parameters to view more.]\ntwo\nthree"
         );
         // The final window reaches the end: nothing is announced.
-        assert_eq!(window("one\ntwo\n", 1, 10), "two\n");
+        assert_eq!(window("one\ntwo\n", 1, 10, Slips::default()), "two\n");
     }
 
     #[test]
     fn long_lines_are_cut() {
         let long = "x".repeat(MAX_LINE_CHARS + 5);
-        let text = window(&long, 0, 10);
+        let text = window(&long, 0, 10, Slips::default());
         assert!(text.starts_with("[File content partially truncated"));
         assert!(text.ends_with(&format!("{}... [truncated]", "x".repeat(10))));
+    }
+
+    #[test]
+    fn lines_are_measured_in_characters() {
+        let wide = "é".repeat(MAX_LINE_CHARS);
+        assert_eq!(window(&wide, 0, 10, Slips::default()), wide);
+        let slipped = Slips {
+            cut_by_bytes: true,
+            ..Slips::default()
+        };
+        let cut = window(&wide, 0, 10, slipped);
+        assert!(cut.ends_with(&format!("\n{}... [truncated]", "é".repeat(1000))));
     }
 
     #[test]

@@ -149,7 +149,7 @@ pub fn render(report: &Report, mutations: &Mutations) -> String {
     };
     let none = |value: Option<String>| value.unwrap_or_else(|| "(none)".to_string());
     let mut lines = vec![
-        format!("Command: {}", report.command),
+        format!("Command: {}", command_line(report.command, mutations)),
         format!("Directory: {}", report.directory.unwrap_or("(root)")),
         format!("Stdout: {}", stream(report.stdout)),
         format!("Stderr: {}", stream(report.stderr)),
@@ -171,6 +171,16 @@ pub fn render(report: &Report, mutations: &Mutations) -> String {
 }
 
 /// Node's name for a signal number (`SIGTERM`).
+/// The command as the report shows it: exactly as sent, unless the
+/// `command-line-trimmed` mutation trims it.
+fn command_line<'a>(command: &'a str, mutations: &Mutations) -> &'a str {
+    if mutations.is_active("command-line-trimmed") {
+        command.trim()
+    } else {
+        command
+    }
+}
+
 fn signal_name(signal: i32) -> String {
     const NAMES: &[(i32, &str)] = &[
         (libc::SIGHUP, "SIGHUP"),
@@ -237,6 +247,17 @@ mod tests {
             "Command: echo hi\nDirectory: (root)\nStdout: hi\nStderr: \nError: (none)\n\
              Exit Code: 0\nSignal: (none)\nBackground PIDs: (none)"
         );
+    }
+
+    #[test]
+    fn the_command_is_shown_as_sent() {
+        let report = Report {
+            command: "  echo hi",
+            ..sample()
+        };
+        assert!(render(&report, &mutated(&[])).starts_with("Command:   echo hi\n"));
+        let trimmed = render(&report, &mutated(&["command-line-trimmed"]));
+        assert!(trimmed.starts_with("Command: echo hi\n"), "{trimmed}");
     }
 
     #[test]

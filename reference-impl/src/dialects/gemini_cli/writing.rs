@@ -128,9 +128,8 @@ pub fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
             "File already exists, cannot create: {path}"
         )));
     }
-    let edited = match files::replace_in(&current, old.as_bytes(), new.as_bytes(), true) {
-        Ok(edited) => edited,
-        Err(_) => return Err(plain_error(not_found_message(&path))),
+    let Some(edited) = find_and_replace(ctx, &current, &old, &new) else {
+        return Err(plain_error(not_found_message(&path)));
     };
     let expected = usize::try_from(expected).unwrap_or(usize::MAX);
     if edited.count != expected {
@@ -155,6 +154,49 @@ pub fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
             edited.count
         ),
     )))
+}
+
+/// `old` replaced by `new` everywhere in `current`, with the number of
+/// occurrences; `None` when there is none. `old` is exact text and its
+/// occurrences are counted without overlap, as they are replaced. Two
+/// mutations bend this: `overlapping-occurrences` counts every position
+/// where `old` starts, and `regex-old-string` reads `old` as a regex.
+fn find_and_replace(
+    ctx: &Context,
+    current: &[u8],
+    old: &str,
+    new: &str,
+) -> Option<files::Replacement> {
+    if ctx.mutations.is_active("regex-old-string") {
+        if let Ok(regex) = regex::bytes::Regex::new(old) {
+            let first_offset = regex.find(current)?.start();
+            let count = regex.find_iter(current).count();
+            let content = regex
+                .replace_all(current, regex::bytes::NoExpand(new.as_bytes()))
+                .into_owned();
+            return Some(files::Replacement {
+                count,
+                content,
+                first_offset,
+            });
+        }
+    }
+    let mut edited = files::replace_in(current, old.as_bytes(), new.as_bytes(), true).ok()?;
+    if ctx.mutations.is_active("overlapping-occurrences") {
+        edited.count = overlapping_count(current, old.as_bytes());
+    }
+    Some(edited)
+}
+
+/// Every position where `needle` starts, overlaps included.
+fn overlapping_count(haystack: &[u8], needle: &[u8]) -> usize {
+    if needle.is_empty() {
+        return 0;
+    }
+    haystack
+        .windows(needle.len())
+        .filter(|w| *w == needle)
+        .count()
 }
 
 fn not_found_message(path: &str) -> String {
@@ -185,6 +227,14 @@ mod tests {
             not_found_message("/r/a.txt"),
             "Failed to edit, 0 occurrences found for old_string in /r/a.txt. No edits made. The exact text in old_string was not found. Ensure you're not escaping content incorrectly and check whitespace, indentation, and context. Use read_file tool to verify."
         );
+    }
+
+    #[test]
+    fn overlaps_are_counted_only_by_the_slip() {
+        assert_eq!(overlapping_count(b"aaaa", b"aa"), 3);
+        let made = files::replace_in(b"aaaa", b"aa", b"b", true).expect("found");
+        assert_eq!(made.count, 2);
+        assert_eq!(made.content, b"bb");
     }
 
     #[test]

@@ -50,6 +50,22 @@ impl Mutations {
         Ok(Mutations { catalogue, active })
     }
 
+    /// [`Self::select`] for names written in code, such as a test's.
+    pub fn select_named(
+        catalogue: &'static [MutationInfo],
+        names: &[&str],
+    ) -> Result<Mutations, String> {
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        Self::select(catalogue, &names)
+    }
+
+    /// Whether a command's result is sent as an error: never honestly (a non-zero
+    /// exit is the command's answer, not the tool's failure), but with the
+    /// `error-on-nonzero-exit` mistake, whenever the exit code is not 0.
+    pub fn flags_nonzero_exit(&self, exit_code: Option<i32>) -> bool {
+        self.is_active("error-on-nonzero-exit") && exit_code.is_some_and(|code| code != 0)
+    }
+
     /// Whether `name` is switched on. Asking about a name that is not in the
     /// catalogue is a programming error (a typo would make a mutation that
     /// never fires), caught in debug builds.

@@ -275,8 +275,7 @@ pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
         Reply::Success { text, exit_code } => Rendered {
             text,
-            is_error: mutations.is_active("error-on-nonzero-exit")
-                && exit_code.is_some_and(|code| code != 0),
+            is_error: mutations.flags_nonzero_exit(exit_code),
         },
         Reply::Failure(mut failure) => {
             if let Some((_, _, to)) = RECODED
@@ -1041,8 +1040,7 @@ mod tests {
     }
 
     fn mutated(names: &[&str]) -> Mutations {
-        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        Mutations::select(MUTATIONS, &names).expect("known mutations")
+        Mutations::select_named(MUTATIONS, names).expect("known mutations")
     }
 
     #[test]

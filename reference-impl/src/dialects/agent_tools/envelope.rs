@@ -96,8 +96,7 @@ mod tests {
     use crate::dialects::agent_tools::MUTATIONS;
 
     fn mutated(names: &[&str]) -> Mutations {
-        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        Mutations::select(MUTATIONS, &names).expect("known mutations")
+        Mutations::select_named(MUTATIONS, names).expect("known mutations")
     }
 
     fn failure_with_extra() -> Failure {

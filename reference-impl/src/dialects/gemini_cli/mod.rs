@@ -233,8 +233,7 @@ pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
         Reply::Success { text, exit_code } => Rendered {
             text,
-            is_error: mutations.is_active("error-on-nonzero-exit")
-                && exit_code.is_some_and(|code| code != 0),
+            is_error: mutations.flags_nonzero_exit(exit_code),
         },
         // Seed 002 fixes the text only; 0.1.13 itself has no error flag. The flag
         // is set for MCP clients, and the suite does not demand it.

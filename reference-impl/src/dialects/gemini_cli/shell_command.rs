@@ -211,8 +211,7 @@ mod tests {
     use crate::mutations::Mutations;
 
     fn mutated(names: &[&str]) -> Mutations {
-        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        Mutations::select(super::super::MUTATIONS, &names).expect("known mutations")
+        Mutations::select_named(super::super::MUTATIONS, names).expect("known mutations")
     }
 
     fn sample() -> Report<'static> {

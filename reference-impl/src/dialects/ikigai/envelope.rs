@@ -136,8 +136,7 @@ mod tests {
     use super::*;
 
     fn mutated(names: &[&str]) -> Mutations {
-        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        Mutations::select(MUTATIONS, &names).expect("known mutations")
+        Mutations::select_named(MUTATIONS, names).expect("known mutations")
     }
 
     fn grep_data() -> Data {

@@ -12,7 +12,7 @@ use crate::diff;
 use crate::fixture::Fixture;
 use crate::json_subset;
 use crate::outcome::{CallOutcome, ToolResult};
-use crate::placeholder::Template;
+use crate::placeholder;
 use crate::scenario::{FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then};
 
 /// One expectation that did not hold.
@@ -212,12 +212,8 @@ fn judge_result(
         }
     }
     if let Some(expected) = &then.text {
-        let template = Template::new(expected, root);
-        if !template.matches(text) {
-            found.push(Mismatch::new(
-                "text",
-                diff::unified(&template.resolved_against(text), text),
-            ));
+        if let Some(difference) = placeholder::difference(expected, text, root) {
+            found.push(Mismatch::new("text", difference));
         }
     }
     for needle in &then.contains {
@@ -311,12 +307,8 @@ fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) ->
     }
     let actual = String::from_utf8_lossy(&bytes);
     if let Some(text) = &detail.text {
-        let template = Template::new(text, root);
-        if !template.matches(&actual) {
-            return Some(Mismatch::new(
-                label,
-                diff::unified(&template.resolved_against(&actual), &actual),
-            ));
+        if let Some(difference) = placeholder::difference(text, &actual, root) {
+            return Some(Mismatch::new(label, difference));
         }
     }
     for needle in &detail.contains {

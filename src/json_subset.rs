@@ -5,14 +5,13 @@
 //! allowed, since documents such as seed 003 let servers add fields); arrays match
 //! element by element and must have the same length; scalars must be equal and of
 //! the same JSON type, so `"true"` never passes for `true`. A string with
-//! placeholders is matched as a [`Template`], and a few whole-value markers
+//! placeholders is matched as a [`crate::placeholder::Template`], and a few whole-value markers
 //! (`"{any}"`, `"{string}"`, `"{number}"`, ...) check presence or type only. Each
 //! difference is reported with its JSON path.
 
 use serde_json::Value;
 
-use crate::diff;
-use crate::placeholder::Template;
+use crate::placeholder;
 
 /// Whether a value is of the kind a marker asks for.
 type Accepts = fn(&Value) -> bool;
@@ -77,13 +76,8 @@ fn compare(expected: &Value, actual: &Value, path: &str, root: &str, found: &mut
             }
         }
         (Value::String(want), Value::String(got)) => {
-            let template = Template::new(want, root);
-            if !template.matches(got) {
-                let want = template.resolved_against(got);
-                found.push(format!(
-                    "{path}: strings differ\n{}",
-                    diff::unified(&want, got)
-                ));
+            if let Some(difference) = placeholder::difference(want, got, root) {
+                found.push(format!("{path}: strings differ\n{difference}"));
             }
         }
         (Value::Number(want), Value::Number(got)) => {

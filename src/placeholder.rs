@@ -6,7 +6,29 @@
 //! line that is exactly `...` (any number of lines). Matching is exact: a missing
 //! period or a final newline counts.
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
+
+/// Largest compiled template; far above any real expectation, but a bound, so that a
+/// huge `text:` is reported instead of exhausting memory.
+const TEMPLATE_SIZE_LIMIT: usize = 64 << 20;
+
+/// How `actual` differs from the expectation `template`: `None` when it matches,
+/// else a unified diff (placeholders that matched shown as the actual text), or why
+/// the template could not be used.
+pub fn difference(template: &str, actual: &str, root: &str) -> Option<String> {
+    match Template::new(template, root) {
+        Ok(t) if t.matches(actual) => None,
+        Ok(t) => Some(crate::diff::unified(&t.resolved_against(actual), actual)),
+        Err(why) => Some(why),
+    }
+}
+
+fn compile(pattern: &str) -> Result<Regex, String> {
+    RegexBuilder::new(pattern)
+        .size_limit(TEMPLATE_SIZE_LIMIT)
+        .build()
+        .map_err(|e| format!("the expected text cannot be used as a template: {e}"))
+}
 
 /// A compiled expectation.
 pub struct Template {
@@ -20,7 +42,7 @@ enum TemplateLine {
 }
 
 impl Template {
-    pub fn new(template: &str, root: &str) -> Template {
+    pub fn new(template: &str, root: &str) -> Result<Template, String> {
         let raw_lines: Vec<&str> = template.split('\n').collect();
         let mut whole = String::from(r"\A");
         let mut lines = Vec::new();
@@ -37,15 +59,15 @@ impl Template {
                 whole.push_str(r"\n");
             }
             lines.push(TemplateLine::Line {
-                pattern: Regex::new(&format!(r"\A{body}\z")).expect("escaped template line"),
+                pattern: compile(&format!(r"\A{body}\z"))?,
                 literal: line.replace("{root}", root),
             });
         }
         whole.push_str(r"\z");
-        Template {
-            whole: Regex::new(&whole).expect("escaped template"),
+        Ok(Template {
+            whole: compile(&whole)?,
             lines,
-        }
+        })
     }
 
     pub fn matches(&self, actual: &str) -> bool {
@@ -137,7 +159,8 @@ mod tests {
 
     #[test]
     fn literal_text_is_exact() {
-        let t = Template::new("Successfully overwrote file: {root}/a.txt.", "/r");
+        let t =
+            Template::new("Successfully overwrote file: {root}/a.txt.", "/r").expect("template");
         assert!(t.matches("Successfully overwrote file: /r/a.txt."));
         assert!(!t.matches("Successfully overwrote file: /r/a.txt"));
         assert!(!t.matches("Successfully overwrote file: /r/a.txt.\n"));
@@ -145,7 +168,7 @@ mod tests {
 
     #[test]
     fn placeholders() {
-        let t = Template::new("PGID: {int}\nrest [..]\n...\nend", "/r");
+        let t = Template::new("PGID: {int}\nrest [..]\n...\nend", "/r").expect("template");
         assert!(t.matches("PGID: 123\nrest anything here\na\nb\nend"));
         assert!(t.matches("PGID: 1\nrest \nend"));
         assert!(!t.matches("PGID: x\nrest \nend"));
@@ -154,25 +177,37 @@ mod tests {
 
     #[test]
     fn named_integers() {
-        let t = Template::new("Process Group PGID: {int:pgid}\n", "/r");
+        let t = Template::new("Process Group PGID: {int:pgid}\n", "/r").expect("template");
         assert!(t.matches("Process Group PGID: 4242\n"));
         assert!(!t.matches("Process Group PGID: (none)\n"));
         assert_eq!(
             t.resolved_against("Process Group PGID: (none)\n"),
             "Process Group PGID: {int:pgid}\n"
         );
-        assert!(Template::new("{int:}", "/r").matches("{int:}"));
+        assert!(Template::new("{int:}", "/r")
+            .expect("template")
+            .matches("{int:}"));
     }
 
     #[test]
     fn resolved_view_of_any_lines_leaves_room_for_the_rest() {
-        let t = Template::new("one\n...\nfour\n", "/r");
+        let t = Template::new("one\n...\nfour\n", "/r").expect("template");
         assert_eq!(t.resolved_against("one\ntwo\nthree\n"), "one\ntwo\nfour\n");
     }
 
     #[test]
+    fn a_template_too_large_to_compile_is_a_difference_not_a_panic() {
+        let huge = "{int}".repeat(500_000);
+        let why = difference(&huge, "1", "/r").expect("a difference");
+        assert!(why.contains("cannot be used as a template"), "{why}");
+        assert_eq!(difference("a{int}", "a7", "/r"), None);
+        let megabyte = "x".repeat(1 << 20);
+        assert_eq!(difference(&megabyte, &megabyte, "/r"), None);
+    }
+
+    #[test]
     fn resolved_view_keeps_only_real_differences() {
-        let t = Template::new("PGID: {int}\nDone.", "/r");
+        let t = Template::new("PGID: {int}\nDone.", "/r").expect("template");
         assert_eq!(t.resolved_against("PGID: 42\nDone"), "PGID: 42\nDone.");
     }
 }

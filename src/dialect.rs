@@ -79,32 +79,34 @@ fn read_bracket_code(text: &str) -> Result<String, CodeUnreadable> {
 
 /// `{"error": "<code>", "message": ...}`.
 fn read_envelope_code(text: &str) -> Result<String, CodeUnreadable> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| CodeUnreadable(format!("the text is not JSON ({e})")))?;
-    match value.get("error") {
-        Some(serde_json::Value::String(code)) => Ok(code.clone()),
-        Some(other) => Err(CodeUnreadable(format!(
-            "the envelope's `error` is not a string but {other}"
-        ))),
-        None => Err(CodeUnreadable("the JSON has no `error` field".to_string())),
-    }
+    let value = parse_json(text).map_err(CodeUnreadable)?;
+    string_field(&value, "error")
+        .map(str::to_string)
+        .map_err(CodeUnreadable)
 }
 
 /// Whether `text` is `{"error": "<string>", "message": "<string>", ...}`.
 fn as_error_envelope(text: &str) -> Result<(), String> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("the text is not JSON ({e})"))?;
-    let Some(object) = value.as_object() else {
+    let value = parse_json(text)?;
+    if !value.is_object() {
         return Err(format!("the JSON is not an object but {value}"));
-    };
-    for key in ["error", "message"] {
-        match object.get(key) {
-            Some(serde_json::Value::String(_)) => {}
-            Some(other) => return Err(format!("`{key}` is not a string but {other}")),
-            None => return Err(format!("the object has no `{key}`")),
-        }
     }
+    string_field(&value, "error")?;
+    string_field(&value, "message")?;
     Ok(())
+}
+
+fn parse_json(text: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("the text is not JSON ({e})"))
+}
+
+/// A string field of a JSON object, or why there is none.
+fn string_field<'a>(value: &'a serde_json::Value, key: &str) -> Result<&'a str, String> {
+    match value.get(key) {
+        Some(serde_json::Value::String(text)) => Ok(text),
+        Some(other) => Err(format!("the JSON's `{key}` is not a string but {other}")),
+        None => Err(format!("the JSON has no `{key}` field")),
+    }
 }
 
 /// Every failure is the envelope; a success never is.
@@ -131,11 +133,11 @@ fn error_envelope_breaks(result: &ToolResult) -> Vec<String> {
 /// `isError` set exactly when `success` is false.
 fn result_envelope_breaks(result: &ToolResult) -> Vec<String> {
     let shown = || crate::diff::visible_excerpt(&result.text, 300);
-    let value: serde_json::Value = match serde_json::from_str(&result.text) {
+    let value = match parse_json(&result.text) {
         Ok(v) => v,
-        Err(e) => {
+        Err(why) => {
             return vec![format!(
-                "every result must be the JSON envelope, but the text is not JSON ({e}); text: {}",
+                "every result must be the JSON envelope, but {why}; text: {}",
                 shown()
             )]
         }

@@ -6,14 +6,6 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::{json, Value};
 
-/// Whether a tool's schema admits properties it does not declare. Upstream
-/// programs differ here, and a harness preflight reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum UndeclaredArguments {
-    Refused,
-    Allowed,
-}
-
 /// A tool whose input is an object with `properties` (a JSON object of property
 /// schemas) and the `required` names, and nothing else.
 pub fn closed_object_tool(
@@ -22,45 +14,23 @@ pub fn closed_object_tool(
     properties: Value,
     required: &[&str],
 ) -> Tool {
-    object_tool(
-        name,
-        description,
-        properties,
-        required,
-        UndeclaredArguments::Refused,
-    )
+    let mut tool = open_object_tool(name, description, properties, required);
+    Arc::make_mut(&mut tool.input_schema).insert("additionalProperties".into(), json!(false));
+    tool
 }
 
-/// Like [`closed_object_tool`], but the schema does not forbid other properties.
+/// Like [`closed_object_tool`], but the schema does not forbid other properties
+/// (upstream programs differ here, and a harness preflight reads it).
 pub fn open_object_tool(
     name: &'static str,
     description: &'static str,
     properties: Value,
     required: &[&str],
 ) -> Tool {
-    object_tool(
-        name,
-        description,
-        properties,
-        required,
-        UndeclaredArguments::Allowed,
-    )
-}
-
-fn object_tool(
-    name: &'static str,
-    description: &'static str,
-    properties: Value,
-    required: &[&str],
-    undeclared: UndeclaredArguments,
-) -> Tool {
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), properties);
     schema.insert("required".into(), json!(required));
-    if undeclared == UndeclaredArguments::Refused {
-        schema.insert("additionalProperties".into(), json!(false));
-    }
     Tool::new(name, description, Arc::new(schema))
 }
 

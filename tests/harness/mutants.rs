@@ -2,14 +2,8 @@
 //! reference server's catalogue must be caught by its suite, and a deviation no
 //! scenario catches is reported as a hole.
 
-use assert_cmd::Command;
+use crate::support::toolspec;
 use predicates::prelude::*;
-
-fn toolspec() -> Command {
-    let mut cmd = Command::cargo_bin("toolspec").expect("binary");
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    cmd
-}
 
 /// A survivor is a hole in a suite: close it with a scenario, never by weakening
 /// the mutation.

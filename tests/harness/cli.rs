@@ -4,13 +4,9 @@
 use std::path::Path;
 
 use assert_cmd::Command;
-use predicates::prelude::*;
 
-fn toolspec() -> Command {
-    let mut cmd = Command::cargo_bin("toolspec").expect("binary");
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    cmd
-}
+use crate::support::toolspec;
+use predicates::prelude::*;
 
 /// `toolspec run --suite boris --filter <filter>`.
 fn boris(filter: &str) -> Command {

@@ -3,36 +3,10 @@
 //! garbage, flood, orphaned children) ends as ERROR without stopping the run or
 //! leaving processes behind.
 
-use std::path::{Path, PathBuf};
-
-use toolspec::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
-use toolspec::scenario::{load_suite, Suite};
+use toolspec::execute::{ScenarioReport, Verdict};
 use toolspec::target::Target;
 
-fn exe() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_toolspec"))
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn suite(dir: &str) -> Suite {
-    load_suite(&repo().join(dir)).unwrap_or_else(|e| panic!("{dir} does not load: {e:?}"))
-}
-
-/// Runs the scenario named `name` (in any file) of `suite` against `target`.
-fn run(suite: &Suite, name: &str, target: &Target, timeout_ms: Option<u64>) -> ScenarioReport {
-    let (file, scenario) = suite
-        .scenarios()
-        .find(|(_, s)| s.name == name)
-        .unwrap_or_else(|| panic!("no scenario named {name:?}"));
-    let options = RunOptions {
-        call_timeout_ms: timeout_ms,
-        ..RunOptions::default()
-    };
-    run_scenario(suite, &file.stem, scenario, target, &options)
-}
+use crate::support::{exe, repo, run, suite};
 
 fn assert_fails_with(report: &ScenarioReport, fragments: &[&str]) {
     let text = report.to_string();

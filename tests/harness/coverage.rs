@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+
+use crate::support::toolspec;
 use predicates::prelude::*;
 use toolspec::coverage::clauses::extract;
 use toolspec::coverage::documents::SpecDocument;
@@ -12,12 +14,6 @@ use toolspec::coverage::SuiteCoverage;
 use toolspec::scenario::load_suite;
 
 const DATA: &str = "tests/data/coverage";
-
-fn toolspec() -> Command {
-    let mut cmd = Command::cargo_bin("toolspec").expect("binary");
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    cmd
-}
 
 /// `toolspec --specs tests/data/coverage/repo/specs coverage --suite <suite>`: the
 /// suites there name `mini-spec.md`, found in `tests/data/coverage/shared/seeds`.

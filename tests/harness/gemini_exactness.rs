@@ -1,29 +1,16 @@
 //! The gemini-cli suite compares results byte for byte: a server whose only
 //! mistake is one missing period fails, and the report shows where.
 
-use std::path::{Path, PathBuf};
-
-use toolspec::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
-use toolspec::scenario::{load_suite, Suite};
+use toolspec::execute::Verdict;
+use toolspec::scenario::Suite;
 use toolspec::target::Target;
+
+use crate::support::{exe, run, suite};
 
 const OVERWRITE: &str = "File Overwrite";
 
-fn exe() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_toolspec"))
-}
-
 fn gemini_suite() -> Suite {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/gemini-cli");
-    load_suite(&dir).unwrap_or_else(|e| panic!("specs/gemini-cli does not load: {e:?}"))
-}
-
-fn run(suite: &Suite, name: &str, target: &Target) -> ScenarioReport {
-    let (file, scenario) = suite
-        .scenarios()
-        .find(|(_, s)| s.name == name)
-        .unwrap_or_else(|| panic!("no scenario named {name:?}"));
-    run_scenario(suite, &file.stem, scenario, target, &RunOptions::default())
+    suite("specs/gemini-cli")
 }
 
 /// The character column of the `^` marker line that follows the diff.
@@ -39,7 +26,7 @@ fn a_missing_final_period_fails_with_a_pointed_diff() {
     let suite = gemini_suite();
     let mutated =
         Target::reference(exe(), &suite).with_extra_args(&["--mutate", "drop-trailing-period"]);
-    let report = run(&suite, OVERWRITE, &mutated);
+    let report = run(&suite, OVERWRITE, &mutated, None);
     let text = report.to_string();
     assert!(
         matches!(report.verdict, Verdict::Fail(_)),
@@ -86,6 +73,6 @@ fn a_missing_final_period_fails_with_a_pointed_diff() {
     );
 
     // The same scenario passes against the honest server: the failure is the period's.
-    let honest = run(&suite, OVERWRITE, &Target::reference(exe(), &suite));
+    let honest = run(&suite, OVERWRITE, &Target::reference(exe(), &suite), None);
     assert!(matches!(honest.verdict, Verdict::Pass), "{honest}");
 }

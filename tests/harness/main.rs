@@ -1,0 +1,21 @@
+//! The harness's own integration tests, in one binary: one link step, and no doubt
+//! where a test belongs. Each module is one area of toolspec as a user meets it;
+//! `support` holds what several of them share (the binary, the repository, running
+//! one named scenario). The scenarios themselves run in the `conformance` binary and
+//! an implementer's view in `implementer`, both `harness = false`.
+//!
+//! Where a new test goes:
+//! - the command line, its reports and exit codes: `cli`;
+//! - a wrong answer or a broken server caught and reported: `can_fail`;
+//! - byte-exact gemini-cli diffs: `gemini_exactness`;
+//! - scenario files refused with file, line and fix: `scenario_loading`;
+//! - `coverage` and `scaffold`: `coverage`;
+//! - `mutants`: `mutants`.
+
+mod can_fail;
+mod cli;
+mod coverage;
+mod gemini_exactness;
+mod mutants;
+mod scenario_loading;
+mod support;

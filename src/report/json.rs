@@ -8,10 +8,17 @@ use serde_json::{json, Value};
 use super::Standing;
 use crate::execute::{ScenarioReport, Verdict};
 
+/// The shape of the run report, as `docs/report.schema.json` describes it: raise it
+/// with any change a reader could notice, and the schema with it.
+const REPORT_SCHEMA_VERSION: u64 = 1;
+
+/// The shape of the mutation scores, as `docs/mutants.schema.json` describes it.
+const MUTANTS_SCHEMA_VERSION: u64 = 1;
+
 /// Writes every report as a JSON array to `path`.
 pub fn write_json(path: &Path, target: &str, reports: &[ScenarioReport]) -> std::io::Result<()> {
     let scenarios: Vec<Value> = reports.iter().map(scenario_json).collect();
-    let doc = json!({ "target": target, "scenarios": scenarios });
+    let doc = json!({ "schema_version": REPORT_SCHEMA_VERSION, "target": target, "scenarios": scenarios });
     let mut file = std::fs::File::create(path)?;
     serde_json::to_writer_pretty(&mut file, &doc)?;
     file.write_all(b"\n")
@@ -85,6 +92,9 @@ pub fn write_mutants_json(
         })
         .collect();
     let mut file = std::fs::File::create(path)?;
-    serde_json::to_writer_pretty(&mut file, &json!({ "suites": suites }))?;
+    serde_json::to_writer_pretty(
+        &mut file,
+        &json!({ "schema_version": MUTANTS_SCHEMA_VERSION, "suites": suites }),
+    )?;
     file.write_all(b"\n")
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-use crate::support::toolspec;
+use crate::support::{assert_matches_schema, toolspec, REPORT_SCHEMA};
 use predicates::prelude::*;
 
 /// `toolspec run --suite boris --filter <filter>`.
@@ -209,8 +209,7 @@ fn reports_are_written() {
         xml.contains("<testcase classname=\"boris.str-replace-tool-error-codes\""),
         "{xml}"
     );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("valid JSON");
+    let doc = assert_matches_schema(REPORT_SCHEMA, &json);
     let scenarios = doc["scenarios"].as_array().expect("scenarios");
     assert!(!scenarios.is_empty());
     assert!(scenarios.iter().any(|s| s["verdict"] == "FAIL"

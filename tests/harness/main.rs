@@ -10,12 +10,14 @@
 //! - byte-exact gemini-cli diffs: `gemini_exactness`;
 //! - scenario files refused with file, line and fix: `scenario_loading`;
 //! - `coverage` and `scaffold`: `coverage`;
-//! - `mutants`: `mutants`.
+//! - `mutants`: `mutants`;
+//! - the JSON files checked against their schemas: `golden`.
 
 mod can_fail;
 mod cli;
 mod coverage;
 mod gemini_exactness;
+mod golden;
 mod mutants;
 mod scenario_loading;
 mod support;

@@ -2,7 +2,7 @@
 //! reference server's catalogue must be caught by its suite, and a deviation no
 //! scenario catches is reported as a hole.
 
-use crate::support::toolspec;
+use crate::support::{assert_matches_schema, toolspec, MUTANTS_SCHEMA};
 use predicates::prelude::*;
 
 /// A survivor is a hole in a suite: close it with a scenario, never by weakening
@@ -85,8 +85,7 @@ fn scores_can_be_written_as_json() {
         .arg(&path)
         .assert()
         .success();
-    let text = std::fs::read_to_string(&path).expect("written");
-    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let doc = assert_matches_schema(MUTANTS_SCHEMA, &path);
     let mutant = &doc["suites"][0]["mutants"][0];
     assert_eq!(mutant["name"], "wrong-code");
     assert_eq!(mutant["killed"], true);

@@ -43,3 +43,39 @@ pub fn run(suite: &Suite, name: &str, target: &Target, timeout_ms: Option<u64>) 
     };
     run_scenario(suite, &file.stem, scenario, target, &options)
 }
+
+/// The schema of `toolspec run --json` reports, relative to the repository root.
+pub const REPORT_SCHEMA: &str = "docs/report.schema.json";
+
+/// The schema of `toolspec mutants --json` scores, relative to the repository root.
+pub const MUTANTS_SCHEMA: &str = "docs/mutants.schema.json";
+
+/// Checks `doc` against the JSON Schema at `schema` (relative to the repository
+/// root). The error names each place that breaks it and the rule it breaks:
+/// `at '/scenarios/0/verdict': value must be one of 'PASS', 'FAIL', ...`.
+pub fn schema_errors(schema: &str, doc: &serde_json::Value) -> Result<(), String> {
+    let path = repo().join(schema);
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    // A schema that is not valid 2020-12 is refused here, against the meta-schema.
+    let index = compiler
+        .compile(&path.to_string_lossy(), &mut schemas)
+        .unwrap_or_else(|e| panic!("{schema} does not compile: {e:#}"));
+    schemas.validate(doc, index).map_err(|e| e.to_string())
+}
+
+/// Asserts that the JSON file at `path`, which a test had toolspec write, matches
+/// the schema at `schema`; returns the document for further checks.
+pub fn assert_matches_schema(schema: &str, path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let doc: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}\n{text}", path.display()));
+    if let Err(why) = schema_errors(schema, &doc) {
+        panic!(
+            "{} does not match {schema}:\n{why}\n--- the file:\n{text}",
+            path.display()
+        );
+    }
+    doc
+}

@@ -1,0 +1,228 @@
+//! The harness's own output, pinned: the JSON files `toolspec` writes are
+//! contracts CI gates read, so a change to them must show up here as a reviewed diff.
+//!
+//! **JSON.** `docs/report.schema.json` and `docs/mutants.schema.json` describe the
+//! files `run --json` and `mutants --json` write. Every test that has toolspec write
+//! one checks it with [`assert_matches_schema`]; the tests below show the schemas
+//! refuse what they must, with a message that says where and why.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::support::{
+    assert_matches_schema, exe, repo, schema_errors, toolspec, MUTANTS_SCHEMA, REPORT_SCHEMA,
+};
+
+/// A report with one scenario of each verdict, as `toolspec run --json` writes it.
+fn a_valid_report() -> Value {
+    let scenario = |id: &str, verdict: &str, standing: &str| {
+        json!({
+            "id": format!("boris::error-message-format::{id}"),
+            "requirement": "Error message format",
+            "covers": "error-message-format/prefix",
+            "basis": "spec",
+            "verdict": verdict,
+            "standing": standing,
+            "known_failure": false,
+            "mismatches": [],
+            "error": null,
+            "skip_reason": null,
+            "call": "view {\"path\":\"/tmp/toolspec-x/missing.txt\"}",
+            "warnings": [],
+            "elapsed_ms": 12,
+        })
+    };
+    let mut fail = scenario("fails", "FAIL", "Failed");
+    fail["mismatches"] = json!([{ "expectation": "code: PATH_NOT_FOUND", "detail": "-a\n+b" }]);
+    let mut error = scenario("errs", "ERROR", "KnownFailure");
+    error["known_failure"] = json!(true);
+    error["error"] = json!({ "what": "exited (exit status: 3)", "stderr_tail": "" });
+    let mut skip = scenario("skips", "SKIP", "Skipped");
+    skip["skip_reason"] = json!("cannot express setting max_file_size");
+    skip["call"] = json!("");
+    json!({
+        "schema_version": 1,
+        "target": "boris-reference",
+        "scenarios": [scenario("passes", "PASS", "Passed"), fail, error, skip],
+    })
+}
+
+/// `edit` applied to a valid report must be refused with a message holding `says`.
+fn assert_refused(schema: &str, valid: &Value, edit: impl FnOnce(&mut Value), says: &[&str]) {
+    let mut doc = valid.clone();
+    edit(&mut doc);
+    let why = schema_errors(schema, &doc)
+        .expect_err(&format!("{schema} accepts a broken document:\n{doc:#}"));
+    for s in says {
+        assert!(why.contains(s), "the message lacks {s:?}:\n{why}");
+    }
+}
+
+#[test]
+fn the_report_schema_refuses_a_report_that_breaks_the_contract() {
+    let valid = a_valid_report();
+    schema_errors(REPORT_SCHEMA, &valid).expect("the sample report is valid");
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["scenarios"][0]["verdict"] = json!("PASSED"),
+        &["/scenarios/0/verdict", "'PASS', 'FAIL', 'ERROR', 'SKIP'"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| {
+            d.as_object_mut().expect("object").remove("schema_version");
+        },
+        &["missing properties 'schema_version'"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["schema_version"] = json!(2),
+        &["schema_version", "1"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["scenarios"][3]["standing"] = json!("Skip"),
+        &["/scenarios/3/standing"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["scenarios"][0]["colour"] = json!("green"),
+        &["/scenarios/0", "colour"],
+    );
+    // The verdict and the rest must agree: a FAIL says what did not hold.
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["scenarios"][1]["mismatches"] = json!([]),
+        &["/scenarios/1/mismatches", "minimum 1"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["scenarios"][2]["known_failure"] = json!(false),
+        &["/scenarios/2/standing"],
+    );
+}
+
+#[test]
+fn the_mutants_schema_refuses_scores_that_break_the_contract() {
+    let valid = json!({
+        "schema_version": 1,
+        "suites": [{
+            "suite": "tiny",
+            "scenarios": 2,
+            "killed": 1,
+            "total": 2,
+            "not_passing": [],
+            "mutants": [
+                { "name": "lowercase-code", "what": "lower-cases codes", "killed": true,
+                  "killed_by": ["tiny::view::a missing file is PATH_NOT_FOUND"] },
+                { "name": "wrong-code", "what": "sends another code", "killed": false,
+                  "killed_by": [] },
+            ],
+        }],
+    });
+    schema_errors(MUTANTS_SCHEMA, &valid).expect("the sample scores are valid");
+    assert_refused(
+        MUTANTS_SCHEMA,
+        &valid,
+        |d| {
+            d.as_object_mut().expect("object").remove("schema_version");
+        },
+        &["missing properties 'schema_version'"],
+    );
+    assert_refused(
+        MUTANTS_SCHEMA,
+        &valid,
+        |d| d["suites"][0]["mutants"][1]["killed"] = json!(true),
+        &["/suites/0/mutants/1/killed_by"],
+    );
+    assert_refused(
+        MUTANTS_SCHEMA,
+        &valid,
+        |d| d["suites"][0]["killed"] = json!("1"),
+        &["/suites/0/killed", "integer"],
+    );
+}
+
+/// A target file for the reference server with a deviation and no settings mapping.
+fn write_target(dir: &Path, extra: &str) -> std::path::PathBuf {
+    let path = dir.join("target.yaml");
+    let exe = exe().display().to_string();
+    std::fs::write(
+        &path,
+        format!(
+            "name: json-every-standing\n\
+             command: [\"{exe}\", reference-server, --dialect, boris, --root, \"{{root}}\", --mutate, error-on-nonzero-exit]\n\
+             {extra}"
+        ),
+    )
+    .expect("write target");
+    path
+}
+
+/// Reports holding every standing match the schema, not only the common ones.
+#[test]
+fn reports_of_every_standing_match_the_schema() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Against the reference with error-on-nonzero-exit: one failure listed in the
+    // baseline (known), one passing scenario listed (stale), failures not listed, passes.
+    let target = write_target(
+        dir.path(),
+        "baseline:\n  - \"boris::non-zero-bash-exit-codes-are-not-errors::Command exits with code 1\"\n  - \"boris::bash-tool-error-codes::Empty command\"\n",
+    );
+    let mixed = dir.path().join("mixed.json");
+    toolspec()
+        .args(["run", "--suite", "boris", "--filter", "bash-"])
+        .arg("--target")
+        .arg(&target)
+        .arg("--json")
+        .arg(&mixed)
+        .assert()
+        .code(1);
+    let doc = assert_matches_schema(REPORT_SCHEMA, &mixed);
+    // A server that exits mid-call: ERROR, and SKIP for the settings it cannot express.
+    let errored = dir.path().join("errored.json");
+    toolspec()
+        .args([
+            "run",
+            "--suite",
+            "boris",
+            "--filter",
+            "cross-tool-error-codes::",
+            "--timeout-ms",
+            "500",
+            "--server",
+        ])
+        .arg(format!(
+            "bash {} exit",
+            repo().join("tests/servers/hostile.sh").display()
+        ))
+        .arg("--json")
+        .arg(&errored)
+        .assert()
+        .code(1);
+    let doc2 = assert_matches_schema(REPORT_SCHEMA, &errored);
+    let standings: std::collections::BTreeSet<&str> = [&doc, &doc2]
+        .iter()
+        .flat_map(|d| d["scenarios"].as_array().expect("scenarios"))
+        .filter_map(|s| s["standing"].as_str())
+        .collect();
+    assert_eq!(
+        standings.into_iter().collect::<Vec<_>>(),
+        [
+            "Errored",
+            "Failed",
+            "KnownFailure",
+            "Passed",
+            "Skipped",
+            "StaleBaseline"
+        ],
+    );
+}

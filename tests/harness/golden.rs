@@ -1,5 +1,27 @@
-//! The harness's own output, pinned: the JSON files `toolspec` writes are
-//! contracts CI gates read, so a change to them must show up here as a reviewed diff.
+//! The harness's own output, pinned: the console text of `toolspec` and the JSON
+//! files it writes are contracts CI gates read, so a change to either must show up
+//! here as a reviewed diff.
+//!
+//! **Console.** Each `tests/golden/*.toml` is one command line (`args`, and
+//! `status.code` when it is not 0), with the whole expected stdout in the
+//! `.stdout` file beside it and stderr in the `.stderr` one; trycmd runs them all
+//! from the repository root. In an expected file `[..]` matches anything within a
+//! line, `...` on a line of its own matches any number of lines, `[CWD]` stands for
+//! the repository root and `[TMP]` for the temporary folder (fixture roots live
+//! there). Only timings (`in [..]s`) and fixture roots are wildcarded, so the rest
+//! of the text is pinned byte for byte. Cases that start a server by name
+//! (`--server 'toolspec reference-server ...'`, the target files in
+//! `tests/golden/targets/`) find the `toolspec` cargo built for these tests first on
+//! `PATH`. After an intended change of output, re-bless and review the diff:
+//!
+//! ```text
+//! TRYCMD=overwrite cargo test --test harness golden
+//! ```
+//!
+//! Wildcards survive the overwrite where the rest of their line still matches. A new
+//! case: write its `.toml`, create empty `.stdout` and `.stderr` files, bless as
+//! above, then put `[..]` for the fixture suffix (`toolspec-[..]`) and the timings.
+//! Beyond that, trycmd only turns `\` into `/` and CRLF into LF before comparing.
 //!
 //! **JSON.** `docs/report.schema.json` and `docs/mutants.schema.json` describe the
 //! files `run --json` and `mutants --json` write. Every test that has toolspec write
@@ -13,6 +35,24 @@ use serde_json::{json, Value};
 use crate::support::{
     assert_matches_schema, exe, repo, schema_errors, toolspec, MUTANTS_SCHEMA, REPORT_SCHEMA,
 };
+
+#[test]
+fn console_output_matches_the_golden_files() {
+    let bin_dir = exe().parent().expect("the binary's folder");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir.to_path_buf()).chain(std::env::split_paths(&path)),
+    )
+    .expect("PATH");
+    let tmp = std::env::temp_dir();
+    trycmd::TestCases::new()
+        .default_bin_path(exe())
+        .env("PATH", path.to_string_lossy())
+        .insert_var("[TMP]", tmp.to_string_lossy().into_owned())
+        .expect("[TMP]")
+        .case("tests/golden/*.toml")
+        .run();
+}
 
 /// A report with one scenario of each verdict, as `toolspec run --json` writes it.
 fn a_valid_report() -> Value {

@@ -11,7 +11,8 @@
 //! - scenario files refused with file, line and fix: `scenario_loading`;
 //! - `coverage` and `scaffold`: `coverage`;
 //! - `mutants`: `mutants`;
-//! - the JSON files checked against their schemas: `golden`.
+//! - the console text pinned as a whole, and the JSON files' schemas: `golden` (a new
+//!   pinned command line is a case file in `tests/golden/`, not a Rust test).
 
 mod can_fail;
 mod cli;

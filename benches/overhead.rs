@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use toolspec::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
 use toolspec::fixture::Fixture;
-use toolspec::outcome::CallOutcome;
 use toolspec::scenario::{load_suite, FileDetail, FileSpec, Suite};
-use toolspec::target::{Session, Target};
+use toolspec::server::outcome::CallOutcome;
+use toolspec::server::{Session, Target};
 
 /// Per-call and initialize timeout: generous, a bench should not time out.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -364,7 +364,7 @@ fn spec_bytes(spec: &FileSpec) -> usize {
             text, bytes, size, ..
         }) => {
             text.as_ref().map(String::len).unwrap_or(0)
-                + bytes.as_ref().map(|b| b.len() / 2).unwrap_or(0)
+                + bytes.as_ref().map(|b| b.0.len()).unwrap_or(0)
                 + size.unwrap_or(0) as usize
         }
     }

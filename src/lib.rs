@@ -8,22 +8,22 @@
 //! [`execute`] turns it all into a verdict that [`runner`] (libtest-mimic) and
 //! [`cli`] report.
 
-pub mod cli;
-pub mod color;
-pub mod coverage;
-pub mod dialect;
-pub mod diff;
-pub mod execute;
-pub mod expect;
-pub mod fixture;
-pub mod json_subset;
-pub mod mutants;
-pub mod outcome;
-pub mod parallel;
-pub mod placeholder;
-pub mod preflight;
-pub mod report;
-pub mod runner;
-pub mod scaffold;
+pub mod visible;
+
 pub mod scenario;
-pub mod target;
+
+pub mod fixture;
+
+pub mod server;
+
+pub mod judge;
+
+pub mod execute;
+
+pub mod report;
+
+pub mod runner;
+
+pub mod proof;
+
+pub mod cli;

@@ -15,7 +15,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use crate::execute::{run_scenario, RunOptions};
 use crate::report::Standing;
 use crate::scenario::{load_suites, Suite};
-use crate::target::{load_target_file, Target};
+use crate::server::{load_target_file, Target};
 
 /// Environment variable naming an external stdio server command line.
 pub const SERVER_ENV: &str = "TOOLSPEC_SERVER";
@@ -71,7 +71,7 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
         },
         options,
     );
-    crate::target::stop_servers_on_interrupt();
+    crate::server::stop_servers_on_interrupt();
     libtest_mimic::run(&args, trials).exit_code()
 }
 

@@ -14,7 +14,7 @@ fn main() -> ExitCode {
         env!("CARGO_BIN_EXE_toolspec"),
         " reference-server --dialect boris --root {root}"
     );
-    let target = match toolspec::target::Target::from_command_line(server) {
+    let target = match toolspec::server::Target::from_command_line(server) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: {e}");

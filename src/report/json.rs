@@ -12,9 +12,6 @@ use crate::execute::{ScenarioReport, Verdict};
 /// with any change a reader could notice, and the schema with it.
 const REPORT_SCHEMA_VERSION: u64 = 1;
 
-/// The shape of the mutation scores, as `docs/mutants.schema.json` describes it.
-const MUTANTS_SCHEMA_VERSION: u64 = 1;
-
 /// Writes every report as a JSON array to `path`.
 pub fn write_json(path: &Path, target: &str, reports: &[ScenarioReport]) -> std::io::Result<()> {
     let scenarios: Vec<Value> = reports.iter().map(scenario_json).collect();
@@ -59,42 +56,4 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "warnings": r.warnings,
         "elapsed_ms": r.elapsed.as_millis() as u64,
     })
-}
-
-/// Writes mutation scores as JSON to `path`.
-pub fn write_mutants_json(
-    path: &Path,
-    scores: &[crate::mutants::SuiteScore],
-) -> std::io::Result<()> {
-    let suites: Vec<Value> = scores
-        .iter()
-        .map(|score| {
-            let mutants: Vec<Value> = score
-                .mutants
-                .iter()
-                .map(|m| {
-                    json!({
-                        "name": m.mutation.name,
-                        "what": m.mutation.what,
-                        "killed": m.killed(),
-                        "killed_by": m.killed_by,
-                    })
-                })
-                .collect();
-            json!({
-                "suite": score.suite,
-                "scenarios": score.scenarios,
-                "killed": score.killed(),
-                "total": score.mutants.len(),
-                "not_passing": score.not_passing,
-                "mutants": mutants,
-            })
-        })
-        .collect();
-    let mut file = std::fs::File::create(path)?;
-    serde_json::to_writer_pretty(
-        &mut file,
-        &json!({ "schema_version": MUTANTS_SCHEMA_VERSION, "suites": suites }),
-    )?;
-    file.write_all(b"\n")
 }

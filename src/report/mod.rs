@@ -4,8 +4,9 @@
 mod json;
 mod junit;
 mod markdown;
+pub mod text;
 
-pub use json::{write_json, write_mutants_json};
+pub use json::write_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;
 

@@ -4,11 +4,11 @@
 //! only `true`/`false` are booleans, so `on`, `yes` or a repeated `code:` can never
 //! slip through as something the author did not mean.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
+use super::error::{find_line, LoadError};
 use super::model::{Scenario, ScenarioFile, SuiteFile};
 use super::validate::validate_file;
 
@@ -42,42 +42,6 @@ impl Suite {
     /// The stable id of a scenario: `suite::file::name`.
     pub fn scenario_id(&self, file: &SuiteScenarioFile, scenario: &Scenario) -> String {
         format!("{}::{}::{}", self.name, file.stem, scenario.name)
-    }
-}
-
-/// A file that could not be loaded: where, and what to do about it.
-#[derive(Debug, Clone)]
-pub struct LoadError {
-    pub path: PathBuf,
-    /// 1-based line, when known.
-    pub line: Option<usize>,
-    /// 1-based column, when known (YAML errors).
-    pub column: Option<usize>,
-    pub message: String,
-}
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match (self.line, self.column) {
-            (Some(line), Some(col)) => {
-                write!(f, "{}:{line}:{col}: {}", self.path.display(), self.message)
-            }
-            (Some(line), None) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
-            _ => write!(f, "{}: {}", self.path.display(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for LoadError {}
-
-impl LoadError {
-    pub fn new(path: &Path, line: Option<usize>, message: impl Into<String>) -> Self {
-        LoadError {
-            path: path.to_path_buf(),
-            line,
-            column: None,
-            message: message.into(),
-        }
     }
 }
 
@@ -248,12 +212,4 @@ fn reword_yaml_error(raw: &str, path: &Path) -> String {
     } else {
         format!("{}\n{}", fix(message), fix(snippet))
     }
-}
-
-/// The 1-based line of the first line of `source` that contains `needle`.
-pub(crate) fn find_line(source: &str, needle: &str) -> Option<usize> {
-    source
-        .lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i + 1)
 }

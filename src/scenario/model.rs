@@ -23,8 +23,10 @@ pub struct SuiteFile {
     /// Spec documents this suite is derived from (file names in the seeds folder).
     #[serde(default)]
     pub documents: Vec<String>,
-    /// How results are read: which text is an error and where its code is.
-    pub dialect: DialectName,
+    /// How results are read: which text is an error and where its code is. The key
+    /// is `dialect` in `suite.yaml`.
+    #[serde(rename = "dialect")]
+    pub convention: Convention,
     /// How the bundled reference server is started for this suite.
     pub reference: ServerLaunch,
     /// Per-call timeout in milliseconds unless a scenario overrides it.
@@ -36,14 +38,26 @@ fn default_call_timeout_ms() -> u64 {
     10_000
 }
 
-/// The result conventions toolspec knows how to read.
+/// The result conventions toolspec knows how to read. How each is read lives with
+/// the judge (`judge::convention`); what the model itself needs to know is here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum DialectName {
+pub enum Convention {
     BracketCode,
     Plain,
     JsonErrorEnvelope,
     JsonResultEnvelope,
+}
+
+impl Convention {
+    /// Whether results of this convention carry machine-readable error codes, so
+    /// that a scenario may say `code:`.
+    pub fn has_codes(self) -> bool {
+        matches!(
+            self,
+            Convention::BracketCode | Convention::JsonErrorEnvelope
+        )
+    }
 }
 
 /// Arguments for a server plus the flags each scenario setting turns into.
@@ -159,7 +173,7 @@ pub enum FileSpec {
 pub struct FileDetail {
     pub text: Option<String>,
     /// Hex-encoded bytes, whitespace allowed.
-    pub bytes: Option<String>,
+    pub bytes: Option<HexBytes>,
     /// A file of this many bytes, repeating `fill` (default `a`).
     pub size: Option<u64>,
     pub fill: Option<String>,
@@ -167,7 +181,7 @@ pub struct FileDetail {
     pub dir: bool,
     pub symlink: Option<String>,
     /// Octal permission bits such as `"644"` or `"000"`.
-    pub mode: Option<String>,
+    pub mode: Option<FileMode>,
     /// Modification time in seconds relative to now (negative is the past).
     pub mtime: Option<i64>,
 }
@@ -349,5 +363,70 @@ impl<'de> Deserialize<'de> for Calls {
             }
         }
         d.deserialize_any(OneOrMany)
+    }
+}
+
+/// File content given as hex digits in the scenario (`bytes: "00 ff 0a"`), decoded
+/// while the file is read, so a bad digit is refused at its line and nothing later
+/// has to parse it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HexBytes(pub Vec<u8>);
+
+impl<'de> Deserialize<'de> for HexBytes {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        decode_hex(&text).map(HexBytes).map_err(de::Error::custom)
+    }
+}
+
+/// Permission bits given in octal (`mode: "644"`, or `"0o600"`), parsed while the
+/// file is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileMode(pub u32);
+
+impl<'de> Deserialize<'de> for FileMode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_mode(&text).map(FileMode).map_err(de::Error::custom)
+    }
+}
+
+/// Decodes hex digits, ignoring whitespace: `"00 ff 0a"`.
+fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("`bytes` has an odd number of hex digits: {text:?}"));
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            std::str::from_utf8(pair)
+                .ok()
+                .and_then(|s| u8::from_str_radix(s, 16).ok())
+                .ok_or_else(|| format!("`bytes` is not hex: {text:?}"))
+        })
+        .collect()
+}
+
+/// Parses octal permission bits such as `"644"` or `"0o600"`.
+fn parse_mode(text: &str) -> Result<u32, String> {
+    let digits = text.trim_start_matches("0o");
+    u32::from_str_radix(digits, 8)
+        .ok()
+        .filter(|m| *m <= 0o7777)
+        .ok_or_else(|| format!("`mode` must be octal like \"644\", not {text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_bad_hex_and_modes() {
+        assert!(decode_hex("0").is_err());
+        assert!(decode_hex("zz").is_err());
+        assert_eq!(decode_hex("00 ff\n0a"), Ok(vec![0, 0xff, 0x0a]));
+        assert!(parse_mode("999").is_err());
+        assert_eq!(parse_mode("0o644"), Ok(0o644));
     }
 }

@@ -5,9 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path};
 
-use super::load::{find_line, LoadError};
+use super::error::{find_line, LoadError};
 use super::model::{FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then};
-use crate::dialect::Dialect;
 
 /// Every problem in `file`, each with the line of the scenario it belongs to.
 pub(crate) fn validate_file(
@@ -140,10 +139,10 @@ fn then_problems(
             "`protocol_error` expects a JSON-RPC error, so there is no tool result for is_error, code, text, contains, matches or json to check; keep one or the other".into(),
         );
     }
-    if then.code.is_some() && !Dialect::new(suite.dialect).has_codes() {
+    if then.code.is_some() && !suite.convention.has_codes() {
         problems.push(format!(
             "`then.code` cannot be read in dialect {:?}: use text or contains",
-            suite.dialect
+            suite.convention
         ));
     }
     for pattern in &then.matches {
@@ -247,12 +246,6 @@ fn check_file_detail(d: &FileDetail) -> Result<(), String> {
     }
     if d.fill.as_deref() == Some("") {
         return Err("`fill` must not be empty".into());
-    }
-    if let Some(bytes) = &d.bytes {
-        crate::fixture::decode_hex(bytes)?;
-    }
-    if let Some(mode) = &d.mode {
-        crate::fixture::parse_mode(mode)?;
     }
     Ok(())
 }

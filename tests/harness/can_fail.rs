@@ -4,7 +4,7 @@
 //! leaving processes behind.
 
 use toolspec::execute::{ScenarioReport, Verdict};
-use toolspec::target::Target;
+use toolspec::server::Target;
 
 use crate::support::{exe, repo, run, suite};
 

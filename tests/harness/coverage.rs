@@ -8,9 +8,9 @@ use assert_cmd::Command;
 
 use crate::support::toolspec;
 use predicates::prelude::*;
-use toolspec::coverage::clauses::extract;
-use toolspec::coverage::documents::SpecDocument;
-use toolspec::coverage::SuiteCoverage;
+use toolspec::proof::coverage::clauses::extract;
+use toolspec::proof::coverage::documents::SpecDocument;
+use toolspec::proof::coverage::SuiteCoverage;
 use toolspec::scenario::load_suite;
 
 const DATA: &str = "tests/data/coverage";

@@ -3,7 +3,7 @@
 
 use toolspec::execute::Verdict;
 use toolspec::scenario::Suite;
-use toolspec::target::Target;
+use toolspec::server::Target;
 
 use crate::support::{exe, run, suite};
 

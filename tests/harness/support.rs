@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use toolspec::execute::{run_scenario, RunOptions, ScenarioReport};
 use toolspec::scenario::{load_suite, Suite};
-use toolspec::target::Target;
+use toolspec::server::Target;
 
 /// The `toolspec` binary cargo built for these tests.
 pub fn exe() -> &'static Path {

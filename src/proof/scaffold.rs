@@ -1,4 +1,4 @@
-//! `toolspec scaffold`: skeleton scenario files for the clauses of a spec document that
+//! Skeleton scenario files (`toolspec scaffold`, whose command is `cli::scaffold`) for the clauses of a spec document that
 //! no scenario covers yet.
 //!
 //! A skeleton must load (so `toolspec list` and `toolspec coverage` work while it is
@@ -11,81 +11,27 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use crate::coverage::clauses::{slug, Clause};
-use crate::coverage::documents::{given_documents, SpecDocument};
+use crate::proof::coverage::clauses::{slug, Clause};
+use crate::proof::coverage::documents::SpecDocument;
 use crate::scenario::{load_suite, LoadError};
-
-/// `toolspec scaffold`.
-#[derive(clap::Args, Debug)]
-pub struct ScaffoldArgs {
-    /// Spec document to take the clauses from; repeat for several.
-    #[arg(long, required = true)]
-    pub spec: Vec<PathBuf>,
-    /// Suite whose scenarios already cover some clauses (those are skipped). It need
-    /// not exist yet. The files go into its folder unless --out is given.
-    #[arg(long)]
-    pub suite: Option<String>,
-    /// Folder to write the files into.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-}
 
 /// Prefix of every scaffolded scenario's name, until someone fills it in.
 pub const TODO_PREFIX: &str = "TODO: ";
 
 /// One file to write.
 #[derive(Debug)]
-struct Planned {
+pub(crate) struct Planned {
     path: PathBuf,
     text: String,
     /// Scenarios in it (0 for suite.yaml).
-    scenarios: usize,
+    pub(crate) scenarios: usize,
     /// The file the scenarios belong in, when it existed and they went beside it.
     beside: Option<PathBuf>,
 }
 
-pub fn command(specs: &Path, args: &ScaffoldArgs) -> Result<ExitCode, Vec<LoadError>> {
-    let documents = given_documents(&args.spec)?;
-    let covered = match &args.suite {
-        Some(name) => covered_ids(&specs.join(name))?,
-        None => BTreeSet::new(),
-    };
-    let out = match (&args.out, &args.suite) {
-        (Some(out), _) => out.clone(),
-        (None, Some(name)) => specs.join(name),
-        (None, None) => {
-            return Err(vec![LoadError::new(
-            Path::new("scaffold"),
-            None,
-            "say where the files go: --suite NAME (its folder under the specs folder) or --out DIR",
-        )])
-        }
-    };
-    let plan = plan(&documents, &covered, &out)?;
-    let mut stdout = std::io::stdout().lock();
-    if plan.is_empty() {
-        let _ = writeln!(
-            stdout,
-            "every clause already has a scenario; nothing written"
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    for line in write(&out, &plan)? {
-        let _ = writeln!(stdout, "{line}");
-    }
-    let scenarios: usize = plan.iter().map(|p| p.scenarios).sum();
-    let _ = writeln!(
-        stdout,
-        "scaffolded {scenarios} clauses; each scenario fails until its `when` and `then` are \
-         written and `{TODO_PREFIX}` is dropped from its name"
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
 /// The `covers:` of the suite in `dir`, or none when there is no suite there yet.
-fn covered_ids(dir: &Path) -> Result<BTreeSet<String>, Vec<LoadError>> {
+pub(crate) fn covered_ids(dir: &Path) -> Result<BTreeSet<String>, Vec<LoadError>> {
     if !dir.join("suite.yaml").is_file() {
         return Ok(BTreeSet::new());
     }
@@ -95,7 +41,7 @@ fn covered_ids(dir: &Path) -> Result<BTreeSet<String>, Vec<LoadError>> {
 
 /// The files to write for the uncovered clauses, or every name clash. Nothing is
 /// written when one file cannot be placed, so a scaffold is never half done.
-fn plan(
+pub(crate) fn plan(
     documents: &[SpecDocument],
     covered: &BTreeSet<String>,
     out: &Path,
@@ -184,7 +130,7 @@ struct Group {
 
 /// Writes the plan with `create_new`, so a file that appeared meanwhile is not
 /// overwritten either; returns what was written, one line each.
-fn write(out: &Path, plan: &[Planned]) -> Result<Vec<String>, Vec<LoadError>> {
+pub(crate) fn write(out: &Path, plan: &[Planned]) -> Result<Vec<String>, Vec<LoadError>> {
     std::fs::create_dir_all(out).map_err(|e| {
         vec![LoadError::new(
             out,

@@ -2,41 +2,21 @@
 //! `covers:`), which have none, and which `covers:` name no clause at all.
 //!
 //! [`clauses`] reads clauses out of a markdown document, [`documents`] finds the
-//! documents, this module matches them with a suite's scenarios, and [`report`] prints
+//! documents, this module matches them with a suite's scenarios, and [`listing`] prints
 //! the result. `toolspec coverage` exits 1 when a clause is uncovered or a `covers:` is
-//! unknown, so it can guard a suite in CI.
+//! unknown, so it can guard a suite in CI (the command itself is `cli::coverage`).
 
 pub mod clauses;
 pub mod documents;
-pub mod report;
+pub mod listing;
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use serde::Serialize;
 
-use crate::scenario::{LoadError, Suite};
+use crate::scenario::Suite;
 use clauses::Clause;
-use documents::{default_seeds_dir, given_documents, suite_documents, SpecDocument};
-
-/// `toolspec coverage`.
-#[derive(clap::Args, Debug)]
-pub struct CoverageArgs {
-    /// Suite to check; repeat for several (default: all).
-    #[arg(long)]
-    pub suite: Vec<String>,
-    /// Spec document to take the clauses from; repeat for several. Needs exactly one
-    /// --suite. Default: the suite's `documents:`, read from the seeds folder.
-    #[arg(long)]
-    pub spec: Vec<PathBuf>,
-    /// Folder holding the documents named in suite.yaml (default: ../shared/seeds,
-    /// seen from the folder that holds the specs folder).
-    #[arg(long, conflicts_with = "spec")]
-    pub seeds: Option<PathBuf>,
-    /// Print machine-readable JSON instead of the listing.
-    #[arg(long)]
-    pub json: bool,
-}
+use documents::SpecDocument;
 
 /// One clause and the ids (`suite::file::name`) of the scenarios that cover it.
 #[derive(Debug, Clone, Serialize)]
@@ -191,60 +171,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
-}
-
-/// Runs `toolspec coverage`: prints the listing (or JSON) and exits 1 when a suite is
-/// not completely covered.
-pub fn command(specs: &Path, args: &CoverageArgs) -> Result<ExitCode, Vec<LoadError>> {
-    if !args.spec.is_empty() && args.suite.len() != 1 {
-        return Err(vec![LoadError::new(
-            Path::new("--spec"),
-            None,
-            "--spec needs exactly one --suite (the suite whose `covers:` are checked)",
-        )]);
-    }
-    let suites = crate::cli::selected_suites(specs, &args.suite)?;
-    let seeds = args
-        .seeds
-        .clone()
-        .unwrap_or_else(|| default_seeds_dir(specs));
-    let mut results = Vec::new();
-    let mut errors = Vec::new();
-    for suite in &suites {
-        let documents = if args.spec.is_empty() {
-            suite_documents(
-                &suite.dir.join("suite.yaml"),
-                &suite.config.documents,
-                &seeds,
-            )
-        } else {
-            given_documents(&args.spec)
-        };
-        match documents {
-            Ok(documents) => results.push(SuiteCoverage::of(suite, &documents)),
-            Err(mut e) => errors.append(&mut e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let text = if args.json {
-        report::json(&results)
-    } else {
-        report::text(&results)
-    };
-    print(&text);
-    Ok(if results.iter().all(SuiteCoverage::is_complete) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-/// Writes to stdout, ignoring a closed pipe (`toolspec coverage | head`).
-fn print(text: &str) {
-    use std::io::Write as _;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 #[cfg(test)]

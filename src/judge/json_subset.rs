@@ -5,13 +5,13 @@
 //! allowed, since documents such as seed 003 let servers add fields); arrays match
 //! element by element and must have the same length; scalars must be equal and of
 //! the same JSON type, so `"true"` never passes for `true`. A string with
-//! placeholders is matched as a [`crate::placeholder::Template`], and a few whole-value markers
+//! placeholders is matched as a [`crate::judge::template::Template`], and a few whole-value markers
 //! (`"{any}"`, `"{string}"`, `"{number}"`, ...) check presence or type only. Each
 //! difference is reported with its JSON path.
 
 use serde_json::Value;
 
-use crate::placeholder;
+use super::template;
 
 /// Whether a value is of the kind a marker asks for.
 type Accepts = fn(&Value) -> bool;
@@ -76,7 +76,7 @@ fn compare(expected: &Value, actual: &Value, path: &str, root: &str, found: &mut
             }
         }
         (Value::String(want), Value::String(got)) => {
-            if let Some(difference) = placeholder::difference(want, got, root) {
+            if let Some(difference) = template::difference(want, got, root) {
                 found.push(format!("{path}: strings differ\n{difference}"));
             }
         }

@@ -47,7 +47,7 @@ impl CallOutcome {
                 };
                 format!(
                     "tool result ({flag}): {}",
-                    crate::diff::visible_excerpt(&r.text, 200)
+                    crate::visible::excerpt(&r.text, 200)
                 )
             }
             CallOutcome::Protocol { code, message } => {

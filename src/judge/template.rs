@@ -18,7 +18,10 @@ const TEMPLATE_SIZE_LIMIT: usize = 64 << 20;
 pub fn difference(template: &str, actual: &str, root: &str) -> Option<String> {
     match Template::new(template, root) {
         Ok(t) if t.matches(actual) => None,
-        Ok(t) => Some(crate::diff::unified(&t.resolved_against(actual), actual)),
+        Ok(t) => Some(crate::judge::diff::unified(
+            &t.resolved_against(actual),
+            actual,
+        )),
         Err(why) => Some(why),
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use crate::execute::{run_scenario, RunOptions, ScenarioReport};
 use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
-use crate::target::Target;
+use crate::server::Target;
 
 /// The scenarios to run: each with the file it comes from.
 pub type Work<'a> = [(&'a SuiteScenarioFile, &'a Scenario)];

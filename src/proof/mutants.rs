@@ -5,13 +5,16 @@
 //! mutated one; a survivor is a hole in the suite.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use serde_json::{json, Value};
+
+use crate::execute::parallel::run_scenarios;
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
-use crate::parallel::run_scenarios;
 use crate::scenario::Suite;
-use crate::target::Target;
+use crate::server::Target;
 
 /// One deviation of the reference server's catalogue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,27 +58,77 @@ impl SuiteScore {
     }
 }
 
+/// Why a suite could not be scored.
+#[derive(Debug, thiserror::Error)]
+pub enum MutantsError {
+    #[error("suite {suite}: cannot make a temporary root: {source}")]
+    Scratch {
+        suite: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("suite {suite}: the reference server cannot be started as the suite says: {why}")]
+    Unstartable { suite: String, why: String },
+    #[error("suite {suite}: cannot start {}: {source}", .program.display())]
+    Spawn {
+        suite: String,
+        program: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("suite {suite}: `{command} --list-mutations` failed ({status}): {stderr}")]
+    Catalogue {
+        suite: String,
+        command: String,
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    #[error("suite {suite} has no mutation {}; its catalogue: {}", quoted(.unknown), .catalogue.join(", "))]
+    UnknownMutation {
+        suite: String,
+        unknown: Vec<String>,
+        catalogue: Vec<String>,
+    },
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The catalogue of the reference server as `suite` starts it, read from its
 /// `--list-mutations` (`name<TAB>what` lines).
-pub fn catalogue(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, String> {
+pub fn catalogue(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, MutantsError> {
     let target = Target::reference(exe, suite);
-    let scratch = tempfile::tempdir().map_err(|e| format!("cannot make a temporary root: {e}"))?;
+    let scratch = tempfile::tempdir().map_err(|source| MutantsError::Scratch {
+        suite: suite.name.clone(),
+        source,
+    })?;
     let args = target
         .argv(scratch.path(), None, &BTreeMap::new())
-        .map_err(|u| u.0)?;
+        .map_err(|u| MutantsError::Unstartable {
+            suite: suite.name.clone(),
+            why: u.0,
+        })?;
     let output = Command::new(&target.program)
         .args(&args)
         .arg("--list-mutations")
         .output()
-        .map_err(|e| format!("cannot start {}: {e}", target.program.display()))?;
+        .map_err(|source| MutantsError::Spawn {
+            suite: suite.name.clone(),
+            program: target.program.clone(),
+            source,
+        })?;
     if !output.status.success() {
-        return Err(format!(
-            "`{} {} --list-mutations` failed ({}): {}",
-            target.program.display(),
-            args.join(" "),
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
+        return Err(MutantsError::Catalogue {
+            suite: suite.name.clone(),
+            command: format!("{} {}", target.program.display(), args.join(" ")),
+            status: output.status,
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        });
     }
     let listing = String::from_utf8_lossy(&output.stdout);
     Ok(listing
@@ -100,24 +153,18 @@ pub fn score_suite(
     options: &RunOptions,
     jobs: usize,
     progress: &dyn Fn(&MutantOutcome),
-) -> Result<SuiteScore, String> {
+) -> Result<SuiteScore, MutantsError> {
     let catalogue = catalogue(exe, suite)?;
     let unknown: Vec<&String> = only
         .iter()
         .filter(|name| !catalogue.iter().any(|m| &m.name == *name))
         .collect();
     if !unknown.is_empty() {
-        let valid: Vec<&str> = catalogue.iter().map(|m| m.name.as_str()).collect();
-        return Err(format!(
-            "suite {} has no mutation {}; its catalogue: {}",
-            suite.name,
-            unknown
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            valid.join(", ")
-        ));
+        return Err(MutantsError::UnknownMutation {
+            suite: suite.name.clone(),
+            unknown: unknown.into_iter().cloned().collect(),
+            catalogue: catalogue.iter().map(|m| m.name.clone()).collect(),
+        });
     }
     let work: Vec<_> = suite.scenarios().collect();
     let silent = |_: &ScenarioReport| {};
@@ -160,4 +207,43 @@ pub fn score_suite(
         not_passing,
         mutants,
     })
+}
+
+/// The shape of the mutation scores, as `docs/mutants.schema.json` describes it:
+/// raise it with any change a reader could notice, and the schema with it.
+const SCHEMA_VERSION: u64 = 1;
+
+/// Writes mutation scores as JSON to `path`.
+pub fn write_json(path: &Path, scores: &[SuiteScore]) -> std::io::Result<()> {
+    let suites: Vec<Value> = scores
+        .iter()
+        .map(|score| {
+            let mutants: Vec<Value> = score
+                .mutants
+                .iter()
+                .map(|m| {
+                    json!({
+                        "name": m.mutation.name,
+                        "what": m.mutation.what,
+                        "killed": m.killed(),
+                        "killed_by": m.killed_by,
+                    })
+                })
+                .collect();
+            json!({
+                "suite": score.suite,
+                "scenarios": score.scenarios,
+                "killed": score.killed(),
+                "total": score.mutants.len(),
+                "not_passing": score.not_passing,
+                "mutants": mutants,
+            })
+        })
+        .collect();
+    let mut file = std::fs::File::create(path)?;
+    serde_json::to_writer_pretty(
+        &mut file,
+        &json!({ "schema_version": SCHEMA_VERSION, "suites": suites }),
+    )?;
+    file.write_all(b"\n")
 }

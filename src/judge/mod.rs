@@ -3,17 +3,20 @@
 //! Each expectation yields at most one [`Mismatch`] naming itself, so a report says
 //! exactly which promise was broken, with a diff where text was compared.
 
+pub mod convention;
+pub mod diff;
+pub mod json_subset;
+pub mod template;
+
 use std::path::Path;
 
 use regex::Regex;
 
-use crate::dialect::Dialect;
-use crate::diff;
 use crate::fixture::Fixture;
-use crate::json_subset;
-use crate::outcome::{CallOutcome, ToolResult};
-use crate::placeholder;
-use crate::scenario::{FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then};
+use crate::scenario::{
+    Convention, FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then,
+};
+use crate::server::outcome::{CallOutcome, ToolResult};
 
 /// One expectation that did not hold.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,7 +28,7 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
-    fn new(expectation: impl Into<String>, detail: impl Into<String>) -> Self {
+    pub(crate) fn new(expectation: impl Into<String>, detail: impl Into<String>) -> Self {
         Mismatch {
             expectation: expectation.into(),
             detail: detail.into(),
@@ -36,7 +39,7 @@ impl Mismatch {
 /// Every mismatch between `then` and what happened; empty means the scenario passed.
 pub fn judge(
     then: &Then,
-    dialect: Dialect,
+    convention: Convention,
     outcome: &CallOutcome,
     fixture: &Fixture,
 ) -> Vec<Mismatch> {
@@ -46,7 +49,7 @@ pub fn judge(
         judge_protocol_error(want, outcome, &mut found);
     }
     match outcome {
-        CallOutcome::Result(result) => judge_result(then, dialect, result, &root, &mut found),
+        CallOutcome::Result(result) => judge_result(then, convention, result, &root, &mut found),
         other if then.judges_the_result() => found.push(Mismatch::new(
             "a tool result",
             format!("expected a tool result, got {}", other.summary()),
@@ -137,16 +140,16 @@ fn judge_protocol_error(
 
 fn judge_result(
     then: &Then,
-    dialect: Dialect,
+    convention: Convention,
     result: &ToolResult,
     root: &str,
     found: &mut Vec<Mismatch>,
 ) {
     let text = &result.text;
     if then.judges_the_result() {
-        let breaks = dialect.convention_breaks(result);
+        let breaks = convention.breaks(result);
         if !breaks.is_empty() {
-            found.push(Mismatch::new(dialect.convention_name(), breaks.join("\n")));
+            found.push(Mismatch::new(convention.name(), breaks.join("\n")));
         }
     }
     if let Some(expected) = &then.json {
@@ -185,14 +188,14 @@ fn judge_result(
                 format!("is_error: {want}"),
                 format!(
                     "expected isError: {want}, got {got}; text: {}",
-                    diff::visible_excerpt(text, 300)
+                    crate::visible::excerpt(text, 300)
                 ),
             ));
         }
     }
     if let Some(code) = &then.code {
         let code = code.replace("{root}", root);
-        match dialect.read_code(result) {
+        match convention.read_code(result) {
             Ok(got) if got == code => {}
             Ok(got) => found.push(Mismatch::new(
                 format!("code: {code}"),
@@ -206,13 +209,13 @@ fn judge_result(
                 format!(
                     "expected code {code}, but {}; text: {}",
                     why.0,
-                    diff::visible_excerpt(text, 300)
+                    crate::visible::excerpt(text, 300)
                 ),
             )),
         }
     }
     if let Some(expected) = &then.text {
-        if let Some(difference) = placeholder::difference(expected, text, root) {
+        if let Some(difference) = template::difference(expected, text, root) {
             found.push(Mismatch::new("text", difference));
         }
     }
@@ -307,7 +310,7 @@ fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) ->
     }
     let actual = String::from_utf8_lossy(&bytes);
     if let Some(text) = &detail.text {
-        if let Some(difference) = placeholder::difference(text, &actual, root) {
+        if let Some(difference) = template::difference(text, &actual, root) {
             return Some(Mismatch::new(label, difference));
         }
     }
@@ -326,7 +329,7 @@ fn describe(path: &Path) -> String {
     match std::fs::read(path) {
         Ok(bytes) => format!(
             " with content {}",
-            diff::visible_excerpt(&String::from_utf8_lossy(&bytes), 200)
+            crate::visible::excerpt(&String::from_utf8_lossy(&bytes), 200)
         ),
         Err(_) => String::new(),
     }

@@ -18,7 +18,7 @@ pub fn unified(expected: &str, actual: &str) -> String {
         let mut removed: Vec<String> = Vec::new();
         for op in &group {
             for change in diff.iter_changes(op) {
-                let line = visible_line(change.value());
+                let line = crate::visible::line(change.value());
                 match change.tag() {
                     ChangeTag::Equal => {
                         let _ = writeln!(out, " {line}");
@@ -42,49 +42,6 @@ pub fn unified(expected: &str, actual: &str) -> String {
         }
     }
     out
-}
-
-/// A short one-line rendering of `text` for summaries.
-pub fn visible_excerpt(text: &str, max_chars: usize) -> String {
-    let shown: String = text
-        .chars()
-        .flat_map(|c| match c {
-            '\n' => vec!['⏎'],
-            '\t' => vec!['→'],
-            '\r' => vec!['␍'],
-            c => vec![c],
-        })
-        .collect();
-    if shown.chars().count() > max_chars {
-        let cut: String = shown.chars().take(max_chars).collect();
-        format!("{cut}… ({} chars in all)", text.chars().count())
-    } else {
-        shown
-    }
-}
-
-/// One diff line: tabs as `→`, CR as `␍`, trailing spaces as `·`, and a marker where
-/// the text has no final newline.
-fn visible_line(raw: &str) -> String {
-    let (body, newline) = match raw.strip_suffix('\n') {
-        Some(b) => (b, true),
-        None => (raw, false),
-    };
-    let kept = body.trim_end_matches(' ');
-    let trailing = body.len() - kept.len();
-    let mut line: String = kept
-        .chars()
-        .map(|c| match c {
-            '\t' => '→',
-            '\r' => '␍',
-            c => c,
-        })
-        .collect();
-    line.push_str(&"·".repeat(trailing));
-    if !newline {
-        line.push_str("⊘ (no newline at end)");
-    }
-    line
 }
 
 /// The display column of the first differing character of two lines.

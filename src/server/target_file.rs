@@ -123,9 +123,9 @@ mod tests {
 
     #[test]
     fn here_is_absolute_even_for_a_relative_target_path() {
-        let here = target_file_folder(Path::new("src/target/file.rs"));
+        let here = target_file_folder(Path::new("src/server/target_file.rs"));
         assert!(here.is_absolute(), "{}", here.display());
-        assert!(here.ends_with("src/target"));
+        assert!(here.ends_with("src/server"));
         assert!(target_file_folder(Path::new("target.yaml")).is_absolute());
     }
 

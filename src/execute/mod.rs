@@ -4,18 +4,18 @@
 //! -> expectations. The session is stopped, with everything the server started,
 //! whatever the verdict.
 
+pub mod parallel;
+
 use std::collections::BTreeMap;
-use std::fmt;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::dialect::Dialect;
-use crate::expect::{judge, judge_listed_tools, Mismatch};
 use crate::fixture::Fixture;
-use crate::outcome::CallOutcome;
+use crate::judge::{judge, judge_listed_tools, Mismatch};
 use crate::scenario::{Basis, Call, Requirement, Scenario, Suite};
-use crate::target::{Session, Target};
+use crate::server::outcome::CallOutcome;
+use crate::server::{Session, Target};
 
 /// The four verdicts of the result model.
 #[derive(Debug, Clone)]
@@ -252,12 +252,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
     }
-    let mut mismatches = judge(
-        &scenario.then,
-        Dialect::new(suite.config.dialect),
-        &outcome,
-        fixture,
-    );
+    let mut mismatches = judge(&scenario.then, suite.config.convention, &outcome, fixture);
     if let Some(want) = &scenario.then.listed_tools {
         match session.list_tools(timeout).await {
             Ok(listed) => {
@@ -341,70 +336,4 @@ where
         .into_iter()
         .map(|(k, v)| (k.clone(), substitute(v, root)))
         .collect()
-}
-
-impl fmt::Display for ScenarioReport {
-    /// The failure text a person acts on: which expectation, the diff, the call, the root.
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        if self.known_failure {
-            match self.verdict {
-                Verdict::Pass => writeln!(
-                    f,
-                    "STALE {}: listed in the baseline but passes now; remove it from the baseline",
-                    self.id
-                )?,
-                _ => writeln!(f, "(known failure, listed in the baseline)")?,
-            }
-        }
-        match &self.verdict {
-            Verdict::Pass => writeln!(f, "PASS {}", self.id)?,
-            Verdict::Skip(why) => writeln!(f, "SKIP {}: {why}", self.id)?,
-            Verdict::Fail(mismatches) => {
-                writeln!(f, "FAIL {}", self.id)?;
-                for m in mismatches {
-                    writeln!(f, "  expectation `{}` did not hold:", m.expectation)?;
-                    for line in m.detail.lines() {
-                        writeln!(f, "    {line}")?;
-                    }
-                }
-            }
-            Verdict::Error { what, stderr_tail } => {
-                writeln!(f, "ERROR {}: {what}", self.id)?;
-                if !stderr_tail.trim().is_empty() {
-                    writeln!(f, "  server stderr (tail):")?;
-                    for line in stderr_tail.lines() {
-                        writeln!(f, "    {line}")?;
-                    }
-                }
-            }
-        }
-        if !self.call.is_empty() {
-            writeln!(f, "  call: {}", self.call)?;
-        }
-        if !matches!(self.verdict, Verdict::Pass | Verdict::Skip(_)) {
-            for warning in &self.warnings {
-                writeln!(f, "  warning: {warning}")?;
-            }
-        }
-        if !self.root.is_empty() && !matches!(self.verdict, Verdict::Pass) {
-            let kept = if self.root_kept {
-                " (kept)"
-            } else {
-                " (removed; --keep-failed keeps it)"
-            };
-            writeln!(f, "  fixture root: {}{kept}", self.root)?;
-        }
-        if matches!(self.verdict, Verdict::Fail(_)) {
-            if self.basis == Basis::Upstream {
-                writeln!(
-                    f,
-                    "  basis: upstream (the seed is silent here; the scenario checks what the upstream program does)"
-                )?;
-            }
-            if let Some(note) = &self.note {
-                writeln!(f, "  note: {}", note.trim())?;
-            }
-        }
-        Ok(())
-    }
 }

@@ -16,7 +16,7 @@ use tokio::io::AsyncReadExt;
 use super::process::ServerProcess;
 use super::stdout_guard::{guard, Fault};
 use super::Target;
-use crate::outcome::{CallOutcome, ToolResult};
+use crate::server::outcome::{CallOutcome, ToolResult};
 
 /// How much of the server's stderr is kept for reports.
 const STDERR_TAIL_BYTES: usize = 4096;

@@ -94,7 +94,7 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
         if out.len() > MAX_LINE_BYTES {
             return Err(format!(
                 "the server wrote a line of more than {MAX_LINE_BYTES} bytes on stdout: {}",
-                crate::diff::visible_excerpt(&String::from_utf8_lossy(&out[..200]), 200)
+                crate::visible::excerpt(&String::from_utf8_lossy(&out[..200]), 200)
             ));
         }
         if done {
@@ -105,7 +105,7 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
 
 /// A line must be a JSON object that says it is JSON-RPC 2.0.
 fn check_message(line: &[u8]) -> Result<(), String> {
-    let shown = || crate::diff::visible_excerpt(&String::from_utf8_lossy(line), 200);
+    let shown = || crate::visible::excerpt(&String::from_utf8_lossy(line), 200);
     match serde_json::from_slice::<serde_json::Value>(line) {
         Ok(serde_json::Value::Object(map)) if map.get("jsonrpc").is_some_and(|v| v == "2.0") => {
             Ok(())

@@ -5,56 +5,43 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::outcome::ToolResult;
-use crate::scenario::DialectName;
-
-#[derive(Debug, Clone, Copy)]
-pub struct Dialect(DialectName);
+use crate::scenario::Convention;
+use crate::server::outcome::ToolResult;
 
 /// A code could not be read, and why, in words for the report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CodeUnreadable(pub String);
 
-impl Dialect {
-    pub fn new(name: DialectName) -> Self {
-        Dialect(name)
-    }
-
-    /// Whether results of this dialect carry machine-readable error codes.
-    pub fn has_codes(self) -> bool {
-        matches!(
-            self.0,
-            DialectName::BracketCode | DialectName::JsonErrorEnvelope
-        )
-    }
-
+/// The reading of results belongs to the judge; the enum itself is part of the
+/// scenario model, which only needs to know whether codes exist.
+impl Convention {
     /// What every result of this dialect must look like, whatever the scenario: the
     /// rules the dialect's document states for all results. Each broken rule is one
     /// line; an empty list means the result keeps the convention.
-    pub fn convention_breaks(self, result: &ToolResult) -> Vec<String> {
-        match self.0 {
-            DialectName::BracketCode | DialectName::Plain => Vec::new(),
-            DialectName::JsonErrorEnvelope => error_envelope_breaks(result),
-            DialectName::JsonResultEnvelope => result_envelope_breaks(result),
+    pub fn breaks(self, result: &ToolResult) -> Vec<String> {
+        match self {
+            Convention::BracketCode | Convention::Plain => Vec::new(),
+            Convention::JsonErrorEnvelope => error_envelope_breaks(result),
+            Convention::JsonResultEnvelope => result_envelope_breaks(result),
         }
     }
 
-    /// A name for [`Self::convention_breaks`] in reports.
-    pub fn convention_name(self) -> &'static str {
-        match self.0 {
-            DialectName::BracketCode => "bracket-code convention",
-            DialectName::Plain => "plain convention",
-            DialectName::JsonErrorEnvelope => "error envelope",
-            DialectName::JsonResultEnvelope => "result envelope",
+    /// A name for [`Self::breaks`] in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Convention::BracketCode => "bracket-code convention",
+            Convention::Plain => "plain convention",
+            Convention::JsonErrorEnvelope => "error envelope",
+            Convention::JsonResultEnvelope => "result envelope",
         }
     }
 
     /// Reads the error code from a result's text.
     pub fn read_code(self, result: &ToolResult) -> Result<String, CodeUnreadable> {
-        match self.0 {
-            DialectName::BracketCode => read_bracket_code(&result.text),
-            DialectName::JsonErrorEnvelope => read_envelope_code(&result.text),
-            DialectName::Plain | DialectName::JsonResultEnvelope => Err(CodeUnreadable(
+        match self {
+            Convention::BracketCode => read_bracket_code(&result.text),
+            Convention::JsonErrorEnvelope => read_envelope_code(&result.text),
+            Convention::Plain | Convention::JsonResultEnvelope => Err(CodeUnreadable(
                 "this dialect has no error codes".to_string(),
             )),
         }
@@ -111,7 +98,7 @@ fn string_field<'a>(value: &'a serde_json::Value, key: &str) -> Result<&'a str, 
 
 /// Every failure is the envelope; a success never is.
 fn error_envelope_breaks(result: &ToolResult) -> Vec<String> {
-    let shown = || crate::diff::visible_excerpt(&result.text, 300);
+    let shown = || crate::visible::excerpt(&result.text, 300);
     match (result.is_error(), as_error_envelope(&result.text)) {
         (true, Err(why)) => vec![format!(
             "an error result must be the JSON envelope {{\"error\": <code>, \"message\": <text>}}, but {why}; text: {}",
@@ -132,7 +119,7 @@ fn error_envelope_breaks(result: &ToolResult) -> Vec<String> {
 /// `{"success": true, "data": {...}}` or `{"success": false, "error": "..."}`, with
 /// `isError` set exactly when `success` is false.
 fn result_envelope_breaks(result: &ToolResult) -> Vec<String> {
-    let shown = || crate::diff::visible_excerpt(&result.text, 300);
+    let shown = || crate::visible::excerpt(&result.text, 300);
     let value = match parse_json(&result.text) {
         Ok(v) => v,
         Err(why) => {
@@ -220,51 +207,47 @@ mod tests {
 
     #[test]
     fn error_envelope_convention() {
-        let d = Dialect::new(DialectName::JsonErrorEnvelope);
+        let d = Convention::JsonErrorEnvelope;
         let envelope = r#"{"error":"not_found","message":"m","path":"a"}"#;
-        assert!(d
-            .convention_breaks(&flagged(Some(true), envelope))
-            .is_empty());
-        assert!(d
-            .convention_breaks(&flagged(None, "plain output"))
-            .is_empty());
-        let breaks = d.convention_breaks(&flagged(None, envelope));
+        assert!(d.breaks(&flagged(Some(true), envelope)).is_empty());
+        assert!(d.breaks(&flagged(None, "plain output")).is_empty());
+        let breaks = d.breaks(&flagged(None, envelope));
         assert!(
             breaks[0].contains("never use the error envelope"),
             "{breaks:?}"
         );
-        let breaks = d.convention_breaks(&flagged(Some(true), r#"{"code":"x","message":"m"}"#));
+        let breaks = d.breaks(&flagged(Some(true), r#"{"code":"x","message":"m"}"#));
         assert!(breaks[0].contains("has no `error`"), "{breaks:?}");
-        let breaks = d.convention_breaks(&flagged(Some(true), "No such file"));
+        let breaks = d.breaks(&flagged(Some(true), "No such file"));
         assert!(breaks[0].contains("not JSON"), "{breaks:?}");
     }
 
     #[test]
     fn result_envelope_convention() {
-        let d = Dialect::new(DialectName::JsonResultEnvelope);
+        let d = Convention::JsonResultEnvelope;
         assert!(d
-            .convention_breaks(&flagged(None, r#"{"success":true,"data":{}}"#))
+            .breaks(&flagged(None, r#"{"success":true,"data":{}}"#))
             .is_empty());
         assert!(d
-            .convention_breaks(&flagged(Some(true), r#"{"success":false,"error":"e"}"#))
+            .breaks(&flagged(Some(true), r#"{"success":false,"error":"e"}"#))
             .is_empty());
-        let breaks = d.convention_breaks(&flagged(None, r#"{"success":"true","data":{}}"#));
+        let breaks = d.breaks(&flagged(None, r#"{"success":"true","data":{}}"#));
         assert!(
             breaks[0].contains("$.success must be a boolean"),
             "{breaks:?}"
         );
-        let breaks = d.convention_breaks(&flagged(None, r#"{"success":false,"error":"e"}"#));
+        let breaks = d.breaks(&flagged(None, r#"{"success":false,"error":"e"}"#));
         assert!(
             breaks[0].contains("isError must be set exactly"),
             "{breaks:?}"
         );
-        let breaks = d.convention_breaks(&flagged(None, r#"{"success":true,"output":"x"}"#));
+        let breaks = d.breaks(&flagged(None, r#"{"success":true,"output":"x"}"#));
         assert!(breaks[0].contains("$.data must be an object"), "{breaks:?}");
     }
 
     #[test]
     fn bracket_codes() {
-        let d = Dialect::new(DialectName::BracketCode);
+        let d = Convention::BracketCode;
         assert_eq!(
             d.read_code(&result("[PATH_NOT_FOUND] x")),
             Ok("PATH_NOT_FOUND".into())
@@ -275,7 +258,7 @@ mod tests {
 
     #[test]
     fn envelope_codes() {
-        let d = Dialect::new(DialectName::JsonErrorEnvelope);
+        let d = Convention::JsonErrorEnvelope;
         assert_eq!(
             d.read_code(&result(r#"{"error":"not_found","message":"m"}"#)),
             Ok("not_found".into())

@@ -7,10 +7,12 @@
 //! line describes any other. Scenarios needing a setting the target cannot express
 //! are skipped.
 
-mod file;
+pub mod outcome;
+pub mod preflight;
 mod process;
 mod session;
 mod stdout_guard;
+mod target_file;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,9 +21,9 @@ use serde_json::{Map, Value};
 
 use crate::scenario::{ServerLaunch, Suite};
 
-pub use file::load_target_file;
 pub use process::{interrupted, kill_every_session, stop_servers_on_interrupt};
 pub use session::{Session, StartError};
+pub use target_file::load_target_file;
 
 /// A server under test and how to reach it.
 #[derive(Debug, Clone, Default)]
@@ -52,6 +54,15 @@ pub struct Target {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsupported(pub String);
 
+/// A server command line that names no program to start.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandLineError {
+    #[error("cannot split it into words: {0}")]
+    Unsplittable(#[source] shell_words::ParseError),
+    #[error("it is empty: give a program and its arguments, with {{root}} where the root goes")]
+    Empty,
+}
+
 impl Target {
     /// The bundled reference server, run as `<exe> reference-server <suite args>`.
     pub fn reference(exe: &Path, suite: &Suite) -> Self {
@@ -68,11 +79,9 @@ impl Target {
     }
 
     /// Any stdio server from a shell-style command line such as `node srv.js {root}`.
-    pub fn from_command_line(line: &str) -> Result<Self, String> {
-        let words = shell_words::split(line).map_err(|e| format!("cannot split --server: {e}"))?;
-        let (program, args) = words
-            .split_first()
-            .ok_or_else(|| "--server is empty: give a command line".to_string())?;
+    pub fn from_command_line(line: &str) -> Result<Self, CommandLineError> {
+        let words = shell_words::split(line).map_err(CommandLineError::Unsplittable)?;
+        let (program, args) = words.split_first().ok_or(CommandLineError::Empty)?;
         Ok(Target {
             name: program.clone(),
             program: PathBuf::from(program),

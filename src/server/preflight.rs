@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::fixture::Fixture;
 use crate::scenario::Suite;
-use crate::target::{Session, Target};
+use crate::server::{Session, Target};
 
 /// What the server lacks, in the server's own names.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -1,0 +1,71 @@
+//! What can stop a command before or after its work, each naming what failed. The
+//! scenario files' own mistakes keep their file, line and column ([`LoadError`]);
+//! everything else says which flag, file or step it was, without inventing a path.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::proof::mutants::MutantsError;
+use crate::scenario::LoadError;
+use crate::server::CommandLineError;
+
+/// Why a command could not do its work. Every variant exits with
+/// [`super::exit::REFUSED`].
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// Suite or scenario files that do not load, or a target file that does not.
+    #[error("{}", lines(.0))]
+    Files(Vec<LoadError>),
+    #[error("--server `{line}`: {source}")]
+    ServerLine {
+        line: String,
+        #[source]
+        source: CommandLineError,
+    },
+    #[error("cannot write report {}: {source}", .path.display())]
+    WriteReport {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot find my own executable: {0}")]
+    OwnExecutable(#[source] io::Error),
+    #[error("{0}")]
+    Mutants(#[from] MutantsError),
+    #[error("--spec needs exactly one --suite (the suite whose `covers:` are checked)")]
+    SpecNeedsOneSuite,
+    #[error(
+        "say where the files go: --suite NAME (its folder under the specs folder) or --out DIR"
+    )]
+    ScaffoldNeedsAPlace,
+}
+
+impl From<Vec<LoadError>> for CliError {
+    fn from(errors: Vec<LoadError>) -> Self {
+        CliError::Files(errors)
+    }
+}
+
+impl From<LoadError> for CliError {
+    fn from(error: LoadError) -> Self {
+        CliError::Files(vec![error])
+    }
+}
+
+impl CliError {
+    /// One message per line, so each gets its own `error: ` when printed.
+    pub(crate) fn messages(&self) -> Vec<String> {
+        match self {
+            CliError::Files(errors) => errors.iter().map(ToString::to_string).collect(),
+            other => vec![other.to_string()],
+        }
+    }
+}
+
+fn lines(errors: &[LoadError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,132 @@
+//! The `toolspec` command line: the parser, one file per command, the errors that
+//! stop a command, and the exit codes. Only this module reads arguments or writes
+//! to stdout; the stages it drives return values.
+
+mod color;
+mod coverage;
+mod error;
+mod list;
+mod mutants;
+mod output;
+mod run;
+mod scaffold;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use color::ColorChoice;
+use error::CliError;
+
+/// Exit codes, for scripts and CI gates to rely on.
+pub mod exit {
+    /// Everything ran and held.
+    pub const SUCCESS: u8 = 0;
+    /// Something ran and did not hold: a FAIL, ERROR or stale baseline entry, an
+    /// uncovered clause, a surviving mutation.
+    pub const FAILURES: u8 = 1;
+    /// Nothing was judged: bad arguments, a suite or target file that does not load,
+    /// a report that cannot be written.
+    pub const REFUSED: u8 = 2;
+    /// Interrupted (Ctrl-C); every server started was stopped first.
+    pub const INTERRUPTED: u8 = 130;
+}
+
+/// How a command's work came out, when it could be done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Exit [`exit::SUCCESS`].
+    Held,
+    /// Exit [`exit::FAILURES`].
+    Broken,
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "toolspec",
+    version,
+    about = "Conformance harness for coding-agent MCP tool servers"
+)]
+struct Cli {
+    /// Folder holding the suites (default: ./specs, else the one toolspec was built from).
+    #[arg(long, global = true)]
+    specs: Option<PathBuf>,
+    /// Colour the output: auto (a terminal, without NO_COLOR), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run suites against a server and print a summary; exits 1 on any FAIL or ERROR.
+    Run(Box<run::RunArgs>),
+    /// List suites, or the scenarios of the suites named.
+    List(list::ListArgs),
+    /// Which clauses of the spec documents have a scenario; exits 1 when a clause has
+    /// none or a `covers:` names no clause.
+    Coverage(coverage::CoverageArgs),
+    /// Write skeleton scenarios for the clauses of a spec document that have none.
+    Scaffold(scaffold::ScaffoldArgs),
+    /// Mutation testing: run each suite against every deliberate deviation of the
+    /// bundled server and report which ones the suite catches; exits 1 if any survives.
+    Mutants(mutants::MutantsArgs),
+    /// Serve the bundled reference server over stdio (flags: --dialect, --root, ...).
+    #[command(disable_help_flag = true)]
+    ReferenceServer {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
+}
+
+/// The `toolspec` program: parses the command line, runs the command, and returns
+/// its exit code ([`exit`]).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let specs = cli.specs.unwrap_or_else(default_specs_dir);
+    let result = match cli.command {
+        Command::ReferenceServer { args } => return toolspec_reference::main_with_args(args),
+        command => {
+            crate::server::stop_servers_on_interrupt();
+            dispatch(&specs, command, cli.color)
+        }
+    };
+    if crate::server::interrupted() {
+        // The interrupt watcher is stopping the servers; finish that before leaving.
+        crate::server::kill_every_session();
+        return ExitCode::from(exit::INTERRUPTED);
+    }
+    match result {
+        Ok(Outcome::Held) => ExitCode::from(exit::SUCCESS),
+        Ok(Outcome::Broken) => ExitCode::from(exit::FAILURES),
+        Err(error) => {
+            for message in error.messages() {
+                eprintln!("error: {message}");
+            }
+            ExitCode::from(exit::REFUSED)
+        }
+    }
+}
+
+fn dispatch(specs: &Path, command: Command, color: ColorChoice) -> Result<Outcome, CliError> {
+    match command {
+        Command::Run(args) => run::run(specs, &args, color.for_stdout()),
+        Command::List(args) => list::list(specs, &args),
+        Command::Coverage(args) => coverage::coverage(specs, &args),
+        Command::Scaffold(args) => scaffold::scaffold(specs, &args),
+        Command::Mutants(args) => mutants::mutants(specs, &args),
+        Command::ReferenceServer { .. } => Ok(Outcome::Held),
+    }
+}
+
+fn default_specs_dir() -> PathBuf {
+    let local = PathBuf::from("specs");
+    if local.is_dir() {
+        local
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("specs")
+    }
+}

@@ -1,0 +1,9 @@
+//! What proves the suites themselves: that every clause of a spec document has a
+//! scenario ([`coverage`], with [`scaffold`] to start the missing ones), and that
+//! every deliberate deviation of the bundled server is caught ([`mutants`]).
+//! These sit after the pipeline: they load suites and run scenarios, and nothing
+//! in the pipeline calls back into them.
+
+pub mod coverage;
+pub mod mutants;
+pub mod scaffold;

@@ -1,0 +1,260 @@
+//! The report a person reads in a terminal or a CI log: one block per scenario that
+//! did not pass (or every one with `--verbose`), then a summary line per suite and
+//! one for the run.
+//!
+//! Colour is chosen while writing, from what each line is (a verdict header, a diff
+//! line, a caret, a note), never guessed afterwards from how finished text looks:
+//! a line of server stderr that starts with `-` is the server's, not a diff's.
+
+use std::fmt::{self, Write as _};
+use std::time::Duration;
+
+use super::Tally;
+use crate::execute::{ScenarioReport, Verdict};
+use crate::scenario::Basis;
+
+/// Whether to write ANSI colour, and the colour of each kind of line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Styles {
+    colour: bool,
+}
+
+/// The kinds of line that get a colour.
+#[derive(Debug, Clone, Copy)]
+enum Tone {
+    /// FAIL and ERROR headers.
+    Broken,
+    /// PASS headers, and `+` (actual) diff lines.
+    Good,
+    /// SKIP and STALE headers, and the caret under a first difference.
+    Warn,
+    /// `-` (expected) diff lines.
+    Removed,
+    /// Notes.
+    Dim,
+}
+
+impl Styles {
+    /// Plain text, as written to files and pipes.
+    pub fn plain() -> Styles {
+        Styles { colour: false }
+    }
+
+    /// ANSI colour when `colour` is true.
+    pub fn coloured(colour: bool) -> Styles {
+        Styles { colour }
+    }
+
+    fn line(self, out: &mut impl fmt::Write, tone: Option<Tone>, text: &str) -> fmt::Result {
+        match tone.filter(|_| self.colour) {
+            None => writeln!(out, "{text}"),
+            Some(tone) => {
+                let code = match tone {
+                    Tone::Broken => "\x1b[1;31m",
+                    Tone::Good => "\x1b[32m",
+                    Tone::Warn => "\x1b[33m",
+                    Tone::Removed => "\x1b[31m",
+                    Tone::Dim => "\x1b[2m",
+                };
+                writeln!(out, "{code}{text}\x1b[0m")
+            }
+        }
+    }
+}
+
+/// The tone of a line of a mismatch's detail, which the judge wrote: unified diff
+/// lines (`-`, `+`, the caret) and notes stand out, the rest is plain.
+fn detail_tone(line: &str) -> Option<Tone> {
+    let body = line.trim_start();
+    if body.starts_with("--- expected") || body.starts_with("+++ actual") {
+        None
+    } else if body.starts_with('-') {
+        Some(Tone::Removed)
+    } else if body.starts_with('+') {
+        Some(Tone::Good)
+    } else if body.starts_with('^') {
+        Some(Tone::Warn)
+    } else if body.starts_with("note:") {
+        Some(Tone::Dim)
+    } else {
+        None
+    }
+}
+
+/// Writes the block of one scenario: its verdict, what did not hold (with diffs),
+/// the call, warnings, the fixture root and the scenario's notes.
+pub fn write_scenario(
+    out: &mut impl fmt::Write,
+    report: &ScenarioReport,
+    styles: Styles,
+) -> fmt::Result {
+    let id = &report.id;
+    if report.known_failure {
+        match report.verdict {
+            Verdict::Pass => styles.line(
+                out,
+                Some(Tone::Warn),
+                &format!(
+                    "STALE {id}: listed in the baseline but passes now; remove it from the baseline"
+                ),
+            )?,
+            _ => styles.line(out, None, "(known failure, listed in the baseline)")?,
+        }
+    }
+    match &report.verdict {
+        Verdict::Pass => styles.line(out, Some(Tone::Good), &format!("PASS {id}"))?,
+        Verdict::Skip(why) => styles.line(out, Some(Tone::Warn), &format!("SKIP {id}: {why}"))?,
+        Verdict::Fail(mismatches) => {
+            styles.line(out, Some(Tone::Broken), &format!("FAIL {id}"))?;
+            for m in mismatches {
+                styles.line(
+                    out,
+                    None,
+                    &format!("  expectation `{}` did not hold:", m.expectation),
+                )?;
+                for line in m.detail.lines() {
+                    styles.line(out, detail_tone(line), &format!("    {line}"))?;
+                }
+            }
+        }
+        Verdict::Error { what, stderr_tail } => {
+            styles.line(out, Some(Tone::Broken), &format!("ERROR {id}: {what}"))?;
+            if !stderr_tail.trim().is_empty() {
+                styles.line(out, None, "  server stderr (tail):")?;
+                for line in stderr_tail.lines() {
+                    styles.line(out, None, &format!("    {line}"))?;
+                }
+            }
+        }
+    }
+    if !report.call.is_empty() {
+        styles.line(out, None, &format!("  call: {}", report.call))?;
+    }
+    if !matches!(report.verdict, Verdict::Pass | Verdict::Skip(_)) {
+        for warning in &report.warnings {
+            styles.line(out, None, &format!("  warning: {warning}"))?;
+        }
+    }
+    if !report.root.is_empty() && !matches!(report.verdict, Verdict::Pass) {
+        let kept = if report.root_kept {
+            " (kept)"
+        } else {
+            " (removed; --keep-failed keeps it)"
+        };
+        styles.line(out, None, &format!("  fixture root: {}{kept}", report.root))?;
+    }
+    if matches!(report.verdict, Verdict::Fail(_)) {
+        if report.basis == Basis::Upstream {
+            styles.line(
+                out,
+                None,
+                "  basis: upstream (the seed is silent here; the scenario checks what the upstream program does)",
+            )?;
+        }
+        if let Some(note) = &report.note {
+            styles.line(out, Some(Tone::Dim), &format!("  note: {}", note.trim()))?;
+        }
+    }
+    Ok(())
+}
+
+/// One scenario's block as a string.
+pub fn scenario_text(report: &ScenarioReport, styles: Styles) -> String {
+    let mut text = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_scenario(&mut text, report, styles);
+    text
+}
+
+impl fmt::Display for ScenarioReport {
+    /// The failure text a person acts on: which expectation, the diff, the call, the root.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write_scenario(f, self, Styles::plain())
+    }
+}
+
+/// The line that ends a suite: its counts, time and target.
+pub fn suite_summary(suite: &str, tally: &Tally, elapsed: Duration, target: &str) -> String {
+    let mut line = format!(
+        "{suite}: {} PASS, {} FAIL, {} ERROR, {} SKIP",
+        tally.passed, tally.failed, tally.errored, tally.skipped
+    );
+    if tally.known + tally.stale > 0 {
+        let _ = write!(
+            line,
+            ", {} known failures, {} stale baseline entries",
+            tally.known, tally.stale
+        );
+    }
+    let _ = write!(line, " in {:.1}s (target: {target})", elapsed.as_secs_f64());
+    line
+}
+
+/// The line that ends a run: known failures count as passed, stale baseline entries
+/// as failed.
+pub fn run_summary(grand: &Tally) -> String {
+    format!(
+        "{} passed, {} failed, {} skipped",
+        grand.passed + grand.known,
+        grand.failed + grand.errored + grand.stale,
+        grand.skipped
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::Mismatch;
+
+    fn failing(detail: &str, stderr: Option<&str>) -> ScenarioReport {
+        ScenarioReport {
+            id: "s::f::x".into(),
+            requirement: String::new(),
+            covers: String::new(),
+            known_failure: false,
+            warnings: Vec::new(),
+            verdict: match stderr {
+                Some(tail) => Verdict::Error {
+                    what: "died".into(),
+                    stderr_tail: tail.into(),
+                },
+                None => Verdict::Fail(vec![Mismatch::new("text", detail)]),
+            },
+            call: "view {}".into(),
+            root: String::new(),
+            root_kept: false,
+            note: None,
+            basis: Basis::Spec,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn diff_lines_are_coloured_and_the_rest_is_not() {
+        let text = scenario_text(
+            &failing("--- expected\n-old\n+new\n ^ first", None),
+            Styles::coloured(true),
+        );
+        assert!(text.contains("\x1b[1;31mFAIL s::f::x\x1b[0m"), "{text}");
+        assert!(text.contains("\x1b[31m    -old\x1b[0m"), "{text}");
+        assert!(text.contains("\x1b[32m    +new\x1b[0m"), "{text}");
+        assert!(text.contains("\x1b[33m     ^ first\x1b[0m"), "{text}");
+        assert!(text.contains("\n    --- expected\n"), "{text}");
+        assert!(text.contains("\n  call: view {}\n"), "{text}");
+    }
+
+    #[test]
+    fn server_stderr_is_never_painted_as_a_diff() {
+        let text = scenario_text(
+            &failing("", Some("-rw-r--r-- x\n+ y")),
+            Styles::coloured(true),
+        );
+        assert!(text.contains("\n    -rw-r--r-- x\n    + y\n"), "{text}");
+    }
+
+    #[test]
+    fn plain_styles_write_no_escapes() {
+        let text = scenario_text(&failing("-old\n+new", None), Styles::plain());
+        assert!(!text.contains('\x1b'), "{text}");
+    }
+}

@@ -1,0 +1,50 @@
+//! What goes wrong reading a suite: a file, a place in it, and what to do about it.
+//! Loading and validation both report through this one type, so every mistake in a
+//! suite reads the same way (`path:line:column: message`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A file that could not be loaded: where, and what to do about it.
+#[derive(Debug, Clone)]
+pub struct LoadError {
+    pub path: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known (YAML errors).
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(line), Some(col)) => {
+                write!(f, "{}:{line}:{col}: {}", self.path.display(), self.message)
+            }
+            (Some(line), None) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            _ => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl LoadError {
+    pub fn new(path: &Path, line: Option<usize>, message: impl Into<String>) -> Self {
+        LoadError {
+            path: path.to_path_buf(),
+            line,
+            column: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// The 1-based line of the first line of `source` that contains `needle`.
+pub(crate) fn find_line(source: &str, needle: &str) -> Option<usize> {
+    source
+        .lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i + 1)
+}

@@ -15,7 +15,7 @@ use tempfile::TempDir;
 use crate::scenario::{FileDetail, FileSpec};
 
 /// A built fixture. Dropping it removes the tree, even where modes forbid it.
-pub struct Fixture {
+pub(crate) struct Fixture {
     /// `None` once the tree is kept.
     dir: Option<TempDir>,
     root: PathBuf,
@@ -28,13 +28,13 @@ pub struct Fixture {
 impl Fixture {
     /// Creates the files, then symlinks, then mtimes, then modes (modes last, so a
     /// locked directory does not stop its own children from being made).
-    pub fn build(files: &BTreeMap<String, FileSpec>) -> io::Result<Fixture> {
+    pub(crate) fn build(files: &BTreeMap<String, FileSpec>) -> io::Result<Fixture> {
         Fixture::build_over(None, files)
     }
 
     /// Copies `tree` (a folder of `fixtures/`) into the root first, then builds
     /// `files` over it.
-    pub fn build_over(
+    pub(crate) fn build_over(
         tree: Option<&Path>,
         files: &BTreeMap<String, FileSpec>,
     ) -> io::Result<Fixture> {
@@ -103,12 +103,12 @@ impl Fixture {
     }
 
     /// The canonical fixture root, substituted for `{root}`.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
     /// Leaves the tree on disk instead of removing it, for inspecting a failure.
-    pub fn keep(mut self) -> PathBuf {
+    pub(crate) fn keep(mut self) -> PathBuf {
         if let Some(dir) = self.dir.take() {
             let _kept_path = dir.keep();
         }
@@ -116,7 +116,7 @@ impl Fixture {
     }
 
     /// The bytes a fixture file was created with, if it was a content file.
-    pub fn initial_bytes(&self, name: &str) -> Option<&[u8]> {
+    pub(crate) fn initial_bytes(&self, name: &str) -> Option<&[u8]> {
         self.initial.get(name).map(Vec::as_slice)
     }
 }

@@ -1,29 +1,48 @@
 //! toolspec: a conformance harness and golden-output spec checker for coding-agent
 //! tool servers.
 //!
-//! A scenario file (see `docs/scenario-format.md`) flows one way through the stages
-//! below: [`scenario`] loads it, [`fixture`] builds its files, [`target`] starts the
-//! server and makes the calls ([`outcome`]), [`dialect`] reads the suite's result
-//! convention, [`expect`] judges with [`placeholder`] templates and [`diff`]s, and
-//! [`execute`] turns it all into a verdict that [`runner`] (libtest-mimic) and
-//! [`cli`] report.
+//! Most users run the `toolspec` command, or a `harness = false` test whose `main`
+//! is [`conformance_main`] or [`target_main`]. The rest of this page is for a Rust
+//! program that wants to drive scenarios itself: load a suite ([`load_suite`]),
+//! describe a server ([`Target`]), and run one scenario ([`run_named`]) into a
+//! [`ScenarioReport`] whose [`Verdict`] and text say what happened.
+//!
+//! Inside, a scenario file flows one way through the stages, each a module that
+//! imports only the ones before it:
+//! `scenario` (files to a typed model) -> `fixture` (the temporary tree) -> `server`
+//! (start it, talk MCP, classify each call's outcome) -> `judge` (the outcome and the
+//! files against `then`, by the suite's result convention) -> `execute` (one
+//! scenario to a verdict, or many in parallel) -> `report` (standing, text, JUnit,
+//! JSON, Markdown) -> `runner` (libtest-mimic) and `proof` (coverage, scaffold,
+//! mutants) -> `cli`. `visible` (how server text is shown) sits under them all.
 
-pub mod visible;
+mod visible;
 
-pub mod scenario;
+mod scenario;
 
-pub mod fixture;
+mod fixture;
 
-pub mod server;
+mod server;
 
-pub mod judge;
+mod judge;
 
-pub mod execute;
+mod execute;
 
-pub mod report;
+mod report;
 
-pub mod runner;
+mod runner;
 
-pub mod proof;
+mod proof;
 
-pub mod cli;
+mod cli;
+
+#[cfg(feature = "bench")]
+#[doc(hidden)]
+pub mod bench;
+
+pub use cli::{exit, main};
+pub use execute::{run_named, RunOptions, ScenarioReport, Verdict};
+pub use judge::Mismatch;
+pub use runner::{conformance_main, target_main, KEEP_ENV, SERVER_ENV, TARGET_ENV, TIMEOUT_ENV};
+pub use scenario::{load_suite, load_suites, Basis, LoadError, Suite};
+pub use server::{load_target_file, CommandLineError, Target};

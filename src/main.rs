@@ -1,3 +1,5 @@
+//! The `toolspec` command; everything it does is `toolspec::main`.
+
 fn main() -> std::process::ExitCode {
-    toolspec::cli::main()
+    toolspec::main()
 }

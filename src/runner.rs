@@ -76,7 +76,7 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
 }
 
 /// One trial per scenario of every suite, each against the target `target_for` gives.
-pub fn trials(
+pub(crate) fn trials(
     suites: Vec<Suite>,
     target_for: impl Fn(&Suite) -> Target,
     options: RunOptions,

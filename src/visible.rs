@@ -4,7 +4,7 @@
 //! summary, the judge's diffs) goes through here, so they all show it the same way.
 
 /// A short one-line rendering of `text` for summaries.
-pub fn excerpt(text: &str, max_chars: usize) -> String {
+pub(crate) fn excerpt(text: &str, max_chars: usize) -> String {
     let shown: String = text
         .chars()
         .flat_map(|c| match c {
@@ -24,7 +24,7 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
 
 /// One diff line: tabs as `→`, CR as `␍`, trailing spaces as `·`, and a marker where
 /// the text has no final newline.
-pub fn line(raw: &str) -> String {
+pub(crate) fn line(raw: &str) -> String {
     let (body, newline) = match raw.strip_suffix('\n') {
         Some(b) => (b, true),
         None => (raw, false),

@@ -6,5 +6,5 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
-    toolspec::runner::conformance_main(&specs, Path::new(env!("CARGO_BIN_EXE_toolspec")))
+    toolspec::conformance_main(&specs, Path::new(env!("CARGO_BIN_EXE_toolspec")))
 }

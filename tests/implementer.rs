@@ -14,7 +14,7 @@ fn main() -> ExitCode {
         env!("CARGO_BIN_EXE_toolspec"),
         " reference-server --dialect boris --root {root}"
     );
-    let target = match toolspec::server::Target::from_command_line(server) {
+    let target = match toolspec::Target::from_command_line(server) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: {e}");
@@ -37,5 +37,5 @@ fn main() -> ExitCode {
         eprintln!("error: linking the boris suite: {e}");
         return ExitCode::from(2);
     }
-    toolspec::runner::target_main(&specs, target)
+    toolspec::target_main(&specs, target)
 }

@@ -4,7 +4,7 @@
 //! -> expectations. The session is stopped, with everything the server started,
 //! whatever the verdict.
 
-pub mod parallel;
+pub(crate) mod parallel;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -20,12 +20,15 @@ use crate::server::{Session, Target};
 /// The four verdicts of the result model.
 #[derive(Debug, Clone)]
 pub enum Verdict {
+    /// Every expectation held.
     Pass,
     /// The server answered, not as the spec says.
     Fail(Vec<Mismatch>),
     /// The server did not answer properly: died, hung, wrote garbage.
     Error {
+        /// What went wrong, in words.
         what: String,
+        /// The last lines the server wrote to stderr.
         stderr_tail: String,
     },
     /// The target cannot express something the scenario needs.
@@ -33,6 +36,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict's word in reports: PASS, FAIL, ERROR or SKIP.
     pub fn label(&self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
@@ -46,6 +50,7 @@ impl Verdict {
 /// Everything a report needs about one scenario run.
 #[derive(Debug, Clone)]
 pub struct ScenarioReport {
+    /// `suite::file::name`, stable across runs.
     pub id: String,
     /// The spec requirement of the scenario's file.
     pub requirement: String,
@@ -55,15 +60,19 @@ pub struct ScenarioReport {
     pub known_failure: bool,
     /// Preparatory calls that were answered with an error.
     pub warnings: Vec<String>,
+    /// What happened.
     pub verdict: Verdict,
     /// The judged call, as sent (with `{root}` filled in).
     pub call: String,
+    /// The fixture root the server ran in.
     pub root: String,
     /// The fixture root was left on disk (`keep_failed`).
     pub root_kept: bool,
+    /// The scenario's `note:`, shown with a failure so its reader knows the choice made.
     pub note: Option<String>,
     /// Whether the seed says it, or only the upstream program does.
     pub basis: Basis,
+    /// Wall time from fixture to verdict.
     pub elapsed: Duration,
 }
 
@@ -76,8 +85,24 @@ pub struct RunOptions {
     pub keep_failed: bool,
 }
 
+/// Runs the scenario of `suite` whose id (`suite::file::name`) or bare name is
+/// `name` against `target`, or None when the suite has no such scenario. A bare name
+/// that two files share runs the first, in file order.
+pub fn run_named(
+    suite: &Suite,
+    name: &str,
+    target: &Target,
+    options: &RunOptions,
+) -> Option<ScenarioReport> {
+    let (file, scenario) = suite
+        .scenarios()
+        .find(|(f, s)| suite.scenario_id(f, s) == name)
+        .or_else(|| suite.scenarios().find(|(_, s)| s.name == name))?;
+    Some(run_scenario(suite, &file.stem, scenario, target, options))
+}
+
 /// Runs `scenario` of `suite` against `target` on a fresh runtime.
-pub fn run_scenario(
+pub(crate) fn run_scenario(
     suite: &Suite,
     file_stem: &str,
     scenario: &Scenario,
@@ -296,7 +321,7 @@ fn error(what: String, stderr_tail: String) -> Verdict {
 /// `tool {json args}` with `{root}` filled in, for reports.
 /// The call as sent to the server (`tool {json args}`, `{root}` filled in), and as
 /// the suite wrote it when the target renames tools or arguments.
-pub fn render_call(target: &Target, call: &Call, root: &str) -> String {
+pub(crate) fn render_call(target: &Target, call: &Call, root: &str) -> String {
     let args = substitute_map_json(&call.args, root);
     let (tool, sent) = target.translate(&call.tool, args.clone());
     if tool == call.tool && sent == args {

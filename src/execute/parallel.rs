@@ -11,11 +11,11 @@ use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
 use crate::server::Target;
 
 /// The scenarios to run: each with the file it comes from.
-pub type Work<'a> = [(&'a SuiteScenarioFile, &'a Scenario)];
+pub(crate) type Work<'a> = [(&'a SuiteScenarioFile, &'a Scenario)];
 
 /// Runs `work` on `jobs` threads, calling `on_report` with each report as it
 /// arrives, and returns all reports in the order of `work`.
-pub fn run_scenarios(
+pub(crate) fn run_scenarios(
     suite: &Suite,
     work: &Work<'_>,
     target: &Target,
@@ -49,6 +49,6 @@ pub fn run_scenarios(
 }
 
 /// The number of scenarios to run at once when the user does not say.
-pub fn default_jobs() -> usize {
+pub(crate) fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }

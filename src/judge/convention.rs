@@ -10,7 +10,7 @@ use crate::server::outcome::ToolResult;
 
 /// A code could not be read, and why, in words for the report.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CodeUnreadable(pub String);
+pub(crate) struct CodeUnreadable(pub String);
 
 /// The reading of results belongs to the judge; the enum itself is part of the
 /// scenario model, which only needs to know whether codes exist.
@@ -18,7 +18,7 @@ impl Convention {
     /// What every result of this dialect must look like, whatever the scenario: the
     /// rules the dialect's document states for all results. Each broken rule is one
     /// line; an empty list means the result keeps the convention.
-    pub fn breaks(self, result: &ToolResult) -> Vec<String> {
+    pub(crate) fn breaks(self, result: &ToolResult) -> Vec<String> {
         match self {
             Convention::BracketCode | Convention::Plain => Vec::new(),
             Convention::JsonErrorEnvelope => error_envelope_breaks(result),
@@ -27,7 +27,7 @@ impl Convention {
     }
 
     /// A name for [`Self::breaks`] in reports.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Convention::BracketCode => "bracket-code convention",
             Convention::Plain => "plain convention",
@@ -37,7 +37,7 @@ impl Convention {
     }
 
     /// Reads the error code from a result's text.
-    pub fn read_code(self, result: &ToolResult) -> Result<String, CodeUnreadable> {
+    pub(crate) fn read_code(self, result: &ToolResult) -> Result<String, CodeUnreadable> {
         match self {
             Convention::BracketCode => read_bracket_code(&result.text),
             Convention::JsonErrorEnvelope => read_envelope_code(&result.text),

@@ -9,7 +9,7 @@ use std::fmt::Write;
 use similar::{ChangeTag, TextDiff};
 
 /// A unified diff of `expected` (-) against `actual` (+), whitespace made visible.
-pub fn unified(expected: &str, actual: &str) -> String {
+pub(crate) fn unified(expected: &str, actual: &str) -> String {
     let diff = TextDiff::from_lines(expected, actual);
     let mut out = String::new();
     let _ = writeln!(out, "--- expected");

@@ -28,7 +28,7 @@ const MARKERS: &[(&str, Accepts)] = &[
 ];
 
 /// Every way `actual` fails to contain `expected`, as `path: what` lines.
-pub fn differences(expected: &Value, actual: &Value, root: &str) -> Vec<String> {
+pub(crate) fn differences(expected: &Value, actual: &Value, root: &str) -> Vec<String> {
     let mut found = Vec::new();
     compare(expected, actual, "$", root, &mut found);
     found

@@ -3,10 +3,10 @@
 //! Each expectation yields at most one [`Mismatch`] naming itself, so a report says
 //! exactly which promise was broken, with a diff where text was compared.
 
-pub mod convention;
-pub mod diff;
-pub mod json_subset;
-pub mod template;
+pub(crate) mod convention;
+pub(crate) mod diff;
+pub(crate) mod json_subset;
+pub(crate) mod template;
 
 use std::path::Path;
 
@@ -37,7 +37,7 @@ impl Mismatch {
 }
 
 /// Every mismatch between `then` and what happened; empty means the scenario passed.
-pub fn judge(
+pub(crate) fn judge(
     then: &Then,
     convention: Convention,
     outcome: &CallOutcome,
@@ -66,7 +66,7 @@ pub fn judge(
 
 /// `tools/list` must name every `include` tool and none of the `exclude` ones
 /// (each in the server's own spelling, given by `rename`).
-pub fn judge_listed_tools(
+pub(crate) fn judge_listed_tools(
     want: &ListedTools,
     listed: &[String],
     rename: impl Fn(&String) -> String,

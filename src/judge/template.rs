@@ -15,7 +15,7 @@ const TEMPLATE_SIZE_LIMIT: usize = 64 << 20;
 /// How `actual` differs from the expectation `template`: `None` when it matches,
 /// else a unified diff (placeholders that matched shown as the actual text), or why
 /// the template could not be used.
-pub fn difference(template: &str, actual: &str, root: &str) -> Option<String> {
+pub(crate) fn difference(template: &str, actual: &str, root: &str) -> Option<String> {
     match Template::new(template, root) {
         Ok(t) if t.matches(actual) => None,
         Ok(t) => Some(crate::judge::diff::unified(
@@ -34,7 +34,7 @@ fn compile(pattern: &str) -> Result<Regex, String> {
 }
 
 /// A compiled expectation.
-pub struct Template {
+pub(crate) struct Template {
     whole: Regex,
     lines: Vec<TemplateLine>,
 }
@@ -45,7 +45,7 @@ enum TemplateLine {
 }
 
 impl Template {
-    pub fn new(template: &str, root: &str) -> Result<Template, String> {
+    pub(crate) fn new(template: &str, root: &str) -> Result<Template, String> {
         let raw_lines: Vec<&str> = template.split('\n').collect();
         let mut whole = String::from(r"\A");
         let mut lines = Vec::new();
@@ -73,14 +73,14 @@ impl Template {
         })
     }
 
-    pub fn matches(&self, actual: &str) -> bool {
+    pub(crate) fn matches(&self, actual: &str) -> bool {
         self.whole.is_match(actual)
     }
 
     /// The template as it should be shown beside `actual` in a diff: lines whose
     /// placeholders match are replaced by the actual line, so only real differences
     /// show up.
-    pub fn resolved_against(&self, actual: &str) -> String {
+    pub(crate) fn resolved_against(&self, actual: &str) -> String {
         let actual_lines: Vec<&str> = actual.split('\n').collect();
         let mut out: Vec<String> = Vec::new();
         let mut a = 0;

@@ -4,6 +4,6 @@
 //! These sit after the pipeline: they load suites and run scenarios, and nothing
 //! in the pipeline calls back into them.
 
-pub mod coverage;
-pub mod mutants;
-pub mod scaffold;
+pub(crate) mod coverage;
+pub(crate) mod mutants;
+pub(crate) mod scaffold;

@@ -18,7 +18,7 @@ use crate::server::Target;
 
 /// One deviation of the reference server's catalogue.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mutation {
+pub(crate) struct Mutation {
     pub name: String,
     /// What goes wrong, as the reference server describes it.
     pub what: String,
@@ -26,21 +26,21 @@ pub struct Mutation {
 
 /// How one mutation fared.
 #[derive(Debug, Clone)]
-pub struct MutantOutcome {
+pub(crate) struct MutantOutcome {
     pub mutation: Mutation,
     /// Scenarios that pass against the honest server and not against this one.
     pub killed_by: Vec<String>,
 }
 
 impl MutantOutcome {
-    pub fn killed(&self) -> bool {
+    pub(crate) fn killed(&self) -> bool {
         !self.killed_by.is_empty()
     }
 }
 
 /// A suite's mutation score.
 #[derive(Debug, Clone)]
-pub struct SuiteScore {
+pub(crate) struct SuiteScore {
     pub suite: String,
     pub scenarios: usize,
     /// Scenarios that do not pass against the honest server; they cannot kill.
@@ -49,18 +49,18 @@ pub struct SuiteScore {
 }
 
 impl SuiteScore {
-    pub fn killed(&self) -> usize {
+    pub(crate) fn killed(&self) -> usize {
         self.mutants.iter().filter(|m| m.killed()).count()
     }
 
-    pub fn survivors(&self) -> impl Iterator<Item = &MutantOutcome> {
+    pub(crate) fn survivors(&self) -> impl Iterator<Item = &MutantOutcome> {
         self.mutants.iter().filter(|m| !m.killed())
     }
 }
 
 /// Why a suite could not be scored.
 #[derive(Debug, thiserror::Error)]
-pub enum MutantsError {
+pub(crate) enum MutantsError {
     #[error("suite {suite}: cannot make a temporary root: {source}")]
     Scratch {
         suite: String,
@@ -101,7 +101,7 @@ fn quoted(names: &[String]) -> String {
 
 /// The catalogue of the reference server as `suite` starts it, read from its
 /// `--list-mutations` (`name<TAB>what` lines).
-pub fn catalogue(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, MutantsError> {
+pub(crate) fn catalogue(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, MutantsError> {
     let target = Target::reference(exe, suite);
     let scratch = tempfile::tempdir().map_err(|source| MutantsError::Scratch {
         suite: suite.name.clone(),
@@ -146,7 +146,7 @@ pub fn catalogue(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, MutantsErro
 
 /// Runs `suite` against the honest reference server, then once per mutation
 /// (all of the catalogue, or those named in `only`), calling `progress` after each.
-pub fn score_suite(
+pub(crate) fn score_suite(
     exe: &Path,
     suite: &Suite,
     only: &[String],
@@ -214,7 +214,7 @@ pub fn score_suite(
 const SCHEMA_VERSION: u64 = 1;
 
 /// Writes mutation scores as JSON to `path`.
-pub fn write_json(path: &Path, scores: &[SuiteScore]) -> std::io::Result<()> {
+pub(crate) fn write_json(path: &Path, scores: &[SuiteScore]) -> std::io::Result<()> {
     let suites: Vec<Value> = scores
         .iter()
         .map(|score| {

@@ -17,7 +17,7 @@ use crate::proof::coverage::documents::SpecDocument;
 use crate::scenario::{load_suite, LoadError};
 
 /// Prefix of every scaffolded scenario's name, until someone fills it in.
-pub const TODO_PREFIX: &str = "TODO: ";
+pub(crate) const TODO_PREFIX: &str = "TODO: ";
 
 /// One file to write.
 #[derive(Debug)]

@@ -13,7 +13,11 @@ use crate::execute::{ScenarioReport, Verdict};
 const REPORT_SCHEMA_VERSION: u64 = 1;
 
 /// Writes every report as a JSON array to `path`.
-pub fn write_json(path: &Path, target: &str, reports: &[ScenarioReport]) -> std::io::Result<()> {
+pub(crate) fn write_json(
+    path: &Path,
+    target: &str,
+    reports: &[ScenarioReport],
+) -> std::io::Result<()> {
     let scenarios: Vec<Value> = reports.iter().map(scenario_json).collect();
     let doc = json!({ "schema_version": REPORT_SCHEMA_VERSION, "target": target, "scenarios": scenarios });
     let mut file = std::fs::File::create(path)?;

@@ -9,7 +9,11 @@ use std::path::Path;
 use super::Standing;
 use crate::execute::{ScenarioReport, Verdict};
 
-pub fn write_junit(path: &Path, target: &str, reports: &[ScenarioReport]) -> std::io::Result<()> {
+pub(crate) fn write_junit(
+    path: &Path,
+    target: &str,
+    reports: &[ScenarioReport],
+) -> std::io::Result<()> {
     let mut by_suite: BTreeMap<&str, Vec<&ScenarioReport>> = BTreeMap::new();
     for r in reports {
         let suite = r.id.split("::").next().unwrap_or_default();

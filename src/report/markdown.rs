@@ -8,7 +8,7 @@ use std::path::Path;
 use super::{Standing, Tally};
 use crate::execute::ScenarioReport;
 
-pub fn write_markdown(
+pub(crate) fn write_markdown(
     path: &Path,
     target: &str,
     reports: &[ScenarioReport],

@@ -4,17 +4,17 @@
 mod json;
 mod junit;
 mod markdown;
-pub mod text;
+pub(crate) mod text;
 
-pub use json::write_json;
-pub use junit::write_junit;
-pub use markdown::write_markdown;
+pub(crate) use json::write_json;
+pub(crate) use junit::write_junit;
+pub(crate) use markdown::write_markdown;
 
 use crate::execute::{ScenarioReport, Verdict};
 
 /// What a scenario's verdict means for the run, once the baseline is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     Passed,
     Failed,
     Errored,
@@ -27,7 +27,7 @@ pub enum Standing {
 }
 
 impl Standing {
-    pub fn of(report: &ScenarioReport) -> Standing {
+    pub(crate) fn of(report: &ScenarioReport) -> Standing {
         match (&report.verdict, report.known_failure) {
             (Verdict::Pass, false) => Standing::Passed,
             (Verdict::Pass, true) => Standing::StaleBaseline,
@@ -39,7 +39,7 @@ impl Standing {
     }
 
     /// Whether this standing makes the run fail.
-    pub fn breaks_the_run(self) -> bool {
+    pub(crate) fn breaks_the_run(self) -> bool {
         matches!(
             self,
             Standing::Failed | Standing::Errored | Standing::StaleBaseline
@@ -49,7 +49,7 @@ impl Standing {
 
 /// Counts of each standing.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     pub passed: usize,
     pub failed: usize,
     pub errored: usize,
@@ -59,7 +59,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn of(reports: &[ScenarioReport]) -> Tally {
+    pub(crate) fn of(reports: &[ScenarioReport]) -> Tally {
         let mut t = Tally::default();
         for r in reports {
             t.count(Standing::of(r));
@@ -67,7 +67,7 @@ impl Tally {
         t
     }
 
-    pub fn count(&mut self, standing: Standing) {
+    pub(crate) fn count(&mut self, standing: Standing) {
         match standing {
             Standing::Passed => self.passed += 1,
             Standing::Failed => self.failed += 1,
@@ -78,7 +78,7 @@ impl Tally {
         }
     }
 
-    pub fn add(&mut self, other: &Tally) {
+    pub(crate) fn add(&mut self, other: &Tally) {
         self.passed += other.passed;
         self.failed += other.failed;
         self.errored += other.errored;
@@ -87,7 +87,7 @@ impl Tally {
         self.stale += other.stale;
     }
 
-    pub fn breaks_the_run(&self) -> bool {
+    pub(crate) fn breaks_the_run(&self) -> bool {
         self.failed + self.errored + self.stale > 0
     }
 }

@@ -15,7 +15,7 @@ use crate::scenario::Basis;
 
 /// Whether to write ANSI colour, and the colour of each kind of line.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Styles {
+pub(crate) struct Styles {
     colour: bool,
 }
 
@@ -36,12 +36,12 @@ enum Tone {
 
 impl Styles {
     /// Plain text, as written to files and pipes.
-    pub fn plain() -> Styles {
+    pub(crate) fn plain() -> Styles {
         Styles { colour: false }
     }
 
     /// ANSI colour when `colour` is true.
-    pub fn coloured(colour: bool) -> Styles {
+    pub(crate) fn coloured(colour: bool) -> Styles {
         Styles { colour }
     }
 
@@ -83,7 +83,7 @@ fn detail_tone(line: &str) -> Option<Tone> {
 
 /// Writes the block of one scenario: its verdict, what did not hold (with diffs),
 /// the call, warnings, the fixture root and the scenario's notes.
-pub fn write_scenario(
+pub(crate) fn write_scenario(
     out: &mut impl fmt::Write,
     report: &ScenarioReport,
     styles: Styles,
@@ -159,7 +159,7 @@ pub fn write_scenario(
 }
 
 /// One scenario's block as a string.
-pub fn scenario_text(report: &ScenarioReport, styles: Styles) -> String {
+pub(crate) fn scenario_text(report: &ScenarioReport, styles: Styles) -> String {
     let mut text = String::new();
     // Writing to a String cannot fail.
     let _ = write_scenario(&mut text, report, styles);
@@ -174,7 +174,7 @@ impl fmt::Display for ScenarioReport {
 }
 
 /// The line that ends a suite: its counts, time and target.
-pub fn suite_summary(suite: &str, tally: &Tally, elapsed: Duration, target: &str) -> String {
+pub(crate) fn suite_summary(suite: &str, tally: &Tally, elapsed: Duration, target: &str) -> String {
     let mut line = format!(
         "{suite}: {} PASS, {} FAIL, {} ERROR, {} SKIP",
         tally.passed, tally.failed, tally.errored, tally.skipped
@@ -192,7 +192,7 @@ pub fn suite_summary(suite: &str, tally: &Tally, elapsed: Duration, target: &str
 
 /// The line that ends a run: known failures count as passed, stale baseline entries
 /// as failed.
-pub fn run_summary(grand: &Tally) -> String {
+pub(crate) fn run_summary(grand: &Tally) -> String {
     format!(
         "{} passed, {} failed, {} skipped",
         grand.passed + grand.known,

@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 /// A file that could not be loaded: where, and what to do about it.
 #[derive(Debug, Clone)]
 pub struct LoadError {
+    /// The file (or folder) at fault.
     pub path: PathBuf,
     /// 1-based line, when known.
     pub line: Option<usize>,
     /// 1-based column, when known (YAML errors).
     pub column: Option<usize>,
+    /// What is wrong and how to fix it.
     pub message: String,
 }
 
@@ -31,6 +33,7 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 impl LoadError {
+    /// An error at `path` (and `line`, when known), with no column.
     pub fn new(path: &Path, line: Option<usize>, message: impl Into<String>) -> Self {
         LoadError {
             path: path.to_path_buf(),

@@ -15,12 +15,13 @@ use super::validate::validate_file;
 /// A loaded suite: its settings and every scenario file in it, sorted by file name.
 #[derive(Debug, Clone)]
 pub struct Suite {
-    pub name: String,
-    pub dir: PathBuf,
+    /// The folder name, which `suite.yaml` repeats.
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
     /// Where `given.tree` names are looked up: `fixtures/` beside the specs folder.
-    pub fixtures_dir: PathBuf,
-    pub config: SuiteFile,
-    pub files: Vec<SuiteScenarioFile>,
+    pub(crate) fixtures_dir: PathBuf,
+    pub(crate) config: SuiteFile,
+    pub(crate) files: Vec<SuiteScenarioFile>,
 }
 
 /// One scenario file of a suite, with the stem used in test names.
@@ -32,6 +33,16 @@ pub struct SuiteScenarioFile {
 }
 
 impl Suite {
+    /// The suite's name: its folder under the specs folder.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The ids (`suite::file::name`) of its scenarios, in file order.
+    pub fn ids(&self) -> impl Iterator<Item = String> + '_ {
+        self.scenarios().map(|(f, s)| self.scenario_id(f, s))
+    }
+
     /// Every scenario with its file stem, in a stable order.
     pub fn scenarios(&self) -> impl Iterator<Item = (&SuiteScenarioFile, &Scenario)> {
         self.files
@@ -46,7 +57,7 @@ impl Suite {
 }
 
 /// Names of the suites under `specs_dir`: every folder with a `suite.yaml`, sorted.
-pub fn suite_names(specs_dir: &Path) -> Result<Vec<String>, LoadError> {
+pub(crate) fn suite_names(specs_dir: &Path) -> Result<Vec<String>, LoadError> {
     let entries = std::fs::read_dir(specs_dir)
         .map_err(|e| LoadError::new(specs_dir, None, format!("cannot read specs folder: {e}")))?;
     let mut names: Vec<String> = entries

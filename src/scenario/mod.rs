@@ -9,6 +9,7 @@ mod validate;
 
 pub use error::LoadError;
 pub(crate) use load::parse_yaml_file;
-pub use load::{load_suite, load_suites, suite_names, Suite, SuiteScenarioFile};
+pub(crate) use load::SuiteScenarioFile;
+pub use load::{load_suite, load_suites, Suite};
 pub use model::*;
-pub use select::selected_suites;
+pub(crate) use select::selected_suites;

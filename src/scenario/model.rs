@@ -16,7 +16,7 @@ use serde_json::Value;
 /// `specs/<suite>/suite.yaml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SuiteFile {
+pub(crate) struct SuiteFile {
     /// Must equal the folder name, so a copied file cannot pose as another suite.
     pub suite: String,
     pub title: String,
@@ -42,7 +42,7 @@ fn default_call_timeout_ms() -> u64 {
 /// the judge (`judge::convention`); what the model itself needs to know is here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Convention {
+pub(crate) enum Convention {
     BracketCode,
     Plain,
     JsonErrorEnvelope,
@@ -52,7 +52,7 @@ pub enum Convention {
 impl Convention {
     /// Whether results of this convention carry machine-readable error codes, so
     /// that a scenario may say `code:`.
-    pub fn has_codes(self) -> bool {
+    pub(crate) fn has_codes(self) -> bool {
         matches!(
             self,
             Convention::BracketCode | Convention::JsonErrorEnvelope
@@ -63,7 +63,7 @@ impl Convention {
 /// Arguments for a server plus the flags each scenario setting turns into.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ServerLaunch {
+pub(crate) struct ServerLaunch {
     #[serde(default)]
     pub args: Vec<String>,
     /// Setting name -> argument template; `{value}` is replaced by the setting's
@@ -111,8 +111,10 @@ pub struct Scenario {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Basis {
+    /// The spec document requires it.
     #[default]
     Spec,
+    /// The document is silent; the real program behind it does this.
     Upstream,
 }
 

@@ -8,7 +8,10 @@ use super::load::{load_suite, load_suites, Suite};
 
 /// The suites named in `names` under `specs`, or every suite there when `names` is
 /// empty. A name with no `suite.yaml` is an error that says so.
-pub fn selected_suites(specs: &Path, names: &[String]) -> Result<Vec<Suite>, Vec<LoadError>> {
+pub(crate) fn selected_suites(
+    specs: &Path,
+    names: &[String],
+) -> Result<Vec<Suite>, Vec<LoadError>> {
     if names.is_empty() {
         return load_suites(specs);
     }

@@ -7,8 +7,8 @@
 //! line describes any other. Scenarios needing a setting the target cannot express
 //! are skipped.
 
-pub mod outcome;
-pub mod preflight;
+pub(crate) mod outcome;
+pub(crate) mod preflight;
 mod process;
 mod session;
 mod stdout_guard;
@@ -21,8 +21,8 @@ use serde_json::{Map, Value};
 
 use crate::scenario::{ServerLaunch, Suite};
 
-pub use process::{interrupted, kill_every_session, stop_servers_on_interrupt};
-pub use session::{Session, StartError};
+pub(crate) use process::{interrupted, kill_every_session, stop_servers_on_interrupt};
+pub(crate) use session::Session;
 pub use target_file::load_target_file;
 
 /// A server under test and how to reach it.
@@ -30,6 +30,7 @@ pub use target_file::load_target_file;
 pub struct Target {
     /// A short name for reports.
     pub name: String,
+    /// The program to start.
     pub program: PathBuf,
     /// Arguments; `{root}` is replaced by the fixture root, `{port}` by a free local
     /// port and `{cwd}` by the folder toolspec was started in (the server itself
@@ -57,8 +58,10 @@ pub struct Unsupported(pub String);
 /// A server command line that names no program to start.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandLineError {
+    /// Quotes that do not close, or a trailing backslash.
     #[error("cannot split it into words: {0}")]
     Unsplittable(#[source] shell_words::ParseError),
+    /// Nothing but spaces.
     #[error("it is empty: give a program and its arguments, with {{root}} where the root goes")]
     Empty,
 }

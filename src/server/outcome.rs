@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 #[derive(Debug, Clone)]
-pub enum CallOutcome {
+pub(crate) enum CallOutcome {
     /// A `tools/call` result, whatever its `isError`.
     Result(ToolResult),
     /// A JSON-RPC error response instead of a result.
@@ -21,7 +21,7 @@ pub enum CallOutcome {
 
 /// A tool result as the harness judges it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolResult {
+pub(crate) struct ToolResult {
     /// `isError` as sent: `None` when the field was absent.
     pub is_error: Option<bool>,
     /// The text content blocks joined with `\n`.
@@ -31,14 +31,14 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }
 }
 
 impl CallOutcome {
     /// One line saying what came back, for reports.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         match self {
             CallOutcome::Result(r) => {
                 let flag = match r.is_error {

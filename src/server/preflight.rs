@@ -12,7 +12,7 @@ use crate::server::{Session, Target};
 
 /// What the server lacks, in the server's own names.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Gaps {
+pub(crate) struct Gaps {
     /// Tools the suite calls that the server does not list.
     pub missing_tools: Vec<String>,
     /// `(tool, argument)` pairs the suite sends that the tool's schema does not declare.
@@ -21,7 +21,7 @@ pub struct Gaps {
 
 impl Gaps {
     /// One line per gap, for the run's output.
-    pub fn lines(&self, target: &str) -> Vec<String> {
+    pub(crate) fn lines(&self, target: &str) -> Vec<String> {
         let mut lines = Vec::new();
         if !self.missing_tools.is_empty() {
             lines.push(format!(
@@ -43,7 +43,7 @@ impl Gaps {
 /// The judged call of a scenario that expects a refusal (an error result, a code or
 /// a JSON-RPC error) is left out: an unknown tool or argument there is the point of
 /// the scenario, not a gap of the server.
-pub fn calls_of(suite: &Suite, target: &Target) -> BTreeMap<String, BTreeSet<String>> {
+pub(crate) fn calls_of(suite: &Suite, target: &Target) -> BTreeMap<String, BTreeSet<String>> {
     let mut used: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (_, scenario) in suite.scenarios() {
         let then = &scenario.then;
@@ -68,7 +68,7 @@ pub fn calls_of(suite: &Suite, target: &Target) -> BTreeMap<String, BTreeSet<Str
 
 /// Starts the target once on an empty fixture and compares its tool list with what
 /// the suite will call.
-pub fn check(suite: &Suite, target: &Target, timeout: Duration) -> Result<Gaps, String> {
+pub(crate) fn check(suite: &Suite, target: &Target, timeout: Duration) -> Result<Gaps, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -15,16 +15,16 @@ use std::time::Duration;
 use tokio::process::{Child, Command};
 
 /// Environment variable that marks every process started for one session.
-pub const MARKER_VAR: &str = "TOOLSPEC_SESSION";
+pub(super) const MARKER_VAR: &str = "TOOLSPEC_SESSION";
 
-pub struct ServerProcess {
+pub(super) struct ServerProcess {
     pub child: Child,
     pgid: Option<i32>,
     marker: String,
 }
 
 impl ServerProcess {
-    pub fn spawn(
+    pub(super) fn spawn(
         program: &Path,
         argv: &[String],
         cwd: &Path,
@@ -59,14 +59,14 @@ impl ServerProcess {
     }
 
     /// The exit status, if the server has exited.
-    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+    pub(super) fn exited(&mut self) -> Option<std::process::ExitStatus> {
         self.child.try_wait().ok().flatten()
     }
 
     /// Ends the server politely, then by force.
     /// With `stdin_closed`, the server was asked to stop the stdio way and gets
     /// `grace` to do so before SIGTERM; otherwise (HTTP) SIGTERM is the polite ask.
-    pub async fn stop(&mut self, grace: Duration, stdin_closed: bool) {
+    pub(super) async fn stop(&mut self, grace: Duration, stdin_closed: bool) {
         let exited_alone =
             stdin_closed && tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !exited_alone {
@@ -91,7 +91,7 @@ impl ServerProcess {
     }
 
     /// Kills the group and every marked process, without waiting. Safe to repeat.
-    pub fn kill_everything_left(&mut self) {
+    pub(super) fn kill_everything_left(&mut self) {
         self.signal_group(libc::SIGKILL);
         let _ = kill_marked(&self.marker, false);
     }
@@ -116,14 +116,14 @@ impl Drop for ServerProcess {
 static STOPPING: AtomicBool = AtomicBool::new(false);
 
 /// Whether [`kill_every_session`] has been called: the run was interrupted.
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     STOPPING.load(Ordering::SeqCst)
 }
 
 /// Kills every process started for any session of this toolspec process, for when
 /// the run itself is interrupted, and refuses to start new ones. Returns how many
 /// processes were found alive at first.
-pub fn kill_every_session() -> usize {
+pub(crate) fn kill_every_session() -> usize {
     STOPPING.store(true, Ordering::SeqCst);
     let prefix = format!("{}-", std::process::id());
     let first = kill_marked(&prefix, true);
@@ -139,7 +139,7 @@ pub fn kill_every_session() -> usize {
 
 /// On Ctrl-C or SIGTERM, kill every server this run started (they sit in process
 /// groups of their own, so the terminal's signal does not reach them) and exit 130.
-pub fn stop_servers_on_interrupt() {
+pub(crate) fn stop_servers_on_interrupt() {
     let watcher = std::thread::Builder::new()
         .name("interrupt".into())
         .spawn(|| {

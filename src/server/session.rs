@@ -23,7 +23,7 @@ const STDERR_TAIL_BYTES: usize = 4096;
 /// How long a server gets to exit after its stdin is closed.
 const EXIT_GRACE: Duration = Duration::from_millis(1000);
 
-pub struct Session {
+pub(crate) struct Session {
     client: Option<RunningService<RoleClient, ()>>,
     process: ServerProcess,
     fault: Fault,
@@ -37,7 +37,7 @@ pub struct Session {
 
 /// The server could not be started or did not complete the MCP handshake.
 #[derive(Debug, Clone)]
-pub struct StartError {
+pub(crate) struct StartError {
     pub message: String,
     pub stderr_tail: String,
 }
@@ -46,7 +46,7 @@ impl Session {
     /// Starts `target` for a fixture root with the scenario's settings: picks a port
     /// when the target speaks HTTP, builds its command line, and starts it. Callers
     /// skip scenarios whose settings the target cannot express before they get here.
-    pub async fn launch(
+    pub(crate) async fn launch(
         target: &Target,
         root: &Path,
         settings: &BTreeMap<String, serde_json::Value>,
@@ -69,7 +69,7 @@ impl Session {
 
     /// Starts the server in `root` and completes `initialize` within `timeout`:
     /// over the server's stdio, or over streamable HTTP when the target has a URL.
-    pub async fn start(
+    pub(crate) async fn start(
         target: &Target,
         argv: &[String],
         root: &Path,
@@ -183,7 +183,7 @@ impl Session {
     }
 
     /// Calls `tool` and classifies whatever comes back.
-    pub async fn call(
+    pub(crate) async fn call(
         &mut self,
         tool: &str,
         args: serde_json::Map<String, serde_json::Value>,
@@ -215,7 +215,7 @@ impl Session {
 
     /// Every tool the server lists, with the argument names its input schema declares
     /// (`None` when the schema declares no `properties`).
-    pub async fn list_tools(
+    pub(crate) async fn list_tools(
         &self,
         timeout: Duration,
     ) -> Result<Vec<(String, Option<Vec<String>>)>, String> {
@@ -240,13 +240,13 @@ impl Session {
     }
 
     /// The last few KiB the server wrote on stderr.
-    pub fn stderr_tail(&self) -> String {
+    pub(crate) fn stderr_tail(&self) -> String {
         let bytes = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
     /// Closes stdin, gives the server a moment to exit, then kills what is left.
-    pub async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(EXIT_GRACE, client.cancel()).await;
         }

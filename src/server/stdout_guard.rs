@@ -10,15 +10,15 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream};
 
 /// The longest single message accepted, in bytes.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+pub(super) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// The most the server may write on stdout in one session, in bytes.
-pub const MAX_TOTAL_BYTES: usize = 256 * 1024 * 1024;
+pub(super) const MAX_TOTAL_BYTES: usize = 256 * 1024 * 1024;
 
 /// What the guard found wrong, shared with the session for its reports.
-pub type Fault = Arc<Mutex<Option<String>>>;
+pub(super) type Fault = Arc<Mutex<Option<String>>>;
 
 /// Forwards well-formed lines from `stdout` into the returned stream.
-pub fn guard<R>(stdout: R, fault: Fault) -> DuplexStream
+pub(super) fn guard<R>(stdout: R, fault: Fault) -> DuplexStream
 where
     R: AsyncRead + Unpin + Send + 'static,
 {

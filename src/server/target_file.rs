@@ -109,7 +109,7 @@ fn target_file_folder(path: &Path) -> PathBuf {
 
 /// Scenario ids from a baseline list: one per line; blank lines and lines starting
 /// with `#` are ignored (a `#` inside a line belongs to the scenario's name).
-pub fn read_baseline_lines(text: &str) -> impl Iterator<Item = String> + '_ {
+pub(super) fn read_baseline_lines(text: &str) -> impl Iterator<Item = String> + '_ {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))

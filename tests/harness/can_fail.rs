@@ -3,8 +3,7 @@
 //! garbage, flood, orphaned children) ends as ERROR without stopping the run or
 //! leaving processes behind.
 
-use toolspec::execute::{ScenarioReport, Verdict};
-use toolspec::server::Target;
+use toolspec::{ScenarioReport, Target, Verdict};
 
 use crate::support::{exe, repo, run, suite};
 

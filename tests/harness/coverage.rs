@@ -8,10 +8,7 @@ use assert_cmd::Command;
 
 use crate::support::toolspec;
 use predicates::prelude::*;
-use toolspec::proof::coverage::clauses::extract;
-use toolspec::proof::coverage::documents::SpecDocument;
-use toolspec::proof::coverage::SuiteCoverage;
-use toolspec::scenario::load_suite;
+use serde_json::Value;
 
 const DATA: &str = "tests/data/coverage";
 
@@ -36,24 +33,44 @@ fn seeds_dir() -> PathBuf {
         .join("seeds")
 }
 
+/// The clauses (id, line) that `toolspec coverage --json` reads out of `document`,
+/// checked against a small suite that covers none of them.
+fn clauses_of(document: &Path) -> Vec<(String, u64)> {
+    let output = coverage_of("complete")
+        .arg("--spec")
+        .arg(document)
+        .arg("--json")
+        .output()
+        .expect("toolspec runs");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "coverage --json is not JSON ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    report["suites"][0]["documents"][0]["clauses"]
+        .as_array()
+        .expect("a clauses array")
+        .iter()
+        .map(|c| {
+            let id = c["id"].as_str().expect("a clause id").to_string();
+            (id, c["line"].as_u64().expect("a clause line"))
+        })
+        .collect()
+}
+
 /// The clause ids of the seed whose file name starts with `prefix`, or None (with a
 /// note) when the seeds are not on this machine.
 fn seed_ids(prefix: &str) -> Option<Vec<String>> {
-    let dir = seeds_dir();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    let Some(path) = seed_path(prefix) else {
         eprintln!(
             "note: {} is missing; seed extraction not checked",
-            dir.display()
+            seeds_dir().display()
         );
         return None;
     };
-    let path = entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with(prefix))
-    })?;
-    let text = std::fs::read_to_string(&path).expect("readable seed");
-    Some(extract(&text).into_iter().map(|c| c.id).collect())
+    Some(clauses_of(&path).into_iter().map(|(id, _)| id).collect())
 }
 
 fn expand(groups: &[(&str, &[&str])]) -> Vec<String> {
@@ -142,8 +159,18 @@ fn seed_000_openspec_requirements_and_scenarios() {
 
 #[test]
 fn seed_001_design_rationale_has_no_clauses() {
-    let Some(ids) = seed_ids("001_") else { return };
-    assert!(ids.is_empty(), "{ids:?}");
+    let Some(seed) = seed_path("001_") else {
+        eprintln!("note: seeds missing; seed 001 not checked");
+        return;
+    };
+    coverage_of("complete")
+        .arg("--spec")
+        .arg(&seed)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no clauses found in this document",
+        ));
 }
 
 #[test]
@@ -296,12 +323,12 @@ fn boris_covers_every_clause_of_seed_000() {
         .stdout
         .clone();
     let stdout = String::from_utf8_lossy(&output);
-    let text = std::fs::read_to_string(&seed).expect("seed");
-    for clause in extract(&text) {
+    let clauses = clauses_of(&seed);
+    assert_eq!(clauses.len(), 23);
+    for (id, line) in clauses {
         assert!(
-            stdout.contains(&format!("covered   {} (line {})", clause.id, clause.line)),
-            "{} not listed as covered:\n{stdout}",
-            clause.id
+            stdout.contains(&format!("covered   {id} (line {line})")),
+            "{id} not listed as covered:\n{stdout}"
         );
     }
     assert!(
@@ -562,14 +589,34 @@ fn scaffolding_seed_000_gives_a_suite_that_loads_and_covers_every_clause() {
             "error-message-format.yaml (2 scenarios)",
         ))
         .stdout(predicate::str::contains("scaffolded 23 clauses"));
-    let suite = load_suite(&out).expect("the scaffold loads");
-    assert_eq!(suite.scenarios().count(), 23);
-    assert!(suite.scenarios().all(|(_, s)| s.name.starts_with("TODO: ")));
-    let document = SpecDocument::read(&seed).expect("seed");
-    let coverage = SuiteCoverage::of(&suite, &[document]);
-    assert!(coverage.is_complete(), "{}", coverage.summary());
-    assert_eq!(
-        coverage.summary(),
-        "fresh: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers"
+    let specs = dir.path().join("specs");
+    let listed = toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["list", "--suite", "fresh"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::starts_with("fresh: ").and(predicate::str::contains("(23 scenarios)")),
+        )
+        .get_output()
+        .stdout
+        .clone();
+    let listed = String::from_utf8_lossy(&listed);
+    let ids: Vec<&str> = listed.lines().skip(1).map(str::trim).collect();
+    assert_eq!(ids.len(), 23, "{listed}");
+    assert!(
+        ids.iter().all(|id| id.contains("::TODO: ")),
+        "every scaffolded name starts with TODO: \n{listed}"
     );
+    toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["coverage", "--suite", "fresh", "--spec"])
+        .arg(&seed)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "fresh: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers",
+        ));
 }

@@ -1,9 +1,7 @@
 //! The gemini-cli suite compares results byte for byte: a server whose only
 //! mistake is one missing period fails, and the report shows where.
 
-use toolspec::execute::Verdict;
-use toolspec::scenario::Suite;
-use toolspec::server::Target;
+use toolspec::{Suite, Target, Verdict};
 
 use crate::support::{exe, run, suite};
 

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use toolspec::scenario::{load_suite, LoadError};
+use toolspec::{load_suite, LoadError};
 
 const SUITE: &str = "suite: demo\ntitle: Demo\ndialect: bracket-code\nreference:\n  args: [--root, \"{root}\"]\n  settings:\n    max_file_size: [--max-file-size, \"{value}\"]\n";
 

@@ -4,56 +4,55 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use toolspec::execute::{run_scenario, RunOptions, ScenarioReport};
-use toolspec::scenario::{load_suite, Suite};
-use toolspec::server::Target;
+use toolspec::{load_suite, run_named, RunOptions, ScenarioReport, Suite, Target};
 
 /// The `toolspec` binary cargo built for these tests.
-pub fn exe() -> &'static Path {
+pub(crate) fn exe() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_toolspec"))
 }
 
 /// The repository root (where `specs/`, `fixtures/` and `tests/data/` are).
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `toolspec` as a user runs it, from the repository root.
-pub fn toolspec() -> Command {
+pub(crate) fn toolspec() -> Command {
     let mut cmd = Command::cargo_bin("toolspec").expect("binary");
     cmd.current_dir(repo());
     cmd
 }
 
 /// The suite in `dir` (relative to the repository root), which must load.
-pub fn suite(dir: &str) -> Suite {
+pub(crate) fn suite(dir: &str) -> Suite {
     load_suite(&repo().join(dir)).unwrap_or_else(|e| panic!("{dir} does not load: {e:?}"))
 }
 
 /// Runs the scenario named `name` (in any file) of `suite` against `target`, with
 /// `timeout_ms` as the per-call timeout when given.
-pub fn run(suite: &Suite, name: &str, target: &Target, timeout_ms: Option<u64>) -> ScenarioReport {
-    let (file, scenario) = suite
-        .scenarios()
-        .find(|(_, s)| s.name == name)
-        .unwrap_or_else(|| panic!("no scenario named {name:?}"));
+pub(crate) fn run(
+    suite: &Suite,
+    name: &str,
+    target: &Target,
+    timeout_ms: Option<u64>,
+) -> ScenarioReport {
     let options = RunOptions {
         call_timeout_ms: timeout_ms,
         ..RunOptions::default()
     };
-    run_scenario(suite, &file.stem, scenario, target, &options)
+    run_named(suite, name, target, &options).unwrap_or_else(|| panic!("no scenario named {name:?}"))
 }
 
 /// The schema of `toolspec run --json` reports, relative to the repository root.
-pub const REPORT_SCHEMA: &str = "docs/report.schema.json";
+pub(crate) const REPORT_SCHEMA: &str = "docs/report.schema.json";
 
 /// The schema of `toolspec mutants --json` scores, relative to the repository root.
-pub const MUTANTS_SCHEMA: &str = "docs/mutants.schema.json";
+pub(crate) const MUTANTS_SCHEMA: &str = "docs/mutants.schema.json";
 
 /// Checks `doc` against the JSON Schema at `schema` (relative to the repository
 /// root). The error names each place that breaks it and the rule it breaks:
 /// `at '/scenarios/0/verdict': value must be one of 'PASS', 'FAIL', ...`.
-pub fn schema_errors(schema: &str, doc: &serde_json::Value) -> Result<(), String> {
+pub(crate) fn schema_errors(schema: &str, doc: &serde_json::Value) -> Result<(), String> {
     let path = repo().join(schema);
     let mut schemas = boon::Schemas::new();
     let mut compiler = boon::Compiler::new();
@@ -66,7 +65,7 @@ pub fn schema_errors(schema: &str, doc: &serde_json::Value) -> Result<(), String
 
 /// Asserts that the JSON file at `path`, which a test had toolspec write, matches
 /// the schema at `schema`; returns the document for further checks.
-pub fn assert_matches_schema(schema: &str, path: &Path) -> serde_json::Value {
+pub(crate) fn assert_matches_schema(schema: &str, path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let doc: serde_json::Value = serde_json::from_str(&text)

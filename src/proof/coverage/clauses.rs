@@ -14,7 +14,7 @@ use serde::Serialize;
 /// Which rule found a clause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ClauseKind {
+pub(crate) enum ClauseKind {
     /// `#### Scenario: Y` under `### Requirement: X`.
     Scenario,
     /// `### Requirement: X` with no scenario under it.
@@ -31,7 +31,7 @@ pub enum ClauseKind {
 
 /// One clause of a document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Clause {
+pub(crate) struct Clause {
     pub id: String,
     pub kind: ClauseKind,
     /// 1-based line where the clause starts.
@@ -49,7 +49,7 @@ pub struct Clause {
 
 /// The id form of a title: lower case, backticks and asterisks dropped, every run of
 /// other characters than `a-z0-9` turned into one `-`, none at either end.
-pub fn slug(text: &str) -> String {
+pub(crate) fn slug(text: &str) -> String {
     let mut out = String::new();
     let mut gap = false;
     for c in text
@@ -72,7 +72,7 @@ pub fn slug(text: &str) -> String {
 
 /// Every clause of a markdown document, in document order. Ids may repeat if the
 /// document repeats a title; the caller decides what to do about that.
-pub fn extract(document: &str) -> Vec<Clause> {
+pub(crate) fn extract(document: &str) -> Vec<Clause> {
     let lines = classify(document);
     let sections = sections(&lines);
     let mut clauses = Vec::new();

@@ -11,7 +11,7 @@ use crate::scenario::LoadError;
 
 /// A spec document and its clauses.
 #[derive(Debug, Clone)]
-pub struct SpecDocument {
+pub(crate) struct SpecDocument {
     pub path: PathBuf,
     /// The file name, as `documents:` names it.
     pub name: String,
@@ -24,13 +24,13 @@ pub struct SpecDocument {
 
 impl SpecDocument {
     /// Reads and extracts one document.
-    pub fn read(path: &Path) -> Result<SpecDocument, LoadError> {
+    pub(crate) fn read(path: &Path) -> Result<SpecDocument, LoadError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| LoadError::new(path, None, format!("cannot read spec document: {e}")))?;
         Ok(SpecDocument::from_text(path, &text))
     }
 
-    pub fn from_text(path: &Path, text: &str) -> SpecDocument {
+    pub(crate) fn from_text(path: &Path, text: &str) -> SpecDocument {
         let mut clauses: Vec<Clause> = Vec::new();
         let mut duplicates = Vec::new();
         for clause in extract(text) {
@@ -53,7 +53,7 @@ impl SpecDocument {
 }
 
 /// The seeds folder for a specs folder: `<parent of specs>/../shared/seeds`.
-pub fn default_seeds_dir(specs: &Path) -> PathBuf {
+pub(crate) fn default_seeds_dir(specs: &Path) -> PathBuf {
     let beside = match std::fs::canonicalize(specs) {
         Ok(real) => real.parent().and_then(Path::parent).map(Path::to_path_buf),
         Err(_) => None,
@@ -65,7 +65,7 @@ pub fn default_seeds_dir(specs: &Path) -> PathBuf {
 }
 
 /// The documents a suite lists in `suite.yaml`, read from `seeds`.
-pub fn suite_documents(
+pub(crate) fn suite_documents(
     suite_yaml: &Path,
     names: &[String],
     seeds: &Path,
@@ -104,7 +104,7 @@ pub fn suite_documents(
 
 /// Documents given by path: each must yield clauses, since a user who names a document
 /// means it to be checked, and an empty list would make any suite look complete.
-pub fn given_documents(paths: &[PathBuf]) -> Result<Vec<SpecDocument>, Vec<LoadError>> {
+pub(crate) fn given_documents(paths: &[PathBuf]) -> Result<Vec<SpecDocument>, Vec<LoadError>> {
     read_each(paths, |path| {
         SpecDocument::read(path).and_then(|d| {
             if d.clauses.is_empty() {

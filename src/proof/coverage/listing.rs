@@ -12,7 +12,7 @@ const HINT_WIDTH: usize = 100;
 /// The listing: each document's clauses with the scenarios covering them (or the first
 /// line of the clause's text when none does), the unknown `covers:`, then a summary
 /// line per suite.
-pub fn text(suites: &[SuiteCoverage]) -> String {
+pub(crate) fn text(suites: &[SuiteCoverage]) -> String {
     let mut out = String::new();
     for (i, suite) in suites.iter().enumerate() {
         if i > 0 {
@@ -117,7 +117,7 @@ struct JsonSummary {
 }
 
 /// The whole result as pretty JSON, with a summary per suite.
-pub fn json(suites: &[SuiteCoverage]) -> String {
+pub(crate) fn json(suites: &[SuiteCoverage]) -> String {
     let report = JsonReport {
         complete: suites.iter().all(SuiteCoverage::is_complete),
         suites: suites

@@ -6,9 +6,9 @@
 //! the result. `toolspec coverage` exits 1 when a clause is uncovered or a `covers:` is
 //! unknown, so it can guard a suite in CI (the command itself is `cli::coverage`).
 
-pub mod clauses;
-pub mod documents;
-pub mod listing;
+pub(crate) mod clauses;
+pub(crate) mod documents;
+pub(crate) mod listing;
 
 use std::path::{Path, PathBuf};
 
@@ -20,14 +20,14 @@ use documents::SpecDocument;
 
 /// One clause and the ids (`suite::file::name`) of the scenarios that cover it.
 #[derive(Debug, Clone, Serialize)]
-pub struct ClauseCoverage {
+pub(crate) struct ClauseCoverage {
     #[serde(flatten)]
     pub clause: Clause,
     pub scenarios: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct DocumentCoverage {
+pub(crate) struct DocumentCoverage {
     pub name: String,
     pub path: PathBuf,
     pub clauses: Vec<ClauseCoverage>,
@@ -37,7 +37,7 @@ pub struct DocumentCoverage {
 
 /// A `covers:` that names no clause of the suite's documents.
 #[derive(Debug, Clone, Serialize)]
-pub struct UnknownCover {
+pub(crate) struct UnknownCover {
     pub scenario: String,
     pub file: PathBuf,
     pub line: Option<usize>,
@@ -48,7 +48,7 @@ pub struct UnknownCover {
 
 /// The coverage of one suite by its documents.
 #[derive(Debug, Clone, Serialize)]
-pub struct SuiteCoverage {
+pub(crate) struct SuiteCoverage {
     pub suite: String,
     pub documents: Vec<DocumentCoverage>,
     pub unknown_covers: Vec<UnknownCover>,
@@ -57,7 +57,7 @@ pub struct SuiteCoverage {
 impl SuiteCoverage {
     /// Matches every scenario's `covers:` against the clauses of `documents`. A clause id
     /// that two documents share is covered in both by the same scenario.
-    pub fn of(suite: &Suite, documents: &[SpecDocument]) -> SuiteCoverage {
+    pub(crate) fn of(suite: &Suite, documents: &[SpecDocument]) -> SuiteCoverage {
         let covering = |id: &str| -> Vec<String> {
             suite
                 .scenarios()
@@ -103,21 +103,21 @@ impl SuiteCoverage {
         }
     }
 
-    pub fn clauses(&self) -> impl Iterator<Item = &ClauseCoverage> {
+    pub(crate) fn clauses(&self) -> impl Iterator<Item = &ClauseCoverage> {
         self.documents.iter().flat_map(|d| d.clauses.iter())
     }
 
-    pub fn uncovered(&self) -> impl Iterator<Item = &ClauseCoverage> {
+    pub(crate) fn uncovered(&self) -> impl Iterator<Item = &ClauseCoverage> {
         self.clauses().filter(|c| c.scenarios.is_empty())
     }
 
     /// Every clause covered and every `covers:` known.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.uncovered().next().is_none() && self.unknown_covers.is_empty()
     }
 
     /// `boris: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers`.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let total = self.clauses().count();
         let uncovered = self.uncovered().count();
         format!(

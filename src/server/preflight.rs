@@ -66,21 +66,44 @@ pub(crate) fn calls_of(suite: &Suite, target: &Target) -> BTreeMap<String, BTree
     used
 }
 
+/// Why the tool list could not be read. The run goes on without the preflight: a
+/// note says why, and each scenario meets the same trouble on its own.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PreflightError {
+    #[error("cannot start an async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error("{0}")]
+    Fixture(#[source] std::io::Error),
+    /// The server did not start or finish the handshake.
+    #[error("{0}")]
+    Start(String),
+    /// `tools/list` failed.
+    #[error("{0}")]
+    List(String),
+}
+
 /// Starts the target once on an empty fixture and compares its tool list with what
 /// the suite will call.
-pub(crate) fn check(suite: &Suite, target: &Target, timeout: Duration) -> Result<Gaps, String> {
+pub(crate) fn check(
+    suite: &Suite,
+    target: &Target,
+    timeout: Duration,
+) -> Result<Gaps, PreflightError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+        .map_err(PreflightError::Runtime)?;
     runtime.block_on(async {
-        let fixture = Fixture::build(&BTreeMap::new()).map_err(|e| e.to_string())?;
+        let fixture = Fixture::build(&BTreeMap::new()).map_err(PreflightError::Fixture)?;
         let session = Session::launch(target, fixture.root(), &BTreeMap::new(), timeout)
             .await
-            .map_err(|e| e.message)?;
+            .map_err(|e| PreflightError::Start(e.message))?;
         let listed = session.list_tools(timeout).await;
         session.stop().await;
-        let listed: BTreeMap<String, Option<Vec<String>>> = listed?.into_iter().collect();
+        let listed: BTreeMap<String, Option<Vec<String>>> = listed
+            .map_err(PreflightError::List)?
+            .into_iter()
+            .collect();
         let mut gaps = Gaps::default();
         for (tool, args) in calls_of(suite, target) {
             match listed.get(&tool) {

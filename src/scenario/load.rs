@@ -26,7 +26,7 @@ pub struct Suite {
 
 /// One scenario file of a suite, with the stem used in test names.
 #[derive(Debug, Clone)]
-pub struct SuiteScenarioFile {
+pub(crate) struct SuiteScenarioFile {
     pub stem: String,
     pub path: PathBuf,
     pub content: ScenarioFile,
@@ -44,14 +44,14 @@ impl Suite {
     }
 
     /// Every scenario with its file stem, in a stable order.
-    pub fn scenarios(&self) -> impl Iterator<Item = (&SuiteScenarioFile, &Scenario)> {
+    pub(crate) fn scenarios(&self) -> impl Iterator<Item = (&SuiteScenarioFile, &Scenario)> {
         self.files
             .iter()
             .flat_map(|f| f.content.scenarios.iter().map(move |s| (f, s)))
     }
 
     /// The stable id of a scenario: `suite::file::name`.
-    pub fn scenario_id(&self, file: &SuiteScenarioFile, scenario: &Scenario) -> String {
+    pub(crate) fn scenario_id(&self, file: &SuiteScenarioFile, scenario: &Scenario) -> String {
         format!("{}::{}::{}", self.name, file.stem, scenario.name)
     }
 }

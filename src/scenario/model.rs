@@ -75,16 +75,19 @@ pub(crate) struct ServerLaunch {
 /// One scenario file: the scenarios of one spec requirement.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScenarioFile {
+pub(crate) struct ScenarioFile {
     pub requirement: String,
+    /// Prose for whoever reads the file. It is accepted so that an author can explain
+    /// a choice, and not shown in reports (a scenario's own `note:` is).
     #[serde(default)]
+    #[allow(dead_code, reason = "read by people, not by the harness")]
     pub note: Option<String>,
     pub scenarios: Vec<Scenario>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Scenario {
+pub(crate) struct Scenario {
     pub name: String,
     /// The spec clause this scenario checks, for coverage reports.
     pub covers: String,
@@ -121,7 +124,7 @@ pub enum Basis {
 /// A condition of the machine a scenario needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Requirement {
+pub(crate) enum Requirement {
     /// Not running as root: root ignores permission bits, so a mode-000 file is
     /// readable and a "permission denied" scenario cannot be set up.
     NonRoot,
@@ -129,7 +132,7 @@ pub enum Requirement {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Given {
+pub(crate) struct Given {
     /// A reusable tree from the repository's `fixtures/` folder, copied first;
     /// `files` are laid over it.
     #[serde(default)]
@@ -146,7 +149,7 @@ pub struct Given {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Call {
+pub(crate) struct Call {
     pub tool: String,
     #[serde(default)]
     pub args: serde_json::Map<String, Value>,
@@ -161,18 +164,18 @@ fn one() -> u32 {
 
 /// `when`: one call or a list of calls; `then` judges the last.
 #[derive(Debug, Clone)]
-pub struct Calls(pub Vec<Call>);
+pub(crate) struct Calls(pub Vec<Call>);
 
 /// A fixture entry: plain text, or a map with exactly one content kind.
 #[derive(Debug, Clone)]
-pub enum FileSpec {
+pub(crate) enum FileSpec {
     Text(String),
     Detailed(FileDetail),
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FileDetail {
+pub(crate) struct FileDetail {
     pub text: Option<String>,
     /// Hex-encoded bytes, whitespace allowed.
     pub bytes: Option<HexBytes>,
@@ -190,7 +193,7 @@ pub struct FileDetail {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Then {
+pub(crate) struct Then {
     pub is_error: Option<bool>,
     pub code: Option<String>,
     pub text: Option<String>,
@@ -216,7 +219,7 @@ pub struct Then {
 impl Then {
     /// Whether any expectation is about the call's tool result (as opposed to files,
     /// or to a JSON-RPC error).
-    pub fn judges_the_result(&self) -> bool {
+    pub(crate) fn judges_the_result(&self) -> bool {
         self.is_error.is_some()
             || self.code.is_some()
             || self.text.is_some()
@@ -230,7 +233,7 @@ impl Then {
 /// Tools that `tools/list` must name, and tools it must not (hidden ones).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ListedTools {
+pub(crate) struct ListedTools {
     #[serde(default)]
     pub include: Vec<String>,
     #[serde(default)]
@@ -239,7 +242,7 @@ pub struct ListedTools {
 
 /// `protocol_error: true`, or a map that also fixes the JSON-RPC error code.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProtocolErrorExpect {
+pub(crate) struct ProtocolErrorExpect {
     pub code: Option<i64>,
 }
 
@@ -278,14 +281,14 @@ impl<'de> Deserialize<'de> for ProtocolErrorExpect {
 
 /// What a file must be after the call: exact text, or a map of checks.
 #[derive(Debug, Clone)]
-pub enum FileExpect {
+pub(crate) enum FileExpect {
     Text(String),
     Detailed(FileExpectDetail),
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FileExpectDetail {
+pub(crate) struct FileExpectDetail {
     #[serde(default)]
     pub absent: bool,
     #[serde(default)]
@@ -372,7 +375,7 @@ impl<'de> Deserialize<'de> for Calls {
 /// while the file is read, so a bad digit is refused at its line and nothing later
 /// has to parse it again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HexBytes(pub Vec<u8>);
+pub(crate) struct HexBytes(pub Vec<u8>);
 
 impl<'de> Deserialize<'de> for HexBytes {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -384,7 +387,7 @@ impl<'de> Deserialize<'de> for HexBytes {
 /// Permission bits given in octal (`mode: "644"`, or `"0o600"`), parsed while the
 /// file is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileMode(pub u32);
+pub(crate) struct FileMode(pub u32);
 
 impl<'de> Deserialize<'de> for FileMode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

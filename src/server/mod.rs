@@ -53,7 +53,7 @@ pub struct Target {
 
 /// A scenario asked for a setting this target has no way to express.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Unsupported(pub String);
+pub(crate) struct Unsupported(pub String);
 
 /// A server command line that names no program to start.
 #[derive(Debug, thiserror::Error)]
@@ -100,7 +100,7 @@ impl Target {
     }
 
     /// The settings in `wanted` this target cannot express, if any.
-    pub fn unsupported(&self, wanted: &BTreeMap<String, Value>) -> Option<Unsupported> {
+    pub(crate) fn unsupported(&self, wanted: &BTreeMap<String, Value>) -> Option<Unsupported> {
         let missing: Vec<&str> = wanted
             .keys()
             .filter(|k| !self.settings.contains_key(*k))
@@ -118,7 +118,7 @@ impl Target {
     }
 
     /// The full argument list for a fixture root, a port and the scenario's settings.
-    pub fn argv(
+    pub(crate) fn argv(
         &self,
         root: &Path,
         port: Option<u16>,
@@ -155,7 +155,11 @@ impl Target {
     }
 
     /// The tool name and arguments as this server spells them.
-    pub fn translate(&self, tool: &str, args: Map<String, Value>) -> (String, Map<String, Value>) {
+    pub(crate) fn translate(
+        &self,
+        tool: &str,
+        args: Map<String, Value>,
+    ) -> (String, Map<String, Value>) {
         let name = self
             .tools
             .get(tool)

@@ -100,10 +100,8 @@ pub(crate) fn check(
             .map_err(|e| PreflightError::Start(e.message))?;
         let listed = session.list_tools(timeout).await;
         session.stop().await;
-        let listed: BTreeMap<String, Option<Vec<String>>> = listed
-            .map_err(PreflightError::List)?
-            .into_iter()
-            .collect();
+        let listed: BTreeMap<String, Option<Vec<String>>> =
+            listed.map_err(PreflightError::List)?.into_iter().collect();
         let mut gaps = Gaps::default();
         for (tool, args) in calls_of(suite, target) {
             match listed.get(&tool) {

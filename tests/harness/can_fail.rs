@@ -152,7 +152,7 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
     ];
     assert_eq!(
         expected.len(),
-        wrong.scenarios().count(),
+        wrong.ids().count(),
         "every scenario of the wrong suite is listed here"
     );
     for (name, fragments) in expected {

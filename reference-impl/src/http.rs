@@ -31,13 +31,13 @@ use crate::config::HttpOptions;
 use crate::server::ToolServer;
 
 /// The one path MCP is served at; every other path answers 404.
-pub const MCP_PATH: &str = "/mcp";
+pub(crate) const MCP_PATH: &str = "/mcp";
 
 type Service = StreamableHttpService<ToolServer, LocalSessionManager>;
 
 /// Binds, announces `listening on http://ADDR/mcp` on stderr, then serves
 /// until asked to stop; every background shell task is killed on the way out.
-pub async fn serve(server: ToolServer, options: HttpOptions) -> Result<(), String> {
+pub(crate) async fn serve(server: ToolServer, options: HttpOptions) -> Result<(), String> {
     let listener = TcpListener::bind((options.host.as_str(), options.port))
         .await
         .map_err(|err| format!("cannot listen on {}:{}: {err}", options.host, options.port))?;

@@ -26,7 +26,7 @@ struct DenyPattern {
 
 /// Where tools may go: a root, optional allowed directories and deny patterns.
 #[derive(Debug, Clone)]
-pub struct PathPolicy {
+pub(crate) struct PathPolicy {
     root: PathBuf,
     allow: Vec<PathBuf>,
     deny: Vec<DenyPattern>,
@@ -36,7 +36,11 @@ impl PathPolicy {
     /// Builds the policy; the root must be an existing directory. Allowed
     /// directories are resolved like tool paths, so a symlinked allow dir
     /// compares equal to the real paths under it.
-    pub fn new(root: &Path, allow: &[PathBuf], deny: &[String]) -> Result<PathPolicy, String> {
+    pub(crate) fn new(
+        root: &Path,
+        allow: &[PathBuf],
+        deny: &[String],
+    ) -> Result<PathPolicy, String> {
         let root = std::fs::canonicalize(root).map_err(|err| {
             format!(
                 "--root {}: {}",
@@ -76,14 +80,14 @@ impl PathPolicy {
     }
 
     /// The canonical working directory.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
     /// Resolves `raw` to a real absolute path and checks it against the policy.
     /// The path need not exist; its deepest existing ancestor is resolved and
     /// the rest appended.
-    pub fn resolve(&self, raw: &str) -> Result<PathBuf, EngineError> {
+    pub(crate) fn resolve(&self, raw: &str) -> Result<PathBuf, EngineError> {
         let joined = self.root.join(raw);
         let real =
             resolve_real(&joined).map_err(|err| EngineError::io(IoOp::Stat, &joined, &err))?;
@@ -95,7 +99,7 @@ impl PathPolicy {
     /// lexically, symlinks left alone: the path as the caller named it, for
     /// messages about a path that does not exist (a dangling symlink is
     /// reported by its own name, not by its target's).
-    pub fn lexical(&self, raw: &str) -> PathBuf {
+    pub(crate) fn lexical(&self, raw: &str) -> PathBuf {
         let mut out = PathBuf::from("/");
         for component in self.root.join(raw).components() {
             match component {
@@ -110,7 +114,7 @@ impl PathPolicy {
     }
 
     /// Checks an already-real absolute path (e.g. an entry found by a walk).
-    pub fn check(&self, real: &Path) -> Result<(), EngineError> {
+    pub(crate) fn check(&self, real: &Path) -> Result<(), EngineError> {
         if !self.allow.is_empty() && !self.allow.iter().any(|dir| real.starts_with(dir)) {
             return Err(EngineError::AccessDenied {
                 path: real.to_path_buf(),
@@ -132,7 +136,7 @@ impl PathPolicy {
 /// Resolves every symlink in absolute `path`, like `realpath -m`: once a
 /// component does not exist (or its parent is not a directory), the rest is
 /// appended lexically, with `..` removing the previous component.
-pub fn resolve_real(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn resolve_real(path: &Path) -> io::Result<PathBuf> {
     let mut pending: VecDeque<OsString> = VecDeque::new();
     push_components(&mut pending, path, false);
     let mut out = PathBuf::from("/");

@@ -26,39 +26,39 @@ use super::error::EngineError;
 mod merged;
 
 /// At most this many background tasks may be running or finished-but-unread.
-pub const MAX_BACKGROUND_TASKS: usize = 10;
+pub(crate) const MAX_BACKGROUND_TASKS: usize = 10;
 /// How long to wait for output pipes to drain once the process group is dead
 /// (only a process that escaped the group with `setsid` could hold them).
 const PIPE_DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// Exit code reported when the shell did not exit normally (killed by a
 /// signal, e.g. on timeout), as Go's `ExitCode()` does.
-pub const SIGNALLED_EXIT_CODE: i32 = -1;
+pub(crate) const SIGNALLED_EXIT_CODE: i32 = -1;
 
 /// The result of a finished command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandOutput {
-    pub exit_code: i32,
-    pub stdout: String,
-    pub stderr: String,
+pub(crate) struct CommandOutput {
+    pub(crate) exit_code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
     /// Set when the command was killed because it ran past its timeout.
-    pub timed_out_after: Option<Duration>,
+    pub(crate) timed_out_after: Option<Duration>,
 }
 
 /// A finished foreground command with the process details some dialects
 /// print: the id of the process group it ran in and the signal that ended
 /// the shell, if one did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GroupRun {
-    pub output: CommandOutput,
+pub(crate) struct GroupRun {
+    pub(crate) output: CommandOutput,
     /// The command's process group id: the shell's pid, as it leads the group.
-    pub pgid: i32,
+    pub(crate) pgid: i32,
     /// The signal number that terminated the shell (SIGKILL after a timeout).
-    pub signal: Option<i32>,
+    pub(crate) signal: Option<i32>,
 }
 
 /// A background task as seen by [`Shell::task_status`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TaskStatus {
+pub(crate) enum TaskStatus {
     /// Still running; the output captured so far.
     Running { stdout: String, stderr: String },
     /// Finished; the task is forgotten once this has been returned.
@@ -79,7 +79,7 @@ struct BackgroundTask {
 }
 
 /// Runs commands in `cwd` and keeps the background task registry.
-pub struct Shell {
+pub(crate) struct Shell {
     cwd: PathBuf,
     tasks: Mutex<HashMap<String, BackgroundTask>>,
     /// Process groups still alive, killed by [`Shell::kill_all`].
@@ -120,7 +120,7 @@ fn kill_group(pgid: i32) {
 }
 
 impl Shell {
-    pub fn new(cwd: PathBuf) -> Shell {
+    pub(crate) fn new(cwd: PathBuf) -> Shell {
         Shell {
             cwd,
             tasks: Mutex::new(HashMap::new()),
@@ -130,7 +130,7 @@ impl Shell {
     }
 
     /// Runs `command` to completion, killing its process group after `timeout`.
-    pub async fn run(
+    pub(crate) async fn run(
         &self,
         command: &str,
         timeout: Duration,
@@ -143,7 +143,7 @@ impl Shell {
     /// Runs `command` to completion in `dir` (instead of the shell's working
     /// directory), killing its process group after `timeout`, and reports the
     /// group id and terminating signal along with the output.
-    pub async fn run_in_dir(
+    pub(crate) async fn run_in_dir(
         &self,
         command: &str,
         dir: &Path,
@@ -162,7 +162,7 @@ impl Shell {
 
     /// Starts `command` in the background and returns its 16-hex-digit id.
     /// `timeout`, if given, bounds its run time as for [`Shell::run`].
-    pub fn start_background(
+    pub(crate) fn start_background(
         &self,
         command: &str,
         timeout: Option<Duration>,
@@ -198,12 +198,12 @@ impl Shell {
 
     /// How many background tasks the session holds (running, or finished but
     /// not yet reported).
-    pub fn task_count(&self) -> usize {
+    pub(crate) fn task_count(&self) -> usize {
         lock(&self.tasks).len()
     }
 
     /// Reports a background task; a completed task is removed once reported.
-    pub fn task_status(&self, id: &str) -> Result<TaskStatus, EngineError> {
+    pub(crate) fn task_status(&self, id: &str) -> Result<TaskStatus, EngineError> {
         let mut tasks = lock(&self.tasks);
         let task = tasks
             .get(id)
@@ -225,7 +225,7 @@ impl Shell {
     }
 
     /// Kills every process group still alive (called when the server stops).
-    pub fn kill_all(&self) {
+    pub(crate) fn kill_all(&self) {
         let groups: Vec<i32> = lock(&self.groups).drain().collect();
         for pgid in groups {
             kill_group(pgid);
@@ -299,16 +299,16 @@ impl Shell {
 
 /// Bounds for [`Shell::run_bounded`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RunLimits {
-    pub timeout: Duration,
+pub(crate) struct RunLimits {
+    pub(crate) timeout: Duration,
     /// Most bytes kept per stream; one more byte on either stream kills the
     /// command's process group.
-    pub output_limit: u64,
+    pub(crate) output_limit: u64,
 }
 
 /// How a command run by [`Shell::run_bounded`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// The shell ended by itself: its exit code, or the signal that ended it.
     Exited {
         code: Option<i32>,
@@ -323,10 +323,10 @@ pub enum Ending {
 /// The result of [`Shell::run_bounded`]: how it ended and the output kept
 /// (at most the limit per stream).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoundedOutput {
-    pub ending: Ending,
-    pub stdout: String,
-    pub stderr: String,
+pub(crate) struct BoundedOutput {
+    pub(crate) ending: Ending,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Shell {
@@ -334,7 +334,7 @@ impl Shell {
     /// it passes `limits.timeout` or writes more than `limits.output_limit`
     /// bytes to either stream. Unlike [`Shell::run`], the exit signal is kept
     /// and the output is bounded, for dialects that report both.
-    pub async fn run_bounded(
+    pub(crate) async fn run_bounded(
         &self,
         command: &str,
         cwd: &Path,

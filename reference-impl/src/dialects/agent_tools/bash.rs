@@ -13,10 +13,11 @@ use rmcp::model::JsonObject;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::super::args::Args;
 use super::super::{Context, Failure, Reply};
+use super::mutations::Mutation;
 use super::params::{int_at_least, OrInvalid};
 use super::workspace::{self, Target};
+use crate::dialects::common::args::Args;
 use crate::engine::shell::{BoundedOutput, Ending, RunLimits};
 
 /// The longest a command may be given, as upstream's `bashTimeoutMaxMs`.
@@ -32,7 +33,7 @@ struct CommandResult<'a> {
     timed_out: bool,
 }
 
-pub async fn bash(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) async fn bash(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["command", "cwd", "timeout_ms"]).or_invalid()?;
     let command = args.string("command").or_invalid()?;
     let cwd = args.opt_string("cwd").or_invalid()?;
@@ -74,7 +75,7 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
             // As Node reports it: a signal's death is 128 + its number.
             let exit_code = match code {
                 Some(code) => code,
-                None if ctx.mutations.is_active("signal-exit-code-minus-one") => -1,
+                None if ctx.mutations.is_active(Mutation::SignalExitCodeMinusOne) => -1,
                 None => 128 + signal.unwrap_or(0),
             };
             let result = CommandResult {
@@ -84,7 +85,7 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
                 signal: signal.map(signal_name),
                 timed_out: false,
             };
-            let serialized = if ctx.mutations.is_active("exit-code-as-string") {
+            let serialized = if ctx.mutations.is_active(Mutation::ExitCodeAsString) {
                 serde_json::to_value(&result).map(|mut json| {
                     json["exit_code"] = Value::from(exit_code.to_string());
                     json.to_string()
@@ -105,7 +106,7 @@ fn outcome(ctx: &Context, run: BoundedOutput, timeout_ms: u64) -> Result<Reply, 
             failure
                 .extra
                 .insert("timeout_ms".into(), Value::from(timeout_ms));
-            if !ctx.mutations.is_active("timeout-drops-output") {
+            if !ctx.mutations.is_active(Mutation::TimeoutDropsOutput) {
                 add_output(&mut failure, run);
             }
             Err(failure)

@@ -7,17 +7,18 @@
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::super::args::Args;
 use super::super::{Context, Failure, Reply};
+use super::mutations::Mutation;
 use super::params::{self, invalid, EditSpec, OrInvalid};
 use super::text::read_text;
 use super::workspace::{self, with_path, Target};
+use crate::dialects::common::args::Args;
 use crate::engine::files::{self, write_atomic};
 
 /// Most match lines listed in an `ambiguous_match` message.
 const MAX_LINES_LISTED: usize = 20;
 
-pub fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path", "old_string", "new_string", "replace_all"]).or_invalid()?;
     let path = args.string("path").or_invalid()?;
     let spec = EditSpec {
@@ -30,7 +31,7 @@ pub fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     }
     let target = workspace::resolve(ctx, &path)?;
     let original = read_text(ctx, &target)?;
-    let edited = if ctx.mutations.is_active("identical-checked-late") {
+    let edited = if ctx.mutations.is_active(Mutation::IdenticalCheckedLate) {
         replace(&original, &spec).and_then(|edited| refuse_identical(&spec).map(|()| edited))
     } else {
         apply_edit(&original, &spec)
@@ -48,7 +49,7 @@ pub fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     )))
 }
 
-pub fn multi_edit(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn multi_edit(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path", "edits"]).or_invalid()?;
     let path = args.string("path").or_invalid()?;
     let edits = params::edits(raw)?;
@@ -64,7 +65,7 @@ pub fn multi_edit(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
             Ok(edited) => content = edited.content,
             Err(failure) => return Err(numbered(failure, index, &target.shown)),
         }
-        if ctx.mutations.is_active("multi-edit-partial-write") {
+        if ctx.mutations.is_active(Mutation::MultiEditPartialWrite) {
             write(&target, &content)?;
         }
     }
@@ -92,15 +93,15 @@ fn write(target: &Target, content: &[u8]) -> Result<(), Failure> {
 
 /// An edit worked out in memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edited {
-    pub content: Vec<u8>,
-    pub count: usize,
+pub(crate) struct Edited {
+    pub(crate) content: Vec<u8>,
+    pub(crate) count: usize,
 }
 
 /// Applies one edit to `content`: identical strings are `invalid_input`, no
 /// occurrence is `no_match`, several without `replace_all` are
 /// `ambiguous_match` naming their lines.
-pub fn apply_edit(content: &[u8], spec: &EditSpec) -> Result<Edited, Failure> {
+pub(crate) fn apply_edit(content: &[u8], spec: &EditSpec) -> Result<Edited, Failure> {
     refuse_identical(spec)?;
     replace(content, spec)
 }

@@ -8,13 +8,19 @@
 
 use serde_json::{Map, Value};
 
-use super::super::ordered_json::object;
 use super::super::{Failure, Rendered, Reply};
+use super::mutations::Mutation;
+use crate::dialects::common::ordered_json::object;
 use crate::mutations::Mutations;
 
 /// Writes `{"error":code,"message":message,...extra}` with the keys in that
 /// order (serde_json's map would sort `error` after `file`).
-pub fn envelope(code_key: &str, code: &str, message: &str, extra: &Map<String, Value>) -> String {
+pub(crate) fn envelope(
+    code_key: &str,
+    code: &str,
+    message: &str,
+    extra: &Map<String, Value>,
+) -> String {
     let mut fields = vec![
         (code_key, Value::from(code)),
         ("message", Value::from(message)),
@@ -42,10 +48,10 @@ fn hand_built(code_key: &str, code: &str, message: &str, extra: &Map<String, Val
 
 /// Renders a reply in the agent-tools conventions, applying the mutations
 /// that concern the shape of a result (the others act where the work is done).
-pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+pub(crate) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
         Reply::Success { text, exit_code } => match exit_code {
-            Some(code) if code != 0 && mutations.is_active("error-on-nonzero-exit") => {
+            Some(code) if code != 0 && mutations.is_active(Mutation::ErrorOnNonzeroExit) => {
                 let mut failure =
                     Failure::new("io_error", format!("Command exited with code {code}"));
                 if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(&text) {
@@ -53,7 +59,7 @@ pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
                 }
                 render_failure(mutations, failure)
             }
-            _ if mutations.is_active("success-in-envelope") => Rendered {
+            _ if mutations.is_active(Mutation::SuccessInEnvelope) => Rendered {
                 text: serde_json::json!({ "result": text }).to_string(),
                 is_error: false,
             },
@@ -67,36 +73,36 @@ pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
 }
 
 fn render_failure(mutations: &Mutations, failure: Failure) -> Rendered {
-    let code = if mutations.is_active("uppercase-codes") {
+    let code = if mutations.is_active(Mutation::UppercaseCodes) {
         failure.code.to_ascii_uppercase()
     } else {
         failure.code.to_string()
     };
-    let code_key = if mutations.is_active("code-field-renamed") {
+    let code_key = if mutations.is_active(Mutation::CodeFieldRenamed) {
         "code"
     } else {
         "error"
     };
-    let text = if mutations.is_active("plain-text-errors") {
+    let text = if mutations.is_active(Mutation::PlainTextErrors) {
         failure.message
-    } else if mutations.is_active("unescaped-envelope") {
+    } else if mutations.is_active(Mutation::UnescapedEnvelope) {
         hand_built(code_key, &code, &failure.message, &failure.extra)
     } else {
         envelope(code_key, &code, &failure.message, &failure.extra)
     };
     Rendered {
         text,
-        is_error: !mutations.is_active("omit-is-error"),
+        is_error: !mutations.is_active(Mutation::OmitIsError),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialects::agent_tools::MUTATIONS;
+    use crate::dialects::agent_tools::mutations::Mutation;
 
-    fn mutated(names: &[&str]) -> Mutations {
-        Mutations::select_named(MUTATIONS, names).expect("known mutations")
+    fn mutated(names: &[Mutation]) -> Mutations {
+        Mutations::of(names)
     }
 
     fn failure_with_extra() -> Failure {
@@ -135,7 +141,7 @@ mod tests {
             exit_code: Some(3),
         };
         assert!(!render(&plain, bash.clone()).is_error);
-        let mutated_render = render(&mutated(&["error-on-nonzero-exit"]), bash);
+        let mutated_render = render(&mutated(&[Mutation::ErrorOnNonzeroExit]), bash);
         assert!(mutated_render.is_error);
         assert!(mutated_render.text.starts_with(r#"{"error":"io_error""#));
     }
@@ -143,14 +149,18 @@ mod tests {
     #[test]
     fn the_hand_built_envelope_pastes_the_message_unescaped() {
         let failure = Failure::new("invalid_input", "missing required parameter \"path\"");
-        let text = render(&mutated(&["unescaped-envelope"]), Reply::Failure(failure)).text;
+        let text = render(
+            &mutated(&[Mutation::UnescapedEnvelope]),
+            Reply::Failure(failure),
+        )
+        .text;
         assert_eq!(
             text,
             r#"{"error":"invalid_input","message":"missing required parameter "path""}"#
         );
         assert!(serde_json::from_str::<Value>(&text).is_err());
         let text = render(
-            &mutated(&["unescaped-envelope"]),
+            &mutated(&[Mutation::UnescapedEnvelope]),
             Reply::Failure(failure_with_extra()),
         )
         .text;
@@ -159,20 +169,21 @@ mod tests {
 
     #[test]
     fn shape_mutations_change_only_what_they_name() {
-        let text = |names: &[&str]| render(&mutated(names), Reply::Failure(failure_with_extra()));
-        assert!(text(&["uppercase-codes"])
+        let text =
+            |names: &[Mutation]| render(&mutated(names), Reply::Failure(failure_with_extra()));
+        assert!(text(&[Mutation::UppercaseCodes])
             .text
             .starts_with(r#"{"error":"PATCH_FAILED""#));
-        assert!(text(&["code-field-renamed"])
+        assert!(text(&[Mutation::CodeFieldRenamed])
             .text
             .starts_with(r#"{"code":"patch_failed""#));
         assert_eq!(
-            text(&["plain-text-errors"]).text,
+            text(&[Mutation::PlainTextErrors]).text,
             "Hunk did not apply cleanly in b.txt"
         );
-        assert!(!text(&["omit-is-error"]).is_error);
+        assert!(!text(&[Mutation::OmitIsError]).is_error);
         assert_eq!(
-            render(&mutated(&["success-in-envelope"]), Reply::text("ok")).text,
+            render(&mutated(&[Mutation::SuccessInEnvelope]), Reply::text("ok")).text,
             r#"{"result":"ok"}"#
         );
     }

@@ -5,11 +5,12 @@ use std::fs;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::super::args::Args;
 use super::super::{Context, Failure, Reply};
+use super::mutations::Mutation;
 use super::params::{int_at_least, invalid, OrInvalid};
 use super::text::{decode, read_text, split_lines};
 use super::workspace::{self, with_path};
+use crate::dialects::common::args::Args;
 use crate::engine::files::write_atomic;
 
 /// Lines shown when `limit` is absent or 0, and characters kept per line.
@@ -17,11 +18,11 @@ const DEFAULT_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
 const LINE_CUT_MARK: &str = " [... line truncated ...]";
 
-pub fn read_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path", "offset", "limit"]).or_invalid()?;
     let path = args.string("path").or_invalid()?;
     let mut offset = args.opt_int("offset").or_invalid()?.unwrap_or(1);
-    if offset > 0 && ctx.mutations.is_active("offset-zero-based") {
+    if offset > 0 && ctx.mutations.is_active(Mutation::OffsetZeroBased) {
         // Treats the offset as a count of lines to skip.
         offset = offset.saturating_add(1);
     }
@@ -42,7 +43,7 @@ pub fn read_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         failure
     })?;
     let limit = match limit {
-        _ if ctx.mutations.is_active("limit-ignored") => DEFAULT_LIMIT,
+        _ if ctx.mutations.is_active(Mutation::LimitIgnored) => DEFAULT_LIMIT,
         None | Some(0) => DEFAULT_LIMIT,
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
     };
@@ -92,7 +93,7 @@ fn shorten(line: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-pub fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path"]).or_invalid()?;
     let path = args
         .opt_string("path")
@@ -118,7 +119,7 @@ pub fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
             size,
         });
     }
-    if entries.is_empty() && ctx.mutations.is_active("empty-dir-blank") {
+    if entries.is_empty() && ctx.mutations.is_active(Mutation::EmptyDirBlank) {
         return Ok(Reply::text(""));
     }
     Ok(Reply::text(render_listing(entries)))
@@ -150,11 +151,11 @@ fn render_listing(mut entries: Vec<Entry>) -> String {
         .join("\n")
 }
 
-pub fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path", "content"]).or_invalid()?;
     let path = args.string("path").or_invalid()?;
     let mut content = args.string("content").or_invalid()?;
-    if !content.ends_with('\n') && ctx.mutations.is_active("write-adds-final-newline") {
+    if !content.ends_with('\n') && ctx.mutations.is_active(Mutation::WriteAddsFinalNewline) {
         content.push('\n');
     }
     let target = workspace::resolve(ctx, &path)?;
@@ -167,7 +168,7 @@ pub fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     // Upstream puts no size limit on writes (too_large is about input files).
     write_atomic(&target.real, content.as_bytes(), u64::MAX)
         .map_err(|err| workspace::engine_failure(err, &target.shown))?;
-    let bytes = if ctx.mutations.is_active("write-counts-chars") {
+    let bytes = if ctx.mutations.is_active(Mutation::WriteCountsChars) {
         content.chars().count()
     } else {
         content.len()

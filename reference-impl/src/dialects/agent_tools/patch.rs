@@ -20,11 +20,12 @@ use std::path::{Path, PathBuf};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::super::args::Args;
 use super::super::{Context, Failure, Reply};
+use super::mutations::Mutation;
 use super::params::{invalid, OrInvalid};
 use super::text::{decode, read_text, split_lines};
 use super::workspace::{self, with_path, Target};
+use crate::dialects::common::args::Args;
 
 // ------------------------------------------------------------------ parsing
 
@@ -264,7 +265,7 @@ enum Change {
     Delete { target: Target },
 }
 
-pub fn apply_patch(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn apply_patch(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["patch"]).or_invalid()?;
     let patch = args.string("patch").or_invalid()?;
     let files = parse(&patch).map_err(|why| invalid(format!("Malformed patch: {why}")))?;
@@ -274,7 +275,7 @@ pub fn apply_patch(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     {
         return Err(invalid("The patch changes no file: it has no hunks"));
     }
-    let not_atomic = ctx.mutations.is_active("patch-not-atomic");
+    let not_atomic = ctx.mutations.is_active(Mutation::PatchNotAtomic);
     let mut changes = Vec::new();
     let mut summary = Vec::new();
     let mut claimed: HashSet<PathBuf> = HashSet::new();

@@ -1,14 +1,14 @@
 //! The nine tools of @clarvis/agent-tools v0.1.0, with upstream's parameter
 //! names, as JSON Schemas for `tools/list`.
 
-use crate::dialects::tool_schema::closed_object_tool as tool;
+use crate::dialects::common::tool_schema::closed_object_tool as tool;
 
 use rmcp::model::Tool;
 use serde_json::json;
 
 /// Tools that change files or run commands. Upstream marks `bash` as
 /// mutating too, so read-only mode hides it with the four writers.
-pub const MUTATING: &[&str] = &[
+pub(crate) const MUTATING: &[&str] = &[
     "write_file",
     "edit_file",
     "multi_edit",
@@ -17,7 +17,7 @@ pub const MUTATING: &[&str] = &[
 ];
 
 /// Every tool, mutating or not.
-pub fn all() -> Vec<Tool> {
+pub(crate) fn all() -> Vec<Tool> {
     vec![
         tool(
             "read_file",

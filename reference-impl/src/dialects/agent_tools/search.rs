@@ -13,11 +13,12 @@ use regex::Regex;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::super::args::Args;
 use super::super::{Context, Failure, Reply};
+use super::mutations::Mutation;
 use super::params::{int_at_least, invalid, one_of, OrInvalid};
 use super::text::{decode, looks_binary, split_lines};
 use super::workspace::{self, relative_to};
+use crate::dialects::common::args::Args;
 use crate::engine::search::{compile_glob, compile_regex, matching_lines};
 use crate::engine::EngineError;
 
@@ -140,7 +141,7 @@ fn glob_failure(err: EngineError, pattern: &str) -> Failure {
 
 // --------------------------------------------------------------------- glob
 
-pub fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["pattern", "path", "respect_gitignore"]).or_invalid()?;
     let pattern = args.string("pattern").or_invalid()?;
     let path = args
@@ -200,7 +201,7 @@ impl Paging {
     }
 }
 
-pub fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(
         raw,
         &[
@@ -231,7 +232,7 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     )?
     .unwrap_or_else(|| "files_with_matches".into());
     let ignore_case = args.opt_bool("ignore_case").or_invalid()?.unwrap_or(false)
-        && !ctx.mutations.is_active("grep-ignore-case-ignored");
+        && !ctx.mutations.is_active(Mutation::GrepIgnoreCaseIgnored);
     let multiline = args.opt_bool("multiline").or_invalid()?.unwrap_or(false);
     let context = int_at_least(&args, "context", 0)?.unwrap_or(0);
     let before = int_at_least(&args, "before_context", 0)?.unwrap_or(context);

@@ -15,6 +15,7 @@ use globset::GlobBuilder;
 use rmcp::model::JsonObject;
 
 use super::confine::{self, Refusal};
+use super::mutations::Mutation;
 use super::order::locale_cmp;
 use super::params::Params;
 use super::{invalid_params, plain_error, sentence, Context, Outcome};
@@ -22,16 +23,16 @@ use crate::dialects::Reply;
 use crate::engine::search;
 
 /// How recent a file must be to be listed by time rather than by path.
-pub const RECENT: Duration = Duration::from_secs(24 * 60 * 60);
+pub(crate) const RECENT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// One file found, with what the order needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
-    pub path: String,
-    pub modified: Option<SystemTime>,
+pub(crate) struct Found {
+    pub(crate) path: String,
+    pub(crate) modified: Option<SystemTime>,
 }
 
-pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["pattern"]).map_err(invalid_params)?;
     let pattern = params.string("pattern").map_err(invalid_params)?;
     let path_arg = params.opt_string("path").map_err(invalid_params)?;
@@ -48,7 +49,7 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     // What the messages call the search directory: the resolved one, or, under
     // the `glob-dir-as-sent` mutation, the `path` argument as sent if any.
     let named_dir = match path_arg.as_deref() {
-        Some(sent) if !sent.is_empty() && ctx.mutations.is_active("glob-dir-as-sent") => {
+        Some(sent) if !sent.is_empty() && ctx.mutations.is_active(Mutation::GlobDirAsSent) => {
             sent.to_string()
         }
         _ => absolute.clone(),
@@ -84,7 +85,7 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
         .build()
         .map_err(|err| plain_error(format!("Error during glob search operation: {err}")))?
         .compile_matcher();
-    let relative_paths = ctx.mutations.is_active("relative-glob-paths");
+    let relative_paths = ctx.mutations.is_active(Mutation::RelativeGlobPaths);
     let base = PathBuf::from(&absolute);
     let mut found: Vec<Found> = search::walk(&ctx.policy, &real)
         .into_iter()
@@ -112,7 +113,7 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
             format!("No files found matching pattern \"{pattern}\" within {named_dir}"),
         )));
     }
-    if ctx.mutations.is_active("glob-path-order") {
+    if ctx.mutations.is_active(Mutation::GlobPathOrder) {
         found.sort_by(|a, b| locale_cmp(&a.path, &b.path));
     } else {
         sort_found(&mut found, SystemTime::now());
@@ -127,7 +128,7 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
 
 /// Recent files (modified within [`RECENT`] of `now`) first, newest first;
 /// then the others by path. Equal times fall back to path order.
-pub fn sort_found(found: &mut [Found], now: SystemTime) {
+pub(crate) fn sort_found(found: &mut [Found], now: SystemTime) {
     let cutoff = now.checked_sub(RECENT);
     let recent = |f: &Found| match (f.modified, cutoff) {
         (Some(m), Some(c)) => m > c,

@@ -13,13 +13,14 @@
 use rmcp::model::JsonObject;
 
 use super::confine::{self, Refusal};
+use super::mutations::Mutation;
 use super::params::Params;
 use super::{invalid_params, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
 use crate::engine::search::{self, FileFilter, FileHits};
 use crate::engine::EngineError;
 
-pub fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["pattern"]).map_err(invalid_params)?;
     let pattern = params.string("pattern").map_err(invalid_params)?;
     let path_arg = params.opt_string("path").map_err(invalid_params)?;
@@ -85,12 +86,12 @@ pub fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
         ctx.max_file_size,
     )
     .map_err(|err| plain_error(format!("Error during grep search operation: {err:?}")))?;
-    let filter_part = match (&include, ctx.mutations.is_active("filter-always")) {
+    let filter_part = match (&include, ctx.mutations.is_active(Mutation::FilterAlways)) {
         (Some(glob), _) => format!(" (filter: \"{glob}\")"),
         (None, true) => " (filter: \"\")".to_string(),
         (None, false) => String::new(),
     };
-    let count = if ctx.mutations.is_active("count-every-hit") {
+    let count = if ctx.mutations.is_active(Mutation::CountEveryHit) {
         hit_count(&hits, &regex)
     } else {
         hits.iter().map(|h| h.matched.len()).sum()
@@ -103,7 +104,7 @@ pub fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
             ),
         )));
     }
-    let term = match_term(count, ctx.mutations.is_active("plural-match-always"));
+    let term = match_term(count, ctx.mutations.is_active(Mutation::PluralMatchAlways));
     let heading = format!(
         "Found {count} {term} for pattern \"{pattern}\" in path \"{shown_path}\"{filter_part}:"
     );
@@ -120,7 +121,7 @@ fn hit_count(hits: &[FileHits], regex: &regex::Regex) -> usize {
         .sum()
 }
 
-pub fn match_term(count: usize, always_plural: bool) -> &'static str {
+pub(crate) fn match_term(count: usize, always_plural: bool) -> &'static str {
     if count == 1 && !always_plural {
         "match"
     } else {
@@ -130,7 +131,7 @@ pub fn match_term(count: usize, always_plural: bool) -> &'static str {
 
 /// The heading, `---`, then each file's block closed by `---`; no newline
 /// at the end (upstream trims the whole text).
-pub fn render_hits(heading: &str, hits: &[FileHits]) -> String {
+pub(crate) fn render_hits(heading: &str, hits: &[FileHits]) -> String {
     let mut out = format!("{heading}\n---\n");
     for hit in hits {
         out.push_str(&format!("File: {}\n", hit.display));

@@ -7,6 +7,7 @@ use std::path::Path;
 use rmcp::model::JsonObject;
 
 use super::confine::{self, Refusal};
+use super::mutations::Mutation;
 use super::order::locale_cmp;
 use super::params::Params;
 use super::{invalid_params, node_error, plain_error, sentence, Context, Outcome};
@@ -15,12 +16,12 @@ use crate::engine::star_match::star_match;
 
 /// One listed entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    pub name: String,
-    pub is_dir: bool,
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) is_dir: bool,
 }
 
-pub fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["path"]).map_err(invalid_params)?;
     let path = params.string("path").map_err(invalid_params)?;
     let ignore = params
@@ -60,8 +61,8 @@ pub fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
             format!("Directory {path} is empty"),
         )));
     }
-    let unanchored = ctx.mutations.is_active("ignore-unanchored");
-    let hide_dotfiles = ctx.mutations.is_active("hide-dotfiles");
+    let unanchored = ctx.mutations.is_active(Mutation::IgnoreUnanchored);
+    let hide_dotfiles = ctx.mutations.is_active(Mutation::HideDotfiles);
     let mut entries: Vec<Entry> = names
         .into_iter()
         .filter(|name| !(hide_dotfiles && name.starts_with('.')))
@@ -76,7 +77,10 @@ pub fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
             Some(Entry { name, is_dir })
         })
         .collect();
-    sort_entries(&mut entries, ctx.mutations.is_active("names-only-order"));
+    sort_entries(
+        &mut entries,
+        ctx.mutations.is_active(Mutation::NamesOnlyOrder),
+    );
     let lines: Vec<String> = entries
         .iter()
         .map(|e| {
@@ -101,7 +105,7 @@ fn read_names(dir: &Path) -> std::io::Result<Vec<String>> {
 
 /// Directories first, then files, each in name order. `names_only` (a
 /// mutation) forgets the grouping.
-pub fn sort_entries(entries: &mut [Entry], names_only: bool) {
+pub(crate) fn sort_entries(entries: &mut [Entry], names_only: bool) {
     entries.sort_by(|a, b| {
         let group = if names_only {
             std::cmp::Ordering::Equal
@@ -116,7 +120,7 @@ pub fn sort_entries(entries: &mut [Entry], names_only: bool) {
 /// character, everything else literal, matched against the whole name.
 /// Whether ignore `pattern` removes `name`: the whole name must match, unless
 /// `unanchored` (a mutation) lets the pattern match any part of it.
-pub fn ignored_by(pattern: &str, name: &str, unanchored: bool) -> bool {
+pub(crate) fn ignored_by(pattern: &str, name: &str, unanchored: bool) -> bool {
     if unanchored {
         name_matches(&format!("*{pattern}*"), name)
     } else {
@@ -124,7 +128,7 @@ pub fn ignored_by(pattern: &str, name: &str, unanchored: bool) -> bool {
     }
 }
 
-pub fn name_matches(pattern: &str, name: &str) -> bool {
+pub(crate) fn name_matches(pattern: &str, name: &str) -> bool {
     let pattern: Vec<char> = pattern.chars().collect();
     let name: Vec<char> = name.chars().collect();
     star_match(&pattern, &name, |&c| c == '*', |&p, c| p == '?' || p == c)

@@ -20,6 +20,7 @@ mod confine;
 mod glob;
 mod grep;
 mod listing;
+mod mutations;
 mod node_error;
 mod order;
 mod params;
@@ -27,119 +28,20 @@ mod reading;
 mod shell_command;
 mod writing;
 
-use crate::dialects::tool_schema::open_object_tool as tool;
+use crate::dialects::common::tool_schema::open_object_tool as tool;
 
 use rmcp::model::{JsonObject, Tool};
 use serde_json::json;
 
-use super::{Context, Failure, Rendered, Reply};
+use super::{Adapter, Call, Context, Failure, Rendered, Reply};
 use crate::mutations::{MutationInfo, Mutations};
+use mutations::Mutation;
 
 /// A tool's outcome before rendering.
 type Outcome = Result<Reply, Failure>;
 
-/// The mistakes a gemini-style server could make.
-pub const MUTATIONS: &[MutationInfo] = &[
-    MutationInfo {
-        name: "drop-trailing-period",
-        what: "success sentences lose their final period (`Successfully overwrote file: X`)",
-    },
-    MutationInfo {
-        name: "plural-match-always",
-        what: "the search heading says `1 matches`",
-    },
-    MutationInfo {
-        name: "occurrence-always-singular",
-        what: "the replace mismatch error says `Expected 2 occurrence`",
-    },
-    MutationInfo {
-        name: "accept-relative-path",
-        what: "a relative path is taken against the root where an absolute one is required",
-    },
-    MutationInfo {
-        name: "names-only-order",
-        what: "list_directory sorts by name only, not directories first",
-    },
-    MutationInfo {
-        name: "glob-path-order",
-        what: "glob lists files by path, ignoring modification times",
-    },
-    MutationInfo {
-        name: "relative-glob-paths",
-        what: "glob lists paths relative to the search directory",
-    },
-    MutationInfo {
-        name: "trim-stdout",
-        what: "the shell report trims Stdout and Stderr",
-    },
-    MutationInfo {
-        name: "empty-as-blank",
-        what: "an empty Stdout or Stderr is printed as nothing instead of `(empty)`",
-    },
-    MutationInfo {
-        name: "no-pgid-line",
-        what: "the shell report lacks its `Process Group PGID` line",
-    },
-    MutationInfo {
-        name: "filter-always",
-        what: "the search heading shows ` (filter: \"\")` without an include",
-    },
-    MutationInfo {
-        name: "error-on-nonzero-exit",
-        what: "a shell command's non-zero exit is sent with `isError: true`",
-    },
-    MutationInfo {
-        name: "write-despite-error",
-        what: "replace writes the edit even when the occurrence count is wrong",
-    },
-    MutationInfo {
-        name: "trim-on-overwrite",
-        what: "write_file trims the content when overwriting (as upstream 0.1.13 does)",
-    },
-    MutationInfo {
-        name: "ignore-unanchored",
-        what: "list_directory's ignore patterns match anywhere in a name, not the whole name",
-    },
-    MutationInfo {
-        name: "hide-dotfiles",
-        what: "list_directory leaves out entries whose name starts with a dot",
-    },
-    MutationInfo {
-        name: "crlf-to-lf",
-        what: "read_file gives CRLF line ends back as LF",
-    },
-    MutationInfo {
-        name: "cut-lines-by-bytes",
-        what: "read_file cuts long lines at 2000 bytes of UTF-8, not 2000 characters",
-    },
-    MutationInfo {
-        name: "window-start-zero-based",
-        what: "the truncation header counts lines from 0 (`showing lines 1-2` for offset 1)",
-    },
-    MutationInfo {
-        name: "overlapping-occurrences",
-        what: "replace counts overlapping occurrences (`aa` three times in `aaaa`)",
-    },
-    MutationInfo {
-        name: "regex-old-string",
-        what: "replace takes old_string as a regular expression, not as exact text",
-    },
-    MutationInfo {
-        name: "count-every-hit",
-        what: "the search counts every hit of the pattern, not every matching line",
-    },
-    MutationInfo {
-        name: "glob-dir-as-sent",
-        what: "glob's messages name a `path` argument as sent (`within sub`), not resolved",
-    },
-    MutationInfo {
-        name: "command-line-trimmed",
-        what: "the shell report's `Command:` line shows the command trimmed",
-    },
-];
-
 /// The seven tools, with gemini-cli's names and parameters.
-pub fn tools() -> Vec<Tool> {
+pub(crate) fn tools() -> Vec<Tool> {
     vec![
         tool(
             "list_directory",
@@ -214,7 +116,7 @@ pub fn tools() -> Vec<Tool> {
 }
 
 /// Runs one tool; `None` for an unknown tool name.
-pub async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
+pub(crate) async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
     let outcome = match name {
         "list_directory" => listing::list_directory(ctx, args),
         "read_file" => reading::read_file(ctx, args),
@@ -229,11 +131,11 @@ pub async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply>
 }
 
 /// Successes as they are; failures are their text with `isError: true`.
-pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+pub(crate) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
         Reply::Success { text, exit_code } => Rendered {
             text,
-            is_error: mutations.flags_nonzero_exit(exit_code),
+            is_error: mutations.flags_nonzero_exit(Mutation::ErrorOnNonzeroExit, exit_code),
         },
         // Seed 002 fixes the text only; 0.1.13 itself has no error flag. The flag
         // is set for MCP clients, and the suite does not demand it.
@@ -259,10 +161,31 @@ fn invalid_params(reason: impl Into<String>) -> Failure {
 
 /// A success sentence with its final period (which a mutation drops).
 fn sentence(ctx: &Context, text: String) -> String {
-    if ctx.mutations.is_active("drop-trailing-period") {
+    if ctx.mutations.is_active(Mutation::DropTrailingPeriod) {
         text
     } else {
         text + "."
+    }
+}
+
+/// The gemini-cli adapter, registered in [`super::Dialect::adapter`].
+pub(crate) struct GeminiCli;
+
+impl Adapter for GeminiCli {
+    fn mutations(&self) -> &'static [MutationInfo] {
+        Mutation::CATALOGUE
+    }
+
+    fn tools(&self, _ctx: &Context) -> Vec<Tool> {
+        tools()
+    }
+
+    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+        Box::pin(call(ctx, name, args))
+    }
+
+    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
+        render(mutations, reply)
     }
 }
 
@@ -273,7 +196,7 @@ mod tests {
     #[test]
     fn errors_are_flagged_and_failed_commands_only_when_mutated() {
         let failure = || Reply::Failure(plain_error("File not found: /r/x"));
-        let clean = Mutations::select(MUTATIONS, &[]).expect("none");
+        let clean = Mutations::default();
         assert_eq!(
             render(&clean, failure()),
             Rendered {
@@ -286,8 +209,7 @@ mod tests {
             exit_code: Some(3),
         };
         assert!(!render(&clean, failed_command()).is_error);
-        let mutated =
-            Mutations::select(MUTATIONS, &["error-on-nonzero-exit".into()]).expect("known");
+        let mutated = Mutations::of(&[Mutation::ErrorOnNonzeroExit]);
         assert!(render(&mutated, failed_command()).is_error);
         assert_eq!(
             invalid_params("Path must be absolute: x").message,

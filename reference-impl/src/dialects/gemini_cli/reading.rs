@@ -9,18 +9,19 @@ use std::fs;
 use rmcp::model::JsonObject;
 
 use super::confine::{self, Refusal};
+use super::mutations::Mutation;
 use super::params::Params;
 use super::{invalid_params, plain_error, Context, Outcome};
 use crate::dialects::Reply;
 
 /// Lines shown when no `limit` is given.
-pub const DEFAULT_LINE_LIMIT: usize = 2000;
+pub(crate) const DEFAULT_LINE_LIMIT: usize = 2000;
 /// Characters kept of a longer line.
-pub const MAX_LINE_CHARS: usize = 2000;
+pub(crate) const MAX_LINE_CHARS: usize = 2000;
 /// Bytes inspected to tell a binary file from text.
 const SNIFF_BYTES: usize = 4096;
 
-pub fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["absolute_path"]).map_err(invalid_params)?;
     let path = params.string("absolute_path").map_err(invalid_params)?;
     let offset = params.opt_integer("offset").map_err(invalid_params)?;
@@ -80,25 +81,25 @@ pub fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
         )));
     }
     let text = String::from_utf8_lossy(&bytes);
-    let text = if ctx.mutations.is_active("crlf-to-lf") {
+    let text = if ctx.mutations.is_active(Mutation::CrlfToLf) {
         text.replace("\r\n", "\n")
     } else {
         text.into_owned()
     };
     let slips = Slips {
-        cut_by_bytes: ctx.mutations.is_active("cut-lines-by-bytes"),
-        zero_based_start: ctx.mutations.is_active("window-start-zero-based"),
+        cut_by_bytes: ctx.mutations.is_active(Mutation::CutLinesByBytes),
+        zero_based_start: ctx.mutations.is_active(Mutation::WindowStartZeroBased),
     };
     Ok(Reply::text(window(&text, offset, limit, slips)))
 }
 
 /// Mistakes [`window`] can be made to commit (mutations); the default is none.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Slips {
+pub(crate) struct Slips {
     /// Measure the 2000-character line limit in UTF-8 bytes.
-    pub cut_by_bytes: bool,
+    pub(crate) cut_by_bytes: bool,
     /// Number the first shown line from 0 in the header.
-    pub zero_based_start: bool,
+    pub(crate) zero_based_start: bool,
 }
 
 /// Where a line longer than [`MAX_LINE_CHARS`] is cut: after that many
@@ -132,7 +133,7 @@ fn looks_binary(bytes: &[u8]) -> bool {
 
 /// Lines `offset..offset+limit` of `text`, long lines cut, with the header
 /// gemini-cli puts before a shortened content.
-pub fn window(text: &str, offset: usize, limit: usize, slips: Slips) -> String {
+pub(crate) fn window(text: &str, offset: usize, limit: usize, slips: Slips) -> String {
     let lines: Vec<&str> = text.split('\n').collect();
     let total = lines.len();
     let end = offset.saturating_add(limit).min(total);

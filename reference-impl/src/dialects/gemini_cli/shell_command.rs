@@ -16,6 +16,7 @@ use std::path::Path;
 use rmcp::model::JsonObject;
 
 use super::confine::{self, Refusal};
+use super::mutations::Mutation;
 use super::params::Params;
 use super::{invalid_params, plain_error, Context, Outcome};
 use crate::dialects::{Failure, Reply};
@@ -27,18 +28,18 @@ const SUBSTITUTION: &str = "Command substitution using $() is not allowed for se
 
 /// What the report shows; `None` prints `(none)`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Report<'a> {
-    pub command: &'a str,
-    pub directory: Option<&'a str>,
-    pub stdout: &'a str,
-    pub stderr: &'a str,
-    pub error: Option<String>,
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub pgid: Option<i32>,
+pub(crate) struct Report<'a> {
+    pub(crate) command: &'a str,
+    pub(crate) directory: Option<&'a str>,
+    pub(crate) stdout: &'a str,
+    pub(crate) stderr: &'a str,
+    pub(crate) error: Option<String>,
+    pub(crate) exit_code: Option<i32>,
+    pub(crate) signal: Option<i32>,
+    pub(crate) pgid: Option<i32>,
 }
 
-pub async fn run_shell_command(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) async fn run_shell_command(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["command"]).map_err(invalid_params)?;
     let command = params.string("command").map_err(invalid_params)?;
     let rejected = |why: String| -> Failure {
@@ -125,7 +126,7 @@ pub async fn run_shell_command(ctx: &Context, raw: &JsonObject) -> Outcome {
 
 /// The first word of the command without its directory, as gemini-cli finds
 /// the "command root" it asks permission for; `None` when there is none.
-pub fn command_root(command: &str) -> Option<&str> {
+pub(crate) fn command_root(command: &str) -> Option<&str> {
     let first = command
         .trim()
         .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|'))
@@ -136,9 +137,9 @@ pub fn command_root(command: &str) -> Option<&str> {
 }
 
 /// The nine lines of gemini-cli's report (eight with `no-pgid-line`).
-pub fn render(report: &Report, mutations: &Mutations) -> String {
-    let trim = mutations.is_active("trim-stdout");
-    let blank_empty = mutations.is_active("empty-as-blank");
+pub(crate) fn render(report: &Report, mutations: &Mutations) -> String {
+    let trim = mutations.is_active(Mutation::TrimStdout);
+    let blank_empty = mutations.is_active(Mutation::EmptyAsBlank);
     let stream = |text: &str| -> String {
         let text = if trim { text.trim() } else { text };
         if text.is_empty() && !blank_empty {
@@ -161,7 +162,7 @@ pub fn render(report: &Report, mutations: &Mutations) -> String {
         format!("Signal: {}", none(report.signal.map(signal_name))),
         "Background PIDs: (none)".to_string(),
     ];
-    if !mutations.is_active("no-pgid-line") {
+    if !mutations.is_active(Mutation::NoPgidLine) {
         lines.push(format!(
             "Process Group PGID: {}",
             none(report.pgid.map(|p| p.to_string()))
@@ -174,7 +175,7 @@ pub fn render(report: &Report, mutations: &Mutations) -> String {
 /// The command as the report shows it: exactly as sent, unless the
 /// `command-line-trimmed` mutation trims it.
 fn command_line<'a>(command: &'a str, mutations: &Mutations) -> &'a str {
-    if mutations.is_active("command-line-trimmed") {
+    if mutations.is_active(Mutation::CommandLineTrimmed) {
         command.trim()
     } else {
         command
@@ -210,8 +211,8 @@ mod tests {
     use super::*;
     use crate::mutations::Mutations;
 
-    fn mutated(names: &[&str]) -> Mutations {
-        Mutations::select_named(super::super::MUTATIONS, names).expect("known mutations")
+    fn mutated(names: &[Mutation]) -> Mutations {
+        Mutations::of(names)
     }
 
     fn sample() -> Report<'static> {
@@ -239,7 +240,11 @@ mod tests {
     fn mutations_bend_the_report() {
         let text = render(
             &sample(),
-            &mutated(&["trim-stdout", "empty-as-blank", "no-pgid-line"]),
+            &mutated(&[
+                Mutation::TrimStdout,
+                Mutation::EmptyAsBlank,
+                Mutation::NoPgidLine,
+            ]),
         );
         assert_eq!(
             text,
@@ -255,7 +260,7 @@ mod tests {
             ..sample()
         };
         assert!(render(&report, &mutated(&[])).starts_with("Command:   echo hi\n"));
-        let trimmed = render(&report, &mutated(&["command-line-trimmed"]));
+        let trimmed = render(&report, &mutated(&[Mutation::CommandLineTrimmed]));
         assert!(trimmed.starts_with("Command: echo hi\n"), "{trimmed}");
     }
 

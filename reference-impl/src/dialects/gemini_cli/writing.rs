@@ -10,6 +10,7 @@ use std::io;
 use rmcp::model::JsonObject;
 
 use super::confine::{self, Refusal};
+use super::mutations::Mutation;
 use super::params::Params;
 use super::{invalid_params, node_error, plain_error, sentence, Context, Outcome};
 use crate::dialects::{Failure, Reply};
@@ -46,7 +47,7 @@ fn describe_write_error(err: EngineError) -> String {
     }
 }
 
-pub fn write_file(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["file_path", "content"]).map_err(invalid_params)?;
     let path = params.string("file_path").map_err(invalid_params)?;
     let content = params.string("content").map_err(invalid_params)?;
@@ -58,7 +59,7 @@ pub fn write_file(ctx: &Context, raw: &JsonObject) -> Outcome {
         )));
     }
     let is_new = existing.is_none();
-    let content = if !is_new && ctx.mutations.is_active("trim-on-overwrite") {
+    let content = if !is_new && ctx.mutations.is_active(Mutation::TrimOnOverwrite) {
         content.trim()
     } else {
         content.as_str()
@@ -77,7 +78,7 @@ pub fn write_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     Ok(Reply::text(sentence(ctx, message)))
 }
 
-pub fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params =
         Params::new(raw, &["file_path", "old_string", "new_string"]).map_err(invalid_params)?;
     let path = params.string("file_path").map_err(invalid_params)?;
@@ -133,13 +134,13 @@ pub fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     };
     let expected = usize::try_from(expected).unwrap_or(usize::MAX);
     if edited.count != expected {
-        if ctx.mutations.is_active("write-despite-error") {
+        if ctx.mutations.is_active(Mutation::WriteDespiteError) {
             // The mutation imitates a broken server: its own failure is moot.
             let _ = files::write_atomic(&real, &edited.content, ctx.max_file_size);
         }
         let term = occurrence_term(
             expected,
-            ctx.mutations.is_active("occurrence-always-singular"),
+            ctx.mutations.is_active(Mutation::OccurrenceAlwaysSingular),
         );
         return Err(plain_error(format!(
             "Failed to edit, Expected {expected} {term} but found {} for old_string in file: {path}",
@@ -167,7 +168,7 @@ fn find_and_replace(
     old: &str,
     new: &str,
 ) -> Option<files::Replacement> {
-    if ctx.mutations.is_active("regex-old-string") {
+    if ctx.mutations.is_active(Mutation::RegexOldString) {
         if let Ok(regex) = regex::bytes::Regex::new(old) {
             let first_offset = regex.find(current)?.start();
             let count = regex.find_iter(current).count();
@@ -182,7 +183,7 @@ fn find_and_replace(
         }
     }
     let mut edited = files::replace_in(current, old.as_bytes(), new.as_bytes(), true).ok()?;
-    if ctx.mutations.is_active("overlapping-occurrences") {
+    if ctx.mutations.is_active(Mutation::OverlappingOccurrences) {
         edited.count = overlapping_count(current, old.as_bytes());
     }
     Some(edited)
@@ -209,7 +210,7 @@ fn not_found_message(path: &str) -> String {
 
 /// `occurrence` when one is expected, else `occurrences`; `always_singular`
 /// is the mutation that copies the seed's template word for every count.
-pub fn occurrence_term(expected: usize, always_singular: bool) -> &'static str {
+pub(crate) fn occurrence_term(expected: usize, always_singular: bool) -> &'static str {
     if expected == 1 || always_singular {
         "occurrence"
     } else {

@@ -9,28 +9,29 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::super::ordered_json::object;
 use super::super::{Failure, Rendered, Reply};
+use super::mutations::Mutation;
+use crate::dialects::common::ordered_json::object;
 use crate::mutations::Mutations;
 
 /// The tool-specific fields of a success; each tool fills the ones the seed
 /// gives it (`count` for glob and grep, `bytes` for file_write, `exit_code`
 /// for bash).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Data {
-    pub output: String,
+pub(crate) struct Data {
+    pub(crate) output: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count: Option<u64>,
+    pub(crate) count: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<u64>,
+    pub(crate) bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
 }
 
 impl Data {
     /// The reply a tool returns; `exit_code` is repeated outside the JSON so
     /// that rendering can act on it.
-    pub fn into_reply(self) -> Reply {
+    pub(crate) fn into_reply(self) -> Reply {
         let exit_code = self.exit_code;
         Reply::Success {
             text: serde_json::to_value(&self)
@@ -44,14 +45,14 @@ impl Data {
     fn fields(&self, mutations: &Mutations) -> Vec<(&'static str, Value)> {
         let mut fields = vec![("output", Value::from(self.output.as_str()))];
         if let Some(count) = self.count {
-            let count = if mutations.is_active("count-newlines") {
+            let count = if mutations.is_active(Mutation::CountNewlines) {
                 self.output.matches('\n').count() as u64
             } else {
                 count
             };
-            if mutations.is_active("count-as-string") {
+            if mutations.is_active(Mutation::CountAsString) {
                 fields.push(("count", Value::from(count.to_string())));
-            } else if !mutations.is_active("omit-count") {
+            } else if !mutations.is_active(Mutation::OmitCount) {
                 fields.push(("count", Value::from(count)));
             }
         }
@@ -66,7 +67,7 @@ impl Data {
 }
 
 fn success_flag(mutations: &Mutations, success: bool) -> Value {
-    if mutations.is_active("success-as-string") {
+    if mutations.is_active(Mutation::SuccessAsString) {
         Value::from(success.to_string())
     } else {
         Value::from(success)
@@ -74,10 +75,10 @@ fn success_flag(mutations: &Mutations, success: bool) -> Value {
 }
 
 /// Renders a reply as the envelope.
-pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+pub(crate) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
         Reply::Success { text, exit_code } => {
-            if mutations.is_active("nonzero-exit-is-failure") {
+            if mutations.is_active(Mutation::NonzeroExitIsFailure) {
                 if let Some(code) = exit_code.filter(|&code| code != 0) {
                     let failure = Failure::new("", format!("Command exited with code {code}"));
                     return render_failure(mutations, failure);
@@ -98,7 +99,7 @@ pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
 fn render_success(mutations: &Mutations, data: &Data) -> Rendered {
     let success = ("success", success_flag(mutations, true));
     let fields = data.fields(mutations);
-    let text = if mutations.is_active("no-data-wrapper") {
+    let text = if mutations.is_active(Mutation::NoDataWrapper) {
         let mut all = vec![success];
         all.extend(fields);
         object(&all)
@@ -110,13 +111,13 @@ fn render_success(mutations: &Mutations, data: &Data) -> Rendered {
     };
     Rendered {
         text,
-        is_error: mutations.is_active("is-error-on-success"),
+        is_error: mutations.is_active(Mutation::IsErrorOnSuccess),
     }
 }
 
 fn render_failure(mutations: &Mutations, failure: Failure) -> Rendered {
     let mut message = failure.message;
-    if mutations.is_active("error-without-path") {
+    if mutations.is_active(Mutation::ErrorWithoutPath) {
         for path in &failure.paths {
             message = message.replace(&format!(": {path}"), "");
         }
@@ -126,17 +127,17 @@ fn render_failure(mutations: &Mutations, failure: Failure) -> Rendered {
             ("success", success_flag(mutations, false)),
             ("error", Value::from(message)),
         ]),
-        is_error: !mutations.is_active("omit-is-error"),
+        is_error: !mutations.is_active(Mutation::OmitIsError),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::MUTATIONS;
+    use super::super::mutations::Mutation;
     use super::*;
 
-    fn mutated(names: &[&str]) -> Mutations {
-        Mutations::select_named(MUTATIONS, names).expect("known mutations")
+    fn mutated(names: &[Mutation]) -> Mutations {
+        Mutations::of(names)
     }
 
     fn grep_data() -> Data {
@@ -147,7 +148,7 @@ mod tests {
         }
     }
 
-    fn render_with(names: &[&str], reply: Reply) -> Rendered {
+    fn render_with(names: &[Mutation], reply: Reply) -> Rendered {
         render(&mutated(names), reply)
     }
 
@@ -183,7 +184,11 @@ mod tests {
         );
         assert!(rendered.is_error);
         let bent = render_with(
-            &["error-without-path", "omit-is-error", "success-as-string"],
+            &[
+                Mutation::ErrorWithoutPath,
+                Mutation::OmitIsError,
+                Mutation::SuccessAsString,
+            ],
             Reply::Failure(failure),
         );
         assert_eq!(bent.text, r#"{"success":"false","error":"File not found"}"#);
@@ -192,24 +197,24 @@ mod tests {
 
     #[test]
     fn envelope_mutations_bend_the_fields() {
-        let text = |names: &[&str]| render_with(names, grep_data().into_reply()).text;
+        let text = |names: &[Mutation]| render_with(names, grep_data().into_reply()).text;
         assert_eq!(
-            text(&["omit-count"]),
+            text(&[Mutation::OmitCount]),
             r#"{"success":true,"data":{"output":"a.c:1: x\na.c:2: y"}}"#
         );
-        assert!(text(&["count-newlines"]).ends_with(r#""count":1}}"#));
-        assert!(text(&["count-as-string"]).ends_with(r#""count":"2"}}"#));
+        assert!(text(&[Mutation::CountNewlines]).ends_with(r#""count":1}}"#));
+        assert!(text(&[Mutation::CountAsString]).ends_with(r#""count":"2"}}"#));
         assert_eq!(
-            text(&["no-data-wrapper"]),
+            text(&[Mutation::NoDataWrapper]),
             r#"{"success":true,"output":"a.c:1: x\na.c:2: y","count":2}"#
         );
-        assert!(render_with(&["is-error-on-success"], grep_data().into_reply()).is_error);
+        assert!(render_with(&[Mutation::IsErrorOnSuccess], grep_data().into_reply()).is_error);
         let failed_exit = Data {
             output: String::new(),
             exit_code: Some(1),
             ..Data::default()
         };
-        let rendered = render_with(&["nonzero-exit-is-failure"], failed_exit.into_reply());
+        let rendered = render_with(&[Mutation::NonzeroExitIsFailure], failed_exit.into_reply());
         assert_eq!(
             rendered.text,
             r#"{"success":false,"error":"Command exited with code 1"}"#

@@ -7,15 +7,16 @@ use std::path::Path;
 use rmcp::model::JsonObject;
 
 use super::envelope::Data;
+use super::mutations::Mutation;
 use super::{argument_failure, confine, is_permission_denied, path_failure, Outcome};
-use crate::dialects::args::Args;
+use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::{files, EngineError};
 
 /// How an error names the file: as the caller wrote it, or (the
 /// `error-resolved-path` mutation) as the resolved absolute path.
 fn named<'a>(ctx: &Context, path_arg: &'a str, real: &Path) -> std::borrow::Cow<'a, str> {
-    if ctx.mutations.is_active("error-resolved-path") {
+    if ctx.mutations.is_active(Mutation::ErrorResolvedPath) {
         real.display().to_string().into()
     } else {
         path_arg.into()
@@ -31,7 +32,7 @@ fn open_failure(err: &io::Error, path: &str) -> Failure {
     }
 }
 
-pub fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["path"]).map_err(argument_failure)?;
     let path_arg = args.string("path").map_err(argument_failure)?;
     if path_arg.is_empty() {
@@ -69,7 +70,7 @@ pub fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
     .into_reply())
 }
 
-pub fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["path", "content"]).map_err(argument_failure)?;
     let path_arg = args.string("path").map_err(argument_failure)?;
     let content = args.string("content").map_err(argument_failure)?;
@@ -99,13 +100,13 @@ pub fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     let written = files::write_atomic(&path, content.as_bytes(), ctx.max_file_size)
         .map_err(|err| write_failure(err, &path_arg))?;
-    let bytes = if ctx.mutations.is_active("bytes-as-chars") {
+    let bytes = if ctx.mutations.is_active(Mutation::BytesAsChars) {
         content.chars().count() as u64
     } else {
         written.bytes
     };
     // upstream names basename(path); a server may name the path whole.
-    let target = if ctx.mutations.is_active("write-names-full-path") {
+    let target = if ctx.mutations.is_active(Mutation::WriteNamesFullPath) {
         &path_arg
     } else {
         base_name(&path_arg)

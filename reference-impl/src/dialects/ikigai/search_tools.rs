@@ -7,8 +7,9 @@ use rmcp::model::JsonObject;
 
 use super::envelope::Data;
 use super::expand::{expand_with, Found, LeadingDot};
+use super::mutations::Mutation;
 use super::{argument_failure, confine, ere, Outcome};
-use crate::dialects::args::Args;
+use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 
 /// The `path` argument; empty counts as absent, as upstream.
@@ -25,7 +26,7 @@ fn find(ctx: &Context, base: Option<&str>, pattern: &str) -> Result<Vec<Found>, 
     if let Some(base) = base {
         confine(ctx, base)?;
     }
-    let leading_dot = if ctx.mutations.is_active("glob-matches-dotfiles") {
+    let leading_dot = if ctx.mutations.is_active(Mutation::GlobMatchesDotfiles) {
         LeadingDot::Wildcard
     } else {
         LeadingDot::Literal
@@ -43,7 +44,7 @@ fn search_result(ctx: &Context, lines: Vec<String>) -> Outcome {
 
 /// [`search_result`] with the count given.
 fn counted_result(ctx: &Context, lines: Vec<String>, count: u64) -> Outcome {
-    if lines.is_empty() && ctx.mutations.is_active("no-match-is-error") {
+    if lines.is_empty() && ctx.mutations.is_active(Mutation::NoMatchIsError) {
         return Err(Failure::new("", "No matches found"));
     }
     Ok(Data {
@@ -54,7 +55,7 @@ fn counted_result(ctx: &Context, lines: Vec<String>, count: u64) -> Outcome {
     .into_reply())
 }
 
-pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["pattern", "path"]).map_err(argument_failure)?;
     let pattern = args.string("pattern").map_err(argument_failure)?;
     let base = base_arg(&args)?;
@@ -62,7 +63,7 @@ pub fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     search_result(ctx, found.into_iter().map(|f| f.shown).collect())
 }
 
-pub fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["pattern", "path", "glob"]).map_err(argument_failure)?;
     let pattern = args.string("pattern").map_err(argument_failure)?;
     let base = base_arg(&args)?;
@@ -70,7 +71,7 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         .opt_string("glob")
         .map_err(argument_failure)?
         .filter(|glob| !glob.is_empty());
-    let compiled = if ctx.mutations.is_active("grep-ignore-case") {
+    let compiled = if ctx.mutations.is_active(Mutation::GrepIgnoreCase) {
         ere::compile_ignoring_case(&pattern)
     } else {
         ere::compile(&pattern)
@@ -78,16 +79,16 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let regex = compiled.map_err(|err| Failure::new("", format!("Invalid pattern: {err}")))?;
     let file_pattern = filter.as_deref().unwrap_or("*");
     let mut files = find(ctx, base.as_deref(), file_pattern)?;
-    if ctx.mutations.is_active("grep-recursive") {
+    if ctx.mutations.is_active(Mutation::GrepRecursive) {
         files = files.into_iter().flat_map(descend).collect();
     }
     let rules = LineRules {
-        strip_carriage_return: ctx.mutations.is_active("grep-strip-cr"),
-        drop_unterminated_last: ctx.mutations.is_active("grep-drop-last-line"),
+        strip_carriage_return: ctx.mutations.is_active(Mutation::GrepStripCr),
+        drop_unterminated_last: ctx.mutations.is_active(Mutation::GrepDropLastLine),
     };
-    let count_occurrences = ctx.mutations.is_active("grep-count-occurrences");
+    let count_occurrences = ctx.mutations.is_active(Mutation::GrepCountOccurrences);
     let mut occurrences = 0u64;
-    let separator = if ctx.mutations.is_active("grep-no-space") {
+    let separator = if ctx.mutations.is_active(Mutation::GrepNoSpace) {
         ":"
     } else {
         ": "

@@ -3,8 +3,9 @@
 use rmcp::model::JsonObject;
 
 use super::envelope::Data;
+use super::mutations::Mutation;
 use super::{argument_failure, Outcome};
-use crate::dialects::args::Args;
+use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::shell::CommandOutput;
 use crate::engine::EngineError;
@@ -16,10 +17,10 @@ fn execution_failure(detail: impl std::fmt::Display) -> Failure {
 /// Runs the command; any exit code is a success (the seed's "bash
 /// distinction"). Only failing to run it, or killing it at the timeout, is
 /// a failure.
-pub async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
+pub(crate) async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["command"]).map_err(argument_failure)?;
     let command = args.string("command").map_err(argument_failure)?;
-    let ran = if ctx.mutations.is_active("bash-stdout-only") {
+    let ran = if ctx.mutations.is_active(Mutation::BashStdoutOnly) {
         ctx.shell.run(&command, ctx.default_timeout).await
     } else {
         ctx.shell.run_merged(&command, ctx.default_timeout).await
@@ -40,11 +41,12 @@ pub async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     // `pclose` hands back a wait status, not the exit code; a C server that
     // forgets WEXITSTATUS reports the code shifted left by 8.
-    let exit_code = if ctx.mutations.is_active("exit-code-wait-status") && finished.exit_code > 0 {
-        finished.exit_code << 8
-    } else {
-        finished.exit_code
-    };
+    let exit_code =
+        if ctx.mutations.is_active(Mutation::ExitCodeWaitStatus) && finished.exit_code > 0 {
+            finished.exit_code << 8
+        } else {
+            finished.exit_code
+        };
     Ok(Data {
         output,
         exit_code: Some(exit_code),

@@ -28,7 +28,7 @@ impl Shell {
     /// Runs `command` to completion like [`Shell::run`], but with stderr
     /// merged into stdout: the result's `stdout` holds both streams in the
     /// order they were written and `stderr` is empty.
-    pub async fn run_merged(
+    pub(crate) async fn run_merged(
         &self,
         command: &str,
         timeout: Duration,

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 /// What is wrong with the arguments of a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ArgError {
+pub(crate) enum ArgError {
     Missing(&'static str),
     WrongType {
         name: &'static str,
@@ -24,7 +24,7 @@ pub enum ArgError {
 
 impl ArgError {
     /// A message fit for an INVALID_INPUT-style error.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match self {
             ArgError::Missing(name) => format!("missing required parameter \"{name}\""),
             ArgError::WrongType {
@@ -42,14 +42,6 @@ impl ArgError {
             }
         }
     }
-
-    /// The parameter the error is about.
-    pub fn parameter(&self) -> &str {
-        match self {
-            ArgError::Missing(name) | ArgError::WrongType { name, .. } => name,
-            ArgError::Unknown { name, .. } => name,
-        }
-    }
 }
 
 fn json_kind(value: &Value) -> &'static str {
@@ -64,13 +56,16 @@ fn json_kind(value: &Value) -> &'static str {
 }
 
 /// A call's arguments, checked against the tool's parameter names.
-pub struct Args<'a> {
+pub(crate) struct Args<'a> {
     map: &'a Map<String, Value>,
 }
 
 impl<'a> Args<'a> {
     /// Rejects the first (in name order) parameter not in `known`.
-    pub fn new(map: &'a Map<String, Value>, known: &[&'static str]) -> Result<Args<'a>, ArgError> {
+    pub(crate) fn new(
+        map: &'a Map<String, Value>,
+        known: &[&'static str],
+    ) -> Result<Args<'a>, ArgError> {
         let mut unknown: Vec<&String> = map
             .keys()
             .filter(|k| !known.contains(&k.as_str()))
@@ -90,11 +85,11 @@ impl<'a> Args<'a> {
     }
 
     /// A required string (which may be empty: emptiness is the tool's call).
-    pub fn string(&self, name: &'static str) -> Result<String, ArgError> {
+    pub(crate) fn string(&self, name: &'static str) -> Result<String, ArgError> {
         self.opt_string(name)?.ok_or(ArgError::Missing(name))
     }
 
-    pub fn opt_string(&self, name: &'static str) -> Result<Option<String>, ArgError> {
+    pub(crate) fn opt_string(&self, name: &'static str) -> Result<Option<String>, ArgError> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -106,7 +101,7 @@ impl<'a> Args<'a> {
         }
     }
 
-    pub fn opt_bool(&self, name: &'static str) -> Result<Option<bool>, ArgError> {
+    pub(crate) fn opt_bool(&self, name: &'static str) -> Result<Option<bool>, ArgError> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -119,7 +114,7 @@ impl<'a> Args<'a> {
     }
 
     /// An optional integer; `3.0` is accepted, `3.5` is not.
-    pub fn opt_int(&self, name: &'static str) -> Result<Option<i64>, ArgError> {
+    pub(crate) fn opt_int(&self, name: &'static str) -> Result<Option<i64>, ArgError> {
         match self.get(name) {
             None => Ok(None),
             Some(value) => as_int(value).map(Some).ok_or(ArgError::WrongType {
@@ -131,7 +126,7 @@ impl<'a> Args<'a> {
     }
 
     /// An optional array of integers.
-    pub fn opt_int_array(&self, name: &'static str) -> Result<Option<Vec<i64>>, ArgError> {
+    pub(crate) fn opt_int_array(&self, name: &'static str) -> Result<Option<Vec<i64>>, ArgError> {
         let wrong = |got| ArgError::WrongType {
             name,
             expected: "an array of integers",

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 /// `{"key":value,…}`, compact, with the members in the order given.
-pub fn object(members: &[(&str, Value)]) -> String {
+pub(crate) fn object(members: &[(&str, Value)]) -> String {
     let members: Vec<String> = members
         .iter()
         .map(|(key, value)| format!("{}:{}", Value::from(*key), value))

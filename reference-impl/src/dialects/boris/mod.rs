@@ -27,20 +27,23 @@
 //! `could not read <p>: not a regular file`; a directory given to
 //! `create_file` is `could not write <p>: is a directory`.
 
-use crate::dialects::tool_schema::closed_object_tool as tool;
+mod mutations;
+
+use crate::dialects::common::tool_schema::closed_object_tool as tool;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use rmcp::model::{JsonObject, Tool};
 use serde_json::json;
 
-use super::args::{ArgError, Args};
-use super::{Context, Failure, Rendered, Reply};
+use super::{Adapter, Call, Context, Failure, Rendered, Reply};
+use crate::dialects::common::args::{ArgError, Args};
 use crate::engine::error::DenyReason;
 use crate::engine::search::{self, EntryKind, FileFilter, FileHits};
 use crate::engine::shell::{CommandOutput, TaskStatus, MAX_BACKGROUND_TASKS};
 use crate::engine::{files, EngineError};
 use crate::mutations::{MutationInfo, Mutations};
+use mutations::Mutation;
 
 /// Lines shown by `view` without a range, and characters per shown line.
 const MAX_VIEW_LINES: usize = 2000;
@@ -75,7 +78,7 @@ const FILE_TYPE_ALIASES: &[(&str, &str)] =
     &[("md", "markdown"), ("python", "py"), ("typescript", "ts")];
 
 /// The boris tool list, with upstream's names and parameters.
-pub fn tools() -> Vec<Tool> {
+pub(crate) fn tools() -> Vec<Tool> {
     vec![
         tool(
             "bash",
@@ -156,154 +159,65 @@ pub fn tools() -> Vec<Tool> {
     ]
 }
 
-/// The mistakes a boris-style server could make.
-pub const MUTATIONS: &[MutationInfo] = &[
-    MutationInfo {
-        name: "drop-code-prefix",
-        what: "error text loses its `[CODE] ` prefix",
-    },
-    MutationInfo {
-        name: "lowercase-code",
-        what: "the code is written in lower case: `[path_not_found] …`",
-    },
-    MutationInfo {
-        name: "no-space-after-code",
-        what: "no space after the code: `[CODE]message`",
-    },
-    MutationInfo {
-        name: "omit-is-error",
-        what: "error results are sent without `isError: true`",
-    },
-    MutationInfo {
-        name: "error-on-nonzero-exit",
-        what: "a command's non-zero exit is reported with `isError: true`",
-    },
-    MutationInfo {
-        name: "wrong-code",
-        what: "`PATH_NOT_FOUND` is reported as `IO_ERROR`",
-    },
-    MutationInfo {
-        name: "empty-command-as-invalid-input",
-        what: "an empty bash command gets the generic `INVALID_INPUT`, not `BASH_EMPTY_COMMAND`",
-    },
-    MutationInfo {
-        name: "ambiguous-as-not-found",
-        what: "an ambiguous `old_str` is reported as `STR_REPLACE_NOT_FOUND`",
-    },
-    MutationInfo {
-        name: "denied-as-not-found",
-        what: "a path outside the allowed scope is reported as `PATH_NOT_FOUND`, hiding it",
-    },
-    MutationInfo {
-        name: "bad-regex-as-invalid-input",
-        what: "an invalid grep pattern gets the generic `INVALID_INPUT`",
-    },
-    MutationInfo {
-        name: "partial-write",
-        what: "a write refused for its size leaves a truncated file behind",
-    },
-    MutationInfo {
-        name: "drop-path-from-message",
-        what: "error messages no longer name the path they are about",
-    },
-    MutationInfo {
-        name: "double-space-after-code",
-        what: "two spaces after the code: `[CODE]  message`",
-    },
-    MutationInfo {
-        name: "ambiguous-count-off-by-one",
-        what:
-            "an ambiguous `old_str` reports one occurrence fewer than it has (counting the others)",
-    },
-    MutationInfo {
-        name: "task-limit-off-by-one",
-        what: "the background task limit refuses the 10th task instead of the 11th",
-    },
-    MutationInfo {
-        name: "create-size-counts-chars",
-        what: "create_file measures content in characters, not UTF-8 bytes, against the size limit",
-    },
-    MutationInfo {
-        name: "name-symlink-target",
-        what: "a dangling symlink is reported by its target's path, not the path the caller gave",
-    },
-    MutationInfo {
-        name: "too-large-message-without-path",
-        what: "`FILE_TOO_LARGE` says `file is N bytes, …` without naming the file",
-    },
-    MutationInfo {
-        name: "io-error-bare-cause",
-        what: "`IO_ERROR` carries only the raw OS error (`is a directory`), no operation or path",
-    },
-    MutationInfo {
-        name: "blank-command-runs",
-        what: "only `\"\"` counts as an empty command; a blank one is run by the shell",
-    },
-    MutationInfo {
-        name: "nonzero-exit-drops-stderr",
-        what: "a command that exits non-zero loses its stderr from the result",
-    },
-    MutationInfo {
-        name: "output-mode-without-valid-values",
-        what: "an invalid grep `output_mode` message does not list the valid values",
-    },
-];
-
 /// Mutations that report one code as another: (mutation, honest code, reported code).
-const RECODED: &[(&str, &str, &str)] = &[
-    ("wrong-code", "PATH_NOT_FOUND", "IO_ERROR"),
+const RECODED: &[(Mutation, &str, &str)] = &[
+    (Mutation::WrongCode, "PATH_NOT_FOUND", "IO_ERROR"),
     (
-        "empty-command-as-invalid-input",
+        Mutation::EmptyCommandAsInvalidInput,
         "BASH_EMPTY_COMMAND",
         INVALID_INPUT,
     ),
     (
-        "ambiguous-as-not-found",
+        Mutation::AmbiguousAsNotFound,
         "STR_REPLACE_AMBIGUOUS",
         "STR_REPLACE_NOT_FOUND",
     ),
-    ("denied-as-not-found", "ACCESS_DENIED", "PATH_NOT_FOUND"),
     (
-        "bad-regex-as-invalid-input",
+        Mutation::DeniedAsNotFound,
+        "ACCESS_DENIED",
+        "PATH_NOT_FOUND",
+    ),
+    (
+        Mutation::BadRegexAsInvalidInput,
         "GREP_INVALID_PATTERN",
         INVALID_INPUT,
     ),
 ];
 
 /// Writes a reply as boris does: `[CODE] message` errors, plain successes.
-pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+pub(crate) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
         Reply::Success { text, exit_code } => Rendered {
             text,
-            is_error: mutations.flags_nonzero_exit(exit_code),
+            is_error: mutations.flags_nonzero_exit(Mutation::ErrorOnNonzeroExit, exit_code),
         },
         Reply::Failure(mut failure) => {
             if let Some((_, _, to)) = RECODED
                 .iter()
-                .find(|(name, from, _)| *from == failure.code && mutations.is_active(name))
+                .find(|(name, from, _)| *from == failure.code && mutations.is_active(*name))
             {
                 failure.code = to;
             }
-            if mutations.is_active("too-large-message-without-path")
+            if mutations.is_active(Mutation::TooLargeMessageWithoutPath)
                 && failure.code == "FILE_TOO_LARGE"
             {
                 for path in failure.paths.iter().filter(|p| !p.is_empty()) {
                     failure.message = failure.message.replace(&format!(" {path}"), "");
                 }
             }
-            if mutations.is_active("io-error-bare-cause") && failure.code == "IO_ERROR" {
+            if mutations.is_active(Mutation::IoErrorBareCause) && failure.code == "IO_ERROR" {
                 if let Some((_, cause)) = failure.message.rsplit_once(": ") {
                     failure.message = cause.to_string();
                 }
             }
-            if mutations.is_active("drop-path-from-message") {
+            if mutations.is_active(Mutation::DropPathFromMessage) {
                 for path in failure.paths.iter().filter(|p| !p.is_empty()) {
                     failure.message = failure.message.replace(path.as_str(), "the file");
                 }
             }
             Rendered {
                 text: code_line(mutations, failure.code, &failure.message),
-                is_error: !mutations.is_active("omit-is-error"),
+                is_error: !mutations.is_active(Mutation::OmitIsError),
             }
         }
     }
@@ -311,17 +225,17 @@ pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
 
 /// `[CODE] message`, or one of its mutated spellings.
 fn code_line(mutations: &Mutations, code: &str, message: &str) -> String {
-    if mutations.is_active("drop-code-prefix") {
+    if mutations.is_active(Mutation::DropCodePrefix) {
         return message.to_string();
     }
-    let code = if mutations.is_active("lowercase-code") {
+    let code = if mutations.is_active(Mutation::LowercaseCode) {
         code.to_ascii_lowercase()
     } else {
         code.to_string()
     };
-    let space = if mutations.is_active("no-space-after-code") {
+    let space = if mutations.is_active(Mutation::NoSpaceAfterCode) {
         ""
-    } else if mutations.is_active("double-space-after-code") {
+    } else if mutations.is_active(Mutation::DoubleSpaceAfterCode) {
         "  "
     } else {
         " "
@@ -330,7 +244,7 @@ fn code_line(mutations: &Mutations, code: &str, message: &str) -> String {
 }
 
 /// Runs one boris tool; `None` for an unknown tool name.
-pub async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
+pub(crate) async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
     let outcome = match name {
         "bash" => bash(ctx, args).await,
         "task_output" => task_output(ctx, args),
@@ -439,7 +353,7 @@ fn non_negative(args: &Args, name: &'static str) -> Result<Option<usize>, Failur
 /// dangling symlink is reported by its own name rather than its target's.
 fn as_requested(ctx: &Context, raw: &str) -> impl Fn(EngineError) -> Failure {
     let requested = ctx.policy.lexical(raw);
-    let name_target = ctx.mutations.is_active("name-symlink-target");
+    let name_target = ctx.mutations.is_active(Mutation::NameSymlinkTarget);
     move |err| match err {
         EngineError::NotFound { .. } if !name_target => EngineError::NotFound {
             path: requested.clone(),
@@ -468,7 +382,7 @@ async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
     let timeout_ms = args.opt_int("timeout")?;
     let background = args.opt_bool("run_in_background")?.unwrap_or(false);
     args.opt_string("description")?;
-    let blank = if ctx.mutations.is_active("blank-command-runs") {
+    let blank = if ctx.mutations.is_active(Mutation::BlankCommandRuns) {
         command.is_empty()
     } else {
         command.trim().is_empty()
@@ -480,7 +394,7 @@ async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
         .filter(|ms| *ms > 0)
         .map(|ms| Duration::from_millis(ms.unsigned_abs()));
     if background {
-        if ctx.mutations.is_active("task-limit-off-by-one")
+        if ctx.mutations.is_active(Mutation::TaskLimitOffByOne)
             && ctx.shell.task_count() + 1 >= MAX_BACKGROUND_TASKS
         {
             return Err(EngineError::TaskLimit {
@@ -497,7 +411,7 @@ async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
         .shell
         .run(&command, explicit_timeout.unwrap_or(ctx.default_timeout))
         .await?;
-    if ctx.mutations.is_active("nonzero-exit-drops-stderr") && output.exit_code != 0 {
+    if ctx.mutations.is_active(Mutation::NonzeroExitDropsStderr) && output.exit_code != 0 {
         output.stderr.clear();
     }
     Ok(Reply::Success {
@@ -678,7 +592,7 @@ fn str_replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     let new = args.opt_string("new_str")?.unwrap_or_default();
     let replace_all = args.opt_bool("replace_all")?.unwrap_or(false);
     let path = ctx.policy.resolve(&path_arg)?;
-    let off_by_one = ctx.mutations.is_active("ambiguous-count-off-by-one");
+    let off_by_one = ctx.mutations.is_active(Mutation::AmbiguousCountOffByOne);
     let done = files::replace(&path, &old, &new, replace_all, ctx.max_file_size)
         .map_err(|err| match err {
             EngineError::AmbiguousMatch { path, count } if off_by_one => {
@@ -726,7 +640,7 @@ fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let path_arg = non_empty(&args, "path")?;
     let content = args.string("content")?;
     let path = ctx.policy.resolve(&path_arg)?;
-    let limit = if ctx.mutations.is_active("create-size-counts-chars") {
+    let limit = if ctx.mutations.is_active(Mutation::CreateSizeCountsChars) {
         // The mutation checks the character count itself, then writes unchecked.
         let chars = content.chars().count() as u64;
         if chars > ctx.max_file_size {
@@ -748,7 +662,7 @@ fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             outcome.bytes
         ))),
         Err(err @ EngineError::TooLarge { limit, .. }) => {
-            if ctx.mutations.is_active("partial-write") {
+            if ctx.mutations.is_active(Mutation::PartialWrite) {
                 let cut = usize::try_from(limit)
                     .unwrap_or(usize::MAX)
                     .min(content.len());
@@ -807,7 +721,11 @@ fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         None | Some("") | Some("files_with_matches") => OutputMode::FilesWithMatches,
         Some("content") => OutputMode::Content,
         Some("count") => OutputMode::Count,
-        Some(other) if ctx.mutations.is_active("output-mode-without-valid-values") => {
+        Some(other)
+            if ctx
+                .mutations
+                .is_active(Mutation::OutputModeWithoutValidValues) =>
+        {
             return Err(failure(
                 "GREP_INVALID_OUTPUT_MODE",
                 format!("invalid output_mode \"{other}\""),
@@ -985,6 +903,27 @@ fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     Ok(Reply::text(lines.join("\n")))
 }
 
+/// The boris adapter, registered in [`super::Dialect::adapter`].
+pub(crate) struct Boris;
+
+impl Adapter for Boris {
+    fn mutations(&self) -> &'static [MutationInfo] {
+        Mutation::CATALOGUE
+    }
+
+    fn tools(&self, _ctx: &Context) -> Vec<Tool> {
+        tools()
+    }
+
+    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+        Box::pin(call(ctx, name, args))
+    }
+
+    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
+        render(mutations, reply)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1039,8 +978,8 @@ mod tests {
         );
     }
 
-    fn mutated(names: &[&str]) -> Mutations {
-        Mutations::select_named(MUTATIONS, names).expect("known mutations")
+    fn mutated(names: &[Mutation]) -> Mutations {
+        Mutations::of(names)
     }
 
     #[test]
@@ -1049,25 +988,26 @@ mod tests {
             paths: vec!["/r/x".into()],
             ..Failure::new("PATH_NOT_FOUND", "/r/x does not exist")
         };
-        let render_with = |names: &[&str]| render(&mutated(names), Reply::Failure(failure.clone()));
+        let render_with =
+            |names: &[Mutation]| render(&mutated(names), Reply::Failure(failure.clone()));
         assert_eq!(
             render_with(&[]).text,
             "[PATH_NOT_FOUND] /r/x does not exist"
         );
         assert_eq!(
-            render_with(&["lowercase-code", "no-space-after-code"]).text,
+            render_with(&[Mutation::LowercaseCode, Mutation::NoSpaceAfterCode]).text,
             "[path_not_found]/r/x does not exist"
         );
         assert_eq!(
-            render_with(&["drop-code-prefix"]).text,
+            render_with(&[Mutation::DropCodePrefix]).text,
             "/r/x does not exist"
         );
         assert_eq!(
-            render_with(&["wrong-code", "drop-path-from-message"]).text,
+            render_with(&[Mutation::WrongCode, Mutation::DropPathFromMessage]).text,
             "[IO_ERROR] the file does not exist"
         );
-        assert!(!render_with(&["omit-is-error"]).is_error);
-        let exit = |names: &[&str]| {
+        assert!(!render_with(&[Mutation::OmitIsError]).is_error);
+        let exit = |names: &[Mutation]| {
             render(
                 &mutated(names),
                 Reply::Success {
@@ -1078,7 +1018,7 @@ mod tests {
             .is_error
         };
         assert!(!exit(&[]));
-        assert!(exit(&["error-on-nonzero-exit"]));
+        assert!(exit(&[Mutation::ErrorOnNonzeroExit]));
     }
 
     #[test]
@@ -1089,15 +1029,15 @@ mod tests {
             limit: 64,
         }
         .into();
-        let text = |names: &[&str], failure: &Failure| {
+        let text = |names: &[Mutation], failure: &Failure| {
             render(&mutated(names), Reply::Failure(failure.clone())).text
         };
         assert_eq!(
-            text(&["too-large-message-without-path"], &too_large),
+            text(&[Mutation::TooLargeMessageWithoutPath], &too_large),
             "[FILE_TOO_LARGE] file is 100 bytes, exceeds maximum 64 bytes"
         );
         assert_eq!(
-            text(&["double-space-after-code"], &too_large),
+            text(&[Mutation::DoubleSpaceAfterCode], &too_large),
             "[FILE_TOO_LARGE]  file /r/big.txt is 100 bytes, exceeds maximum 64 bytes"
         );
         let io = Failure {
@@ -1109,7 +1049,7 @@ mod tests {
             "[IO_ERROR] could not read /r/t.txt: is a directory"
         );
         assert_eq!(
-            text(&["io-error-bare-cause"], &io),
+            text(&[Mutation::IoErrorBareCause], &io),
             "[IO_ERROR] is a directory"
         );
     }

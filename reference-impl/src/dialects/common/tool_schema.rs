@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 /// A tool whose input is an object with `properties` (a JSON object of property
 /// schemas) and the `required` names, and nothing else.
-pub fn closed_object_tool(
+pub(crate) fn closed_object_tool(
     name: &'static str,
     description: &'static str,
     properties: Value,
@@ -21,7 +21,7 @@ pub fn closed_object_tool(
 
 /// Like [`closed_object_tool`], but the schema does not forbid other properties
 /// (upstream programs differ here, and a harness preflight reads it).
-pub fn open_object_tool(
+pub(crate) fn open_object_tool(
     name: &'static str,
     description: &'static str,
     properties: Value,

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::super::{Context, Failure, Reply};
 use super::mutations::Mutation;
-use super::params::{int_at_least, OrInvalid};
+use super::params::{argument_failure, int_at_least};
 use super::workspace::{self, Target};
 use crate::dialects::common::args::Args;
 use crate::engine::shell::{BoundedOutput, Ending, RunLimits};
@@ -34,9 +34,9 @@ struct CommandResult<'a> {
 }
 
 pub(crate) async fn bash(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["command", "cwd", "timeout_ms"]).or_invalid()?;
-    let command = args.string("command").or_invalid()?;
-    let cwd = args.opt_string("cwd").or_invalid()?;
+    let args = Args::new(raw, &["command", "cwd", "timeout_ms"]).map_err(argument_failure)?;
+    let command = args.string("command").map_err(argument_failure)?;
+    let cwd = args.opt_string("cwd").map_err(argument_failure)?;
     let requested = int_at_least(&args, "timeout_ms", 1)?;
     let cwd = match cwd {
         Some(raw_cwd) => working_directory(ctx, &raw_cwd)?,

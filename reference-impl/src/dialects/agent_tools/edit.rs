@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::super::{Context, Failure, Reply};
 use super::mutations::Mutation;
-use super::params::{self, invalid, EditSpec, OrInvalid};
+use super::params::{self, argument_failure, invalid, EditSpec};
 use super::text::read_text;
 use super::workspace::{self, with_path, Target};
 use crate::dialects::common::args::Args;
@@ -19,12 +19,16 @@ use crate::engine::files::{self, write_atomic};
 const MAX_LINES_LISTED: usize = 20;
 
 pub(crate) fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["path", "old_string", "new_string", "replace_all"]).or_invalid()?;
-    let path = args.string("path").or_invalid()?;
+    let args = Args::new(raw, &["path", "old_string", "new_string", "replace_all"])
+        .map_err(argument_failure)?;
+    let path = args.string("path").map_err(argument_failure)?;
     let spec = EditSpec {
-        old_string: args.string("old_string").or_invalid()?,
-        new_string: args.string("new_string").or_invalid()?,
-        replace_all: args.opt_bool("replace_all").or_invalid()?.unwrap_or(false),
+        old_string: args.string("old_string").map_err(argument_failure)?,
+        new_string: args.string("new_string").map_err(argument_failure)?,
+        replace_all: args
+            .opt_bool("replace_all")
+            .map_err(argument_failure)?
+            .unwrap_or(false),
     };
     if spec.old_string.is_empty() {
         return Err(invalid("old_string must not be empty"));
@@ -50,8 +54,8 @@ pub(crate) fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failur
 }
 
 pub(crate) fn multi_edit(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["path", "edits"]).or_invalid()?;
-    let path = args.string("path").or_invalid()?;
+    let args = Args::new(raw, &["path", "edits"]).map_err(argument_failure)?;
+    let path = args.string("path").map_err(argument_failure)?;
     let edits = params::edits(raw)?;
     let target = workspace::resolve(ctx, &path)?;
     let mut content = read_text(ctx, &target)?;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::super::{Context, Failure, Reply};
 use super::mutations::Mutation;
-use super::params::{int_at_least, invalid, OrInvalid};
+use super::params::{argument_failure, int_at_least, invalid};
 use super::text::{decode, read_text, split_lines};
 use super::workspace::{self, with_path};
 use crate::dialects::common::args::Args;
@@ -19,9 +19,12 @@ const MAX_LINE_CHARS: usize = 2000;
 const LINE_CUT_MARK: &str = " [... line truncated ...]";
 
 pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["path", "offset", "limit"]).or_invalid()?;
-    let path = args.string("path").or_invalid()?;
-    let mut offset = args.opt_int("offset").or_invalid()?.unwrap_or(1);
+    let args = Args::new(raw, &["path", "offset", "limit"]).map_err(argument_failure)?;
+    let path = args.string("path").map_err(argument_failure)?;
+    let mut offset = args
+        .opt_int("offset")
+        .map_err(argument_failure)?
+        .unwrap_or(1);
     if offset > 0 && ctx.mutations.is_active(Mutation::OffsetZeroBased) {
         // Treats the offset as a count of lines to skip.
         offset = offset.saturating_add(1);
@@ -94,10 +97,10 @@ fn shorten(line: &str) -> std::borrow::Cow<'_, str> {
 }
 
 pub(crate) fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["path"]).or_invalid()?;
+    let args = Args::new(raw, &["path"]).map_err(argument_failure)?;
     let path = args
         .opt_string("path")
-        .or_invalid()?
+        .map_err(argument_failure)?
         .unwrap_or_else(|| ".".into());
     let target = workspace::resolve(ctx, &path)?;
     let meta = fs::metadata(&target.real)
@@ -152,9 +155,9 @@ fn render_listing(mut entries: Vec<Entry>) -> String {
 }
 
 pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["path", "content"]).or_invalid()?;
-    let path = args.string("path").or_invalid()?;
-    let mut content = args.string("content").or_invalid()?;
+    let args = Args::new(raw, &["path", "content"]).map_err(argument_failure)?;
+    let path = args.string("path").map_err(argument_failure)?;
+    let mut content = args.string("content").map_err(argument_failure)?;
     if !content.ends_with('\n') && ctx.mutations.is_active(Mutation::WriteAddsFinalNewline) {
         content.push('\n');
     }

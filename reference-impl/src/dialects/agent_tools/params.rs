@@ -11,16 +11,9 @@ pub(crate) fn invalid(message: impl Into<String>) -> Failure {
     Failure::new("invalid_input", message)
 }
 
-/// Turns an argument error into `invalid_input` (a trait, because boris
-/// already owns the `From<ArgError>` conversion into `Failure`).
-pub(crate) trait OrInvalid<T> {
-    fn or_invalid(self) -> Result<T, Failure>;
-}
-
-impl<T> OrInvalid<T> for Result<T, ArgError> {
-    fn or_invalid(self) -> Result<T, Failure> {
-        self.map_err(|err| invalid(err.message()))
-    }
+/// A malformed argument: `invalid_input` with the argument's message.
+pub(crate) fn argument_failure(err: ArgError) -> Failure {
+    invalid(err.message())
 }
 
 /// An optional integer that must be at least `min`.
@@ -29,7 +22,7 @@ pub(crate) fn int_at_least(
     name: &'static str,
     min: i64,
 ) -> Result<Option<i64>, Failure> {
-    match args.opt_int(name).or_invalid()? {
+    match args.opt_int(name).map_err(argument_failure)? {
         Some(n) if n < min => Err(invalid(format!(
             "parameter \"{name}\" must be at least {min}, got {n}"
         ))),
@@ -43,7 +36,7 @@ pub(crate) fn one_of(
     name: &'static str,
     allowed: &[&'static str],
 ) -> Result<Option<String>, Failure> {
-    match args.opt_string(name).or_invalid()? {
+    match args.opt_string(name).map_err(argument_failure)? {
         Some(value) if !allowed.contains(&value.as_str()) => Err(invalid(format!(
             "parameter \"{name}\" must be one of {}, got \"{value}\"",
             allowed.join(", ")

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::super::{Context, Failure, Reply};
 use super::mutations::Mutation;
-use super::params::{invalid, OrInvalid};
+use super::params::{argument_failure, invalid};
 use super::text::{decode, read_text, split_lines};
 use super::workspace::{self, with_path, Target};
 use crate::dialects::common::args::Args;
@@ -266,8 +266,8 @@ enum Change {
 }
 
 pub(crate) fn apply_patch(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["patch"]).or_invalid()?;
-    let patch = args.string("patch").or_invalid()?;
+    let args = Args::new(raw, &["patch"]).map_err(argument_failure)?;
+    let patch = args.string("patch").map_err(argument_failure)?;
     let files = parse(&patch).map_err(|why| invalid(format!("Malformed patch: {why}")))?;
     if files
         .iter()

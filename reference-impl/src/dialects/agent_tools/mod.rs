@@ -18,16 +18,14 @@
 //!   stat accepted it is one: `open` refuses a UNIX socket with ENXIO. The
 //!   details go to stderr; the caller gets only `internal error`.
 
-mod bash;
-mod edit;
-mod envelope;
 mod files;
 mod mutations;
 mod params;
-mod patch;
-mod schema;
+mod render;
 mod search;
+mod shell;
 mod text;
+mod tools;
 mod workspace;
 
 use rmcp::model::{JsonObject, Tool};
@@ -40,19 +38,20 @@ use mutations::Mutation;
 fn hidden(ctx: &Context, name: &str) -> bool {
     ctx.read_only
         && !ctx.mutations.is_active(Mutation::ReadOnlyIgnored)
-        && schema::MUTATING.contains(&name)
+        && tools::MUTATING.contains(&name)
 }
 
-pub(crate) fn tools(ctx: &Context) -> Vec<Tool> {
+/// The tools announced: all nine, less those read-only mode hides.
+fn listed(ctx: &Context) -> Vec<Tool> {
     let listed_anyway = ctx.mutations.is_active(Mutation::ReadOnlyStillListed);
-    schema::all()
+    tools::all()
         .into_iter()
         .filter(|tool| listed_anyway || !hidden(ctx, &tool.name))
         .collect()
 }
 
 /// Every name gets an answer: an unknown or hidden tool is `not_found`.
-pub(crate) async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Reply {
+async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Reply {
     let outcome = match name {
         _ if hidden(ctx, name) => Err(unknown_tool(name)),
         "read_file" => files::read_file(ctx, args),
@@ -60,10 +59,10 @@ pub(crate) async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Reply 
         "write_file" => files::write_file(ctx, args),
         "glob" => search::glob(ctx, args),
         "grep" => search::grep(ctx, args),
-        "edit_file" => edit::edit_file(ctx, args),
-        "multi_edit" => edit::multi_edit(ctx, args),
-        "apply_patch" => patch::apply_patch(ctx, args),
-        "bash" => bash::bash(ctx, args).await,
+        "edit_file" => files::edit_file(ctx, args),
+        "multi_edit" => files::multi_edit(ctx, args),
+        "apply_patch" => files::apply_patch(ctx, args),
+        "bash" => shell::bash(ctx, args).await,
         _ => Err(unknown_tool(name)),
     };
     outcome.unwrap_or_else(|failure| Reply::Failure(conceal_internal(ctx, name, failure)))
@@ -90,10 +89,6 @@ fn conceal_internal(ctx: &Context, tool: &str, mut failure: Failure) -> Failure 
     failure
 }
 
-pub(crate) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
-    envelope::render(mutations, reply)
-}
-
 /// The agent-tools adapter, registered in [`super::Dialect::adapter`].
 pub(crate) struct AgentTools;
 
@@ -103,7 +98,7 @@ impl Adapter for AgentTools {
     }
 
     fn tools(&self, ctx: &Context) -> Vec<Tool> {
-        tools(ctx)
+        listed(ctx)
     }
 
     fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
@@ -111,6 +106,6 @@ impl Adapter for AgentTools {
     }
 
     fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
-        render(mutations, reply)
+        render::render(mutations, reply)
     }
 }

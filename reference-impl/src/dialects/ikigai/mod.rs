@@ -2,7 +2,7 @@
 //!
 //! Every result is compact JSON: `{"success":true,"data":{…}}` with the
 //! tool's fields, or `{"success":false,"error":"…"}` with a message meant
-//! for a person; `isError` is set exactly on the second (see [`envelope`]).
+//! for a person; `isError` is set exactly on the second (see [`render`]).
 //!
 //! Where the seed is silent the upstream program decides:
 //!
@@ -39,83 +39,34 @@
 //!   wording), `Invalid type for parameter <name>: …` and `Unknown
 //!   parameter: <name>`.
 
-mod envelope;
 mod ere;
 mod expand;
-mod file_tools;
+mod files;
 mod mutations;
-mod search_tools;
-mod shell_tool;
+mod params;
+mod render;
+mod search;
+mod shell;
+mod tools;
 mod wildcard;
 
-use crate::dialects::common::tool_schema::closed_object_tool as tool;
 use std::path::PathBuf;
 
 use rmcp::model::{JsonObject, Tool};
-use serde_json::json;
 
 use super::{Adapter, Call, Context, Failure, Rendered, Reply};
-use crate::dialects::common::args::ArgError;
 use crate::engine::EngineError;
 use crate::mutations::{MutationInfo, Mutations};
 use mutations::Mutation;
 
-pub(crate) use envelope::render;
-
-/// The five tools of seed 004, with upstream's parameters (all strings).
-pub(crate) fn tools() -> Vec<Tool> {
-    vec![
-        tool(
-            "glob",
-            "List the paths matching a glob pattern.",
-            json!({
-                "pattern": {"type": "string", "description": "glob pattern, e.g. 'src/*.c'"},
-                "path": {"type": "string", "description": "directory the pattern is relative to (default: the working directory)"},
-            }),
-            &["pattern"],
-        ),
-        tool(
-            "file_read",
-            "Return a file's contents.",
-            json!({"path": {"type": "string", "description": "file to read"}}),
-            &["path"],
-        ),
-        tool(
-            "grep",
-            "Find the lines matching a POSIX extended regular expression.",
-            json!({
-                "pattern": {"type": "string", "description": "POSIX extended regular expression"},
-                "path": {"type": "string", "description": "directory whose files are searched (default: the working directory)"},
-                "glob": {"type": "string", "description": "which files of that directory to search, e.g. '*.c' (default: all)"},
-            }),
-            &["pattern"],
-        ),
-        tool(
-            "file_write",
-            "Create or replace a file with the given content.",
-            json!({
-                "path": {"type": "string", "description": "file to write; its directory must exist"},
-                "content": {"type": "string", "description": "the complete new content"},
-            }),
-            &["path", "content"],
-        ),
-        tool(
-            "bash",
-            "Run a shell command and return its combined output and exit code.",
-            json!({"command": {"type": "string", "description": "command line for bash -c"}}),
-            &["command"],
-        ),
-    ]
-}
-
 /// Runs one tool; `None` for a name that is not one of the five.
-pub(crate) async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
+async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
     let outcome = match name {
-        "glob" => search_tools::glob(ctx, args),
-        "file_read" => file_tools::file_read(ctx, args),
-        "grep" => search_tools::grep(ctx, args),
-        "file_write" => file_tools::file_write(ctx, args),
-        "bash" => shell_tool::bash(ctx, args).await,
+        "glob" => search::glob(ctx, args),
+        "file_read" => files::file_read(ctx, args),
+        "grep" => search::grep(ctx, args),
+        "file_write" => files::file_write(ctx, args),
+        "bash" => shell::bash(ctx, args).await,
         _ => return None,
     };
     Some(outcome.unwrap_or_else(Reply::Failure))
@@ -129,21 +80,6 @@ fn path_failure(prefix: &str, path: &str) -> Failure {
         paths: vec![path.to_string()],
         ..Failure::new("", format!("{prefix}: {path}"))
     }
-}
-
-fn argument_failure(err: ArgError) -> Failure {
-    Failure::new(
-        "",
-        match err {
-            ArgError::Missing(name) => format!("Missing required parameter: {name}"),
-            ArgError::WrongType {
-                name,
-                expected,
-                got,
-            } => format!("Invalid type for parameter {name}: expected {expected}, got {got}"),
-            ArgError::Unknown { name, .. } => format!("Unknown parameter: {name}"),
-        },
-    )
 }
 
 /// Resolves a path argument to a real path under the root. Leaving the root
@@ -176,7 +112,7 @@ impl Adapter for Ikigai {
     }
 
     fn tools(&self, _ctx: &Context) -> Vec<Tool> {
-        tools()
+        tools::tools()
     }
 
     fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
@@ -184,6 +120,6 @@ impl Adapter for Ikigai {
     }
 
     fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
-        render(mutations, reply)
+        render::render(mutations, reply)
     }
 }

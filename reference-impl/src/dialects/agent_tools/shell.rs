@@ -33,7 +33,7 @@ struct CommandResult<'a> {
     timed_out: bool,
 }
 
-pub(crate) async fn bash(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(super) async fn bash(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["command", "cwd", "timeout_ms"]).map_err(argument_failure)?;
     let command = args.string("command").map_err(argument_failure)?;
     let cwd = args.opt_string("cwd").map_err(argument_failure)?;

@@ -17,7 +17,7 @@ pub(crate) const MUTATING: &[&str] = &[
 ];
 
 /// Every tool, mutating or not.
-pub(crate) fn all() -> Vec<Tool> {
+pub(super) fn all() -> Vec<Tool> {
     vec![
         tool(
             "read_file",

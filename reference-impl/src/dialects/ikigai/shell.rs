@@ -2,9 +2,10 @@
 
 use rmcp::model::JsonObject;
 
-use super::envelope::Data;
 use super::mutations::Mutation;
-use super::{argument_failure, Outcome};
+use super::params::argument_failure;
+use super::render::Data;
+use super::Outcome;
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::shell::CommandOutput;

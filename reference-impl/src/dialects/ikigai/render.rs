@@ -75,7 +75,7 @@ fn success_flag(mutations: &Mutations, success: bool) -> Value {
 }
 
 /// Renders a reply as the envelope.
-pub(crate) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+pub(super) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
         Reply::Success { text, exit_code } => {
             if mutations.is_active(Mutation::NonzeroExitIsFailure) {

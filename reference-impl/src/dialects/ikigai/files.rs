@@ -6,9 +6,10 @@ use std::path::Path;
 
 use rmcp::model::JsonObject;
 
-use super::envelope::Data;
 use super::mutations::Mutation;
-use super::{argument_failure, confine, is_permission_denied, path_failure, Outcome};
+use super::params::argument_failure;
+use super::render::Data;
+use super::{confine, is_permission_denied, path_failure, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::{files, EngineError};

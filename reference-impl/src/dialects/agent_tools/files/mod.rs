@@ -1,4 +1,12 @@
-//! `read_file`, `list_dir` and `write_file`.
+//! The tools that act on named paths: `read_file`, `list_dir` and
+//! `write_file` here, the string edits in [`edit`] and the unified diffs in
+//! [`patch`].
+
+mod edit;
+mod patch;
+
+pub(super) use edit::{edit_file, multi_edit};
+pub(super) use patch::apply_patch;
 
 use std::fs;
 

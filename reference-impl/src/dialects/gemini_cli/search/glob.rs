@@ -14,11 +14,11 @@ use std::time::{Duration, SystemTime};
 use globset::GlobBuilder;
 use rmcp::model::JsonObject;
 
-use super::confine::{self, Refusal};
-use super::mutations::Mutation;
-use super::order::locale_cmp;
-use super::params::Params;
-use super::{invalid_params, plain_error, sentence, Context, Outcome};
+use crate::dialects::gemini_cli::confine::{self, Refusal};
+use crate::dialects::gemini_cli::mutations::Mutation;
+use crate::dialects::gemini_cli::order::locale_cmp;
+use crate::dialects::gemini_cli::params::Params;
+use crate::dialects::gemini_cli::{invalid_params, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
 use crate::engine::search;
 

@@ -15,7 +15,7 @@ use crate::mutations::Mutations;
 
 /// Writes `{"error":code,"message":message,...extra}` with the keys in that
 /// order (serde_json's map would sort `error` after `file`).
-pub(crate) fn envelope(
+pub(super) fn envelope(
     code_key: &str,
     code: &str,
     message: &str,
@@ -48,7 +48,7 @@ fn hand_built(code_key: &str, code: &str, message: &str, extra: &Map<String, Val
 
 /// Renders a reply in the agent-tools conventions, applying the mutations
 /// that concern the shape of a result (the others act where the work is done).
-pub(crate) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
+pub(super) fn render(mutations: &Mutations, reply: Reply) -> Rendered {
     match reply {
         Reply::Success { text, exit_code } => match exit_code {
             Some(code) if code != 0 && mutations.is_active(Mutation::ErrorOnNonzeroExit) => {

@@ -7,18 +7,21 @@
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::super::{Context, Failure, Reply};
-use super::mutations::Mutation;
-use super::params::{self, argument_failure, invalid, EditSpec};
-use super::text::read_text;
-use super::workspace::{self, with_path, Target};
+use crate::dialects::agent_tools::mutations::Mutation;
+use crate::dialects::agent_tools::params::{self, argument_failure, invalid, EditSpec};
+use crate::dialects::agent_tools::text::read_text;
+use crate::dialects::agent_tools::workspace::{self, with_path, Target};
 use crate::dialects::common::args::Args;
+use crate::dialects::{Context, Failure, Reply};
 use crate::engine::files::{self, write_atomic};
 
 /// Most match lines listed in an `ambiguous_match` message.
 const MAX_LINES_LISTED: usize = 20;
 
-pub(crate) fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(in crate::dialects::agent_tools) fn edit_file(
+    ctx: &Context,
+    raw: &JsonObject,
+) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path", "old_string", "new_string", "replace_all"])
         .map_err(argument_failure)?;
     let path = args.string("path").map_err(argument_failure)?;
@@ -53,7 +56,10 @@ pub(crate) fn edit_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failur
     )))
 }
 
-pub(crate) fn multi_edit(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(in crate::dialects::agent_tools) fn multi_edit(
+    ctx: &Context,
+    raw: &JsonObject,
+) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path", "edits"]).map_err(argument_failure)?;
     let path = args.string("path").map_err(argument_failure)?;
     let edits = params::edits(raw)?;

@@ -20,12 +20,12 @@ use std::path::{Path, PathBuf};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::super::{Context, Failure, Reply};
-use super::mutations::Mutation;
-use super::params::{argument_failure, invalid};
-use super::text::{decode, read_text, split_lines};
-use super::workspace::{self, with_path, Target};
+use crate::dialects::agent_tools::mutations::Mutation;
+use crate::dialects::agent_tools::params::{argument_failure, invalid};
+use crate::dialects::agent_tools::text::{decode, read_text, split_lines};
+use crate::dialects::agent_tools::workspace::{self, with_path, Target};
 use crate::dialects::common::args::Args;
+use crate::dialects::{Context, Failure, Reply};
 
 // ------------------------------------------------------------------ parsing
 
@@ -265,7 +265,10 @@ enum Change {
     Delete { target: Target },
 }
 
-pub(crate) fn apply_patch(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(in crate::dialects::agent_tools) fn apply_patch(
+    ctx: &Context,
+    raw: &JsonObject,
+) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["patch"]).map_err(argument_failure)?;
     let patch = args.string("patch").map_err(argument_failure)?;
     let files = parse(&patch).map_err(|why| invalid(format!("Malformed patch: {why}")))?;

@@ -8,10 +8,10 @@ use std::fs;
 
 use rmcp::model::JsonObject;
 
-use super::confine::{self, Refusal};
-use super::mutations::Mutation;
-use super::params::Params;
-use super::{invalid_params, plain_error, Context, Outcome};
+use crate::dialects::gemini_cli::confine::{self, Refusal};
+use crate::dialects::gemini_cli::mutations::Mutation;
+use crate::dialects::gemini_cli::params::Params;
+use crate::dialects::gemini_cli::{invalid_params, plain_error, Context, Outcome};
 use crate::dialects::Reply;
 
 /// Lines shown when no `limit` is given.
@@ -67,8 +67,11 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             meta.len()
         )));
     }
-    let bytes = fs::read(&real)
-        .map_err(|err| reading_failed(super::node_error::describe(&err, "open", &path)))?;
+    let bytes = fs::read(&real).map_err(|err| {
+        reading_failed(crate::dialects::gemini_cli::node_error::describe(
+            &err, "open", &path,
+        ))
+    })?;
     if looks_binary(&bytes) {
         let relative = ctx
             .policy

@@ -9,10 +9,12 @@ use std::io;
 
 use rmcp::model::JsonObject;
 
-use super::confine::{self, Refusal};
-use super::mutations::Mutation;
-use super::params::Params;
-use super::{invalid_params, node_error, plain_error, sentence, Context, Outcome};
+use crate::dialects::gemini_cli::confine::{self, Refusal};
+use crate::dialects::gemini_cli::mutations::Mutation;
+use crate::dialects::gemini_cli::params::Params;
+use crate::dialects::gemini_cli::{
+    invalid_params, node_error, plain_error, sentence, Context, Outcome,
+};
 use crate::dialects::{Failure, Reply};
 use crate::engine::{files, EngineError, IoOp};
 

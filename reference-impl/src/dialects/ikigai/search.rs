@@ -5,10 +5,11 @@ use std::fs;
 use regex::Regex;
 use rmcp::model::JsonObject;
 
-use super::envelope::Data;
 use super::expand::{expand_with, Found, LeadingDot};
 use super::mutations::Mutation;
-use super::{argument_failure, confine, ere, Outcome};
+use super::params::argument_failure;
+use super::render::Data;
+use super::{confine, ere, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 

@@ -12,10 +12,10 @@
 
 use rmcp::model::JsonObject;
 
-use super::confine::{self, Refusal};
-use super::mutations::Mutation;
-use super::params::Params;
-use super::{invalid_params, plain_error, sentence, Context, Outcome};
+use crate::dialects::gemini_cli::confine::{self, Refusal};
+use crate::dialects::gemini_cli::mutations::Mutation;
+use crate::dialects::gemini_cli::params::Params;
+use crate::dialects::gemini_cli::{invalid_params, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
 use crate::engine::search::{self, FileFilter, FileHits};
 use crate::engine::EngineError;

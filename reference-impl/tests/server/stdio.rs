@@ -1,14 +1,14 @@
 //! End-to-end: the real binary over stdin/stdout, as the harness runs it.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
+use crate::util;
+
 fn exchange(root: &std::path::Path, calls: &[Value]) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec-reference"))
+    let mut child = Command::new(util::SERVER)
         .args(["--dialect", "boris", "--root"])
         .arg(root)
         .stdin(Stdio::piped())
@@ -69,7 +69,7 @@ fn boris_tools_answer_over_stdio() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names, common::BORIS_TOOLS);
+    assert_eq!(names, util::BORIS_TOOLS);
     assert_eq!(
         replies[1]["result"]["content"][0]["text"],
         "1\tone\n2\ttwo\n"

@@ -1,8 +1,6 @@
 //! End-to-end: the real binary over streamable HTTP, driven by rmcp's client,
 //! discovered through the `listening on` line a harness reads from stderr.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -12,6 +10,8 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
+
+use crate::util;
 
 struct Server {
     child: Child,
@@ -24,7 +24,7 @@ struct Server {
 /// the announced URL from the first stderr line; the rest of stderr is passed
 /// through so failures stay visible.
 fn start(root: &Path, extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec-reference"))
+    let mut child = Command::new(util::SERVER)
         .args(["--transport", "http", "--port", "0", "--dialect", "boris"])
         .arg("--root")
         .arg(root)
@@ -115,7 +115,7 @@ async fn boris_tools_answer_over_http_and_sigterm_cleans_up() {
 
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, common::BORIS_TOOLS);
+    assert_eq!(names, util::BORIS_TOOLS);
 
     let view = client
         .call_tool(

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
+use thiserror::Error;
 
 use crate::dialects::Dialect;
 use crate::engine::paths::PathPolicy;
@@ -165,8 +166,19 @@ impl Config {
     }
 }
 
+/// A size flag that is not a size; clap prints it after the flag's name.
+#[derive(Debug, Error)]
+pub(crate) enum InvalidSize {
+    #[error(
+        "invalid size {0:?}: expected a number of bytes, optionally with a B, KB, MB or GB suffix"
+    )]
+    NotANumber(String),
+    #[error("invalid size {0:?}: too large")]
+    TooLarge(String),
+}
+
 /// Parses `10MB`, `512KB`, `1GB`, `100B` or a bare byte count (powers of 1024).
-pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, InvalidSize> {
     let trimmed = text.trim();
     let upper = trimmed.to_ascii_uppercase();
     let (digits, multiplier) = [
@@ -178,12 +190,12 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     .iter()
     .find_map(|(suffix, mult)| upper.strip_suffix(suffix).map(|d| (d.trim(), *mult)))
     .unwrap_or((upper.as_str(), 1));
-    let value: u64 = digits.parse().map_err(|_| {
-        format!("invalid size {trimmed:?}: expected a number of bytes, optionally with a B, KB, MB or GB suffix")
-    })?;
+    let value: u64 = digits
+        .parse()
+        .map_err(|_| InvalidSize::NotANumber(trimmed.to_string()))?;
     value
         .checked_mul(multiplier)
-        .ok_or_else(|| format!("invalid size {trimmed:?}: too large"))
+        .ok_or_else(|| InvalidSize::TooLarge(trimmed.to_string()))
 }
 
 #[cfg(test)]
@@ -192,11 +204,11 @@ mod tests {
 
     #[test]
     fn sizes_use_powers_of_1024() {
-        assert_eq!(parse_size("10MB"), Ok(10 * 1024 * 1024));
-        assert_eq!(parse_size("2kb"), Ok(2048));
-        assert_eq!(parse_size("100B"), Ok(100));
-        assert_eq!(parse_size("77"), Ok(77));
-        assert_eq!(parse_size("1GB"), Ok(1 << 30));
+        assert_eq!(parse_size("10MB").ok(), Some(10 * 1024 * 1024));
+        assert_eq!(parse_size("2kb").ok(), Some(2048));
+        assert_eq!(parse_size("100B").ok(), Some(100));
+        assert_eq!(parse_size("77").ok(), Some(77));
+        assert_eq!(parse_size("1GB").ok(), Some(1 << 30));
         assert!(parse_size("ten").is_err());
         assert!(parse_size("-1").is_err());
     }

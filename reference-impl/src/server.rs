@@ -10,6 +10,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use thiserror::Error;
 
 use crate::config::Config;
 use crate::dialects::{Adapter, Context};
@@ -77,6 +78,32 @@ impl ServerHandler for ToolServer {
     }
 }
 
+/// Why serving MCP ended in failure; printed on stderr before the process
+/// exits with 1.
+#[derive(Debug, Error)]
+pub(crate) enum ServeError {
+    #[error("server stopped: {0}")]
+    Stopped(tokio::task::JoinError),
+    /// Boxed: rmcp's error is large, and this one is rare.
+    #[error("MCP initialization failed: {0}")]
+    Initialize(Box<rmcp::service::ServerInitializeError>),
+    #[error("cannot listen on {host}:{port}: {cause}")]
+    Listen {
+        host: String,
+        port: u16,
+        cause: std::io::Error,
+    },
+    #[error("cannot read the bound address: {0}")]
+    BoundAddress(std::io::Error),
+    #[error("cannot handle {signal}: {cause}")]
+    Signal {
+        signal: &'static str,
+        cause: std::io::Error,
+    },
+    #[error("accepting connections failed: {0}")]
+    Accept(std::io::Error),
+}
+
 /// What every tool call can use, made from the validated flags, with a shell
 /// that runs commands in the root.
 fn context(config: Config) -> Context {
@@ -93,7 +120,7 @@ fn context(config: Config) -> Context {
 }
 
 /// Serves until stdin closes, then kills every process group still running.
-pub(crate) async fn serve_stdio(config: Config) -> Result<(), String> {
+pub(crate) async fn serve_stdio(config: Config) -> Result<(), ServeError> {
     let server = ToolServer::new(config);
     let cleanup = server.clone();
     let outcome = match server.serve(rmcp::transport::stdio()).await {
@@ -101,8 +128,8 @@ pub(crate) async fn serve_stdio(config: Config) -> Result<(), String> {
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|err| format!("server stopped: {err}")),
-        Err(err) => Err(format!("MCP initialization failed: {err}")),
+            .map_err(ServeError::Stopped),
+        Err(err) => Err(ServeError::Initialize(Box::new(err))),
     };
     cleanup.kill_background_tasks();
     outcome

@@ -12,8 +12,9 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
+use thiserror::Error;
 
-use super::error::{DenyReason, EngineError, IoOp};
+use super::error::{describe_io, DenyReason, EngineError, IoOp};
 
 /// Symlinks followed while resolving one path before giving up (Linux uses 40).
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -22,6 +23,20 @@ const MAX_SYMLINK_HOPS: usize = 40;
 struct DenyPattern {
     text: String,
     matcher: GlobMatcher,
+}
+
+/// A policy that cannot be built. The messages name the flag each value
+/// came from: the command line is the policy's only source.
+#[derive(Debug, Error)]
+pub(crate) enum PolicyError {
+    #[error("--root {}: {cause}", path.display())]
+    Root { path: PathBuf, cause: String },
+    #[error("--root {}: not a directory", path.display())]
+    RootNotDirectory { path: PathBuf },
+    #[error("--allow-dir {}: {cause}", dir.display())]
+    AllowDir { dir: PathBuf, cause: String },
+    #[error("--deny-dir {text:?}: {cause}")]
+    DenyPattern { text: String, cause: globset::Error },
 }
 
 /// Where tools may go: a root, optional allowed directories and deny patterns.
@@ -40,26 +55,20 @@ impl PathPolicy {
         root: &Path,
         allow: &[PathBuf],
         deny: &[String],
-    ) -> Result<PathPolicy, String> {
-        let root = std::fs::canonicalize(root).map_err(|err| {
-            format!(
-                "--root {}: {}",
-                root.display(),
-                super::error::describe_io(&err)
-            )
+    ) -> Result<PathPolicy, PolicyError> {
+        let root = std::fs::canonicalize(root).map_err(|err| PolicyError::Root {
+            path: root.to_path_buf(),
+            cause: describe_io(&err),
         })?;
         if !root.is_dir() {
-            return Err(format!("--root {}: not a directory", root.display()));
+            return Err(PolicyError::RootNotDirectory { path: root });
         }
         let allow = allow
             .iter()
             .map(|dir| {
-                resolve_real(&root.join(dir)).map_err(|err| {
-                    format!(
-                        "--allow-dir {}: {}",
-                        dir.display(),
-                        super::error::describe_io(&err)
-                    )
+                resolve_real(&root.join(dir)).map_err(|err| PolicyError::AllowDir {
+                    dir: dir.clone(),
+                    cause: describe_io(&err),
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -73,7 +82,10 @@ impl PathPolicy {
                         text: text.clone(),
                         matcher: glob.compile_matcher(),
                     })
-                    .map_err(|err| format!("--deny-dir {text:?}: {err}"))
+                    .map_err(|cause| PolicyError::DenyPattern {
+                        text: text.clone(),
+                        cause,
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(PathPolicy { root, allow, deny })

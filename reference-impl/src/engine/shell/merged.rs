@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use tokio::net::unix::pipe::Receiver;
 
-use super::{
-    command_output, lock, supervise, Captured, CommandOutput, GroupGuard, OutputReaders, Shell,
-};
+use super::group::GroupGuard;
+use super::supervise::{command_output, supervise, Captured, OutputReaders};
+use super::{lock, CommandOutput, Shell};
 use crate::engine::error::{describe_io, EngineError};
 
 fn start_failed(err: &io::Error) -> EngineError {

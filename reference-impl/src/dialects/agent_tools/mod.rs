@@ -50,24 +50,6 @@ fn listed(ctx: &Context) -> Vec<Tool> {
         .collect()
 }
 
-/// Every name gets an answer: an unknown or hidden tool is `not_found`.
-async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Reply {
-    let outcome = match name {
-        _ if hidden(ctx, name) => Err(unknown_tool(name)),
-        "read_file" => files::read_file(ctx, args),
-        "list_dir" => files::list_dir(ctx, args),
-        "write_file" => files::write_file(ctx, args),
-        "glob" => search::glob(ctx, args),
-        "grep" => search::grep(ctx, args),
-        "edit_file" => files::edit_file(ctx, args),
-        "multi_edit" => files::multi_edit(ctx, args),
-        "apply_patch" => files::apply_patch(ctx, args),
-        "bash" => shell::bash(ctx, args).await,
-        _ => Err(unknown_tool(name)),
-    };
-    outcome.unwrap_or_else(|failure| Reply::Failure(conceal_internal(ctx, name, failure)))
-}
-
 fn unknown_tool(name: &str) -> Failure {
     Failure::new("not_found", format!("Unknown tool: {name}"))
 }
@@ -101,8 +83,27 @@ impl Adapter for AgentTools {
         listed(ctx)
     }
 
+    /// Every name gets an answer: an unknown or hidden tool is `not_found`.
     fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
-        Box::pin(async move { Some(call(ctx, name, args).await) })
+        Box::pin(async move {
+            let outcome = match name {
+                _ if hidden(ctx, name) => Err(unknown_tool(name)),
+                "read_file" => files::read_file(ctx, args),
+                "list_dir" => files::list_dir(ctx, args),
+                "write_file" => files::write_file(ctx, args),
+                "glob" => search::glob(ctx, args),
+                "grep" => search::grep(ctx, args),
+                "edit_file" => files::edit_file(ctx, args),
+                "multi_edit" => files::multi_edit(ctx, args),
+                "apply_patch" => files::apply_patch(ctx, args),
+                "bash" => shell::bash(ctx, args).await,
+                _ => Err(unknown_tool(name)),
+            };
+            Some(
+                outcome
+                    .unwrap_or_else(|failure| Reply::Failure(conceal_internal(ctx, name, failure))),
+            )
+        })
     }
 
     fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {

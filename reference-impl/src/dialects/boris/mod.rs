@@ -45,21 +45,6 @@ use mutations::Mutation;
 /// A tool's outcome before rendering.
 type Outcome = Result<Reply, Failure>;
 
-/// Runs one boris tool; `None` for an unknown tool name.
-async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
-    let outcome = match name {
-        "bash" => shell::bash(ctx, args).await,
-        "task_output" => shell::task_output(ctx, args),
-        "view" => files::view(ctx, args),
-        "str_replace" => files::str_replace(ctx, args),
-        "create_file" => files::create_file(ctx, args),
-        "grep" => search::grep(ctx, args),
-        "glob" => search::glob(ctx, args),
-        _ => return None,
-    };
-    Some(outcome.unwrap_or_else(Reply::Failure))
-}
-
 /// The boris adapter, registered in [`super::Dialect::adapter`].
 pub(crate) struct Boris;
 
@@ -72,8 +57,21 @@ impl Adapter for Boris {
         tools::tools()
     }
 
+    /// Runs one boris tool; `None` for an unknown tool name.
     fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
-        Box::pin(call(ctx, name, args))
+        Box::pin(async move {
+            let outcome = match name {
+                "bash" => shell::bash(ctx, args).await,
+                "task_output" => shell::task_output(ctx, args),
+                "view" => files::view(ctx, args),
+                "str_replace" => files::str_replace(ctx, args),
+                "create_file" => files::create_file(ctx, args),
+                "grep" => search::grep(ctx, args),
+                "glob" => search::glob(ctx, args),
+                _ => return None,
+            };
+            Some(outcome.unwrap_or_else(Reply::Failure))
+        })
     }
 
     fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {

@@ -36,21 +36,6 @@ use mutations::Mutation;
 /// A tool's outcome before rendering.
 type Outcome = Result<Reply, Failure>;
 
-/// Runs one tool; `None` for an unknown tool name.
-async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
-    let outcome = match name {
-        "list_directory" => files::list_directory(ctx, args),
-        "read_file" => files::read_file(ctx, args),
-        "write_file" => files::write_file(ctx, args),
-        "replace" => files::replace(ctx, args),
-        "run_shell_command" => shell::run_shell_command(ctx, args).await,
-        "search_file_content" => search::search_file_content(ctx, args),
-        "glob" => search::glob(ctx, args),
-        _ => return None,
-    };
-    Some(outcome.unwrap_or_else(Reply::Failure))
-}
-
 /// An error whose text is exactly `message`.
 fn plain_error(message: impl Into<String>) -> Failure {
     Failure::new("", message)
@@ -85,8 +70,21 @@ impl Adapter for GeminiCli {
         tools::tools()
     }
 
+    /// Runs one tool; `None` for an unknown tool name.
     fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
-        Box::pin(call(ctx, name, args))
+        Box::pin(async move {
+            let outcome = match name {
+                "list_directory" => files::list_directory(ctx, args),
+                "read_file" => files::read_file(ctx, args),
+                "write_file" => files::write_file(ctx, args),
+                "replace" => files::replace(ctx, args),
+                "run_shell_command" => shell::run_shell_command(ctx, args).await,
+                "search_file_content" => search::search_file_content(ctx, args),
+                "glob" => search::glob(ctx, args),
+                _ => return None,
+            };
+            Some(outcome.unwrap_or_else(Reply::Failure))
+        })
     }
 
     fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {

@@ -59,19 +59,6 @@ use crate::engine::EngineError;
 use crate::mutations::{MutationInfo, Mutations};
 use mutations::Mutation;
 
-/// Runs one tool; `None` for a name that is not one of the five.
-async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
-    let outcome = match name {
-        "glob" => search::glob(ctx, args),
-        "file_read" => files::file_read(ctx, args),
-        "grep" => search::grep(ctx, args),
-        "file_write" => files::file_write(ctx, args),
-        "bash" => shell::bash(ctx, args).await,
-        _ => return None,
-    };
-    Some(outcome.unwrap_or_else(Reply::Failure))
-}
-
 type Outcome = Result<Reply, Failure>;
 
 /// A failure whose message ends with the path it is about.
@@ -115,8 +102,19 @@ impl Adapter for Ikigai {
         tools::tools()
     }
 
+    /// Runs one tool; `None` for a name that is not one of the five.
     fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
-        Box::pin(call(ctx, name, args))
+        Box::pin(async move {
+            let outcome = match name {
+                "glob" => search::glob(ctx, args),
+                "file_read" => files::file_read(ctx, args),
+                "grep" => search::grep(ctx, args),
+                "file_write" => files::file_write(ctx, args),
+                "bash" => shell::bash(ctx, args).await,
+                _ => return None,
+            };
+            Some(outcome.unwrap_or_else(Reply::Failure))
+        })
     }
 
     fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {

@@ -10,27 +10,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
+use thiserror::Error;
 
 use crate::dialects::Dialect;
 use crate::engine::paths::PathPolicy;
 use crate::mutations::Mutations;
 
-/// The suites whose tool surface this server can speak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DialectName {
-    /// mjkoo/boris: `[CODE] message` errors (seeds 000 and 001).
-    Boris,
-    /// gemini-cli 0.1.13's built-in tools: exact strings (seed 002).
-    GeminiCli,
-    /// @clarvis/agent-tools: the `{"error","message"}` envelope (seed 003).
-    AgentTools,
-    /// mgreenly/ikigai: the `{"success",…}` result envelope (seed 004).
-    Ikigai,
-}
-
 /// How MCP reaches the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TransportName {
+pub(crate) enum TransportName {
     /// JSON-RPC lines on stdin/stdout; the server stops when stdin closes.
     Stdio,
     /// Streamable HTTP at `/mcp`; the address is announced on stderr.
@@ -45,7 +33,7 @@ pub enum TransportName {
 struct Cli {
     /// Which suite's tool surface to serve.
     #[arg(long, value_enum)]
-    dialect: DialectName,
+    dialect: Dialect,
     /// Working directory: relative paths resolve against it and bash runs in it.
     #[arg(long, required_unless_present = "list_mutations")]
     root: Option<PathBuf>,
@@ -91,37 +79,37 @@ struct Cli {
 
 /// Where and how MCP is served.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Transport {
+pub(crate) enum Transport {
     Stdio,
     Http(HttpOptions),
 }
 
 /// Settings of the streamable HTTP transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpOptions {
-    pub host: String,
+pub(crate) struct HttpOptions {
+    pub(crate) host: String,
     /// 0 lets the system pick a free port.
-    pub port: u16,
-    pub exit_on_stdin_eof: bool,
+    pub(crate) port: u16,
+    pub(crate) exit_on_stdin_eof: bool,
 }
 
 /// The validated server settings.
 #[derive(Debug)]
-pub struct Config {
-    pub dialect: DialectName,
-    pub policy: PathPolicy,
-    pub max_file_size: u64,
-    pub default_timeout: Duration,
-    pub output_limit: u64,
-    pub read_only: bool,
-    pub mutations: Mutations,
-    pub transport: Transport,
+pub(crate) struct Config {
+    pub(crate) dialect: Dialect,
+    pub(crate) policy: PathPolicy,
+    pub(crate) max_file_size: u64,
+    pub(crate) default_timeout: Duration,
+    pub(crate) output_limit: u64,
+    pub(crate) read_only: bool,
+    pub(crate) mutations: Mutations,
+    pub(crate) transport: Transport,
 }
 
 impl Config {
     /// Parses flags; on failure prints the reason (or help) and returns the
     /// exit code to end with.
-    pub fn from_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Config, ExitCode> {
+    pub(crate) fn from_args<I: IntoIterator<Item = OsString>>(args: I) -> Result<Config, ExitCode> {
         let argv = std::iter::once(OsString::from("toolspec-reference")).chain(args);
         let cli = match Cli::try_parse_from(argv) {
             Ok(cli) => cli,
@@ -132,7 +120,7 @@ impl Config {
                 return Err(ExitCode::from(code));
             }
         };
-        let catalogue = Dialect::new(cli.dialect).mutations();
+        let catalogue = cli.dialect.adapter().mutations();
         if cli.list_mutations {
             for mutation in catalogue {
                 println!("{}\t{}", mutation.name, mutation.what);
@@ -178,8 +166,19 @@ impl Config {
     }
 }
 
+/// A size flag that is not a size; clap prints it after the flag's name.
+#[derive(Debug, Error)]
+pub(crate) enum InvalidSize {
+    #[error(
+        "invalid size {0:?}: expected a number of bytes, optionally with a B, KB, MB or GB suffix"
+    )]
+    NotANumber(String),
+    #[error("invalid size {0:?}: too large")]
+    TooLarge(String),
+}
+
 /// Parses `10MB`, `512KB`, `1GB`, `100B` or a bare byte count (powers of 1024).
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, InvalidSize> {
     let trimmed = text.trim();
     let upper = trimmed.to_ascii_uppercase();
     let (digits, multiplier) = [
@@ -191,12 +190,12 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     .iter()
     .find_map(|(suffix, mult)| upper.strip_suffix(suffix).map(|d| (d.trim(), *mult)))
     .unwrap_or((upper.as_str(), 1));
-    let value: u64 = digits.parse().map_err(|_| {
-        format!("invalid size {trimmed:?}: expected a number of bytes, optionally with a B, KB, MB or GB suffix")
-    })?;
+    let value: u64 = digits
+        .parse()
+        .map_err(|_| InvalidSize::NotANumber(trimmed.to_string()))?;
     value
         .checked_mul(multiplier)
-        .ok_or_else(|| format!("invalid size {trimmed:?}: too large"))
+        .ok_or_else(|| InvalidSize::TooLarge(trimmed.to_string()))
 }
 
 #[cfg(test)]
@@ -205,11 +204,11 @@ mod tests {
 
     #[test]
     fn sizes_use_powers_of_1024() {
-        assert_eq!(parse_size("10MB"), Ok(10 * 1024 * 1024));
-        assert_eq!(parse_size("2kb"), Ok(2048));
-        assert_eq!(parse_size("100B"), Ok(100));
-        assert_eq!(parse_size("77"), Ok(77));
-        assert_eq!(parse_size("1GB"), Ok(1 << 30));
+        assert_eq!(parse_size("10MB").ok(), Some(10 * 1024 * 1024));
+        assert_eq!(parse_size("2kb").ok(), Some(2048));
+        assert_eq!(parse_size("100B").ok(), Some(100));
+        assert_eq!(parse_size("77").ok(), Some(77));
+        assert_eq!(parse_size("1GB").ok(), Some(1 << 30));
         assert!(parse_size("ten").is_err());
         assert!(parse_size("-1").is_err());
     }

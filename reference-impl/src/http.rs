@@ -28,22 +28,24 @@ use tokio::net::TcpListener;
 use tokio::signal::unix::{signal, SignalKind};
 
 use crate::config::HttpOptions;
-use crate::server::ToolServer;
+use crate::server::{ServeError, ToolServer};
 
 /// The one path MCP is served at; every other path answers 404.
-pub const MCP_PATH: &str = "/mcp";
+pub(crate) const MCP_PATH: &str = "/mcp";
 
 type Service = StreamableHttpService<ToolServer, LocalSessionManager>;
 
 /// Binds, announces `listening on http://ADDR/mcp` on stderr, then serves
 /// until asked to stop; every background shell task is killed on the way out.
-pub async fn serve(server: ToolServer, options: HttpOptions) -> Result<(), String> {
+pub(crate) async fn serve(server: ToolServer, options: HttpOptions) -> Result<(), ServeError> {
     let listener = TcpListener::bind((options.host.as_str(), options.port))
         .await
-        .map_err(|err| format!("cannot listen on {}:{}: {err}", options.host, options.port))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|err| format!("cannot read the bound address: {err}"))?;
+        .map_err(|cause| ServeError::Listen {
+            host: options.host.clone(),
+            port: options.port,
+            cause,
+        })?;
+    let addr = listener.local_addr().map_err(ServeError::BoundAddress)?;
     // Signal handlers go in before the announcement, so a harness that signals
     // as soon as it has read the line still gets the cleanup.
     let stop = stop_requested(options.exit_on_stdin_eof)?;
@@ -83,14 +85,14 @@ fn http_config(host: &str, addr: SocketAddr) -> StreamableHttpServerConfig {
     config.with_allowed_hosts(hosts)
 }
 
-async fn accept_loop(listener: TcpListener, service: Service) -> Result<(), String> {
+async fn accept_loop(listener: TcpListener, service: Service) -> Result<(), ServeError> {
     loop {
         let (stream, _peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             // Per-connection failures (a reset before accept, too many open
             // files for a moment) must not take the server down.
             Err(err) if is_transient(&err) => continue,
-            Err(err) => return Err(format!("accepting connections failed: {err}")),
+            Err(err) => return Err(ServeError::Accept(err)),
         };
         let _ = stream.set_nodelay(true);
         let service = service.clone();
@@ -134,9 +136,12 @@ async fn route(
 /// the handlers can fail, so that happens here, before anything is served.
 fn stop_requested(
     exit_on_stdin_eof: bool,
-) -> Result<impl std::future::Future<Output = ()>, String> {
-    let install = |kind: SignalKind, name: &str| {
-        signal(kind).map_err(|err| format!("cannot handle {name}: {err}"))
+) -> Result<impl std::future::Future<Output = ()>, ServeError> {
+    let install = |kind: SignalKind, name: &'static str| {
+        signal(kind).map_err(|cause| ServeError::Signal {
+            signal: name,
+            cause,
+        })
     };
     let mut terminate = install(SignalKind::terminate(), "SIGTERM")?;
     let mut interrupt = install(SignalKind::interrupt(), "SIGINT")?;

@@ -7,12 +7,12 @@
 //! prove its checks catch realistic deviations. [`server`] speaks MCP over
 //! stdio with rmcp, and [`http`] over streamable HTTP.
 
-pub mod config;
-pub mod dialects;
-pub mod engine;
-pub mod http;
-pub mod mutations;
-pub mod server;
+mod config;
+mod dialects;
+mod engine;
+mod http;
+mod mutations;
+mod server;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -2,37 +2,90 @@
 //!
 //! The harness proves that its suites catch mistakes by running them against
 //! a deliberately broken reference server (`toolspec mutants`). Each dialect
-//! owns its catalogue (`MUTATIONS` in its module), because a deviation only
+//! owns its catalogue (`mutations.rs` in its folder), because a deviation only
 //! makes sense in the conventions it bends: a lower-case `[code]` is a boris
 //! mistake, a renamed envelope field an agent-tools one. A name may appear in
 //! several catalogues when the same mistake exists in several dialects.
 //!
+//! A catalogue is an enum declared with [`catalogue!`]: code asks about a
+//! variant, so a misspelt mutation does not compile, and the `--mutate` names
+//! and descriptions come from the same declaration, in its order.
+//!
 //! A mutation applies to every call of the kind it affects; none looks at
 //! which scenario is running.
 
+use thiserror::Error;
+
 /// One entry of a dialect's catalogue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MutationInfo {
+pub(crate) struct MutationInfo {
     /// The `--mutate` value.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// What goes wrong, in one line, for `--list-mutations` and reports.
-    pub what: &'static str,
+    pub(crate) what: &'static str,
+}
+
+/// A variant of a dialect's catalogue enum (see [`catalogue!`]).
+pub(crate) trait Mutation: Copy {
+    /// The `--mutate` value that switches this mutation on.
+    fn name(self) -> &'static str;
+}
+
+/// Declares a dialect's catalogue: an enum with one variant per mutation,
+/// each given as `Variant = "name": "what goes wrong"`, plus its
+/// `CATALOGUE` table (in declaration order) and its [`Mutation`] impl.
+macro_rules! catalogue {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $enum:ident {
+            $($variant:ident = $name:literal : $what:literal,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        $vis enum $enum {
+            $(#[doc = $what] $variant,)*
+        }
+
+        impl $enum {
+            /// Every mutation, in `--list-mutations` order.
+            pub(crate) const CATALOGUE: &'static [$crate::mutations::MutationInfo] = &[
+                $($crate::mutations::MutationInfo { name: $name, what: $what },)*
+            ];
+        }
+
+        impl $crate::mutations::Mutation for $enum {
+            fn name(self) -> &'static str {
+                // Variants are numbered in declaration order, as the table is.
+                Self::CATALOGUE[self as usize].name
+            }
+        }
+    };
+}
+pub(crate) use catalogue;
+
+/// `--mutate` named a mutation that is not in the dialect's catalogue.
+#[derive(Debug, Error)]
+#[error("unknown mutation {name:?} for this dialect; valid mutations: {valid}")]
+pub(crate) struct UnknownMutation {
+    name: String,
+    /// The catalogue's names, comma-separated.
+    valid: String,
 }
 
 /// The mutations switched on for this server, checked against its dialect's
 /// catalogue at start-up.
 #[derive(Debug, Clone, Default)]
-pub struct Mutations {
-    catalogue: &'static [MutationInfo],
+pub(crate) struct Mutations {
     active: Vec<&'static str>,
 }
 
 impl Mutations {
     /// Switches on `names`; an unknown name is refused with the valid ones.
-    pub fn select(
+    pub(crate) fn select(
         catalogue: &'static [MutationInfo],
         names: &[String],
-    ) -> Result<Mutations, String> {
+    ) -> Result<Mutations, UnknownMutation> {
         let mut active = Vec::new();
         for name in names {
             match catalogue.iter().find(|m| m.name == name) {
@@ -40,41 +93,39 @@ impl Mutations {
                 Some(_) => {}
                 None => {
                     let valid: Vec<&str> = catalogue.iter().map(|m| m.name).collect();
-                    return Err(format!(
-                        "unknown mutation {name:?} for this dialect; valid mutations: {}",
-                        valid.join(", ")
-                    ));
+                    return Err(UnknownMutation {
+                        name: name.clone(),
+                        valid: valid.join(", "),
+                    });
                 }
             }
         }
-        Ok(Mutations { catalogue, active })
+        Ok(Mutations { active })
     }
 
-    /// [`Self::select`] for names written in code, such as a test's.
-    pub fn select_named(
-        catalogue: &'static [MutationInfo],
-        names: &[&str],
-    ) -> Result<Mutations, String> {
-        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        Self::select(catalogue, &names)
+    /// Switches on `mutations`, for tests that build a context by hand.
+    #[cfg(test)]
+    pub(crate) fn of<M: Mutation>(mutations: &[M]) -> Mutations {
+        Mutations {
+            active: mutations.iter().map(|m| m.name()).collect(),
+        }
     }
 
-    /// Whether a command's result is sent as an error: never honestly (a non-zero
-    /// exit is the command's answer, not the tool's failure), but with the
-    /// `error-on-nonzero-exit` mistake, whenever the exit code is not 0.
-    pub fn flags_nonzero_exit(&self, exit_code: Option<i32>) -> bool {
-        self.is_active("error-on-nonzero-exit") && exit_code.is_some_and(|code| code != 0)
+    /// Whether `mistake` (shared by several dialects under one name) turns a
+    /// command's result into an error: never honestly (a non-zero exit is the
+    /// command's answer, not the tool's failure), but with the mistake,
+    /// whenever the exit code is not 0.
+    pub(crate) fn flags_nonzero_exit(
+        &self,
+        mistake: impl Mutation,
+        exit_code: Option<i32>,
+    ) -> bool {
+        self.is_active(mistake) && exit_code.is_some_and(|code| code != 0)
     }
 
-    /// Whether `name` is switched on. Asking about a name that is not in the
-    /// catalogue is a programming error (a typo would make a mutation that
-    /// never fires), caught in debug builds.
-    pub fn is_active(&self, name: &str) -> bool {
-        debug_assert!(
-            self.catalogue.is_empty() || self.catalogue.iter().any(|m| m.name == name),
-            "mutation {name:?} is not in this dialect's catalogue"
-        );
-        self.active.contains(&name)
+    /// Whether `mutation` is switched on.
+    pub(crate) fn is_active(&self, mutation: impl Mutation) -> bool {
+        self.active.contains(&mutation.name())
     }
 }
 
@@ -82,23 +133,30 @@ impl Mutations {
 mod tests {
     use super::*;
 
-    const CATALOGUE: &[MutationInfo] = &[
-        MutationInfo {
-            name: "one",
-            what: "first",
-        },
-        MutationInfo {
-            name: "two",
-            what: "second",
-        },
-    ];
+    catalogue! {
+        enum Test {
+            One = "one": "first",
+            Two = "two": "second",
+        }
+    }
+
+    #[test]
+    fn the_table_follows_the_declaration() {
+        assert_eq!(Test::One.name(), "one");
+        assert_eq!(Test::Two.name(), "two");
+        assert_eq!(Test::CATALOGUE[1].what, "second");
+    }
 
     #[test]
     fn selection_checks_names_against_the_catalogue() {
-        let muts = Mutations::select(CATALOGUE, &["two".into(), "two".into()]).expect("known");
-        assert!(muts.is_active("two"));
-        assert!(!muts.is_active("one"));
-        let err = Mutations::select(CATALOGUE, &["nope".into()]).unwrap_err();
-        assert!(err.contains("one, two"), "{err}");
+        let muts =
+            Mutations::select(Test::CATALOGUE, &["two".into(), "two".into()]).expect("known");
+        assert!(muts.is_active(Test::Two));
+        assert!(!muts.is_active(Test::One));
+        let err = Mutations::select(Test::CATALOGUE, &["nope".into()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown mutation \"nope\" for this dialect; valid mutations: one, two"
+        );
     }
 }

@@ -10,31 +10,32 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use thiserror::Error;
 
 use crate::config::Config;
-use crate::dialects::{Context, Dialect};
+use crate::dialects::{Adapter, Context};
+use crate::engine::shell::Shell;
 
 /// Tool calls are handled by the dialect; everything else is rmcp's default.
 /// Clones share one [`Context`] (one shell, one set of background tasks), so
 /// HTTP sessions each get a clone.
 #[derive(Clone)]
-pub struct ToolServer {
-    dialect: Dialect,
+pub(crate) struct ToolServer {
+    adapter: &'static dyn Adapter,
     ctx: Arc<Context>,
 }
 
 impl ToolServer {
-    pub fn new(config: Config) -> ToolServer {
-        let dialect = Dialect::new(config.dialect);
+    pub(crate) fn new(config: Config) -> ToolServer {
         ToolServer {
-            dialect,
-            ctx: Arc::new(Context::new(config)),
+            adapter: config.dialect.adapter(),
+            ctx: Arc::new(context(config)),
         }
     }
 
     /// Kills every process group the shell still has running, whichever
     /// clone (session) started it.
-    pub fn kill_background_tasks(&self) {
+    pub(crate) fn kill_background_tasks(&self) {
         self.ctx.shell.kill_all();
     }
 }
@@ -52,7 +53,7 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(
-            self.dialect.tools(&self.ctx),
+            self.adapter.tools(&self.ctx),
         ))
     }
 
@@ -62,8 +63,12 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.unwrap_or_default();
-        match self.dialect.call(&self.ctx, &request.name, args).await {
-            Some(reply) => Ok(self.dialect.render(&self.ctx.mutations, reply).into()),
+        match self.adapter.call(&self.ctx, &request.name, &args).await {
+            Some(reply) => Ok(self
+                .adapter
+                .render(&self.ctx.mutations, reply)
+                .into_result()
+                .into()),
             // Upstream servers answer an unknown tool with a JSON-RPC error.
             None => Err(McpError::invalid_params(
                 format!("unknown tool \"{}\"", request.name),
@@ -73,8 +78,49 @@ impl ServerHandler for ToolServer {
     }
 }
 
+/// Why serving MCP ended in failure; printed on stderr before the process
+/// exits with 1.
+#[derive(Debug, Error)]
+pub(crate) enum ServeError {
+    #[error("server stopped: {0}")]
+    Stopped(tokio::task::JoinError),
+    /// Boxed: rmcp's error is large, and this one is rare.
+    #[error("MCP initialization failed: {0}")]
+    Initialize(Box<rmcp::service::ServerInitializeError>),
+    #[error("cannot listen on {host}:{port}: {cause}")]
+    Listen {
+        host: String,
+        port: u16,
+        cause: std::io::Error,
+    },
+    #[error("cannot read the bound address: {0}")]
+    BoundAddress(std::io::Error),
+    #[error("cannot handle {signal}: {cause}")]
+    Signal {
+        signal: &'static str,
+        cause: std::io::Error,
+    },
+    #[error("accepting connections failed: {0}")]
+    Accept(std::io::Error),
+}
+
+/// What every tool call can use, made from the validated flags, with a shell
+/// that runs commands in the root.
+fn context(config: Config) -> Context {
+    let shell = Shell::new(config.policy.root().to_path_buf());
+    Context {
+        policy: config.policy,
+        max_file_size: config.max_file_size,
+        default_timeout: config.default_timeout,
+        output_limit: config.output_limit,
+        read_only: config.read_only,
+        shell,
+        mutations: config.mutations,
+    }
+}
+
 /// Serves until stdin closes, then kills every process group still running.
-pub async fn serve_stdio(config: Config) -> Result<(), String> {
+pub(crate) async fn serve_stdio(config: Config) -> Result<(), ServeError> {
     let server = ToolServer::new(config);
     let cleanup = server.clone();
     let outcome = match server.serve(rmcp::transport::stdio()).await {
@@ -82,8 +128,8 @@ pub async fn serve_stdio(config: Config) -> Result<(), String> {
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|err| format!("server stopped: {err}")),
-        Err(err) => Err(format!("MCP initialization failed: {err}")),
+            .map_err(ServeError::Stopped),
+        Err(err) => Err(ServeError::Initialize(Box::new(err))),
     };
     cleanup.kill_background_tasks();
     outcome

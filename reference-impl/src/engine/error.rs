@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 /// The file-system operation that failed, named in IO error messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IoOp {
+pub(crate) enum IoOp {
     Read,
     Write,
     Stat,
@@ -30,13 +30,13 @@ impl fmt::Display for IoOp {
 
 /// Why the path policy refused a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DenyReason {
+pub(crate) enum DenyReason {
     OutsideAllowedDirs,
     MatchesDenyPattern(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EngineError {
+pub(crate) enum EngineError {
     /// A value the caller gave is unusable; the text says which and why.
     InvalidInput(String),
     NotFound {
@@ -83,7 +83,7 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    pub fn io(op: IoOp, path: impl Into<PathBuf>, err: &io::Error) -> EngineError {
+    pub(crate) fn io(op: IoOp, path: impl Into<PathBuf>, err: &io::Error) -> EngineError {
         EngineError::Io {
             op,
             path: path.into(),
@@ -95,7 +95,7 @@ impl EngineError {
 /// Renders an OS error as a short phrase (`permission denied`, `is a
 /// directory`), without Rust's `(os error N)` suffix or Debug noise, so
 /// messages read like the Go program's.
-pub fn describe_io(err: &io::Error) -> String {
+pub(crate) fn describe_io(err: &io::Error) -> String {
     let text = err.to_string();
     let text = match text.rfind(" (os error ") {
         Some(at) if text.ends_with(')') => text[..at].to_string(),

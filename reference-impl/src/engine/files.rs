@@ -17,7 +17,7 @@ const NEW_FILE_MODE: u32 = 0o644;
 /// Stats `path` (following symlinks): missing -> [`EngineError::NotFound`],
 /// anything else that fails (e.g. a parent that is a regular file, ENOTDIR)
 /// -> an IO error naming `stat`.
-pub fn stat(path: &Path) -> Result<Metadata, EngineError> {
+pub(crate) fn stat(path: &Path) -> Result<Metadata, EngineError> {
     fs::metadata(path).map_err(|err| {
         if err.kind() == io::ErrorKind::NotFound {
             EngineError::NotFound {
@@ -31,7 +31,7 @@ pub fn stat(path: &Path) -> Result<Metadata, EngineError> {
 
 /// Reads a whole regular file, refusing directories, FIFOs and devices
 /// (reading those would fail or block) and files over `max_size`.
-pub fn read(path: &Path, max_size: u64) -> Result<Vec<u8>, EngineError> {
+pub(crate) fn read(path: &Path, max_size: u64) -> Result<Vec<u8>, EngineError> {
     let meta = stat(path)?;
     ensure_regular(path, &meta, IoOp::Read)?;
     if meta.len() > max_size {
@@ -61,14 +61,14 @@ fn ensure_regular(path: &Path, meta: &Metadata, op: IoOp) -> Result<(), EngineEr
 
 /// One entry of a directory listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DirEntry {
-    pub name: String,
+pub(crate) struct DirEntry {
+    pub(crate) name: String,
     /// True for directories and symlinks to directories.
-    pub is_dir: bool,
+    pub(crate) is_dir: bool,
 }
 
 /// Lists a directory's entries sorted by name.
-pub fn list_dir(path: &Path) -> Result<Vec<DirEntry>, EngineError> {
+pub(crate) fn list_dir(path: &Path) -> Result<Vec<DirEntry>, EngineError> {
     let reader = fs::read_dir(path).map_err(|err| EngineError::io(IoOp::List, path, &err))?;
     let mut entries = Vec::new();
     for entry in reader {
@@ -87,15 +87,15 @@ pub fn list_dir(path: &Path) -> Result<Vec<DirEntry>, EngineError> {
 
 /// What [`write_atomic`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteOutcome {
-    pub created: bool,
-    pub bytes: u64,
+pub(crate) struct WriteOutcome {
+    pub(crate) created: bool,
+    pub(crate) bytes: u64,
 }
 
 /// Writes `content` to `path` atomically, creating parent directories. Checks
 /// the size limit first so an oversized write touches nothing. An existing
 /// file keeps its permission bits.
-pub fn write_atomic(
+pub(crate) fn write_atomic(
     path: &Path,
     content: &[u8],
     max_size: u64,
@@ -139,7 +139,7 @@ pub fn write_atomic(
 /// Writes `content` straight into `path`, truncating first and without any
 /// atomicity. Only the `partial-write` mutation uses this, to imitate a
 /// server that leaves a truncated file behind when a write fails.
-pub fn write_in_place_unsafely(path: &Path, content: &[u8]) -> Result<(), EngineError> {
+pub(crate) fn write_in_place_unsafely(path: &Path, content: &[u8]) -> Result<(), EngineError> {
     let parent = parent_of(path);
     fs::create_dir_all(&parent).map_err(|err| EngineError::io(IoOp::CreateDir, &parent, &err))?;
     fs::write(path, content).map_err(|err| EngineError::io(IoOp::Write, path, &err))
@@ -152,18 +152,18 @@ fn parent_of(path: &Path) -> PathBuf {
 
 /// A successful string replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replacement {
+pub(crate) struct Replacement {
     /// How many occurrences were replaced.
-    pub count: usize,
+    pub(crate) count: usize,
     /// The file's new content.
-    pub content: Vec<u8>,
+    pub(crate) content: Vec<u8>,
     /// Byte offset of the first replacement in the new content.
-    pub first_offset: usize,
+    pub(crate) first_offset: usize,
 }
 
 /// Replaces `old` with `new` in the file at `path`. Without `replace_all`
 /// exactly one occurrence must exist; on every error the file is untouched.
-pub fn replace(
+pub(crate) fn replace(
     path: &Path,
     old: &str,
     new: &str,
@@ -194,7 +194,7 @@ pub fn replace(
 
 /// The pure part of [`replace`]: `Err(count)` when the match count forbids
 /// the edit (0, or more than 1 without `replace_all`).
-pub fn replace_in(
+pub(crate) fn replace_in(
     haystack: &[u8],
     old: &[u8],
     new: &[u8],
@@ -214,7 +214,7 @@ pub fn replace_in(
 /// `haystack` with the `old_len` bytes at each of `offsets` (ascending, not
 /// overlapping, as [`find_all`] gives them) replaced by `new`. Dialects that
 /// word their own match-count errors check the count, then call this.
-pub fn splice(haystack: &[u8], offsets: &[usize], old_len: usize, new: &[u8]) -> Vec<u8> {
+pub(crate) fn splice(haystack: &[u8], offsets: &[usize], old_len: usize, new: &[u8]) -> Vec<u8> {
     let mut content = Vec::with_capacity(haystack.len());
     let mut last = 0;
     for &at in offsets {
@@ -227,7 +227,7 @@ pub fn splice(haystack: &[u8], offsets: &[usize], old_len: usize, new: &[u8]) ->
 }
 
 /// Start offsets of the non-overlapping occurrences of `needle`, left to right.
-pub fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
+pub(crate) fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
     let mut found = Vec::new();
     let mut at = 0;
     while at + needle.len() <= haystack.len() {

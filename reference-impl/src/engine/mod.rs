@@ -2,11 +2,11 @@
 //! [`EngineError`]; turning either into text is the dialects' job, so the
 //! same engine can serve suites with very different conventions.
 
-pub mod error;
-pub mod files;
-pub mod paths;
-pub mod search;
-pub mod shell;
-pub mod star_match;
+pub(crate) mod error;
+pub(crate) mod files;
+pub(crate) mod paths;
+pub(crate) mod search;
+pub(crate) mod shell;
+pub(crate) mod star_match;
 
-pub use error::{EngineError, IoOp};
+pub(crate) use error::{EngineError, IoOp};

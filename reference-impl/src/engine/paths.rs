@@ -12,8 +12,9 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
+use thiserror::Error;
 
-use super::error::{DenyReason, EngineError, IoOp};
+use super::error::{describe_io, DenyReason, EngineError, IoOp};
 
 /// Symlinks followed while resolving one path before giving up (Linux uses 40).
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -24,9 +25,23 @@ struct DenyPattern {
     matcher: GlobMatcher,
 }
 
+/// A policy that cannot be built. The messages name the flag each value
+/// came from: the command line is the policy's only source.
+#[derive(Debug, Error)]
+pub(crate) enum PolicyError {
+    #[error("--root {}: {cause}", path.display())]
+    Root { path: PathBuf, cause: String },
+    #[error("--root {}: not a directory", path.display())]
+    RootNotDirectory { path: PathBuf },
+    #[error("--allow-dir {}: {cause}", dir.display())]
+    AllowDir { dir: PathBuf, cause: String },
+    #[error("--deny-dir {text:?}: {cause}")]
+    DenyPattern { text: String, cause: globset::Error },
+}
+
 /// Where tools may go: a root, optional allowed directories and deny patterns.
 #[derive(Debug, Clone)]
-pub struct PathPolicy {
+pub(crate) struct PathPolicy {
     root: PathBuf,
     allow: Vec<PathBuf>,
     deny: Vec<DenyPattern>,
@@ -36,26 +51,24 @@ impl PathPolicy {
     /// Builds the policy; the root must be an existing directory. Allowed
     /// directories are resolved like tool paths, so a symlinked allow dir
     /// compares equal to the real paths under it.
-    pub fn new(root: &Path, allow: &[PathBuf], deny: &[String]) -> Result<PathPolicy, String> {
-        let root = std::fs::canonicalize(root).map_err(|err| {
-            format!(
-                "--root {}: {}",
-                root.display(),
-                super::error::describe_io(&err)
-            )
+    pub(crate) fn new(
+        root: &Path,
+        allow: &[PathBuf],
+        deny: &[String],
+    ) -> Result<PathPolicy, PolicyError> {
+        let root = std::fs::canonicalize(root).map_err(|err| PolicyError::Root {
+            path: root.to_path_buf(),
+            cause: describe_io(&err),
         })?;
         if !root.is_dir() {
-            return Err(format!("--root {}: not a directory", root.display()));
+            return Err(PolicyError::RootNotDirectory { path: root });
         }
         let allow = allow
             .iter()
             .map(|dir| {
-                resolve_real(&root.join(dir)).map_err(|err| {
-                    format!(
-                        "--allow-dir {}: {}",
-                        dir.display(),
-                        super::error::describe_io(&err)
-                    )
+                resolve_real(&root.join(dir)).map_err(|err| PolicyError::AllowDir {
+                    dir: dir.clone(),
+                    cause: describe_io(&err),
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -69,21 +82,24 @@ impl PathPolicy {
                         text: text.clone(),
                         matcher: glob.compile_matcher(),
                     })
-                    .map_err(|err| format!("--deny-dir {text:?}: {err}"))
+                    .map_err(|cause| PolicyError::DenyPattern {
+                        text: text.clone(),
+                        cause,
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(PathPolicy { root, allow, deny })
     }
 
     /// The canonical working directory.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
     /// Resolves `raw` to a real absolute path and checks it against the policy.
     /// The path need not exist; its deepest existing ancestor is resolved and
     /// the rest appended.
-    pub fn resolve(&self, raw: &str) -> Result<PathBuf, EngineError> {
+    pub(crate) fn resolve(&self, raw: &str) -> Result<PathBuf, EngineError> {
         let joined = self.root.join(raw);
         let real =
             resolve_real(&joined).map_err(|err| EngineError::io(IoOp::Stat, &joined, &err))?;
@@ -95,7 +111,7 @@ impl PathPolicy {
     /// lexically, symlinks left alone: the path as the caller named it, for
     /// messages about a path that does not exist (a dangling symlink is
     /// reported by its own name, not by its target's).
-    pub fn lexical(&self, raw: &str) -> PathBuf {
+    pub(crate) fn lexical(&self, raw: &str) -> PathBuf {
         let mut out = PathBuf::from("/");
         for component in self.root.join(raw).components() {
             match component {
@@ -110,7 +126,7 @@ impl PathPolicy {
     }
 
     /// Checks an already-real absolute path (e.g. an entry found by a walk).
-    pub fn check(&self, real: &Path) -> Result<(), EngineError> {
+    pub(crate) fn check(&self, real: &Path) -> Result<(), EngineError> {
         if !self.allow.is_empty() && !self.allow.iter().any(|dir| real.starts_with(dir)) {
             return Err(EngineError::AccessDenied {
                 path: real.to_path_buf(),
@@ -132,7 +148,7 @@ impl PathPolicy {
 /// Resolves every symlink in absolute `path`, like `realpath -m`: once a
 /// component does not exist (or its parent is not a directory), the rest is
 /// appended lexically, with `..` removing the previous component.
-pub fn resolve_real(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn resolve_real(path: &Path) -> io::Result<PathBuf> {
     let mut pending: VecDeque<OsString> = VecDeque::new();
     push_components(&mut pending, path, false);
     let mut out = PathBuf::from("/");

@@ -23,18 +23,18 @@ const BINARY_SNIFF_BYTES: usize = 512;
 
 /// An entry found by [`walk`].
 #[derive(Debug, Clone)]
-pub struct WalkEntry {
+pub(crate) struct WalkEntry {
     /// Absolute path (under the real search root).
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Path relative to the search root, `/`-separated.
-    pub relative: String,
-    pub is_dir: bool,
-    pub modified: Option<SystemTime>,
+    pub(crate) relative: String,
+    pub(crate) is_dir: bool,
+    pub(crate) modified: Option<SystemTime>,
 }
 
 /// Depth-first walk of `root` in name order, yielding files and directories
 /// (not `root` itself). Unreadable directories are skipped.
-pub fn walk(policy: &PathPolicy, root: &Path) -> Vec<WalkEntry> {
+pub(crate) fn walk(policy: &PathPolicy, root: &Path) -> Vec<WalkEntry> {
     let mut out = Vec::new();
     walk_into(policy, root, "", &mut out);
     out
@@ -91,7 +91,7 @@ fn walk_into(policy: &PathPolicy, dir: &Path, prefix: &str, out: &mut Vec<WalkEn
 
 /// Compiles a glob with doublestar semantics: `*` stays within one path
 /// component, `**` crosses them.
-pub fn compile_glob(pattern: &str) -> Result<GlobMatcher, EngineError> {
+pub(crate) fn compile_glob(pattern: &str) -> Result<GlobMatcher, EngineError> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
@@ -113,7 +113,7 @@ fn glob_reason(err: &globset::Error) -> String {
 }
 
 /// Compiles several globs (e.g. a file type's extensions) into one set.
-pub fn compile_glob_set(patterns: &[&str]) -> Result<GlobSet, EngineError> {
+pub(crate) fn compile_glob_set(patterns: &[&str]) -> Result<GlobSet, EngineError> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
         let glob = GlobBuilder::new(pattern)
@@ -133,7 +133,7 @@ pub fn compile_glob_set(patterns: &[&str]) -> Result<GlobSet, EngineError> {
 
 /// What kinds of entries [`glob`] returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
+pub(crate) enum EntryKind {
     Any,
     File,
     Directory,
@@ -142,7 +142,7 @@ pub enum EntryKind {
 /// Entries under `root` whose relative path or base name matches `matcher`,
 /// as absolute paths sorted by path. A missing or non-directory root yields
 /// nothing (as upstream).
-pub fn glob(
+pub(crate) fn glob(
     policy: &PathPolicy,
     root: &Path,
     matcher: &GlobMatcher,
@@ -170,7 +170,7 @@ pub fn glob(
 
 /// Builds the search regex. `multiline` lets `.` match newlines and searches
 /// whole files instead of single lines.
-pub fn compile_regex(
+pub(crate) fn compile_regex(
     pattern: &str,
     case_insensitive: bool,
     multiline: bool,
@@ -206,31 +206,31 @@ fn regex_reason(err: &regex::Error) -> String {
 
 /// How to pick files in a directory search.
 #[derive(Debug, Default)]
-pub struct FileFilter {
+pub(crate) struct FileFilter {
     /// Matched against the path relative to the search root, then the base name.
-    pub include: Option<GlobMatcher>,
+    pub(crate) include: Option<GlobMatcher>,
     /// Matched against the base name (a file type's extensions).
-    pub types: Option<GlobSet>,
+    pub(crate) types: Option<GlobSet>,
 }
 
 /// The matches in one file.
 #[derive(Debug, Clone)]
-pub struct FileHits {
+pub(crate) struct FileHits {
     /// For a directory search, the path relative to it; for a single file,
     /// whatever display name the caller chose.
-    pub display: String,
+    pub(crate) display: String,
     /// All lines of the file, without line terminators.
-    pub lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
     /// 1-based numbers of matching lines, ascending.
-    pub matched: Vec<usize>,
-    pub modified: Option<SystemTime>,
+    pub(crate) matched: Vec<usize>,
+    pub(crate) modified: Option<SystemTime>,
 }
 
 /// Searches one file (`display` names it in the results) or, if `root` is a
 /// directory, every text file under it that passes `filter`. Files without a
 /// match are left out. Binary files and, in a tree, files over `max_size`
 /// or unreadable are skipped.
-pub fn grep(
+pub(crate) fn grep(
     policy: &PathPolicy,
     root: &Path,
     display: &str,
@@ -305,7 +305,12 @@ fn search_content(
 /// The 1-based numbers of the `lines` of `text` that `regex` matches. With
 /// `multiline` the pattern runs over the whole text and every line a match
 /// spans counts; otherwise it runs over each line alone.
-pub fn matching_lines(text: &str, lines: &[String], regex: &Regex, multiline: bool) -> Vec<usize> {
+pub(crate) fn matching_lines(
+    text: &str,
+    lines: &[String],
+    regex: &Regex,
+    multiline: bool,
+) -> Vec<usize> {
     if multiline {
         let mut set = std::collections::BTreeSet::new();
         for m in regex.find_iter(text) {

@@ -8,7 +8,7 @@
 /// other element matches one character. Only the last star is remembered to
 /// fall back to, which is enough for a whole-name match and keeps it from
 /// ever going exponential.
-pub fn star_match<T>(
+pub(crate) fn star_match<T>(
     pattern: &[T],
     name: &[char],
     is_star: impl Fn(&T) -> bool,

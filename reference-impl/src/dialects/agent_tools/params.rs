@@ -4,28 +4,25 @@
 
 use serde_json::{Map, Value};
 
-use super::super::args::{ArgError, Args};
 use super::super::Failure;
+use crate::dialects::common::args::{ArgError, Args};
 
-pub fn invalid(message: impl Into<String>) -> Failure {
+pub(crate) fn invalid(message: impl Into<String>) -> Failure {
     Failure::new("invalid_input", message)
 }
 
-/// Turns an argument error into `invalid_input` (a trait, because boris
-/// already owns the `From<ArgError>` conversion into `Failure`).
-pub trait OrInvalid<T> {
-    fn or_invalid(self) -> Result<T, Failure>;
-}
-
-impl<T> OrInvalid<T> for Result<T, ArgError> {
-    fn or_invalid(self) -> Result<T, Failure> {
-        self.map_err(|err| invalid(err.message()))
-    }
+/// A malformed argument: `invalid_input` with the argument's message.
+pub(crate) fn argument_failure(err: ArgError) -> Failure {
+    invalid(err.message())
 }
 
 /// An optional integer that must be at least `min`.
-pub fn int_at_least(args: &Args, name: &'static str, min: i64) -> Result<Option<i64>, Failure> {
-    match args.opt_int(name).or_invalid()? {
+pub(crate) fn int_at_least(
+    args: &Args,
+    name: &'static str,
+    min: i64,
+) -> Result<Option<i64>, Failure> {
+    match args.opt_int(name).map_err(argument_failure)? {
         Some(n) if n < min => Err(invalid(format!(
             "parameter \"{name}\" must be at least {min}, got {n}"
         ))),
@@ -34,12 +31,12 @@ pub fn int_at_least(args: &Args, name: &'static str, min: i64) -> Result<Option<
 }
 
 /// An optional string that must be one of `allowed`.
-pub fn one_of(
+pub(crate) fn one_of(
     args: &Args,
     name: &'static str,
     allowed: &[&'static str],
 ) -> Result<Option<String>, Failure> {
-    match args.opt_string(name).or_invalid()? {
+    match args.opt_string(name).map_err(argument_failure)? {
         Some(value) if !allowed.contains(&value.as_str()) => Err(invalid(format!(
             "parameter \"{name}\" must be one of {}, got \"{value}\"",
             allowed.join(", ")
@@ -50,15 +47,15 @@ pub fn one_of(
 
 /// One entry of `multi_edit`'s `edits`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EditSpec {
-    pub old_string: String,
-    pub new_string: String,
-    pub replace_all: bool,
+pub(crate) struct EditSpec {
+    pub(crate) old_string: String,
+    pub(crate) new_string: String,
+    pub(crate) replace_all: bool,
 }
 
 impl EditSpec {
     /// Reads one `{old_string, new_string, replace_all?}` object.
-    pub fn from_object(map: &Map<String, Value>) -> Result<EditSpec, ArgError> {
+    pub(crate) fn from_object(map: &Map<String, Value>) -> Result<EditSpec, ArgError> {
         let args = Args::new(map, &["old_string", "new_string", "replace_all"])?;
         Ok(EditSpec {
             old_string: args.string("old_string")?,
@@ -69,7 +66,7 @@ impl EditSpec {
 }
 
 /// `edits`: a non-empty array of edit objects.
-pub fn edits(raw: &Map<String, Value>) -> Result<Vec<EditSpec>, Failure> {
+pub(crate) fn edits(raw: &Map<String, Value>) -> Result<Vec<EditSpec>, Failure> {
     let items = match raw.get("edits") {
         None | Some(Value::Null) => return Err(invalid(ArgError::Missing("edits").message())),
         Some(Value::Array(items)) => items,

@@ -13,11 +13,12 @@ use regex::Regex;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::super::args::Args;
 use super::super::{Context, Failure, Reply};
-use super::params::{int_at_least, invalid, one_of, OrInvalid};
+use super::mutations::Mutation;
+use super::params::{argument_failure, int_at_least, invalid, one_of};
 use super::text::{decode, looks_binary, split_lines};
 use super::workspace::{self, relative_to};
+use crate::dialects::common::args::Args;
 use crate::engine::search::{compile_glob, compile_regex, matching_lines};
 use crate::engine::EngineError;
 
@@ -140,16 +141,17 @@ fn glob_failure(err: EngineError, pattern: &str) -> Failure {
 
 // --------------------------------------------------------------------- glob
 
-pub fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["pattern", "path", "respect_gitignore"]).or_invalid()?;
-    let pattern = args.string("pattern").or_invalid()?;
+pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+    let args =
+        Args::new(raw, &["pattern", "path", "respect_gitignore"]).map_err(argument_failure)?;
+    let pattern = args.string("pattern").map_err(argument_failure)?;
     let path = args
         .opt_string("path")
-        .or_invalid()?
+        .map_err(argument_failure)?
         .unwrap_or_else(|| ".".into());
     let respect = args
         .opt_bool("respect_gitignore")
-        .or_invalid()?
+        .map_err(argument_failure)?
         .unwrap_or(true);
     let base = workspace::resolve(ctx, &path)?;
     let meta =
@@ -200,7 +202,7 @@ impl Paging {
     }
 }
 
-pub fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
+pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(
         raw,
         &[
@@ -217,22 +219,28 @@ pub fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
             "offset",
         ],
     )
-    .or_invalid()?;
-    let pattern = args.string("pattern").or_invalid()?;
+    .map_err(argument_failure)?;
+    let pattern = args.string("pattern").map_err(argument_failure)?;
     let path = args
         .opt_string("path")
-        .or_invalid()?
+        .map_err(argument_failure)?
         .unwrap_or_else(|| ".".into());
-    let include = args.opt_string("glob").or_invalid()?;
+    let include = args.opt_string("glob").map_err(argument_failure)?;
     let mode = one_of(
         &args,
         "output_mode",
         &["files_with_matches", "content", "count"],
     )?
     .unwrap_or_else(|| "files_with_matches".into());
-    let ignore_case = args.opt_bool("ignore_case").or_invalid()?.unwrap_or(false)
-        && !ctx.mutations.is_active("grep-ignore-case-ignored");
-    let multiline = args.opt_bool("multiline").or_invalid()?.unwrap_or(false);
+    let ignore_case = args
+        .opt_bool("ignore_case")
+        .map_err(argument_failure)?
+        .unwrap_or(false)
+        && !ctx.mutations.is_active(Mutation::GrepIgnoreCaseIgnored);
+    let multiline = args
+        .opt_bool("multiline")
+        .map_err(argument_failure)?
+        .unwrap_or(false);
     let context = int_at_least(&args, "context", 0)?.unwrap_or(0);
     let before = int_at_least(&args, "before_context", 0)?.unwrap_or(context);
     let after = int_at_least(&args, "after_context", 0)?.unwrap_or(context);

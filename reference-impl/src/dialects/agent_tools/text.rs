@@ -22,7 +22,7 @@ const BINARY_SCAN_BYTES: usize = 8000;
 
 /// Reads `target` whole, refusing directories, files over the size limit
 /// and binary files.
-pub fn read_text(ctx: &Context, target: &Target) -> Result<Vec<u8>, Failure> {
+pub(crate) fn read_text(ctx: &Context, target: &Target) -> Result<Vec<u8>, Failure> {
     let meta = fs::metadata(&target.real)
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
     if meta.is_dir() {
@@ -74,7 +74,7 @@ fn read_without_blocking(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// A NUL byte near either end of the file.
-pub fn looks_binary(bytes: &[u8]) -> bool {
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(BINARY_SCAN_BYTES)];
     let tail = &bytes[bytes.len().saturating_sub(BINARY_SCAN_BYTES)..];
     head.contains(&0) || tail.contains(&0)
@@ -82,14 +82,14 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
 
 /// The text with a UTF-8 byte-order mark dropped and CRLF / lone CR line
 /// ends turned into LF, as upstream shows files.
-pub fn decode(bytes: &[u8]) -> String {
+pub(crate) fn decode(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     text.replace("\r\n", "\n").replace('\r', "\n")
 }
 
 /// Lines without terminators; a final newline does not start an empty line.
-pub fn split_lines(text: &str) -> Vec<&str> {
+pub(crate) fn split_lines(text: &str) -> Vec<&str> {
     let mut lines: Vec<&str> = text.split('\n').collect();
     if lines.last() == Some(&"") {
         lines.pop();

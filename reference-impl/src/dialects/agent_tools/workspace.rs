@@ -12,21 +12,22 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::super::{Context, Failure};
+use super::mutations::Mutation;
 use crate::engine::error::describe_io;
 use crate::engine::EngineError;
 
 /// A path argument: where it really is, and how messages name it.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub(crate) struct Target {
     /// Absolute, with every symlink resolved; inside the root.
-    pub real: PathBuf,
+    pub(crate) real: PathBuf,
     /// Workspace-relative (`.` for the root itself).
-    pub shown: String,
+    pub(crate) shown: String,
 }
 
 /// Resolves a path argument and refuses one that ends up outside the root,
 /// whether through `..`, an absolute path or a symlink.
-pub fn resolve(ctx: &Context, raw: &str) -> Result<Target, Failure> {
+pub(crate) fn resolve(ctx: &Context, raw: &str) -> Result<Target, Failure> {
     let shown = display(ctx, raw);
     let real = ctx.policy.resolve(raw).map_err(|err| match err {
         EngineError::AccessDenied { .. } => path_escape(raw),
@@ -42,7 +43,7 @@ pub fn resolve(ctx: &Context, raw: &str) -> Result<Target, Failure> {
 /// that a sibling such as `<root>-old` is outside.
 fn inside_root(ctx: &Context, real: &Path) -> bool {
     let root = ctx.policy.root();
-    if ctx.mutations.is_active("prefix-confinement") {
+    if ctx.mutations.is_active(Mutation::PrefixConfinement) {
         return real
             .to_string_lossy()
             .starts_with(root.to_string_lossy().as_ref());
@@ -62,16 +63,16 @@ fn path_escape(raw: &str) -> Failure {
 
 /// How messages name `raw`: relative to the root with `.` and `..` folded,
 /// or as given when it lies outside the root.
-pub fn display(ctx: &Context, raw: &str) -> String {
+pub(crate) fn display(ctx: &Context, raw: &str) -> String {
     let lexical = ctx.policy.lexical(raw);
-    if ctx.mutations.is_active("absolute-paths-in-messages") {
+    if ctx.mutations.is_active(Mutation::AbsolutePathsInMessages) {
         return lexical.display().to_string();
     }
     relative_to(ctx.policy.root(), &lexical).unwrap_or_else(|| raw.to_string())
 }
 
 /// `path` relative to `root` (`.` for the root), or `None` outside it.
-pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
+pub(crate) fn relative_to(root: &Path, path: &Path) -> Option<String> {
     let rest = path.strip_prefix(root).ok()?;
     let text = rest.display().to_string();
     Some(if text.is_empty() {
@@ -82,28 +83,28 @@ pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
 }
 
 /// Adds the `path` extra field.
-pub fn with_path(mut failure: Failure, shown: &str) -> Failure {
+pub(crate) fn with_path(mut failure: Failure, shown: &str) -> Failure {
     failure
         .extra
         .insert("path".to_string(), Value::from(shown.to_string()));
     failure
 }
 
-pub fn not_found(shown: &str) -> Failure {
+pub(crate) fn not_found(shown: &str) -> Failure {
     with_path(
         Failure::new("not_found", format!("No such file: {shown}")),
         shown,
     )
 }
 
-pub fn is_directory(shown: &str) -> Failure {
+pub(crate) fn is_directory(shown: &str) -> Failure {
     with_path(
         Failure::new("not_a_file", format!("Path is a directory: {shown}")),
         shown,
     )
 }
 
-pub fn not_directory(shown: &str) -> Failure {
+pub(crate) fn not_directory(shown: &str) -> Failure {
     with_path(
         Failure::new("not_a_file", format!("Not a directory: {shown}")),
         shown,
@@ -112,7 +113,7 @@ pub fn not_directory(shown: &str) -> Failure {
 
 /// Classifies an error of a file-system call on `shown` (`op` is the verb
 /// for the io_error message: `stat`, `list`, `write`, ...).
-pub fn fs_failure(err: &io::Error, shown: &str, op: &str) -> Failure {
+pub(crate) fn fs_failure(err: &io::Error, shown: &str, op: &str) -> Failure {
     if err.kind() == io::ErrorKind::NotFound {
         return not_found(shown);
     }
@@ -132,7 +133,7 @@ fn io_failure(op: &str, shown: &str, cause: &str) -> Failure {
 
 /// Classifies an engine error about `shown`. Errors the agent-tools
 /// adapter never asks the engine for are internal.
-pub fn engine_failure(err: EngineError, shown: &str) -> Failure {
+pub(crate) fn engine_failure(err: EngineError, shown: &str) -> Failure {
     match err {
         EngineError::NotFound { .. } => not_found(shown),
         EngineError::Io { op, cause, .. } => match cause.as_str() {
@@ -150,7 +151,7 @@ pub fn engine_failure(err: EngineError, shown: &str) -> Failure {
 }
 
 /// An unexpected failure. `detail` goes to stderr only (see `super::call`).
-pub fn internal(detail: impl Into<String>) -> Failure {
+pub(crate) fn internal(detail: impl Into<String>) -> Failure {
     Failure::new("internal", detail)
 }
 

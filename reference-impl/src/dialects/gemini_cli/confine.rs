@@ -6,13 +6,14 @@
 
 use std::path::{Path, PathBuf};
 
+use super::mutations::Mutation;
 use super::node_error;
 use super::Context;
 use crate::engine::EngineError;
 
 /// Why a path may not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// The tool needs an absolute path and was given a relative one.
     Relative,
     /// The path, once resolved, lies outside the root.
@@ -24,8 +25,8 @@ pub enum Refusal {
 
 /// For tools whose path parameter must be absolute (list_directory,
 /// read_file, write_file, replace): the real path, or why not.
-pub fn absolute_within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> {
-    let accept_relative = ctx.mutations.is_active("accept-relative-path");
+pub(crate) fn absolute_within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> {
+    let accept_relative = ctx.mutations.is_active(Mutation::AcceptRelativePath);
     if !Path::new(raw).is_absolute() && !accept_relative {
         return Err(Refusal::Relative);
     }
@@ -34,7 +35,7 @@ pub fn absolute_within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal
 
 /// For paths taken against the root when relative (search and glob paths,
 /// the shell's directory): the real path, or why not.
-pub fn within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> {
+pub(crate) fn within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> {
     let root = ctx.policy.root();
     if !ctx.policy.lexical(raw).starts_with(root) {
         return Err(Refusal::OutsideRoot);
@@ -55,6 +56,6 @@ pub fn within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> {
 
 /// `raw` made absolute against the root with `.` and `..` folded, as
 /// Node's `path.resolve` does: how gemini names a path it resolved itself.
-pub fn resolved_display(ctx: &Context, raw: &str) -> String {
+pub(crate) fn resolved_display(ctx: &Context, raw: &str) -> String {
     ctx.policy.lexical(raw).display().to_string()
 }

@@ -17,232 +17,24 @@
 //! - An unknown tool is a JSON-RPC error, not a tool result.
 
 mod confine;
-mod glob;
-mod grep;
-mod listing;
+mod files;
+mod mutations;
 mod node_error;
 mod order;
 mod params;
-mod reading;
-mod shell_command;
-mod writing;
-
-use crate::dialects::tool_schema::open_object_tool as tool;
+mod render;
+mod search;
+mod shell;
+mod tools;
 
 use rmcp::model::{JsonObject, Tool};
-use serde_json::json;
 
-use super::{Context, Failure, Rendered, Reply};
+use super::{Adapter, Call, Context, Failure, Rendered, Reply};
 use crate::mutations::{MutationInfo, Mutations};
+use mutations::Mutation;
 
 /// A tool's outcome before rendering.
 type Outcome = Result<Reply, Failure>;
-
-/// The mistakes a gemini-style server could make.
-pub const MUTATIONS: &[MutationInfo] = &[
-    MutationInfo {
-        name: "drop-trailing-period",
-        what: "success sentences lose their final period (`Successfully overwrote file: X`)",
-    },
-    MutationInfo {
-        name: "plural-match-always",
-        what: "the search heading says `1 matches`",
-    },
-    MutationInfo {
-        name: "occurrence-always-singular",
-        what: "the replace mismatch error says `Expected 2 occurrence`",
-    },
-    MutationInfo {
-        name: "accept-relative-path",
-        what: "a relative path is taken against the root where an absolute one is required",
-    },
-    MutationInfo {
-        name: "names-only-order",
-        what: "list_directory sorts by name only, not directories first",
-    },
-    MutationInfo {
-        name: "glob-path-order",
-        what: "glob lists files by path, ignoring modification times",
-    },
-    MutationInfo {
-        name: "relative-glob-paths",
-        what: "glob lists paths relative to the search directory",
-    },
-    MutationInfo {
-        name: "trim-stdout",
-        what: "the shell report trims Stdout and Stderr",
-    },
-    MutationInfo {
-        name: "empty-as-blank",
-        what: "an empty Stdout or Stderr is printed as nothing instead of `(empty)`",
-    },
-    MutationInfo {
-        name: "no-pgid-line",
-        what: "the shell report lacks its `Process Group PGID` line",
-    },
-    MutationInfo {
-        name: "filter-always",
-        what: "the search heading shows ` (filter: \"\")` without an include",
-    },
-    MutationInfo {
-        name: "error-on-nonzero-exit",
-        what: "a shell command's non-zero exit is sent with `isError: true`",
-    },
-    MutationInfo {
-        name: "write-despite-error",
-        what: "replace writes the edit even when the occurrence count is wrong",
-    },
-    MutationInfo {
-        name: "trim-on-overwrite",
-        what: "write_file trims the content when overwriting (as upstream 0.1.13 does)",
-    },
-    MutationInfo {
-        name: "ignore-unanchored",
-        what: "list_directory's ignore patterns match anywhere in a name, not the whole name",
-    },
-    MutationInfo {
-        name: "hide-dotfiles",
-        what: "list_directory leaves out entries whose name starts with a dot",
-    },
-    MutationInfo {
-        name: "crlf-to-lf",
-        what: "read_file gives CRLF line ends back as LF",
-    },
-    MutationInfo {
-        name: "cut-lines-by-bytes",
-        what: "read_file cuts long lines at 2000 bytes of UTF-8, not 2000 characters",
-    },
-    MutationInfo {
-        name: "window-start-zero-based",
-        what: "the truncation header counts lines from 0 (`showing lines 1-2` for offset 1)",
-    },
-    MutationInfo {
-        name: "overlapping-occurrences",
-        what: "replace counts overlapping occurrences (`aa` three times in `aaaa`)",
-    },
-    MutationInfo {
-        name: "regex-old-string",
-        what: "replace takes old_string as a regular expression, not as exact text",
-    },
-    MutationInfo {
-        name: "count-every-hit",
-        what: "the search counts every hit of the pattern, not every matching line",
-    },
-    MutationInfo {
-        name: "glob-dir-as-sent",
-        what: "glob's messages name a `path` argument as sent (`within sub`), not resolved",
-    },
-    MutationInfo {
-        name: "command-line-trimmed",
-        what: "the shell report's `Command:` line shows the command trimmed",
-    },
-];
-
-/// The seven tools, with gemini-cli's names and parameters.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        tool(
-            "list_directory",
-            "List the entries of a directory, directories first.",
-            json!({
-                "path": {"type": "string", "description": "absolute path of the directory"},
-                "ignore": {"type": "array", "items": {"type": "string"}, "description": "name patterns (* and ?) to leave out"},
-            }),
-            &["path"],
-        ),
-        tool(
-            "read_file",
-            "Read a text file, or a window of its lines.",
-            json!({
-                "absolute_path": {"type": "string", "description": "absolute path of the file"},
-                "offset": {"type": "number", "description": "0-based line to start at"},
-                "limit": {"type": "number", "description": "how many lines to show"},
-            }),
-            &["absolute_path"],
-        ),
-        tool(
-            "write_file",
-            "Write a file, creating it and its parent directories if needed.",
-            json!({
-                "file_path": {"type": "string", "description": "absolute path of the file"},
-                "content": {"type": "string", "description": "the whole new content"},
-            }),
-            &["file_path", "content"],
-        ),
-        tool(
-            "replace",
-            "Replace text in a file; the number of occurrences must be the expected one.",
-            json!({
-                "file_path": {"type": "string", "description": "absolute path of the file"},
-                "old_string": {"type": "string", "description": "the exact text to replace (empty creates a new file)"},
-                "new_string": {"type": "string", "description": "the replacement text"},
-                "expected_replacements": {"type": "number", "minimum": 1, "description": "how many occurrences to replace (default 1)"},
-            }),
-            &["file_path", "old_string", "new_string"],
-        ),
-        tool(
-            "run_shell_command",
-            "Run a command with bash -c in its own process group.",
-            json!({
-                "command": {"type": "string", "description": "the command"},
-                "description": {"type": "string", "description": "what the command does"},
-                "directory": {"type": "string", "description": "directory relative to the root to run in"},
-            }),
-            &["command"],
-        ),
-        tool(
-            "search_file_content",
-            "Search file contents with a regular expression.",
-            json!({
-                "pattern": {"type": "string", "description": "the regular expression"},
-                "path": {"type": "string", "description": "directory to search (default: the root)"},
-                "include": {"type": "string", "description": "glob of the files to search"},
-            }),
-            &["pattern"],
-        ),
-        tool(
-            "glob",
-            "Find files by glob pattern, recently modified first.",
-            json!({
-                "pattern": {"type": "string", "description": "the glob pattern"},
-                "path": {"type": "string", "description": "directory to search (default: the root)"},
-                "case_sensitive": {"type": "boolean", "description": "match case (default false)"},
-            }),
-            &["pattern"],
-        ),
-    ]
-}
-
-/// Runs one tool; `None` for an unknown tool name.
-pub async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
-    let outcome = match name {
-        "list_directory" => listing::list_directory(ctx, args),
-        "read_file" => reading::read_file(ctx, args),
-        "write_file" => writing::write_file(ctx, args),
-        "replace" => writing::replace(ctx, args),
-        "run_shell_command" => shell_command::run_shell_command(ctx, args).await,
-        "search_file_content" => grep::search_file_content(ctx, args),
-        "glob" => glob::glob(ctx, args),
-        _ => return None,
-    };
-    Some(outcome.unwrap_or_else(Reply::Failure))
-}
-
-/// Successes as they are; failures are their text with `isError: true`.
-pub fn render(mutations: &Mutations, reply: Reply) -> Rendered {
-    match reply {
-        Reply::Success { text, exit_code } => Rendered {
-            text,
-            is_error: mutations.flags_nonzero_exit(exit_code),
-        },
-        // Seed 002 fixes the text only; 0.1.13 itself has no error flag. The flag
-        // is set for MCP clients, and the suite does not demand it.
-        Reply::Failure(failure) => Rendered {
-            text: failure.message,
-            is_error: true,
-        },
-    }
-}
 
 /// An error whose text is exactly `message`.
 fn plain_error(message: impl Into<String>) -> Failure {
@@ -259,56 +51,43 @@ fn invalid_params(reason: impl Into<String>) -> Failure {
 
 /// A success sentence with its final period (which a mutation drops).
 fn sentence(ctx: &Context, text: String) -> String {
-    if ctx.mutations.is_active("drop-trailing-period") {
+    if ctx.mutations.is_active(Mutation::DropTrailingPeriod) {
         text
     } else {
         text + "."
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The gemini-cli adapter, registered in [`super::Dialect::adapter`].
+pub(crate) struct GeminiCli;
 
-    #[test]
-    fn errors_are_flagged_and_failed_commands_only_when_mutated() {
-        let failure = || Reply::Failure(plain_error("File not found: /r/x"));
-        let clean = Mutations::select(MUTATIONS, &[]).expect("none");
-        assert_eq!(
-            render(&clean, failure()),
-            Rendered {
-                text: "File not found: /r/x".into(),
-                is_error: true
-            }
-        );
-        let failed_command = || Reply::Success {
-            text: String::new(),
-            exit_code: Some(3),
-        };
-        assert!(!render(&clean, failed_command()).is_error);
-        let mutated =
-            Mutations::select(MUTATIONS, &["error-on-nonzero-exit".into()]).expect("known");
-        assert!(render(&mutated, failed_command()).is_error);
-        assert_eq!(
-            invalid_params("Path must be absolute: x").message,
-            "Error: Invalid parameters provided. Reason: Path must be absolute: x"
-        );
+impl Adapter for GeminiCli {
+    fn mutations(&self) -> &'static [MutationInfo] {
+        Mutation::CATALOGUE
     }
 
-    #[test]
-    fn every_tool_is_listed_once() {
-        let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
-        assert_eq!(
-            names,
-            vec![
-                "list_directory",
-                "read_file",
-                "write_file",
-                "replace",
-                "run_shell_command",
-                "search_file_content",
-                "glob"
-            ]
-        );
+    fn tools(&self, _ctx: &Context) -> Vec<Tool> {
+        tools::tools()
+    }
+
+    /// Runs one tool; `None` for an unknown tool name.
+    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+        Box::pin(async move {
+            let outcome = match name {
+                "list_directory" => files::list_directory(ctx, args),
+                "read_file" => files::read_file(ctx, args),
+                "write_file" => files::write_file(ctx, args),
+                "replace" => files::replace(ctx, args),
+                "run_shell_command" => shell::run_shell_command(ctx, args).await,
+                "search_file_content" => search::search_file_content(ctx, args),
+                "glob" => search::glob(ctx, args),
+                _ => return None,
+            };
+            Some(outcome.unwrap_or_else(Reply::Failure))
+        })
+    }
+
+    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
+        render::render(mutations, reply)
     }
 }

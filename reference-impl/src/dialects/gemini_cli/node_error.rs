@@ -24,7 +24,7 @@ const NODE_ERRORS: &[(i32, &str, &str)] = &[
 ];
 
 /// `CODE: description, syscall 'path'` for an OS error.
-pub fn describe(err: &io::Error, syscall: &str, path: &str) -> String {
+pub(crate) fn describe(err: &io::Error, syscall: &str, path: &str) -> String {
     let known = err
         .raw_os_error()
         .and_then(|errno| NODE_ERRORS.iter().find(|(n, _, _)| *n == errno));
@@ -36,7 +36,7 @@ pub fn describe(err: &io::Error, syscall: &str, path: &str) -> String {
 
 /// The same for an engine error that carries only the OS's phrase (as
 /// [`describe_io`] wrote it): the phrase is matched back to its errno.
-pub fn describe_cause(cause: &str, syscall: &str, path: &str) -> String {
+pub(crate) fn describe_cause(cause: &str, syscall: &str, path: &str) -> String {
     let errno = NODE_ERRORS
         .iter()
         .map(|(errno, _, _)| *errno)
@@ -48,7 +48,7 @@ pub fn describe_cause(cause: &str, syscall: &str, path: &str) -> String {
 }
 
 /// Node's message for reading a directory as a file, which names no path.
-pub const READ_DIRECTORY: &str = "EISDIR: illegal operation on a directory, read";
+pub(crate) const READ_DIRECTORY: &str = "EISDIR: illegal operation on a directory, read";
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 /// Compares two names (or paths) in locale-like order.
-pub fn locale_cmp(a: &str, b: &str) -> Ordering {
+pub(crate) fn locale_cmp(a: &str, b: &str) -> Ordering {
     let folded = a.to_lowercase().cmp(&b.to_lowercase());
     folded.then_with(|| {
         // On a case-only tie, lower case first: invert the byte order of case.

@@ -9,17 +9,17 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 
 /// A call's arguments whose required names are known to be present.
-pub struct Params<'a> {
+pub(crate) struct Params<'a> {
     map: &'a JsonObject,
 }
 
 /// Why the arguments were refused, as the text after `Reason: `.
-pub type Reason = String;
+pub(crate) type Reason = String;
 
 impl<'a> Params<'a> {
     /// Checks that every `required` name is present (in the order given);
     /// types are checked when each value is read.
-    pub fn new(map: &'a JsonObject, required: &[&str]) -> Result<Params<'a>, Reason> {
+    pub(crate) fn new(map: &'a JsonObject, required: &[&str]) -> Result<Params<'a>, Reason> {
         match required.iter().find(|name| !map.contains_key(**name)) {
             Some(name) => Err(format!("params must have required property '{name}'")),
             None => Ok(Params { map }),
@@ -27,12 +27,12 @@ impl<'a> Params<'a> {
     }
 
     /// A string the caller must give (checked by [`Params::new`]).
-    pub fn string(&self, name: &str) -> Result<String, Reason> {
+    pub(crate) fn string(&self, name: &str) -> Result<String, Reason> {
         self.opt_string(name)?
             .ok_or_else(|| format!("params must have required property '{name}'"))
     }
 
-    pub fn opt_string(&self, name: &str) -> Result<Option<String>, Reason> {
+    pub(crate) fn opt_string(&self, name: &str) -> Result<Option<String>, Reason> {
         match self.map.get(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -40,7 +40,7 @@ impl<'a> Params<'a> {
         }
     }
 
-    pub fn opt_bool(&self, name: &str) -> Result<Option<bool>, Reason> {
+    pub(crate) fn opt_bool(&self, name: &str) -> Result<Option<bool>, Reason> {
         match self.map.get(name) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -49,7 +49,7 @@ impl<'a> Params<'a> {
     }
 
     /// A whole number (`3.0` counts; `3.5` is refused as not an integer).
-    pub fn opt_integer(&self, name: &str) -> Result<Option<i64>, Reason> {
+    pub(crate) fn opt_integer(&self, name: &str) -> Result<Option<i64>, Reason> {
         match self.map.get(name) {
             None => Ok(None),
             Some(Value::Number(n)) => n
@@ -65,7 +65,7 @@ impl<'a> Params<'a> {
         }
     }
 
-    pub fn opt_string_array(&self, name: &str) -> Result<Option<Vec<String>>, Reason> {
+    pub(crate) fn opt_string_array(&self, name: &str) -> Result<Option<Vec<String>>, Reason> {
         match self.map.get(name) {
             None => Ok(None),
             Some(Value::Array(items)) => items

@@ -31,7 +31,7 @@ const CLASS_NAMES: [&str; 12] = [
 
 /// Why a pattern is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EreError {
+pub(crate) enum EreError {
     UnmatchedParen,
     UnmatchedBracket,
     UnmatchedBrace,
@@ -66,20 +66,20 @@ impl fmt::Display for EreError {
 }
 
 /// Translates an ERE into an equivalent `regex` crate pattern.
-pub fn translate(pattern: &str) -> Result<String, EreError> {
+pub(crate) fn translate(pattern: &str) -> Result<String, EreError> {
     Translator::new(pattern).run()
 }
 
 /// Compiles an ERE; a pattern the `regex` crate then refuses for its size is
 /// reported as glibc reports an oversized one.
-pub fn compile(pattern: &str) -> Result<regex::Regex, EreError> {
+pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, EreError> {
     let translated = translate(pattern)?;
     regex::Regex::new(&translated).map_err(|_| EreError::TooBig)
 }
 
 /// Compiles an ERE that ignores case, as `REG_ICASE` would; upstream does
 /// not ask for it, so only the `grep-ignore-case` mutation uses this.
-pub fn compile_ignoring_case(pattern: &str) -> Result<regex::Regex, EreError> {
+pub(crate) fn compile_ignoring_case(pattern: &str) -> Result<regex::Regex, EreError> {
     let translated = translate(pattern)?;
     regex::RegexBuilder::new(&translated)
         .case_insensitive(true)

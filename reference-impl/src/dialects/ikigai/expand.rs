@@ -18,14 +18,14 @@ use crate::engine::paths::PathPolicy;
 
 /// A match: the text shown and the real path it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
-    pub shown: String,
-    pub real: PathBuf,
+pub(crate) struct Found {
+    pub(crate) shown: String,
+    pub(crate) real: PathBuf,
 }
 
 /// Which names a wildcard may match.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum LeadingDot {
+pub(crate) enum LeadingDot {
     /// A leading `.` must be matched by a literal `.` (glob(3) without flags).
     #[default]
     Literal,
@@ -36,7 +36,7 @@ pub enum LeadingDot {
 
 /// [`expand_with`] with the honest leading-dot rule (the tests' shorthand).
 #[cfg(test)]
-pub fn expand(
+pub(crate) fn expand(
     policy: &PathPolicy,
     base: Option<&str>,
     pattern: &str,
@@ -47,7 +47,7 @@ pub fn expand(
 /// Expands `pattern` under `base` (the base is not a pattern; `None` means
 /// the root, with matches shown relative to it); `leading_dot` says how
 /// wildcards treat a name's leading `.`.
-pub fn expand_with(
+pub(crate) fn expand_with(
     policy: &PathPolicy,
     base: Option<&str>,
     pattern: &str,

@@ -2,7 +2,7 @@
 //!
 //! Every result is compact JSON: `{"success":true,"data":{…}}` with the
 //! tool's fields, or `{"success":false,"error":"…"}` with a message meant
-//! for a person; `isError` is set exactly on the second (see [`envelope`]).
+//! for a person; `isError` is set exactly on the second (see [`render`]).
 //!
 //! Where the seed is silent the upstream program decides:
 //!
@@ -39,177 +39,25 @@
 //!   wording), `Invalid type for parameter <name>: …` and `Unknown
 //!   parameter: <name>`.
 
-mod envelope;
 mod ere;
 mod expand;
-mod file_tools;
-mod search_tools;
-mod shell_tool;
+mod files;
+mod mutations;
+mod params;
+mod render;
+mod search;
+mod shell;
+mod tools;
 mod wildcard;
 
-use crate::dialects::tool_schema::closed_object_tool as tool;
 use std::path::PathBuf;
 
 use rmcp::model::{JsonObject, Tool};
-use serde_json::json;
 
-use super::args::ArgError;
-use super::{Context, Failure, Reply};
+use super::{Adapter, Call, Context, Failure, Rendered, Reply};
 use crate::engine::EngineError;
-use crate::mutations::MutationInfo;
-
-pub use envelope::render;
-
-/// The mistakes an ikigai-style server could make.
-pub const MUTATIONS: &[MutationInfo] = &[
-    MutationInfo {
-        name: "success-as-string",
-        what: "`success` is the string \"true\"/\"false\" instead of a boolean",
-    },
-    MutationInfo {
-        name: "omit-count",
-        what: "glob and grep leave `count` out of `data`",
-    },
-    MutationInfo {
-        name: "count-newlines",
-        what: "`count` is the number of newlines in `output`, one less than its lines",
-    },
-    MutationInfo {
-        name: "count-as-string",
-        what: "`count` is written as a string (\"2\")",
-    },
-    MutationInfo {
-        name: "bytes-as-chars",
-        what: "file_write counts characters instead of UTF-8 bytes",
-    },
-    MutationInfo {
-        name: "nonzero-exit-is-failure",
-        what: "a command's non-zero exit is reported as success:false",
-    },
-    MutationInfo {
-        name: "omit-is-error",
-        what: "failures are sent without `isError: true`",
-    },
-    MutationInfo {
-        name: "is-error-on-success",
-        what: "successes are sent with `isError: true`",
-    },
-    MutationInfo {
-        name: "no-data-wrapper",
-        what: "the tool fields sit beside `success` instead of inside `data`",
-    },
-    MutationInfo {
-        name: "grep-no-space",
-        what: "grep lines read `file:42:text`, without the space after the line number",
-    },
-    MutationInfo {
-        name: "error-without-path",
-        what: "error messages leave out the path (`File not found`)",
-    },
-    MutationInfo {
-        name: "bash-stdout-only",
-        what: "bash output has stdout only; stderr is dropped",
-    },
-    MutationInfo {
-        name: "no-match-is-error",
-        what: "glob and grep with no match answer success:false",
-    },
-    MutationInfo {
-        name: "grep-ignore-case",
-        what: "grep matches without regard to case (REG_ICASE)",
-    },
-    MutationInfo {
-        name: "glob-matches-dotfiles",
-        what: "a wildcard matches a leading `.` (`*` lists `.env`)",
-    },
-    MutationInfo {
-        name: "grep-recursive",
-        what: "grep also searches the files in subdirectories of `path`",
-    },
-    MutationInfo {
-        name: "grep-count-occurrences",
-        what: "grep's `count` counts every match in a line, not matching lines",
-    },
-    MutationInfo {
-        name: "grep-strip-cr",
-        what: "grep removes a `\\r` before the newline from the lines it shows",
-    },
-    MutationInfo {
-        name: "grep-drop-last-line",
-        what: "grep skips a last line that has no newline",
-    },
-    MutationInfo {
-        name: "exit-code-wait-status",
-        what: "bash reports the wait status (code << 8) as `exit_code`",
-    },
-    MutationInfo {
-        name: "write-names-full-path",
-        what: "file_write's confirmation names the path as given, not its base name",
-    },
-    MutationInfo {
-        name: "error-resolved-path",
-        what: "file errors name the resolved absolute path instead of the path as written",
-    },
-];
-
-/// The five tools of seed 004, with upstream's parameters (all strings).
-pub fn tools() -> Vec<Tool> {
-    vec![
-        tool(
-            "glob",
-            "List the paths matching a glob pattern.",
-            json!({
-                "pattern": {"type": "string", "description": "glob pattern, e.g. 'src/*.c'"},
-                "path": {"type": "string", "description": "directory the pattern is relative to (default: the working directory)"},
-            }),
-            &["pattern"],
-        ),
-        tool(
-            "file_read",
-            "Return a file's contents.",
-            json!({"path": {"type": "string", "description": "file to read"}}),
-            &["path"],
-        ),
-        tool(
-            "grep",
-            "Find the lines matching a POSIX extended regular expression.",
-            json!({
-                "pattern": {"type": "string", "description": "POSIX extended regular expression"},
-                "path": {"type": "string", "description": "directory whose files are searched (default: the working directory)"},
-                "glob": {"type": "string", "description": "which files of that directory to search, e.g. '*.c' (default: all)"},
-            }),
-            &["pattern"],
-        ),
-        tool(
-            "file_write",
-            "Create or replace a file with the given content.",
-            json!({
-                "path": {"type": "string", "description": "file to write; its directory must exist"},
-                "content": {"type": "string", "description": "the complete new content"},
-            }),
-            &["path", "content"],
-        ),
-        tool(
-            "bash",
-            "Run a shell command and return its combined output and exit code.",
-            json!({"command": {"type": "string", "description": "command line for bash -c"}}),
-            &["command"],
-        ),
-    ]
-}
-
-/// Runs one tool; `None` for a name that is not one of the five.
-pub async fn call(ctx: &Context, name: &str, args: &JsonObject) -> Option<Reply> {
-    let outcome = match name {
-        "glob" => search_tools::glob(ctx, args),
-        "file_read" => file_tools::file_read(ctx, args),
-        "grep" => search_tools::grep(ctx, args),
-        "file_write" => file_tools::file_write(ctx, args),
-        "bash" => shell_tool::bash(ctx, args).await,
-        _ => return None,
-    };
-    Some(outcome.unwrap_or_else(Reply::Failure))
-}
+use crate::mutations::{MutationInfo, Mutations};
+use mutations::Mutation;
 
 type Outcome = Result<Reply, Failure>;
 
@@ -219,21 +67,6 @@ fn path_failure(prefix: &str, path: &str) -> Failure {
         paths: vec![path.to_string()],
         ..Failure::new("", format!("{prefix}: {path}"))
     }
-}
-
-fn argument_failure(err: ArgError) -> Failure {
-    Failure::new(
-        "",
-        match err {
-            ArgError::Missing(name) => format!("Missing required parameter: {name}"),
-            ArgError::WrongType {
-                name,
-                expected,
-                got,
-            } => format!("Invalid type for parameter {name}: expected {expected}, got {got}"),
-            ArgError::Unknown { name, .. } => format!("Unknown parameter: {name}"),
-        },
-    )
 }
 
 /// Resolves a path argument to a real path under the root. Leaving the root
@@ -255,4 +88,36 @@ fn confine(ctx: &Context, raw: &str) -> Result<PathBuf, Failure> {
 fn is_permission_denied(cause: &str) -> bool {
     let eacces = std::io::Error::from_raw_os_error(libc::EACCES);
     cause == crate::engine::error::describe_io(&eacces)
+}
+
+/// The ikigai adapter, registered in [`super::Dialect::adapter`].
+pub(crate) struct Ikigai;
+
+impl Adapter for Ikigai {
+    fn mutations(&self) -> &'static [MutationInfo] {
+        Mutation::CATALOGUE
+    }
+
+    fn tools(&self, _ctx: &Context) -> Vec<Tool> {
+        tools::tools()
+    }
+
+    /// Runs one tool; `None` for a name that is not one of the five.
+    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+        Box::pin(async move {
+            let outcome = match name {
+                "glob" => search::glob(ctx, args),
+                "file_read" => files::file_read(ctx, args),
+                "grep" => search::grep(ctx, args),
+                "file_write" => files::file_write(ctx, args),
+                "bash" => shell::bash(ctx, args).await,
+                _ => return None,
+            };
+            Some(outcome.unwrap_or_else(Reply::Failure))
+        })
+    }
+
+    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
+        render::render(mutations, reply)
+    }
 }

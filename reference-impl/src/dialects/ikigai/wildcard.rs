@@ -13,7 +13,7 @@ use crate::engine::star_match::star_match;
 
 /// Why a component cannot be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WildcardError {
+pub(crate) enum WildcardError {
     UnclosedBracket,
     UnknownClass,
 }
@@ -40,12 +40,12 @@ enum SetItem {
 
 /// A parsed pattern component.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Wildcard {
+pub(crate) struct Wildcard {
     tokens: Vec<Token>,
 }
 
 impl Wildcard {
-    pub fn parse(component: &str) -> Result<Wildcard, WildcardError> {
+    pub(crate) fn parse(component: &str) -> Result<Wildcard, WildcardError> {
         let chars: Vec<char> = component.chars().collect();
         let mut tokens = Vec::new();
         let mut at = 0;
@@ -73,7 +73,7 @@ impl Wildcard {
 
     /// The component's text when it has no wildcard at all (escapes
     /// removed), so a caller can look the name up instead of listing.
-    pub fn literal(&self) -> Option<String> {
+    pub(crate) fn literal(&self) -> Option<String> {
         self.tokens
             .iter()
             .map(|t| match t {
@@ -83,7 +83,7 @@ impl Wildcard {
             .collect()
     }
 
-    pub fn matches(&self, name: &str) -> bool {
+    pub(crate) fn matches(&self, name: &str) -> bool {
         let name: Vec<char> = name.chars().collect();
         if name.first() == Some(&'.') && self.tokens.first() != Some(&Token::Char('.')) {
             return false;
@@ -94,7 +94,7 @@ impl Wildcard {
     /// Matches without the leading-dot rule, as `glob(3)` with
     /// `GLOB_PERIOD` would (used only by the `glob-matches-dotfiles`
     /// mutation; upstream passes no flags).
-    pub fn matches_dotfiles_too(&self, name: &str) -> bool {
+    pub(crate) fn matches_dotfiles_too(&self, name: &str) -> bool {
         let name: Vec<char> = name.chars().collect();
         match_from(&self.tokens, &name)
     }

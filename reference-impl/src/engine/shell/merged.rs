@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use tokio::net::unix::pipe::Receiver;
 
-use super::{
-    command_output, lock, supervise, Captured, CommandOutput, GroupGuard, OutputReaders, Shell,
-};
+use super::group::GroupGuard;
+use super::supervise::{command_output, supervise, Captured, OutputReaders};
+use super::{lock, CommandOutput, Shell};
 use crate::engine::error::{describe_io, EngineError};
 
 fn start_failed(err: &io::Error) -> EngineError {
@@ -28,7 +28,7 @@ impl Shell {
     /// Runs `command` to completion like [`Shell::run`], but with stderr
     /// merged into stdout: the result's `stdout` holds both streams in the
     /// order they were written and `stderr` is empty.
-    pub async fn run_merged(
+    pub(crate) async fn run_merged(
         &self,
         command: &str,
         timeout: Duration,

@@ -1,0 +1,550 @@
+//! `apply_patch`: a unified diff over one or more files, all or nothing.
+//!
+//! The patch is parsed, then every file block is resolved, read and patched
+//! in memory; only when all of them apply are the results written (each
+//! staged as a temporary file beside its target, then renamed into place,
+//! with the originals restored if a rename fails). A hunk that does not
+//! apply is `patch_failed` naming the file and the hunk, and no file changes.
+//!
+//! Supported: modify, create (`--- /dev/null`), delete (`+++ /dev/null`) and
+//! rename (different old and new names). A hunk is looked for at its stated
+//! line first, then at the nearest line where its context and removed lines
+//! match, never before the previous hunk.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use rmcp::model::JsonObject;
+use serde_json::Value;
+
+use crate::dialects::agent_tools::mutations::Mutation;
+use crate::dialects::agent_tools::params::{argument_failure, invalid};
+use crate::dialects::agent_tools::text::{decode, read_text, split_lines};
+use crate::dialects::agent_tools::workspace::{self, with_path, Target};
+use crate::dialects::common::args::Args;
+use crate::dialects::{Context, Failure, Reply};
+
+// ------------------------------------------------------------------ parsing
+
+/// One `@@ -a,b +c,d @@` hunk.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Hunk {
+    /// 1-based first old line (0 for a hunk that adds to an empty file).
+    old_start: usize,
+    /// Context and removed lines: what must be found.
+    old: Vec<String>,
+    /// Context and added lines: what replaces it.
+    new: Vec<String>,
+    /// `\ No newline at end of file` after the last new-side line.
+    new_lacks_final_newline: bool,
+    adds: usize,
+    dels: usize,
+}
+
+/// The hunks of one file; `None` names stand for `/dev/null`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FilePatch {
+    old: Option<String>,
+    new: Option<String>,
+    hunks: Vec<Hunk>,
+}
+
+/// Which side of a hunk the last body line belonged to (for `\` markers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Both,
+    Old,
+    New,
+}
+
+fn parse(patch: &str) -> Result<Vec<FilePatch>, String> {
+    let lines: Vec<&str> = patch.split('\n').collect();
+    let mut files: Vec<FilePatch> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
+        if let Some(old) = line.strip_prefix("--- ") {
+            let next = lines.get(i + 1).map(|l| l.strip_suffix('\r').unwrap_or(l));
+            let Some(new) = next.and_then(|l| l.strip_prefix("+++ ")) else {
+                return Err(format!(
+                    "line {}: a `---` header must be followed by a `+++` header",
+                    i + 1
+                ));
+            };
+            files.push(FilePatch {
+                old: file_name(old),
+                new: file_name(new),
+                hunks: Vec::new(),
+            });
+            i += 2;
+        } else if line.starts_with("@@") {
+            let Some(file) = files.last_mut() else {
+                return Err(format!(
+                    "line {}: a hunk before any `---`/`+++` file header",
+                    i + 1
+                ));
+            };
+            let (hunk, used) =
+                parse_hunk(&lines[i..]).map_err(|why| format!("line {}: {why}", i + 1))?;
+            file.hunks.push(hunk);
+            i += used;
+        } else {
+            // `diff --git`, `index`, mode lines and prose between blocks.
+            i += 1;
+        }
+    }
+    Ok(files)
+}
+
+/// `a/src/x.rs\t2024-01-01` -> `src/x.rs`; `/dev/null` -> None.
+fn file_name(header: &str) -> Option<String> {
+    let name = header.split('\t').next().unwrap_or(header).trim_end();
+    if name == "/dev/null" {
+        return None;
+    }
+    let name = name
+        .strip_prefix("a/")
+        .or_else(|| name.strip_prefix("b/"))
+        .unwrap_or(name);
+    Some(name.to_string())
+}
+
+/// Parses the hunk starting at `lines[0]`; returns it and the lines used.
+fn parse_hunk(lines: &[&str]) -> Result<(Hunk, usize), String> {
+    let header = lines[0].strip_suffix('\r').unwrap_or(lines[0]);
+    let (old_start, mut old_left, mut new_left) =
+        hunk_header(header).ok_or_else(|| format!("malformed hunk header `{header}`"))?;
+    let mut hunk = Hunk {
+        old_start,
+        ..Hunk::default()
+    };
+    let mut used = 1;
+    let mut last = Side::Both;
+    while used < lines.len() {
+        let line = lines[used];
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if let Some(_marker) = line.strip_prefix('\\') {
+            if last != Side::Old {
+                hunk.new_lacks_final_newline = true;
+            }
+            used += 1;
+            continue;
+        }
+        if old_left == 0 && new_left == 0 {
+            break;
+        }
+        let (kind, body) = match line.chars().next() {
+            None => (' ', ""),
+            Some(c) => (c, &line[c.len_utf8()..]),
+        };
+        match kind {
+            ' ' if old_left > 0 && new_left > 0 => {
+                hunk.old.push(body.to_string());
+                hunk.new.push(body.to_string());
+                old_left -= 1;
+                new_left -= 1;
+                last = Side::Both;
+            }
+            '-' if old_left > 0 => {
+                hunk.old.push(body.to_string());
+                hunk.dels += 1;
+                old_left -= 1;
+                last = Side::Old;
+            }
+            '+' if new_left > 0 => {
+                hunk.new.push(body.to_string());
+                hunk.adds += 1;
+                new_left -= 1;
+                last = Side::New;
+            }
+            _ => {
+                return Err(format!(
+                    "hunk line {used} does not fit the hunk header: `{line}`"
+                ))
+            }
+        }
+        used += 1;
+    }
+    if old_left > 0 || new_left > 0 {
+        return Err("the hunk ends before the line counts of its header".to_string());
+    }
+    Ok((hunk, used))
+}
+
+/// `@@ -a[,b] +c[,d] @@...` -> (a, b, d); counts default to 1.
+fn hunk_header(header: &str) -> Option<(usize, usize, usize)> {
+    let rest = header.strip_prefix("@@ -")?;
+    let (ranges, _) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let range = |text: &str| -> Option<(usize, usize)> {
+        match text.split_once(',') {
+            Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
+            None => Some((text.parse().ok()?, 1)),
+        }
+    };
+    let (old_start, old_count) = range(old)?;
+    let (_, new_count) = range(new)?;
+    Some((old_start, old_count, new_count))
+}
+
+// ----------------------------------------------------------------- applying
+
+/// A file's lines and whether it ends with a newline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Lines {
+    lines: Vec<String>,
+    final_newline: bool,
+}
+
+impl Lines {
+    fn from_text(text: &str) -> Lines {
+        Lines {
+            lines: split_lines(text).into_iter().map(str::to_string).collect(),
+            final_newline: text.is_empty() || text.ends_with('\n'),
+        }
+    }
+
+    fn to_text(&self) -> String {
+        let mut text = self.lines.join("\n");
+        if self.final_newline && !self.lines.is_empty() {
+            text.push('\n');
+        }
+        text
+    }
+}
+
+/// Applies the hunks in order; `Err(n)` names the first (1-based) that fails.
+fn apply_hunks(source: &Lines, hunks: &[Hunk]) -> Result<Lines, usize> {
+    let mut lines = source.lines.clone();
+    let mut final_newline = source.final_newline;
+    let mut shift: isize = 0;
+    let mut floor = 0usize;
+    for (k, hunk) in hunks.iter().enumerate() {
+        let stated = hunk.old_start.saturating_sub(1) as isize + shift;
+        let at = locate(&lines, &hunk.old, stated, floor).ok_or(k + 1)?;
+        lines.splice(at..at + hunk.old.len(), hunk.new.iter().cloned());
+        shift += (at as isize - stated) + hunk.new.len() as isize - hunk.old.len() as isize;
+        floor = at + hunk.new.len();
+        if hunk.new_lacks_final_newline {
+            final_newline = false;
+        } else if floor == lines.len() && !hunk.new.is_empty() {
+            final_newline = true;
+        }
+    }
+    Ok(Lines {
+        lines,
+        final_newline,
+    })
+}
+
+/// The position nearest to `stated` (not before `floor`) where `wanted`
+/// occurs as consecutive lines.
+fn locate(lines: &[String], wanted: &[String], stated: isize, floor: usize) -> Option<usize> {
+    let last = lines.len().checked_sub(wanted.len())?;
+    if floor > last {
+        return None;
+    }
+    let stated = stated.clamp(floor as isize, last as isize) as usize;
+    let fits = |at: usize| lines[at..at + wanted.len()] == *wanted;
+    (0..=last - floor)
+        .flat_map(|d| [stated.checked_add(d), stated.checked_sub(d)])
+        .flatten()
+        .filter(|&at| at >= floor && at <= last)
+        .find(|&at| fits(at))
+}
+
+// ------------------------------------------------------------------ the tool
+
+/// A change to make once every block has applied.
+#[derive(Debug)]
+enum Change {
+    Write { target: Target, content: Vec<u8> },
+    Delete { target: Target },
+}
+
+pub(in crate::dialects::agent_tools) fn apply_patch(
+    ctx: &Context,
+    raw: &JsonObject,
+) -> Result<Reply, Failure> {
+    let args = Args::new(raw, &["patch"]).map_err(argument_failure)?;
+    let patch = args.string("patch").map_err(argument_failure)?;
+    let files = parse(&patch).map_err(|why| invalid(format!("Malformed patch: {why}")))?;
+    if files
+        .iter()
+        .all(|f| f.hunks.is_empty() && (f.old == f.new || f.old.is_none() || f.new.is_none()))
+    {
+        return Err(invalid("The patch changes no file: it has no hunks"));
+    }
+    let not_atomic = ctx.mutations.is_active(Mutation::PatchNotAtomic);
+    let mut changes = Vec::new();
+    let mut summary = Vec::new();
+    let mut claimed: HashSet<PathBuf> = HashSet::new();
+    for file in &files {
+        let (block_changes, line) = plan(ctx, file, &mut claimed)?;
+        summary.push(line);
+        if not_atomic {
+            commit(block_changes)?;
+        } else {
+            changes.extend(block_changes);
+        }
+    }
+    commit(changes)?;
+    Ok(Reply::text(format!(
+        "Applied patch:\n{}",
+        summary.join("\n")
+    )))
+}
+
+/// Works out one file block's changes and its summary line.
+fn plan(
+    ctx: &Context,
+    file: &FilePatch,
+    claimed: &mut HashSet<PathBuf>,
+) -> Result<(Vec<Change>, String), Failure> {
+    let mut claim = |target: &Target| {
+        if claimed.insert(target.real.clone()) {
+            Ok(())
+        } else {
+            Err(with_path(
+                invalid(format!(
+                    "The patch has more than one block for {}; combine them",
+                    target.shown
+                )),
+                &target.shown,
+            ))
+        }
+    };
+    let adds: usize = file.hunks.iter().map(|h| h.adds).sum();
+    let dels: usize = file.hunks.iter().map(|h| h.dels).sum();
+    let counts = format!("(+{adds} -{dels})");
+    match (&file.old, &file.new) {
+        (None, None) => Err(invalid("A file block names /dev/null on both sides")),
+        (None, Some(new)) => {
+            let target = workspace::resolve(ctx, new)?;
+            claim(&target)?;
+            match fs::symlink_metadata(&target.real) {
+                Ok(_) => {
+                    return Err(with_path(
+                        invalid(format!("Cannot create {}: it already exists", target.shown)),
+                        &target.shown,
+                    ))
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => return Err(workspace::fs_failure(&err, &target.shown, "stat")),
+            }
+            let result = patched(&Lines::from_text(""), file, &target)?;
+            let line = format!("  A {} {counts}", target.shown);
+            Ok((
+                vec![Change::Write {
+                    content: result.to_text().into_bytes(),
+                    target,
+                }],
+                line,
+            ))
+        }
+        (Some(old), None) => {
+            let target = workspace::resolve(ctx, old)?;
+            claim(&target)?;
+            let source = Lines::from_text(&decode(&read_text(ctx, &target)?));
+            if !patched(&source, file, &target)?.lines.is_empty() {
+                return Err(with_path(
+                    invalid(format!(
+                        "The delete block for {} does not remove every line",
+                        target.shown
+                    )),
+                    &target.shown,
+                ));
+            }
+            let line = format!("  D {} {counts}", target.shown);
+            Ok((vec![Change::Delete { target }], line))
+        }
+        (Some(old), Some(new)) => {
+            let from = workspace::resolve(ctx, old)?;
+            let to = workspace::resolve(ctx, new)?;
+            claim(&from)?;
+            let source = Lines::from_text(&decode(&read_text(ctx, &from)?));
+            let result = patched(&source, file, &from)?.to_text().into_bytes();
+            if from.real == to.real {
+                let line = format!("  M {} {counts}", from.shown);
+                return Ok((
+                    vec![Change::Write {
+                        target: from,
+                        content: result,
+                    }],
+                    line,
+                ));
+            }
+            claim(&to)?;
+            if fs::symlink_metadata(&to.real).is_ok() {
+                return Err(with_path(
+                    invalid(format!(
+                        "Cannot rename onto {}: it already exists",
+                        to.shown
+                    )),
+                    &to.shown,
+                ));
+            }
+            let line = format!("  R {} -> {} {counts}", from.shown, to.shown);
+            Ok((
+                vec![
+                    Change::Write {
+                        target: to,
+                        content: result,
+                    },
+                    Change::Delete { target: from },
+                ],
+                line,
+            ))
+        }
+    }
+}
+
+fn patched(source: &Lines, file: &FilePatch, target: &Target) -> Result<Lines, Failure> {
+    apply_hunks(source, &file.hunks).map_err(|hunk| {
+        let mut failure = Failure::new(
+            "patch_failed",
+            format!("Hunk did not apply cleanly in {}", target.shown),
+        );
+        failure
+            .extra
+            .insert("file".into(), Value::from(target.shown.clone()));
+        failure.extra.insert("hunk".into(), Value::from(hunk));
+        failure
+    })
+}
+
+// --------------------------------------------------------------- committing
+
+/// A write staged beside its target, and what the target held before.
+struct Staged {
+    temp: tempfile::NamedTempFile,
+    target: Target,
+}
+
+/// Makes every change or none: writes are staged first (a failure there
+/// touches nothing), then renamed into place in order; if a step fails,
+/// the changes already made are undone from the originals kept in memory.
+fn commit(changes: Vec<Change>) -> Result<(), Failure> {
+    let mut staged = Vec::new();
+    let mut deletes = Vec::new();
+    for change in changes {
+        match change {
+            Change::Write { target, content } => staged.push(stage(target, &content)?),
+            Change::Delete { target } => deletes.push(target),
+        }
+    }
+    let mut undo: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
+    let result = (|| {
+        for Staged { temp, target } in staged {
+            undo.push((target.real.clone(), fs::read(&target.real).ok()));
+            temp.persist(&target.real)
+                .map_err(|err| workspace::fs_failure(&err.error, &target.shown, "write"))?;
+        }
+        for target in deletes {
+            let before = fs::read(&target.real).ok();
+            fs::remove_file(&target.real)
+                .map_err(|err| workspace::fs_failure(&err, &target.shown, "delete"))?;
+            undo.push((target.real.clone(), before));
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        for (path, before) in undo.into_iter().rev() {
+            restore(&path, before);
+        }
+    }
+    result
+}
+
+fn stage(target: Target, content: &[u8]) -> Result<Staged, Failure> {
+    let parent = target
+        .real
+        .parent()
+        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+    let fail = |err: std::io::Error| workspace::fs_failure(&err, &target.shown, "write");
+    fs::create_dir_all(&parent).map_err(fail)?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(".toolspec-patch-")
+        .tempfile_in(&parent)
+        .map_err(fail)?;
+    temp.write_all(content).map_err(fail)?;
+    let mode = fs::metadata(&target.real).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode)).map_err(fail)?;
+    Ok(Staged { temp, target })
+}
+
+/// Best effort: puts back what a path held before the patch.
+fn restore(path: &Path, before: Option<Vec<u8>>) {
+    let outcome = match before {
+        Some(content) => fs::write(path, content),
+        None => fs::remove_file(path),
+    };
+    if let Err(err) = outcome {
+        eprintln!(
+            "toolspec-reference: apply_patch could not restore {}: {err}",
+            path.display()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_FILES: &str = "\
+--- a/a.txt
++++ b/a.txt
+@@ -1,2 +1,2 @@
+ one
+-two
++TWO
+--- a/b.txt
++++ b/b.txt
+@@ -1 +1 @@
+-x
++y
+";
+
+    #[test]
+    fn parses_blocks_and_hunks() {
+        let files = parse(TWO_FILES).expect("parse");
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0].old.as_deref(), Some("a.txt"));
+        assert_eq!(files[0].hunks[0].old, vec!["one", "two"]);
+        assert_eq!(files[0].hunks[0].new, vec!["one", "TWO"]);
+        assert_eq!(files[1].hunks[0].old_start, 1);
+        let created =
+            parse("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n").expect("parse");
+        assert_eq!(created[0].old, None);
+        assert_eq!(created[0].hunks[0].new, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn malformed_patches_explain_themselves() {
+        assert!(parse("--- a.txt\nnot a header\n").is_err());
+        assert!(parse("@@ -1 +1 @@\n-a\n+b\n").is_err());
+        assert!(parse("--- a\n+++ b\n@@ -1,3 +1,3 @@\n a\n").is_err());
+        assert!(parse("--- a\n+++ b\n@@ nonsense @@\n").is_err());
+    }
+
+    #[test]
+    fn hunks_apply_at_the_nearest_matching_line() {
+        let source = Lines::from_text("zero\none\ntwo\nthree\n");
+        let files = parse(TWO_FILES).expect("parse");
+        let out = apply_hunks(&source, &files[0].hunks).expect("applies one line later");
+        assert_eq!(out.to_text(), "zero\none\nTWO\nthree\n");
+        let missing = Lines::from_text("zero\n");
+        assert_eq!(apply_hunks(&missing, &files[0].hunks), Err(1));
+    }
+
+    #[test]
+    fn the_final_newline_follows_the_marker() {
+        let files = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n")
+            .expect("parse");
+        let out = apply_hunks(&Lines::from_text("a\n"), &files[0].hunks).expect("apply");
+        assert_eq!(out.to_text(), "b");
+    }
+}

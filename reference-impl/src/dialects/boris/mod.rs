@@ -1,0 +1,80 @@
+//! The `boris` dialect (mjkoo/boris, seeds 000 and 001).
+//!
+//! Errors are `isError: true` with the text `[CODE] message`, no trailing
+//! period. Where the seed is silent, formats follow the upstream program:
+//!
+//! - `bash`: `exit_code: N\n`, then `\nstderr:\n…` and `\nstdout:\n…` when
+//!   non-empty. A timeout kills the process group and is a normal result that
+//!   starts with `Command timed out after <ms> ms\n\n`, then `exit_code: -1`.
+//! - `view` of a file: `<n>\t<line>\n` with `n` right-aligned to the width of
+//!   the last shown number; at most 2000 lines (then a `[Truncated: …]` note)
+//!   and 2000 characters per line. A binary file (NUL in its first 512 bytes)
+//!   is `Binary file (<size>)`. A directory: one entry per line, sorted,
+//!   directories with a trailing `/`.
+//! - `grep`: `files_with_matches` lists paths (newest first, ties in path
+//!   order); `count` lists `path:N`; `content` lists `path:N:line` for
+//!   matches and `path-N-line` for context, `--` between groups and files.
+//!   Paths are relative to a searched directory, or the `path` argument as
+//!   given when it names a file. No match is an empty text.
+//! - `glob`: absolute paths, sorted, one per line; `No files found` if none.
+//!   A missing `path` is `PATH_NOT_FOUND` (the seed's rule for every tool).
+//!
+//! IO errors that happen as root (where permission bits do not apply):
+//! a path through a regular file (`file.txt/child`, ENOTDIR) is
+//! `could not stat <p>: not a directory`, as in Go, where ENOTDIR is not
+//! "does not exist"; a directory given to `str_replace` is
+//! `could not read <p>: is a directory`; a FIFO given to `view` is
+//! `could not read <p>: not a regular file`; a directory given to
+//! `create_file` is `could not write <p>: is a directory`.
+
+mod failure;
+mod files;
+mod mutations;
+mod params;
+mod render;
+mod search;
+mod shell;
+mod tools;
+
+use rmcp::model::{JsonObject, Tool};
+
+use super::{Adapter, Call, Context, Failure, Rendered, Reply};
+use crate::mutations::{MutationInfo, Mutations};
+use mutations::Mutation;
+
+/// A tool's outcome before rendering.
+type Outcome = Result<Reply, Failure>;
+
+/// The boris adapter, registered in [`super::Dialect::adapter`].
+pub(crate) struct Boris;
+
+impl Adapter for Boris {
+    fn mutations(&self) -> &'static [MutationInfo] {
+        Mutation::CATALOGUE
+    }
+
+    fn tools(&self, _ctx: &Context) -> Vec<Tool> {
+        tools::tools()
+    }
+
+    /// Runs one boris tool; `None` for an unknown tool name.
+    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+        Box::pin(async move {
+            let outcome = match name {
+                "bash" => shell::bash(ctx, args).await,
+                "task_output" => shell::task_output(ctx, args),
+                "view" => files::view(ctx, args),
+                "str_replace" => files::str_replace(ctx, args),
+                "create_file" => files::create_file(ctx, args),
+                "grep" => search::grep(ctx, args),
+                "glob" => search::glob(ctx, args),
+                _ => return None,
+            };
+            Some(outcome.unwrap_or_else(Reply::Failure))
+        })
+    }
+
+    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
+        render::render(mutations, reply)
+    }
+}

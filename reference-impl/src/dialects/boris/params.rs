@@ -1,0 +1,37 @@
+//! Argument checks boris applies beyond their JSON types: non-empty
+//! strings, non-negative counts, and an optional path that defaults to the
+//! root.
+
+use super::failure::{argument_failure, engine_failure, invalid};
+use crate::dialects::common::args::Args;
+use crate::dialects::{Context, Failure};
+
+/// A required string parameter that must not be empty.
+pub(super) fn non_empty(args: &Args, name: &'static str) -> Result<String, Failure> {
+    let value = args.string(name).map_err(argument_failure)?;
+    if value.is_empty() {
+        return Err(invalid(format!("{name} must not be empty")));
+    }
+    Ok(value)
+}
+
+/// An optional integer parameter that must not be negative.
+pub(super) fn non_negative(args: &Args, name: &'static str) -> Result<Option<usize>, Failure> {
+    match args.opt_int(name).map_err(argument_failure)? {
+        None => Ok(None),
+        Some(n) => usize::try_from(n)
+            .map(Some)
+            .map_err(|_| invalid(format!("{name} must not be negative, got {n}"))),
+    }
+}
+
+/// Resolves an optional path parameter, defaulting to the root.
+pub(super) fn resolve_or_root(
+    ctx: &Context,
+    raw: Option<&str>,
+) -> Result<std::path::PathBuf, Failure> {
+    match raw {
+        None | Some("") => Ok(ctx.policy.root().to_path_buf()),
+        Some(raw) => Ok(ctx.policy.resolve(raw).map_err(engine_failure)?),
+    }
+}

@@ -1,0 +1,220 @@
+//! `read_file`: the file's exact text, or a window of it. Without `limit`
+//! at most 2000 lines are shown, and lines longer than 2000 characters are
+//! cut; either cut is announced by a header line before the content, worded
+//! as gemini-cli words it. Lines are counted as JavaScript's
+//! `split('\n')` counts them, so a final newline makes one more (empty) line.
+
+use std::fs;
+
+use rmcp::model::JsonObject;
+
+use crate::dialects::gemini_cli::confine::{self, Refusal};
+use crate::dialects::gemini_cli::mutations::Mutation;
+use crate::dialects::gemini_cli::params::Params;
+use crate::dialects::gemini_cli::{invalid_params, plain_error, Context, Outcome};
+use crate::dialects::Reply;
+
+/// Lines shown when no `limit` is given.
+pub(crate) const DEFAULT_LINE_LIMIT: usize = 2000;
+/// Characters kept of a longer line.
+pub(crate) const MAX_LINE_CHARS: usize = 2000;
+/// Bytes inspected to tell a binary file from text.
+const SNIFF_BYTES: usize = 4096;
+
+pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
+    let params = Params::new(raw, &["absolute_path"]).map_err(invalid_params)?;
+    let path = params.string("absolute_path").map_err(invalid_params)?;
+    let offset = params.opt_integer("offset").map_err(invalid_params)?;
+    let limit = params.opt_integer("limit").map_err(invalid_params)?;
+    let real = confine::absolute_within_root(ctx, &path).map_err(|refusal| {
+        invalid_params(match refusal {
+            Refusal::Relative => format!(
+                "File path must be absolute, but was relative: {path}. You must provide an absolute path."
+            ),
+            Refusal::OutsideRoot => format!(
+                "File path must be within the root directory ({}): {path}",
+                ctx.policy.root().display()
+            ),
+            Refusal::Unusable(why) => why,
+        })
+    })?;
+    if offset.is_some_and(|o| o < 0) {
+        return Err(invalid_params("Offset must be a non-negative number"));
+    }
+    if limit.is_some_and(|l| l <= 0) {
+        return Err(invalid_params("Limit must be a positive number"));
+    }
+    let offset = offset.map_or(0, |o| usize::try_from(o).unwrap_or(usize::MAX));
+    let limit = limit.map_or(DEFAULT_LINE_LIMIT, |l| {
+        usize::try_from(l).unwrap_or(usize::MAX)
+    });
+    let Ok(meta) = fs::metadata(&real) else {
+        return Err(plain_error(format!("File not found: {path}")));
+    };
+    if meta.is_dir() {
+        return Err(plain_error(format!(
+            "Path is a directory, not a file: {path}"
+        )));
+    }
+    let reading_failed = |why: String| plain_error(format!("Error reading file {path}: {why}"));
+    if !meta.is_file() {
+        return Err(reading_failed("not a regular file".into()));
+    }
+    if meta.len() > ctx.max_file_size {
+        return Err(reading_failed(format!(
+            "File size exceeds the {} byte limit: {path} ({} bytes)",
+            ctx.max_file_size,
+            meta.len()
+        )));
+    }
+    let bytes = fs::read(&real).map_err(|err| {
+        reading_failed(crate::dialects::gemini_cli::node_error::describe(
+            &err, "open", &path,
+        ))
+    })?;
+    if looks_binary(&bytes) {
+        let relative = ctx
+            .policy
+            .lexical(&path)
+            .strip_prefix(ctx.policy.root())
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| path.clone());
+        return Ok(Reply::text(format!(
+            "Cannot display content of binary file: {relative}"
+        )));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let text = if ctx.mutations.is_active(Mutation::CrlfToLf) {
+        text.replace("\r\n", "\n")
+    } else {
+        text.into_owned()
+    };
+    let slips = Slips {
+        cut_by_bytes: ctx.mutations.is_active(Mutation::CutLinesByBytes),
+        zero_based_start: ctx.mutations.is_active(Mutation::WindowStartZeroBased),
+    };
+    Ok(Reply::text(window(&text, offset, limit, slips)))
+}
+
+/// Mistakes [`window`] can be made to commit (mutations); the default is none.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Slips {
+    /// Measure the 2000-character line limit in UTF-8 bytes.
+    pub(crate) cut_by_bytes: bool,
+    /// Number the first shown line from 0 in the header.
+    pub(crate) zero_based_start: bool,
+}
+
+/// Where a line longer than [`MAX_LINE_CHARS`] is cut: after that many
+/// characters, or (a slip) after that many bytes, backed off to a character
+/// boundary; `None` when the line is short enough.
+fn cut_point(line: &str, by_bytes: bool) -> Option<usize> {
+    if !by_bytes {
+        return line.char_indices().nth(MAX_LINE_CHARS).map(|(at, _)| at);
+    }
+    if line.len() <= MAX_LINE_CHARS {
+        return None;
+    }
+    (0..=MAX_LINE_CHARS)
+        .rev()
+        .find(|&at| line.is_char_boundary(at))
+}
+
+/// A NUL byte in the first 4 KiB, or more than 30% control characters
+/// there, as gemini-cli's `isBinaryFile` decides.
+fn looks_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    if head.contains(&0) {
+        return true;
+    }
+    let odd = head
+        .iter()
+        .filter(|&&b| b < 9 || (b > 13 && b < 32))
+        .count();
+    !head.is_empty() && odd * 10 > head.len() * 3
+}
+
+/// Lines `offset..offset+limit` of `text`, long lines cut, with the header
+/// gemini-cli puts before a shortened content.
+pub(crate) fn window(text: &str, offset: usize, limit: usize, slips: Slips) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let total = lines.len();
+    let end = offset.saturating_add(limit).min(total);
+    let start = offset.min(total);
+    let mut cut_long_line = false;
+    let shown: Vec<String> = lines[start..end.max(start)]
+        .iter()
+        .map(|line| match cut_point(line, slips.cut_by_bytes) {
+            Some(at) => {
+                cut_long_line = true;
+                format!("{}... [truncated]", &line[..at])
+            }
+            None => line.to_string(),
+        })
+        .collect();
+    let mut out = String::new();
+    if end < total {
+        out.push_str(&format!(
+            "[File content truncated: showing lines {}-{end} of {total} total lines. Use offset/limit parameters to view more.]\n",
+            if slips.zero_based_start { start } else { start + 1 }
+        ));
+    } else if cut_long_line {
+        out.push_str(&format!(
+            "[File content partially truncated: some lines exceeded maximum length of {MAX_LINE_CHARS} characters.]\n"
+        ));
+    }
+    out.push_str(&shown.join("\n"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_text_comes_back_unchanged() {
+        assert_eq!(
+            window("a\nb\n", 0, DEFAULT_LINE_LIMIT, Slips::default()),
+            "a\nb\n"
+        );
+        assert_eq!(window("", 0, DEFAULT_LINE_LIMIT, Slips::default()), "");
+    }
+
+    #[test]
+    fn a_window_is_announced() {
+        assert_eq!(
+            window("one\ntwo\nthree\nfour\n", 1, 2, Slips::default()),
+            "[File content truncated: showing lines 2-3 of 5 total lines. Use offset/limit parameters to view more.]\ntwo\nthree"
+        );
+        // The final window reaches the end: nothing is announced.
+        assert_eq!(window("one\ntwo\n", 1, 10, Slips::default()), "two\n");
+    }
+
+    #[test]
+    fn long_lines_are_cut() {
+        let long = "x".repeat(MAX_LINE_CHARS + 5);
+        let text = window(&long, 0, 10, Slips::default());
+        assert!(text.starts_with("[File content partially truncated"));
+        assert!(text.ends_with(&format!("{}... [truncated]", "x".repeat(10))));
+    }
+
+    #[test]
+    fn lines_are_measured_in_characters() {
+        let wide = "é".repeat(MAX_LINE_CHARS);
+        assert_eq!(window(&wide, 0, 10, Slips::default()), wide);
+        let slipped = Slips {
+            cut_by_bytes: true,
+            ..Slips::default()
+        };
+        let cut = window(&wide, 0, 10, slipped);
+        assert!(cut.ends_with(&format!("\n{}... [truncated]", "é".repeat(1000))));
+    }
+
+    #[test]
+    fn binary_is_nul_or_mostly_control() {
+        assert!(looks_binary(b"ab\0cd"));
+        assert!(looks_binary(&[1, 2, 3, b'a']));
+        assert!(!looks_binary(b"plain text\n\twith tab\r\n"));
+        assert!(!looks_binary(b""));
+    }
+}

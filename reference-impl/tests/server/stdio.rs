@@ -1,0 +1,92 @@
+//! End-to-end: the real binary over stdin/stdout, as the harness runs it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::util;
+
+fn exchange(root: &std::path::Path, calls: &[Value]) -> Vec<Value> {
+    let mut child = Command::new(util::SERVER)
+        .args(["--dialect", "boris", "--root"])
+        .arg(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn server");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut send = |message: Value| writeln!(stdin, "{message}").expect("write");
+    let mut read = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read");
+        serde_json::from_str::<Value>(&line).expect("stdout carries only JSON-RPC")
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+    );
+    read();
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut replies = Vec::new();
+    for (id, call) in calls.iter().enumerate() {
+        let mut request = call.clone();
+        request["jsonrpc"] = json!("2.0");
+        request["id"] = json!(id + 1);
+        send(request);
+        replies.push(read());
+    }
+    drop(stdin);
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "server exited with {status}");
+    replies
+}
+
+fn tool_call(name: &str, arguments: Value) -> Value {
+    json!({"method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+#[test]
+fn boris_tools_answer_over_stdio() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    std::fs::write(root.join("a.txt"), "one\ntwo\n").expect("write");
+    let replies = exchange(
+        &root,
+        &[
+            json!({"method": "tools/list", "params": {}}),
+            tool_call("view", json!({"path": "a.txt"})),
+            tool_call("view", json!({"path": "missing.txt"})),
+            tool_call("bash", json!({"command": "exit 3"})),
+            tool_call("view", json!({})),
+        ],
+    );
+    let names: Vec<&str> = replies[0]["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, util::BORIS_TOOLS);
+    assert_eq!(
+        replies[1]["result"]["content"][0]["text"],
+        "1\tone\n2\ttwo\n"
+    );
+    assert_eq!(replies[1]["result"].get("isError"), None);
+    assert_eq!(replies[2]["result"]["isError"], true);
+    assert_eq!(
+        replies[2]["result"]["content"][0]["text"],
+        format!(
+            "[PATH_NOT_FOUND] {} does not exist",
+            root.join("missing.txt").display()
+        )
+    );
+    assert_eq!(replies[3]["result"]["content"][0]["text"], "exit_code: 3\n");
+    assert_eq!(replies[3]["result"].get("isError"), None);
+    assert_eq!(
+        replies[4]["result"]["content"][0]["text"],
+        "[INVALID_INPUT] missing required parameter \"path\""
+    );
+}

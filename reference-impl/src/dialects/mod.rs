@@ -2,15 +2,12 @@
 //! rendering of engine results and errors in that suite's conventions, and
 //! the catalogue of mutations that bend those conventions.
 //!
-//! Every adapter implements [`Adapter`]; [`Dialect::adapter`] is the registry
-//! that maps the `--dialect` value to it, the one place that names them all.
+//! Every adapter implements [`Adapter`]; the `registry!` below is the one place
+//! that names them all: one line per dialect declares its module, its `--dialect`
+//! value and its adapter ([`Dialect::adapter`]).
 //! The engine, the server and [`common`] are shared.
 
-mod agent_tools;
-mod boris;
 pub(crate) mod common;
-mod gemini_cli;
-mod ikigai;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -103,29 +100,39 @@ impl Rendered {
     }
 }
 
-/// The suites whose tool surface this server can speak (`--dialect`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Dialect {
-    /// mjkoo/boris: `[CODE] message` errors (seeds 000 and 001).
-    Boris,
-    /// gemini-cli 0.1.13's built-in tools: exact strings (seed 002).
-    GeminiCli,
-    /// @clarvis/agent-tools: the `{"error","message"}` envelope (seed 003).
-    AgentTools,
-    /// mgreenly/ikigai: the `{"success",…}` result envelope (seed 004).
-    Ikigai,
+/// Declares the registry from one line per dialect: its module (a folder beside
+/// this file), its adapter, and its variant of [`Dialect`], whose kebab-case name is
+/// the `--dialect` value. Order is the order `--help` lists them in.
+macro_rules! registry {
+    ($( $(#[$doc:meta])* $module:ident::$adapter:ident => $variant:ident, )+) => {
+        $( mod $module; )+
+
+        /// The suites whose tool surface this server can speak (`--dialect`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+        pub(crate) enum Dialect {
+            $( $(#[$doc])* $variant, )+
+        }
+
+        impl Dialect {
+            /// The registry: the adapter that serves each dialect.
+            pub(crate) fn adapter(self) -> &'static dyn Adapter {
+                match self {
+                    $( Dialect::$variant => &$module::$adapter, )+
+                }
+            }
+        }
+    };
 }
 
-impl Dialect {
-    /// The registry: the adapter that serves each dialect.
-    pub(crate) fn adapter(self) -> &'static dyn Adapter {
-        match self {
-            Dialect::Boris => &boris::Boris,
-            Dialect::GeminiCli => &gemini_cli::GeminiCli,
-            Dialect::AgentTools => &agent_tools::AgentTools,
-            Dialect::Ikigai => &ikigai::Ikigai,
-        }
-    }
+registry! {
+    /// mjkoo/boris: `[CODE] message` errors (seeds 000 and 001).
+    boris::Boris => Boris,
+    /// gemini-cli 0.1.13's built-in tools: exact strings (seed 002).
+    gemini_cli::GeminiCli => GeminiCli,
+    /// @clarvis/agent-tools: the `{"error","message"}` envelope (seed 003).
+    agent_tools::AgentTools => AgentTools,
+    /// mgreenly/ikigai: the `{"success",…}` result envelope (seed 004).
+    ikigai::Ikigai => Ikigai,
 }
 
 /// A tool call in progress; boxed so that adapters can sit behind `dyn`.

@@ -120,7 +120,7 @@ impl Config {
                 return Err(ExitCode::from(code));
             }
         };
-        let catalogue = cli.dialect.adapter().mutations();
+        let catalogue = cli.dialect.adapter().mutations;
         if cli.list_mutations {
             for mutation in catalogue {
                 println!("{}\t{}", mutation.name, mutation.what);

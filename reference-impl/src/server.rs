@@ -21,7 +21,7 @@ use crate::engine::shell::Shell;
 /// HTTP sessions each get a clone.
 #[derive(Clone)]
 pub(crate) struct ToolServer {
-    adapter: &'static dyn Adapter,
+    adapter: &'static Adapter,
     ctx: Arc<Context>,
 }
 
@@ -52,9 +52,9 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(
-            self.adapter.tools(&self.ctx),
-        ))
+        Ok(ListToolsResult::with_all_items((self.adapter.tools)(
+            &self.ctx,
+        )))
     }
 
     async fn call_tool(
@@ -63,10 +63,8 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.unwrap_or_default();
-        match self.adapter.call(&self.ctx, &request.name, &args).await {
-            Some(reply) => Ok(self
-                .adapter
-                .render(&self.ctx.mutations, reply)
+        match (self.adapter.call)(&self.ctx, &request.name, &args).await {
+            Some(reply) => Ok((self.adapter.render)(&self.ctx.mutations, reply)
                 .into_result()
                 .into()),
             // Upstream servers answer an unknown tool with a JSON-RPC error.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-use crate::support::{assert_matches_schema, toolspec, REPORT_SCHEMA};
+use crate::support::{assert_matches_schema, target_file, toolspec, REPORT_SCHEMA};
 use predicates::prelude::*;
 
 /// `toolspec run --suite boris --filter <filter>`.
@@ -88,21 +88,6 @@ fn an_unknown_suite_is_a_clear_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no suite `nope`"));
-}
-
-/// A target file for the reference server started with `extra` flags.
-fn target_file(dir: &Path, extra: &str, more: &str) -> std::path::PathBuf {
-    let exe = assert_cmd::cargo::cargo_bin("toolspec");
-    let path = dir.join("target.yaml");
-    std::fs::write(
-        &path,
-        format!(
-            "name: mutated\ncommand: [\"{}\", reference-server, --dialect, boris, --root, \"{{root}}\"{extra}]\n{more}",
-            exe.display()
-        ),
-    )
-    .expect("write target");
-    path
 }
 
 const NONZERO: &str = "boris::non-zero-bash-exit-codes-are-not-errors::";

@@ -28,12 +28,11 @@
 //! one checks it with [`assert_matches_schema`]; the tests below show the schemas
 //! refuse what they must, with a message that says where and why.
 
-use std::path::Path;
-
 use serde_json::{json, Value};
 
 use crate::support::{
-    assert_matches_schema, exe, repo, schema_errors, toolspec, MUTANTS_SCHEMA, REPORT_SCHEMA,
+    assert_matches_schema, exe, repo, schema_errors, target_file, toolspec, MUTANTS_SCHEMA,
+    REPORT_SCHEMA,
 };
 
 #[test]
@@ -191,30 +190,15 @@ fn the_mutants_schema_refuses_scores_that_break_the_contract() {
     );
 }
 
-/// A target file for the reference server with a deviation and no settings mapping.
-fn write_target(dir: &Path, extra: &str) -> std::path::PathBuf {
-    let path = dir.join("target.yaml");
-    let exe = exe().display().to_string();
-    std::fs::write(
-        &path,
-        format!(
-            "name: json-every-standing\n\
-             command: [\"{exe}\", reference-server, --dialect, boris, --root, \"{{root}}\", --mutate, error-on-nonzero-exit]\n\
-             {extra}"
-        ),
-    )
-    .expect("write target");
-    path
-}
-
 /// Reports holding every standing match the schema, not only the common ones.
 #[test]
 fn reports_of_every_standing_match_the_schema() {
     let dir = tempfile::tempdir().expect("tempdir");
     // Against the reference with error-on-nonzero-exit: one failure listed in the
     // baseline (known), one passing scenario listed (stale), failures not listed, passes.
-    let target = write_target(
+    let target = target_file(
         dir.path(),
+        ", --mutate, error-on-nonzero-exit",
         "baseline:\n  - \"boris::non-zero-bash-exit-codes-are-not-errors::Command exits with code 1\"\n  - \"boris::bash-tool-error-codes::Empty command\"\n",
     );
     let mixed = dir.path().join("mixed.json");

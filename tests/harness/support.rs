@@ -78,3 +78,19 @@ pub(crate) fn assert_matches_schema(schema: &str, path: &Path) -> serde_json::Va
     }
     doc
 }
+
+/// Writes `dir/target.yaml`: a target file for the reference server speaking boris,
+/// started with the `extra` flags (written as `, --flag, value` list items), with
+/// `more` (settings, renames, a baseline) after the command.
+pub(crate) fn target_file(dir: &Path, extra: &str, more: &str) -> PathBuf {
+    let path = dir.join("target.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "name: mutated\ncommand: [\"{}\", reference-server, --dialect, boris, --root, \"{{root}}\"{extra}]\n{more}",
+            exe().display()
+        ),
+    )
+    .expect("write target");
+    path
+}

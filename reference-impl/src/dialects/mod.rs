@@ -2,7 +2,7 @@
 //! rendering of engine results and errors in that suite's conventions, and
 //! the catalogue of mutations that bend those conventions.
 //!
-//! Every adapter implements [`Adapter`]; the `registry!` below is the one place
+//! Every dialect declares an [`Adapter`]; the `registry!` below is the one place
 //! that names them all: one line per dialect declares its module, its `--dialect`
 //! value and its adapter ([`Dialect::adapter`]).
 //! The engine, the server and [`common`] are shared.
@@ -101,10 +101,10 @@ impl Rendered {
 }
 
 /// Declares the registry from one line per dialect: its module (a folder beside
-/// this file), its adapter, and its variant of [`Dialect`], whose kebab-case name is
+/// this file, whose `ADAPTER` serves it) and its variant of [`Dialect`], whose kebab-case name is
 /// the `--dialect` value. Order is the order `--help` lists them in.
 macro_rules! registry {
-    ($( $(#[$doc:meta])* $module:ident::$adapter:ident => $variant:ident, )+) => {
+    ($( $(#[$doc:meta])* $module:ident => $variant:ident, )+) => {
         $( mod $module; )+
 
         /// The suites whose tool surface this server can speak (`--dialect`).
@@ -115,9 +115,9 @@ macro_rules! registry {
 
         impl Dialect {
             /// The registry: the adapter that serves each dialect.
-            pub(crate) fn adapter(self) -> &'static dyn Adapter {
+            pub(crate) fn adapter(self) -> &'static Adapter {
                 match self {
-                    $( Dialect::$variant => &$module::$adapter, )+
+                    $( Dialect::$variant => &$module::ADAPTER, )+
                 }
             }
         }
@@ -126,33 +126,33 @@ macro_rules! registry {
 
 registry! {
     /// mjkoo/boris: `[CODE] message` errors (seeds 000 and 001).
-    boris::Boris => Boris,
+    boris => Boris,
     /// gemini-cli 0.1.13's built-in tools: exact strings (seed 002).
-    gemini_cli::GeminiCli => GeminiCli,
+    gemini_cli => GeminiCli,
     /// @clarvis/agent-tools: the `{"error","message"}` envelope (seed 003).
-    agent_tools::AgentTools => AgentTools,
+    agent_tools => AgentTools,
     /// mgreenly/ikigai: the `{"success",…}` result envelope (seed 004).
-    ikigai::Ikigai => Ikigai,
+    ikigai => Ikigai,
 }
 
 /// A tool call in progress; boxed so that adapters can sit behind `dyn`.
 pub(crate) type Call<'a> = Pin<Box<dyn Future<Output = Option<Reply>> + Send + 'a>>;
 
 /// What a dialect offers the server: its catalogue of mutations, its tool
-/// list, running a tool, and writing a reply in its conventions.
-pub(crate) trait Adapter: Sync {
+/// list, running a tool, and writing a reply in its conventions. Each dialect
+/// declares one as a `const ADAPTER` and `registry!` names it; plain function
+/// fields (rather than a trait with one implementation per dialect) keep that
+/// declaration to the four lines that differ.
+pub(crate) struct Adapter {
     /// The deviations this dialect can be started with, in `--list-mutations`
     /// order.
-    fn mutations(&self) -> &'static [MutationInfo];
-
+    pub(crate) mutations: &'static [MutationInfo],
     /// The tools announced by `tools/list`.
-    fn tools(&self, ctx: &Context) -> Vec<Tool>;
-
+    pub(crate) tools: fn(&Context) -> Vec<Tool>,
     /// Runs a tool; `None` when the dialect has no tool of that name and
     /// answers unknown tools with a JSON-RPC error.
-    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a>;
-
+    pub(crate) call: for<'a> fn(&'a Context, &'a str, &'a JsonObject) -> Call<'a>,
     /// Turns a reply into result text and error flag, applying the active
     /// mutations.
-    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered;
+    pub(crate) render: fn(&Mutations, Reply) -> Rendered,
 }

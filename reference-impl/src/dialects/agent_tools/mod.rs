@@ -30,8 +30,7 @@ mod workspace;
 
 use rmcp::model::{JsonObject, Tool};
 
-use super::{Adapter, Call, Context, Failure, Rendered, Reply};
-use crate::mutations::{MutationInfo, Mutations};
+use super::{Adapter, Call, Context, Failure, Reply};
 use mutations::Mutation;
 
 /// Whether `name` is hidden by read-only mode.
@@ -71,42 +70,33 @@ fn conceal_internal(ctx: &Context, tool: &str, mut failure: Failure) -> Failure 
     failure
 }
 
-/// The agent-tools adapter, registered in [`super::Dialect::adapter`].
-pub(crate) struct AgentTools;
+/// The agent-tools adapter, registered in `registry!` (`super`).
+pub(crate) const ADAPTER: Adapter = Adapter {
+    mutations: Mutation::CATALOGUE,
+    tools: listed,
+    call,
+    render: render::render,
+};
 
-impl Adapter for AgentTools {
-    fn mutations(&self) -> &'static [MutationInfo] {
-        Mutation::CATALOGUE
-    }
-
-    fn tools(&self, ctx: &Context) -> Vec<Tool> {
-        listed(ctx)
-    }
-
-    /// Every name gets an answer: an unknown or hidden tool is `not_found`.
-    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
-        Box::pin(async move {
-            let outcome = match name {
-                _ if hidden(ctx, name) => Err(unknown_tool(name)),
-                "read_file" => files::read_file(ctx, args),
-                "list_dir" => files::list_dir(ctx, args),
-                "write_file" => files::write_file(ctx, args),
-                "glob" => search::glob(ctx, args),
-                "grep" => search::grep(ctx, args),
-                "edit_file" => files::edit_file(ctx, args),
-                "multi_edit" => files::multi_edit(ctx, args),
-                "apply_patch" => files::apply_patch(ctx, args),
-                "bash" => shell::bash(ctx, args).await,
-                _ => Err(unknown_tool(name)),
-            };
-            Some(
-                outcome
-                    .unwrap_or_else(|failure| Reply::Failure(conceal_internal(ctx, name, failure))),
-            )
-        })
-    }
-
-    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
-        render::render(mutations, reply)
-    }
+/// Every name gets an answer: an unknown or hidden tool is `not_found`.
+fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+    Box::pin(async move {
+        let outcome = match name {
+            _ if hidden(ctx, name) => Err(unknown_tool(name)),
+            "read_file" => files::read_file(ctx, args),
+            "list_dir" => files::list_dir(ctx, args),
+            "write_file" => files::write_file(ctx, args),
+            "glob" => search::glob(ctx, args),
+            "grep" => search::grep(ctx, args),
+            "edit_file" => files::edit_file(ctx, args),
+            "multi_edit" => files::multi_edit(ctx, args),
+            "apply_patch" => files::apply_patch(ctx, args),
+            "bash" => shell::bash(ctx, args).await,
+            _ => Err(unknown_tool(name)),
+        };
+        Some(
+            outcome
+                .unwrap_or_else(|failure| Reply::Failure(conceal_internal(ctx, name, failure))),
+        )
+    })
 }

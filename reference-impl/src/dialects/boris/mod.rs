@@ -36,45 +36,35 @@ mod search;
 mod shell;
 mod tools;
 
-use rmcp::model::{JsonObject, Tool};
+use rmcp::model::JsonObject;
 
-use super::{Adapter, Call, Context, Failure, Rendered, Reply};
-use crate::mutations::{MutationInfo, Mutations};
+use super::{Adapter, Call, Context, Failure, Reply};
 use mutations::Mutation;
 
 /// A tool's outcome before rendering.
 type Outcome = Result<Reply, Failure>;
 
-/// The boris adapter, registered in [`super::Dialect::adapter`].
-pub(crate) struct Boris;
+/// The boris adapter, registered in `registry!` (`super`).
+pub(crate) const ADAPTER: Adapter = Adapter {
+    mutations: Mutation::CATALOGUE,
+    tools: |_| tools::tools(),
+    call,
+    render: render::render,
+};
 
-impl Adapter for Boris {
-    fn mutations(&self) -> &'static [MutationInfo] {
-        Mutation::CATALOGUE
-    }
-
-    fn tools(&self, _ctx: &Context) -> Vec<Tool> {
-        tools::tools()
-    }
-
-    /// Runs one boris tool; `None` for an unknown tool name.
-    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
-        Box::pin(async move {
-            let outcome = match name {
-                "bash" => shell::bash(ctx, args).await,
-                "task_output" => shell::task_output(ctx, args),
-                "view" => files::view(ctx, args),
-                "str_replace" => files::str_replace(ctx, args),
-                "create_file" => files::create_file(ctx, args),
-                "grep" => search::grep(ctx, args),
-                "glob" => search::glob(ctx, args),
-                _ => return None,
-            };
-            Some(outcome.unwrap_or_else(Reply::Failure))
-        })
-    }
-
-    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
-        render::render(mutations, reply)
-    }
+/// Runs one boris tool; `None` for an unknown tool name.
+fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+    Box::pin(async move {
+        let outcome = match name {
+            "bash" => shell::bash(ctx, args).await,
+            "task_output" => shell::task_output(ctx, args),
+            "view" => files::view(ctx, args),
+            "str_replace" => files::str_replace(ctx, args),
+            "create_file" => files::create_file(ctx, args),
+            "grep" => search::grep(ctx, args),
+            "glob" => search::glob(ctx, args),
+            _ => return None,
+        };
+        Some(outcome.unwrap_or_else(Reply::Failure))
+    })
 }

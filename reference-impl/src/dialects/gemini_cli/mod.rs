@@ -27,10 +27,9 @@ mod search;
 mod shell;
 mod tools;
 
-use rmcp::model::{JsonObject, Tool};
+use rmcp::model::JsonObject;
 
-use super::{Adapter, Call, Context, Failure, Rendered, Reply};
-use crate::mutations::{MutationInfo, Mutations};
+use super::{Adapter, Call, Context, Failure, Reply};
 use mutations::Mutation;
 
 /// A tool's outcome before rendering.
@@ -58,36 +57,27 @@ fn sentence(ctx: &Context, text: String) -> String {
     }
 }
 
-/// The gemini-cli adapter, registered in [`super::Dialect::adapter`].
-pub(crate) struct GeminiCli;
+/// The gemini-cli adapter, registered in `registry!` (`super`).
+pub(crate) const ADAPTER: Adapter = Adapter {
+    mutations: Mutation::CATALOGUE,
+    tools: |_| tools::tools(),
+    call,
+    render: render::render,
+};
 
-impl Adapter for GeminiCli {
-    fn mutations(&self) -> &'static [MutationInfo] {
-        Mutation::CATALOGUE
-    }
-
-    fn tools(&self, _ctx: &Context) -> Vec<Tool> {
-        tools::tools()
-    }
-
-    /// Runs one tool; `None` for an unknown tool name.
-    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
-        Box::pin(async move {
-            let outcome = match name {
-                "list_directory" => files::list_directory(ctx, args),
-                "read_file" => files::read_file(ctx, args),
-                "write_file" => files::write_file(ctx, args),
-                "replace" => files::replace(ctx, args),
-                "run_shell_command" => shell::run_shell_command(ctx, args).await,
-                "search_file_content" => search::search_file_content(ctx, args),
-                "glob" => search::glob(ctx, args),
-                _ => return None,
-            };
-            Some(outcome.unwrap_or_else(Reply::Failure))
-        })
-    }
-
-    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
-        render::render(mutations, reply)
-    }
+/// Runs one tool; `None` for an unknown tool name.
+fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+    Box::pin(async move {
+        let outcome = match name {
+            "list_directory" => files::list_directory(ctx, args),
+            "read_file" => files::read_file(ctx, args),
+            "write_file" => files::write_file(ctx, args),
+            "replace" => files::replace(ctx, args),
+            "run_shell_command" => shell::run_shell_command(ctx, args).await,
+            "search_file_content" => search::search_file_content(ctx, args),
+            "glob" => search::glob(ctx, args),
+            _ => return None,
+        };
+        Some(outcome.unwrap_or_else(Reply::Failure))
+    })
 }

@@ -52,11 +52,10 @@ mod wildcard;
 
 use std::path::PathBuf;
 
-use rmcp::model::{JsonObject, Tool};
+use rmcp::model::JsonObject;
 
-use super::{Adapter, Call, Context, Failure, Rendered, Reply};
+use super::{Adapter, Call, Context, Failure, Reply};
 use crate::engine::EngineError;
-use crate::mutations::{MutationInfo, Mutations};
 use mutations::Mutation;
 
 type Outcome = Result<Reply, Failure>;
@@ -90,34 +89,25 @@ fn is_permission_denied(cause: &str) -> bool {
     cause == crate::engine::error::describe_io(&eacces)
 }
 
-/// The ikigai adapter, registered in [`super::Dialect::adapter`].
-pub(crate) struct Ikigai;
+/// The ikigai adapter, registered in `registry!` (`super`).
+pub(crate) const ADAPTER: Adapter = Adapter {
+    mutations: Mutation::CATALOGUE,
+    tools: |_| tools::tools(),
+    call,
+    render: render::render,
+};
 
-impl Adapter for Ikigai {
-    fn mutations(&self) -> &'static [MutationInfo] {
-        Mutation::CATALOGUE
-    }
-
-    fn tools(&self, _ctx: &Context) -> Vec<Tool> {
-        tools::tools()
-    }
-
-    /// Runs one tool; `None` for a name that is not one of the five.
-    fn call<'a>(&'a self, ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
-        Box::pin(async move {
-            let outcome = match name {
-                "glob" => search::glob(ctx, args),
-                "file_read" => files::file_read(ctx, args),
-                "grep" => search::grep(ctx, args),
-                "file_write" => files::file_write(ctx, args),
-                "bash" => shell::bash(ctx, args).await,
-                _ => return None,
-            };
-            Some(outcome.unwrap_or_else(Reply::Failure))
-        })
-    }
-
-    fn render(&self, mutations: &Mutations, reply: Reply) -> Rendered {
-        render::render(mutations, reply)
-    }
+/// Runs one tool; `None` for a name that is not one of the five.
+fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
+    Box::pin(async move {
+        let outcome = match name {
+            "glob" => search::glob(ctx, args),
+            "file_read" => files::file_read(ctx, args),
+            "grep" => search::grep(ctx, args),
+            "file_write" => files::file_write(ctx, args),
+            "bash" => shell::bash(ctx, args).await,
+            _ => return None,
+        };
+        Some(outcome.unwrap_or_else(Reply::Failure))
+    })
 }

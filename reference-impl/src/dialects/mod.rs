@@ -156,3 +156,21 @@ pub(crate) struct Adapter {
     /// mutations.
     pub(crate) render: fn(&Mutations, Reply) -> Rendered,
 }
+
+impl Adapter {
+    /// An adapter from a dialect's catalogue and its three functions, for its
+    /// `const ADAPTER`.
+    pub(crate) const fn new(
+        mutations: &'static [MutationInfo],
+        tools: fn(&Context) -> Vec<Tool>,
+        call: for<'a> fn(&'a Context, &'a str, &'a JsonObject) -> Call<'a>,
+        render: fn(&Mutations, Reply) -> Rendered,
+    ) -> Adapter {
+        Adapter {
+            mutations,
+            tools,
+            call,
+            render,
+        }
+    }
+}

@@ -71,12 +71,8 @@ fn conceal_internal(ctx: &Context, tool: &str, mut failure: Failure) -> Failure 
 }
 
 /// The agent-tools adapter, registered in `registry!` (`super`).
-pub(crate) const ADAPTER: Adapter = Adapter {
-    mutations: Mutation::CATALOGUE,
-    tools: listed,
-    call,
-    render: render::render,
-};
+pub(crate) const ADAPTER: Adapter =
+    Adapter::new(Mutation::CATALOGUE, listed, call, render::render);
 
 /// Every name gets an answer: an unknown or hidden tool is `not_found`.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

@@ -45,12 +45,8 @@ use mutations::Mutation;
 type Outcome = Result<Reply, Failure>;
 
 /// The boris adapter, registered in `registry!` (`super`).
-pub(crate) const ADAPTER: Adapter = Adapter {
-    mutations: Mutation::CATALOGUE,
-    tools: |_| tools::tools(),
-    call,
-    render: render::render,
-};
+pub(crate) const ADAPTER: Adapter =
+    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render);
 
 /// Runs one boris tool; `None` for an unknown tool name.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

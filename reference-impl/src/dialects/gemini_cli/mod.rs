@@ -58,12 +58,8 @@ fn sentence(ctx: &Context, text: String) -> String {
 }
 
 /// The gemini-cli adapter, registered in `registry!` (`super`).
-pub(crate) const ADAPTER: Adapter = Adapter {
-    mutations: Mutation::CATALOGUE,
-    tools: |_| tools::tools(),
-    call,
-    render: render::render,
-};
+pub(crate) const ADAPTER: Adapter =
+    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render);
 
 /// Runs one tool; `None` for an unknown tool name.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

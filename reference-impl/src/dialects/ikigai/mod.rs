@@ -90,12 +90,8 @@ fn is_permission_denied(cause: &str) -> bool {
 }
 
 /// The ikigai adapter, registered in `registry!` (`super`).
-pub(crate) const ADAPTER: Adapter = Adapter {
-    mutations: Mutation::CATALOGUE,
-    tools: |_| tools::tools(),
-    call,
-    render: render::render,
-};
+pub(crate) const ADAPTER: Adapter =
+    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render);
 
 /// Runs one tool; `None` for a name that is not one of the five.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

@@ -2,6 +2,10 @@
 //! so tabs, carriage returns, trailing spaces and a missing final newline matter and
 //! must show. Every stage that quotes server output (the stdout guard, the outcome
 //! summary, the judge's diffs) goes through here, so they all show it the same way.
+//!
+//! A server is also untrusted: a result text or a stderr line that reaches a
+//! terminal raw could clear the screen, retitle the window, or overwrite a line with a
+//! fake `PASS`. [`inert`] is applied to every line the console report writes.
 
 /// A short one-line rendering of `text` for summaries.
 pub(crate) fn excerpt(text: &str, max_chars: usize) -> String {
@@ -44,4 +48,41 @@ pub(crate) fn line(raw: &str) -> String {
         line.push_str("⊘ (no newline at end)");
     }
     line
+}
+
+/// `line` with every control character replaced by a visible mark, so that nothing
+/// a server wrote can steer the terminal: C0 controls as their Unicode control
+/// pictures (ESC as `␛`, BEL as `␇`, CR as `␍`), DEL as `␡`, and the C1 controls
+/// (which some terminals also obey) as `<U+009B>`. A tab is kept: it moves the cursor
+/// and nothing else. Line breaks are the caller's, so a `\n` is marked too.
+pub(crate) fn inert(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.chars().any(|c| c != '\t' && c.is_control()) {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut shown = String::with_capacity(line.len() + 8);
+    for c in line.chars() {
+        match c {
+            '\t' => shown.push(c),
+            '\u{0}'..='\u{1f}' => {
+                shown.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'));
+            }
+            '\u{7f}' => shown.push('\u{2421}'),
+            c if c.is_control() => shown.push_str(&format!("<U+{:04X}>", c as u32)),
+            c => shown.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_marked_and_text_is_kept() {
+        assert_eq!(inert("plain\ttab"), "plain\ttab");
+        assert_eq!(inert("\u{1b}[2J\u{7}x\ry"), "\u{241b}[2J\u{2407}x\u{240d}y");
+        assert_eq!(inert("a\u{7f}\u{9b}b"), "a\u{2421}<U+009B>b");
+        assert_eq!(inert("é→"), "é→");
+    }
 }

@@ -45,7 +45,10 @@ impl Styles {
         Styles { colour }
     }
 
+    /// Writes one line, with whatever a server put in it made inert
+    /// ([`crate::visible::inert`]) before any colour of ours is added.
     fn line(self, out: &mut impl fmt::Write, tone: Option<Tone>, text: &str) -> fmt::Result {
+        let text = crate::visible::inert(text);
         match tone.filter(|_| self.colour) {
             None => writeln!(out, "{text}"),
             Some(tone) => {

@@ -334,3 +334,54 @@ fn an_interrupted_run_stops_every_server_it_started() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted; stopped"));
     assert_eq!(marked_by(pid), Vec::<String>::new());
 }
+
+/// `toolspec run` of one boris scenario against `hostile.sh MODE`, as a user runs it.
+fn against_hostile(mode: &str, color: &str) -> String {
+    let script = crate::support::repo().join("tests/servers/hostile.sh");
+    let output = boris("PATH_NOT_FOUND on missing file")
+        .args(["--timeout-ms", "1000", "--color", color, "--server"])
+        .arg(format!("bash {} {mode}", script.display()))
+        .output()
+        .expect("toolspec runs");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    String::from_utf8(output.stdout).expect("UTF-8 stdout")
+}
+
+/// Every ANSI sequence in `text` is one of the report's own colours (`ESC[…m`).
+fn only_our_colours(text: &str) -> bool {
+    text.split('\x1b').skip(1).all(|after| {
+        after
+            .strip_prefix('[')
+            .and_then(|rest| rest.split_once('m'))
+            .is_some_and(|(params, _)| params.chars().all(|c| c.is_ascii_digit() || c == ';'))
+    })
+}
+
+#[test]
+fn a_server_cannot_steer_the_terminal_through_the_report() {
+    // ESC, BEL and CR in a result text (quoted in the diff) and on stderr (quoted in
+    // an ERROR) reach the console as visible marks, with or without colour.
+    for mode in ["escapes", "escapes-exit"] {
+        let plain = against_hostile(mode, "never");
+        for raw in ['\x1b', '\x07', '\r'] {
+            assert!(!plain.contains(raw), "{mode}: raw {raw:?} in:\n{plain:?}");
+        }
+        assert!(
+            plain.contains("␛[2J"),
+            "{mode}: no visible ESC in:\n{plain}"
+        );
+        assert!(plain.contains("␇"), "{mode}: no visible BEL in:\n{plain}");
+        let coloured = against_hostile(mode, "always");
+        assert!(
+            only_our_colours(&coloured),
+            "{mode}: foreign escape in:\n{coloured:?}"
+        );
+        assert!(
+            !coloured.contains('\x07') && !coloured.contains('\r'),
+            "{coloured:?}"
+        );
+    }
+    // A stderr line that starts with `-` is the server's, not a removed diff line.
+    let coloured = against_hostile("escapes-exit", "always");
+    assert!(coloured.contains("\n    -painted\n"), "{coloured:?}");
+}

@@ -10,6 +10,8 @@
 #   hang-init    never answers initialize
 #   bad-result   answers the call with a result whose content is not a list
 #   wrong-id     answers the call with a response for another request id
+#   escapes      answers the call with terminal control sequences in the text
+#   escapes-exit writes terminal control sequences on stderr, then exits mid-call
 mode=${1:?usage: hostile.sh MODE}
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
@@ -28,6 +30,8 @@ while IFS= read -r line; do
         orphan) setsid sleep 613 & exec sleep 600 ;;
         bad-result) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":"not a list"}}\n' "$id" ;;
         wrong-id) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n' "$((id + 1000))" ;;
+        escapes) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\\u001b[2J\\u001b]0;owned\\u0007\\rPASS fake"}]}}\n' "$id" ;;
+        escapes-exit) printf '\033[2J\033]0;owned\007\rPASS fake\n-painted\n' >&2; exit 3 ;;
       esac
       ;;
   esac

@@ -14,6 +14,7 @@ catalogue! {
         MultiEditPartialWrite = "multi-edit-partial-write": "multi_edit writes after each edit, so a failing later edit leaves earlier ones applied",
         PatchNotAtomic = "patch-not-atomic": "apply_patch writes each file as soon as its hunks apply, so a later failing file leaves earlier ones patched",
         AbsolutePathsInMessages = "absolute-paths-in-messages": "messages name absolute paths instead of workspace-relative ones",
+        NoTolerantRetry = "no-tolerant-retry": "edit_file answers no_match at once when old_string is absent, without the whitespace-tolerant retry",
         SuccessInEnvelope = "success-in-envelope": "a success's text is wrapped in a JSON object `{\"result\": …}`",
         TimeoutDropsOutput = "timeout-drops-output": "a timeout envelope leaves out the partial stdout and stderr",
         ReadOnlyStillListed = "read-only-still-listed": "read-only mode refuses the mutating tools but still lists them in tools/list",

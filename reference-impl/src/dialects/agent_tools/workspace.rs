@@ -1,6 +1,8 @@
 //! Paths in the agent-tools conventions: every path is confined to the
-//! workspace root (after resolving `..` and symlinks), and every path a
-//! message names is shown relative to that root.
+//! workspace root (after resolving `..` and symlinks), and a message names a
+//! path the way the caller gave it: a relative one relative to that root (with
+//! `.` and `..` folded), an absolute one as it was written, as v0.1.0's
+//! `fsError` echoes it.
 //!
 //! File-system errors are classified the way upstream's `fsError` does:
 //! ENOENT is `not_found`, EISDIR and ENOTDIR are `not_a_file`, anything else
@@ -21,7 +23,8 @@ use crate::engine::EngineError;
 pub(crate) struct Target {
     /// Absolute, with every symlink resolved; inside the root.
     pub(crate) real: PathBuf,
-    /// Workspace-relative (`.` for the root itself).
+    /// How messages name it: workspace-relative (`.` for the root itself), or
+    /// absolute as given.
     pub(crate) shown: String,
 }
 
@@ -61,12 +64,16 @@ fn path_escape(raw: &str) -> Failure {
     )
 }
 
-/// How messages name `raw`: relative to the root with `.` and `..` folded,
-/// or as given when it lies outside the root.
+/// How messages name `raw`: an absolute path as given; a relative one
+/// relative to the root with `.` and `..` folded, or as given when it leads
+/// outside the root.
 pub(crate) fn display(ctx: &Context, raw: &str) -> String {
     let lexical = ctx.policy.lexical(raw);
     if ctx.mutations.is_active(Mutation::AbsolutePathsInMessages) {
         return lexical.display().to_string();
+    }
+    if Path::new(raw).is_absolute() {
+        return raw.to_string();
     }
     relative_to(ctx.policy.root(), &lexical).unwrap_or_else(|| raw.to_string())
 }

@@ -1,4 +1,6 @@
-//! `edit_file` and `multi_edit`: literal string replacement.
+//! `edit_file` and `multi_edit`: literal string replacement. `edit_file`, like
+//! v0.1.0, tries once more with a whitespace-tolerant search when the exact
+//! text is absent, and says so in its answer.
 //!
 //! Every edit is worked out in memory and the file is written once, through
 //! a temporary file and a rename, so a failing edit (even the last of a
@@ -38,22 +40,88 @@ pub(in crate::dialects::agent_tools) fn edit_file(
     }
     let target = workspace::resolve(ctx, &path)?;
     let original = read_text(ctx, &target)?;
-    let edited = if ctx.mutations.is_active(Mutation::IdenticalCheckedLate) {
+    let exact = if ctx.mutations.is_active(Mutation::IdenticalCheckedLate) {
         replace(&original, &spec).and_then(|edited| refuse_identical(&spec).map(|()| edited))
     } else {
         apply_edit(&original, &spec)
-    }
-    .map_err(|f| with_path(f, &target.shown))?;
+    };
+    let (edited, tolerant) = match exact {
+        Ok(edited) => (edited, false),
+        Err(failure) if failure.code == "no_match" => {
+            let retry = !ctx.mutations.is_active(Mutation::NoTolerantRetry);
+            match retry.then(|| tolerant_replace(&original, &spec)).flatten() {
+                Some(edited) => (edited, true),
+                None => return Err(with_path(failure, &target.shown)),
+            }
+        }
+        Err(failure) => return Err(with_path(failure, &target.shown)),
+    };
     write(&target, &edited.content)?;
     let noun = if edited.count == 1 {
         "occurrence"
     } else {
         "occurrences"
     };
+    let how = if tolerant {
+        " (matched after a whitespace-tolerant search; the matched region \u{2014} including its leading indentation \u{2014} was replaced by new_string verbatim, so re-read the file to verify the indentation is correct)"
+    } else {
+        ""
+    };
     Ok(Reply::text(format!(
-        "Replaced {} {noun} in {}.",
+        "Replaced {} {noun} in {}{how}.",
         edited.count, target.shown
     )))
+}
+
+/// v0.1.0's second try when `old_string` is absent: the lines of `old_string`
+/// are compared with the file's with the whitespace around each line ignored.
+/// Exactly one such place is edited: from the start of its first line (its
+/// indentation included) to the end of its last line's text, replaced by
+/// `new_string` as given. None, or several, is no edit.
+fn tolerant_replace(content: &[u8], spec: &EditSpec) -> Option<Edited> {
+    let wanted: Vec<&[u8]> = spec
+        .old_string
+        .as_bytes()
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .collect();
+    if wanted.iter().all(|line| line.is_empty()) {
+        return None;
+    }
+    // (start, end) byte offsets of each line's text, without its newline.
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (at, byte) in content.iter().enumerate() {
+        if *byte == b'\n' {
+            lines.push((start, at));
+            start = at + 1;
+        }
+    }
+    if start < content.len() {
+        lines.push((start, content.len()));
+    }
+    let fits = |first: usize| {
+        wanted
+            .iter()
+            .zip(&lines[first..])
+            .all(|(want, &(a, b))| content[a..b].trim_ascii() == *want)
+    };
+    let mut places = (0..=lines.len().saturating_sub(wanted.len()))
+        .filter(|&first| first + wanted.len() <= lines.len() && fits(first));
+    let first = places.next()?;
+    if places.next().is_some() {
+        return None;
+    }
+    let from = lines[first].0;
+    let to = lines[first + wanted.len() - 1].1;
+    let mut edited = Vec::with_capacity(content.len() + spec.new_string.len());
+    edited.extend_from_slice(&content[..from]);
+    edited.extend_from_slice(spec.new_string.as_bytes());
+    edited.extend_from_slice(&content[to..]);
+    Some(Edited {
+        content: edited,
+        count: 1,
+    })
 }
 
 pub(in crate::dialects::agent_tools) fn multi_edit(
@@ -234,6 +302,17 @@ mod tests {
                 .code,
             "no_match"
         );
+    }
+
+    #[test]
+    fn the_tolerant_search_edits_one_place_whatever_its_indentation() {
+        let file = b"def main():\n    print('hi')\n";
+        let edited = tolerant_replace(file, &spec("def main():\n  print('hi')", "X", false))
+            .expect("one tolerant match");
+        assert_eq!(edited.content, b"X\n");
+        assert_eq!(tolerant_replace(file, &spec("print('bye')", "X", false)), None);
+        let twice = b"  a\n\ta\n";
+        assert_eq!(tolerant_replace(twice, &spec("a", "b", false)), None);
     }
 
     #[test]

@@ -40,6 +40,10 @@ struct Hunk {
     new: Vec<String>,
     /// `\ No newline at end of file` after the last new-side line.
     new_lacks_final_newline: bool,
+    /// The header is not a range (`@@ this is not a range @@`): v0.1.0's `diff`
+    /// parser keeps such a hunk with no position, so it never applies and the
+    /// answer is `patch_failed` for it, not a refusal of the whole patch.
+    unplaceable: bool,
     adds: usize,
     dels: usize,
 }
@@ -87,6 +91,19 @@ fn parse(patch: &str) -> Result<Vec<FilePatch>, String> {
                     i + 1
                 ));
             };
+            let header = line;
+            if hunk_header(header).is_none() {
+                file.hunks.push(Hunk {
+                    unplaceable: true,
+                    ..Hunk::default()
+                });
+                i += 1;
+                while i < lines.len() && !lines[i].starts_with("@@") && !lines[i].starts_with("--- ")
+                {
+                    i += 1;
+                }
+                continue;
+            }
             let (hunk, used) =
                 parse_hunk(&lines[i..]).map_err(|why| format!("line {}: {why}", i + 1))?;
             file.hunks.push(hunk);
@@ -223,6 +240,9 @@ fn apply_hunks(source: &Lines, hunks: &[Hunk]) -> Result<Lines, usize> {
     let mut shift: isize = 0;
     let mut floor = 0usize;
     for (k, hunk) in hunks.iter().enumerate() {
+        if hunk.unplaceable {
+            return Err(k + 1);
+        }
         let stated = hunk.old_start.saturating_sub(1) as isize + shift;
         let at = locate(&lines, &hunk.old, stated, floor).ok_or(k + 1)?;
         lines.splice(at..at + hunk.old.len(), hunk.new.iter().cloned());
@@ -527,7 +547,14 @@ mod tests {
         assert!(parse("--- a.txt\nnot a header\n").is_err());
         assert!(parse("@@ -1 +1 @@\n-a\n+b\n").is_err());
         assert!(parse("--- a\n+++ b\n@@ -1,3 +1,3 @@\n a\n").is_err());
-        assert!(parse("--- a\n+++ b\n@@ nonsense @@\n").is_err());
+    }
+
+    #[test]
+    fn a_header_that_is_not_a_range_is_a_hunk_that_never_applies() {
+        let files = parse("--- a\n+++ b\n@@ nonsense @@\n-one\n+ONE\n").expect("parses");
+        assert!(files[0].hunks[0].unplaceable);
+        let source = Lines::from_text("one\n");
+        assert_eq!(apply_hunks(&source, &files[0].hunks), Err(1));
     }
 
     #[test]

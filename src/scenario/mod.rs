@@ -9,6 +9,8 @@ mod validate;
 
 pub use error::LoadError;
 pub(crate) use load::parse_yaml_file;
+#[cfg(test)]
+pub(crate) use load::parse_yaml_str;
 pub(crate) use load::SuiteScenarioFile;
 pub use load::{load_suite, load_suites, Suite};
 pub use model::*;

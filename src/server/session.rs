@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::service::{ClientInitializeError, RoleClient, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
@@ -33,6 +33,32 @@ pub(crate) struct Session {
     /// Over HTTP the server's stdin is held open until the session stops, so that a
     /// server watching for end of input stays up.
     stdin: Option<tokio::process::ChildStdin>,
+}
+
+/// Why `initialize` did not complete, and whether the server did answer it: an
+/// answer (a JSON-RPC error) is the reason, whatever the server does next, where
+/// a broken connection is better explained by what the guard saw or the exit.
+struct InitFailure {
+    why: String,
+    answered: bool,
+}
+
+impl From<ClientInitializeError> for InitFailure {
+    fn from(error: ClientInitializeError) -> Self {
+        match error {
+            ClientInitializeError::JsonRpcError(data) => InitFailure {
+                why: format!(
+                    "the server answered initialize with JSON-RPC error {}: {}",
+                    data.code.0, data.message
+                ),
+                answered: true,
+            },
+            other => InitFailure {
+                why: other.to_string(),
+                answered: false,
+            },
+        }
+    }
 }
 
 /// The server could not be started or did not complete the MCP handshake.
@@ -110,7 +136,7 @@ impl Session {
                 let from_server = guard(stdout, session.fault.clone());
                 tokio::time::timeout(timeout, ().serve((from_server, stdin)))
                     .await
-                    .map(|r| r.map_err(|e| e.to_string()))
+                    .map(|r| r.map_err(InitFailure::from))
             }
             Some(url) => {
                 // Over HTTP, stdout is only a log: keep its tail with stderr's.
@@ -121,7 +147,13 @@ impl Session {
                 ));
                 session.stdin = Some(stdin);
                 let url = url.replace("{port}", &port.map(|p| p.to_string()).unwrap_or_default());
-                Ok(session.connect_http(&url, timeout).await)
+                Ok(session
+                    .connect_http(&url, timeout)
+                    .await
+                    .map_err(|why| InitFailure {
+                        why,
+                        answered: false,
+                    }))
             }
         };
         match connected {
@@ -129,8 +161,15 @@ impl Session {
                 session.client = Some(client);
                 Ok(session)
             }
-            Ok(Err(e)) => {
-                let why = session.explain(&e).await;
+            Ok(Err(InitFailure {
+                why,
+                answered: true,
+            })) => {
+                session.settle_stderr().await;
+                Err(session.start_error(format!("MCP initialize failed: {why}")))
+            }
+            Ok(Err(InitFailure { why, .. })) => {
+                let why = session.explain(&why).await;
                 Err(session.start_error(format!("MCP initialize failed: {why}")))
             }
             Err(_) => {
@@ -158,7 +197,13 @@ impl Session {
             let attempt = tokio::time::timeout_at(deadline, ().serve(transport)).await;
             let last = match attempt {
                 Ok(Ok(client)) => return Ok(client),
-                Ok(Err(e)) => e.to_string(),
+                Ok(Err(e)) => {
+                    let failure = InitFailure::from(e);
+                    if failure.answered {
+                        return Err(failure.why);
+                    }
+                    failure.why
+                }
                 Err(_) => "no answer".to_string(),
             };
             if let Some(why) = self.fault_or_exit() {

@@ -42,11 +42,47 @@ struct TargetFile {
     baseline_file: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+/// `command:` as a list of words or one shell-style line. Read with a visitor, not
+/// `#[serde(untagged)]`: untagged buffers the value first, so a word written as a
+/// number (`[server, --port, 8080]`) matched neither shape and the error said only
+/// that; read directly, a plain YAML scalar is a word whatever it looks like.
+#[derive(Debug)]
 enum Command {
     Words(Vec<String>),
     Line(String),
+}
+
+impl<'de> Deserialize<'de> for Command {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct CommandVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for CommandVisitor {
+            type Value = Command;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "the server's command line: a list of words (`[node, server.js, \"{root}\"]`) or one string",
+                )
+            }
+
+            fn visit_str<E: serde::de::Error>(self, line: &str) -> Result<Command, E> {
+                Ok(Command::Line(line.to_string()))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Command, A::Error> {
+                let mut words = Vec::new();
+                while let Some(word) = seq.next_element::<String>()? {
+                    words.push(word);
+                }
+                Ok(Command::Words(words))
+            }
+        }
+
+        deserializer.deserialize_any(CommandVisitor)
+    }
 }
 
 /// Reads a target file; relative paths in it are relative to the file.
@@ -127,6 +163,27 @@ mod tests {
         assert!(here.is_absolute(), "{}", here.display());
         assert!(here.ends_with("src/server"));
         assert!(target_file_folder(Path::new("target.yaml")).is_absolute());
+    }
+
+    #[test]
+    fn a_command_word_written_as_a_number_is_a_word() {
+        let file: super::TargetFile = crate::scenario::parse_yaml_str(
+            Path::new("t.yaml"),
+            "command: [server, --port, 8080, \"{root}\"]\n",
+        )
+        .expect("a number is a word");
+        match file.command {
+            super::Command::Words(words) => {
+                assert_eq!(words, ["server", "--port", "8080", "{root}"])
+            }
+            super::Command::Line(line) => panic!("read as a line: {line}"),
+        }
+        let refused = crate::scenario::parse_yaml_str::<super::TargetFile>(
+            Path::new("t.yaml"),
+            "command: { program: server }\n",
+        )
+        .expect_err("a map is no command line");
+        assert!(refused.message.contains("a list of words"), "{refused}");
     }
 
     #[test]

@@ -253,6 +253,18 @@ fn a_server_that_exits_mid_call_is_an_error_with_its_stderr() {
 }
 
 #[test]
+fn an_initialize_answered_with_an_error_says_the_error() {
+    // The server answers, then exits: the answer is the reason, not the exit.
+    let boris = suite("specs/boris");
+    let report = run(&boris, PROBE, &hostile("init-error"), Some(5000));
+    assert_error(
+        &report,
+        &["the server answered initialize with JSON-RPC error -32603: license expired"],
+    );
+    assert!(!report.to_string().contains("exited"), "{report}");
+}
+
+#[test]
 fn a_server_that_writes_garbage_is_an_error() {
     let boris = suite("specs/boris");
     assert_error(

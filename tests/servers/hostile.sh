@@ -8,6 +8,7 @@
 #   flood        writes 40 MiB on stdout without a newline
 #   orphan       starts `sleep 613` in a new session of its own, then hangs
 #   hang-init    never answers initialize
+#   init-error   answers initialize with a JSON-RPC error, then exits
 #   bad-result   answers the call with a result whose content is not a list
 #   wrong-id     answers the call with a response for another request id
 #   escapes      answers the call with terminal control sequences in the text
@@ -18,6 +19,10 @@ while IFS= read -r line; do
   case "$line" in
     *'"method":"initialize"'*)
       [ "$mode" = hang-init ] && exec sleep 600
+      if [ "$mode" = init-error ]; then
+        printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"license expired"}}\n' "$id"
+        exit 1
+      fi
       printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"0"}}}\n' "$id"
       ;;
     *'"method":"tools/call"'*)

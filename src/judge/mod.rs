@@ -37,7 +37,35 @@ impl Mismatch {
 }
 
 /// Every mismatch between `then` and what happened; empty means the scenario passed.
+///
+/// An `any_of` holds when one of its branches does. When none does, every branch's
+/// mismatches are reported, each named `any_of[i]: ...`, so the reader sees why each
+/// alternative failed.
 pub(crate) fn judge(
+    then: &Then,
+    convention: Convention,
+    outcome: &CallOutcome,
+    fixture: &Fixture,
+) -> Vec<Mismatch> {
+    let mut found = judge_keys(then, convention, outcome, fixture);
+    let branches: Vec<Vec<Mismatch>> = then
+        .branches()
+        .iter()
+        .map(|branch| judge_keys(branch, convention, outcome, fixture))
+        .collect();
+    if !branches.iter().any(Vec::is_empty) {
+        for (i, mismatches) in branches.into_iter().enumerate() {
+            found.extend(mismatches.into_iter().map(|m| Mismatch {
+                expectation: format!("any_of[{i}]: {}", m.expectation),
+                detail: m.detail,
+            }));
+        }
+    }
+    found
+}
+
+/// The mismatches of the keys of one `then` or branch, leaving its `any_of` aside.
+fn judge_keys(
     then: &Then,
     convention: Convention,
     outcome: &CallOutcome,
@@ -46,7 +74,7 @@ pub(crate) fn judge(
     let root = fixture.root().to_string_lossy().into_owned();
     let mut found = Vec::new();
     if let Some(want) = &then.protocol_error {
-        judge_protocol_error(want, outcome, &mut found);
+        judge_protocol_error(want, outcome, &root, &mut found);
     }
     match outcome {
         CallOutcome::Result(result) => judge_result(then, convention, result, &root, &mut found),
@@ -107,34 +135,68 @@ pub(crate) fn judge_listed_tools(
     found
 }
 
-/// The call must have been refused at the protocol level, with the code if given.
+/// The call must have been refused at the protocol level, with the code and the
+/// words in its message if given.
 fn judge_protocol_error(
     want: &ProtocolErrorExpect,
     outcome: &CallOutcome,
+    root: &str,
     found: &mut Vec<Mismatch>,
 ) {
-    let label = match want.code {
-        Some(code) => format!("protocol_error: {{code: {code}}}"),
-        None => "protocol_error: true".to_string(),
-    };
-    match outcome {
-        CallOutcome::Protocol { code, .. } => {
-            if let Some(expected) = want.code {
-                if i64::from(*code) != expected {
-                    found.push(Mismatch::new(
-                        label,
-                        format!(
-                            "expected JSON-RPC error code {expected}, got {}",
-                            outcome.summary()
-                        ),
-                    ));
-                }
-            }
-        }
-        other => found.push(Mismatch::new(
+    let label = protocol_error_label(want);
+    let CallOutcome::Protocol { code, message } = outcome else {
+        found.push(Mismatch::new(
             label,
-            format!("expected a JSON-RPC error, got {}", other.summary()),
-        )),
+            format!("expected a JSON-RPC error, got {}", outcome.summary()),
+        ));
+        return;
+    };
+    if let Some(expected) = want.code {
+        if i64::from(*code) != expected {
+            found.push(Mismatch::new(
+                label.clone(),
+                format!(
+                    "expected JSON-RPC error code {expected}, got {}",
+                    outcome.summary()
+                ),
+            ));
+        }
+    }
+    let missing: Vec<String> = want
+        .contains
+        .iter()
+        .map(|needle| needle.replace("{root}", root))
+        .filter(|needle| !message.contains(needle.as_str()))
+        .collect();
+    if !missing.is_empty() {
+        found.push(Mismatch::new(
+            label,
+            format!(
+                "{} does not occur in the message of {}",
+                missing
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                outcome.summary()
+            ),
+        ));
+    }
+}
+
+/// `protocol_error` as a scenario writes it, to name the expectation.
+fn protocol_error_label(want: &ProtocolErrorExpect) -> String {
+    let mut parts = Vec::new();
+    if let Some(code) = want.code {
+        parts.push(format!("code: {code}"));
+    }
+    if !want.contains.is_empty() {
+        parts.push(format!("contains: [{}]", want.contains.join(", ")));
+    }
+    if parts.is_empty() {
+        "protocol_error: true".to_string()
+    } else {
+        format!("protocol_error: {{{}}}", parts.join(", "))
     }
 }
 

@@ -115,15 +115,55 @@ fn then_problems(
     then: &Then,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    if !then.judges_the_result()
-        && then.files.is_empty()
-        && then.protocol_error.is_none()
-        && then.listed_tools.is_none()
-    {
-        problems.push(
-            "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error, listed_tools or files".into(),
+    match then.any_of.as_deref() {
+        Some([]) => problems.push("`any_of` is empty: give at least two branches".into()),
+        Some([_]) => problems.push(
+            "`any_of` needs at least two branches; with one, write its keys in `then` itself"
+                .into(),
+        ),
+        _ if !then.checks_something() => problems.push(
+            "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error, listed_tools, files or any_of".into(),
+        ),
+        _ => {}
+    }
+    problems.extend(expectation_problems(suite, scenario, tree, then, then));
+    for (i, branch) in then.branches().iter().enumerate() {
+        let place = format!("any_of[{i}]: ");
+        if !branch.checks_something() {
+            problems.push(format!(
+                "{place}the branch checks nothing, so it would always hold: add is_error, code, text, contains, matches, json, protocol_error or files"
+            ));
+        }
+        if branch.any_of.is_some() {
+            problems.push(format!(
+                "{place}`any_of` cannot nest; list every alternative in the one `any_of`"
+            ));
+        }
+        if branch.listed_tools.is_some() {
+            problems.push(format!(
+                "{place}`listed_tools` goes beside `any_of`, not in a branch"
+            ));
+        }
+        problems.extend(
+            expectation_problems(suite, scenario, tree, branch, then)
+                .into_iter()
+                .map(|p| format!("{place}{p}")),
         );
     }
+    problems
+}
+
+/// The problems of one set of expectations: `then` itself (with `outer` the same
+/// `then`) or a branch of its `any_of`, whose keys must also make sense together
+/// with those beside the `any_of` in `outer`.
+fn expectation_problems(
+    suite: &SuiteFile,
+    scenario: &Scenario,
+    tree: Option<&Path>,
+    then: &Then,
+    outer: &Then,
+) -> Vec<String> {
+    let mut problems = Vec::new();
     if let Some(listed) = &then.listed_tools {
         if listed.include.is_empty() && listed.exclude.is_empty() {
             problems.push("`listed_tools` needs `include` or `exclude`".into());
@@ -134,7 +174,8 @@ fn then_problems(
             ));
         }
     }
-    if then.protocol_error.is_some() && then.judges_the_result() {
+    let clash = |a: &Then, b: &Then| a.protocol_error.is_some() && b.judges_the_result();
+    if clash(then, then) || clash(then, outer) || clash(outer, then) {
         problems.push(
             "`protocol_error` expects a JSON-RPC error, so there is no tool result for is_error, code, text, contains, matches or json to check; keep one or the other".into(),
         );

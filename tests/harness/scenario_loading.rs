@@ -182,3 +182,79 @@ fn basis_and_requires_take_known_values_only() {
     ))
     .expect("valid");
 }
+
+#[test]
+fn any_of_needs_two_branches() {
+    let e = one_error(&format!("{HEAD}    then: {{ any_of: [] }}\n"));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(
+        e.contains("`any_of` is empty: give at least two branches"),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ any_of: [{{ is_error: true }}] }}\n"
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(e.contains("`any_of` needs at least two branches"), "{e}");
+}
+
+#[test]
+fn an_any_of_branch_that_checks_nothing_is_refused() {
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ any_of: [{{ is_error: true }}, {{}}] }}\n"
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(
+        e.contains("any_of[1]: the branch checks nothing, so it would always hold"),
+        "{e}"
+    );
+}
+
+#[test]
+fn any_of_cannot_nest() {
+    let e = one_error(&format!(
+        "{HEAD}    then:\n      any_of:\n        - is_error: true\n        - any_of: [{{ code: A }}, {{ code: B }}]\n"
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(e.contains("any_of[1]: `any_of` cannot nest"), "{e}");
+}
+
+#[test]
+fn an_any_of_branch_is_checked_like_then() {
+    // A bad regex inside a branch, and a branch whose protocol_error clashes with a
+    // result check beside the any_of.
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ any_of: [{{ matches: ['(unclosed'] }}, {{ is_error: true }}] }}\n"
+    ));
+    assert!(
+        e.contains("any_of[0]: then.matches `(unclosed` is not a valid regex"),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ contains: [x], any_of: [{{ protocol_error: true }}, {{ is_error: true }}] }}\n"
+    ));
+    assert!(
+        e.contains("any_of[0]: `protocol_error` expects a JSON-RPC error"),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ any_of: [{{ listed_tools: {{ include: [a] }} }}, {{ is_error: true }}] }}\n"
+    ));
+    assert!(
+        e.contains("any_of[0]: `listed_tools` goes beside `any_of`"),
+        "{e}"
+    );
+    load_with(&format!(
+        "{HEAD}    then:\n      any_of:\n        - protocol_error: {{ code: -32602, contains: [path] }}\n        - {{ is_error: true, code: INVALID_INPUT }}\n      files: {{ x: {{ absent: true }} }}\n"
+    ))
+    .expect("valid");
+}
+
+#[test]
+fn protocol_error_takes_code_and_contains_only() {
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ protocol_error: {{ code: -32602, message: x }} }}\n"
+    ));
+    assert!(e.contains("case.yaml:6:"), "{e}");
+    assert!(e.contains("unknown field `message`"), "{e}");
+}

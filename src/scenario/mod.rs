@@ -4,6 +4,7 @@
 mod error;
 mod load;
 mod model;
+mod placeholders;
 mod select;
 mod validate;
 
@@ -12,4 +13,5 @@ pub(crate) use load::parse_yaml_file;
 pub(crate) use load::SuiteScenarioFile;
 pub use load::{load_suite, load_suites, Suite};
 pub use model::*;
+pub(crate) use placeholders::Bindings;
 pub(crate) use select::selected_suites;

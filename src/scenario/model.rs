@@ -156,6 +156,33 @@ pub(crate) struct Call {
     /// Make the same call this many times (set-up only).
     #[serde(default = "one")]
     pub repeat: u32,
+    /// Values taken from this call's result text for later calls and expectations
+    /// (`{name}`): a value a server chooses, such as a task id, cannot be written
+    /// in the scenario.
+    #[serde(default)]
+    pub capture: BTreeMap<String, CaptureRegex>,
+}
+
+/// A `capture:` regex, compiled while the file is read and holding exactly one
+/// capture group: the value taken.
+#[derive(Debug, Clone)]
+pub(crate) struct CaptureRegex(pub regex::Regex);
+
+impl<'de> Deserialize<'de> for CaptureRegex {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let regex = regex::Regex::new(&text).map_err(|e| {
+            de::Error::custom(format!("capture `{text}` is not a valid regex: {e}"))
+        })?;
+        // Group 0 is the whole match.
+        let groups = regex.captures_len() - 1;
+        if groups != 1 {
+            return Err(de::Error::custom(format!(
+                "capture `{text}` must have exactly one capture group, the value taken; it has {groups} (group with `(?:...)`)"
+            )));
+        }
+        Ok(CaptureRegex(regex))
+    }
 }
 
 fn one() -> u32 {

@@ -165,6 +165,15 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
                 "expected code IO_ERROR, got PATH_NOT_FOUND",
             ],
         ),
+        (
+            "a capture whose regex does not match",
+            &[
+                "`capture: {task: \"task id=([0-9a-f]+)\"}`",
+                "preparatory call 1 (bash {\"command\":\"sleep 5\",\"run_in_background\":true}): no match for /task id=([0-9a-f]+)/ in the text:",
+                "    | task_id: ",
+                "nothing after this call was made",
+            ],
+        ),
     ];
     assert_eq!(
         expected.len(),

@@ -1,5 +1,6 @@
 //! Scenario-format features shown holding against the reference server (their
-//! failures are in `can_fail`): `any_of` passes on either branch.
+//! failures are in `can_fail`): `any_of` passes on either branch, and a captured
+//! value reaches later calls and expectations.
 
 use toolspec::{Target, Verdict};
 

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::fixture::Fixture;
 use crate::judge::{judge, judge_listed_tools, Mismatch};
-use crate::scenario::{Basis, Call, Requirement, Scenario, Suite};
+use crate::scenario::{Basis, Bindings, Call, Requirement, Scenario, Suite};
 use crate::server::outcome::CallOutcome;
 use crate::server::{Session, Target};
 
@@ -170,7 +170,8 @@ async fn run(
     };
     let root = fixture.root().to_string_lossy().into_owned();
     report.root = root.clone();
-    let settings: BTreeMap<String, Value> = substitute_entries(&scenario.given.settings, &root);
+    let settings: BTreeMap<String, Value> =
+        substitute_entries(&scenario.given.settings, &Bindings::new(&root));
     let timeout = Duration::from_millis(
         options
             .call_timeout_ms
@@ -240,8 +241,9 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         .split_last()
         .expect("validated: `when` has a call");
     // Set-up calls, then every call of `when` but the last: not judged, but a broken
-    // server ends the scenario, and an error answer is kept for the report, since
-    // the scenario's premise may not hold.
+    // server ends the scenario, an error answer is kept for the report, since the
+    // scenario's premise may not hold, and a capture that finds nothing is a FAIL.
+    let mut bindings = Bindings::new(root);
     let setup = scenario
         .given
         .calls
@@ -249,35 +251,40 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         .flat_map(|c| std::iter::repeat_n(c, c.repeat as usize))
         .chain(earlier);
     for (i, call) in setup.enumerate() {
-        let outcome = make_call(session, target, call, root, timeout).await;
-        let shown = || {
-            format!(
-                "preparatory call {} ({})",
-                i + 1,
-                render_call(target, call, root)
-            )
-        };
+        let outcome = make_call(session, target, call, &bindings, timeout).await;
+        let shown = format!(
+            "preparatory call {} ({})",
+            i + 1,
+            render_call(target, call, &bindings)
+        );
         if let Some(why) = broken(&outcome) {
-            return error(format!("{} failed: {why}", shown()), session.stderr_tail());
+            return error(format!("{shown} failed: {why}"), session.stderr_tail());
         }
         let refused = match &outcome {
             CallOutcome::Result(r) => r.is_error(),
             _ => true,
         };
         if refused {
-            report.warnings.push(format!(
-                "{} was answered with {}",
-                shown(),
-                outcome.summary()
-            ));
+            report
+                .warnings
+                .push(format!("{shown} was answered with {}", outcome.summary()));
+        }
+        if let Err(mismatch) = take_captures(call, &outcome, &shown, &mut bindings) {
+            return Verdict::Fail(vec![mismatch]);
         }
     }
-    report.call = render_call(target, last, root);
-    let outcome = make_call(session, target, last, root, timeout).await;
+    report.call = render_call(target, last, &bindings);
+    let outcome = make_call(session, target, last, &bindings, timeout).await;
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
     }
-    let mut mismatches = judge(&scenario.then, suite.config.convention, &outcome, fixture);
+    let mut mismatches = judge(
+        &scenario.then,
+        suite.config.convention,
+        &outcome,
+        fixture,
+        &bindings,
+    );
     if let Some(want) = &scenario.then.listed_tools {
         match session.list_tools(timeout).await {
             Ok(listed) => {
@@ -295,6 +302,54 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     }
 }
 
+/// Binds each of `call`'s captures to the first group of its regex in the result
+/// text. The server answered, so a capture that finds nothing is a mismatch (the
+/// scenario FAILs, and nothing after the call runs), naming the call, the regex
+/// and the text.
+fn take_captures(
+    call: &Call,
+    outcome: &CallOutcome,
+    shown: &str,
+    bindings: &mut Bindings,
+) -> Result<(), Mismatch> {
+    for (name, pattern) in &call.capture {
+        let expectation = format!("capture: {{{name}: {:?}}}", pattern.0.as_str());
+        let CallOutcome::Result(result) = outcome else {
+            return Err(Mismatch::new(
+                expectation,
+                format!(
+                    "{shown}: a capture needs a tool result, got {}
+nothing after this call was made",
+                    outcome.summary()
+                ),
+            ));
+        };
+        let value = pattern
+            .0
+            .captures(&result.text)
+            .and_then(|groups| groups.get(1));
+        match value {
+            Some(value) => bindings.bind(name, value.as_str()),
+            None => {
+                return Err(Mismatch::new(
+                    expectation,
+                    format!(
+                        "{shown}: no match for /{}/ in the text:
+{}nothing after this call was made",
+                        pattern.0.as_str(),
+                        result
+                            .text
+                            .lines()
+                            .map(|l| format!("    | {l}\n"))
+                            .collect::<String>()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Why an outcome means the server is broken, if it does.
 fn broken(outcome: &CallOutcome) -> Option<String> {
     match outcome {
@@ -307,10 +362,10 @@ async fn make_call(
     session: &mut Session,
     target: &Target,
     call: &Call,
-    root: &str,
+    bindings: &Bindings,
     timeout: Duration,
 ) -> CallOutcome {
-    let (tool, args) = target.translate(&call.tool, substitute_map_json(&call.args, root));
+    let (tool, args) = target.translate(&call.tool, substitute_entries(&call.args, bindings));
     session.call(&tool, args, timeout).await
 }
 
@@ -318,11 +373,10 @@ fn error(what: String, stderr_tail: String) -> Verdict {
     Verdict::Error { what, stderr_tail }
 }
 
-/// `tool {json args}` with `{root}` filled in, for reports.
-/// The call as sent to the server (`tool {json args}`, `{root}` filled in), and as
-/// the suite wrote it when the target renames tools or arguments.
-pub(crate) fn render_call(target: &Target, call: &Call, root: &str) -> String {
-    let args = substitute_map_json(&call.args, root);
+/// The call as sent to the server (`tool {json args}`, placeholders filled in), and
+/// as the suite wrote it when the target renames tools or arguments.
+pub(crate) fn render_call(target: &Target, call: &Call, bindings: &Bindings) -> String {
+    let args: Map<String, Value> = substitute_entries(&call.args, bindings);
     let (tool, sent) = target.translate(&call.tool, args.clone());
     if tool == call.tool && sent == args {
         format!("{tool} {}", Value::Object(sent))
@@ -336,29 +390,28 @@ pub(crate) fn render_call(target: &Target, call: &Call, root: &str) -> String {
     }
 }
 
-fn substitute(value: &Value, root: &str) -> Value {
+/// Fills placeholders into every string of a value, keys aside.
+fn substitute(value: &Value, bindings: &Bindings) -> Value {
     match value {
-        Value::String(s) => Value::String(s.replace("{root}", root)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| substitute(v, root)).collect()),
-        Value::Object(map) => Value::Object(substitute_map_json(map, root)),
+        Value::String(s) => Value::String(bindings.fill(s)),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| substitute(v, bindings)).collect())
+        }
+        Value::Object(map) => Value::Object(substitute_entries(map, bindings)),
         other => other.clone(),
     }
 }
 
-fn substitute_map_json(map: &Map<String, Value>, root: &str) -> Map<String, Value> {
-    substitute_entries(map, root)
-}
-
-/// Fills `{root}` into every value of a map, whichever map type it is.
+/// Fills placeholders into every value of a map, whichever map type it is.
 fn substitute_entries<'a, C>(
     entries: impl IntoIterator<Item = (&'a String, &'a Value)>,
-    root: &str,
+    bindings: &Bindings,
 ) -> C
 where
     C: FromIterator<(String, Value)>,
 {
     entries
         .into_iter()
-        .map(|(k, v)| (k.clone(), substitute(v, root)))
+        .map(|(k, v)| (k.clone(), substitute(v, bindings)))
         .collect()
 }

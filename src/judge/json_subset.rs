@@ -12,6 +12,7 @@
 use serde_json::Value;
 
 use super::template;
+use crate::scenario::Bindings;
 
 /// Whether a value is of the kind a marker asks for.
 type Accepts = fn(&Value) -> bool;
@@ -28,13 +29,19 @@ const MARKERS: &[(&str, Accepts)] = &[
 ];
 
 /// Every way `actual` fails to contain `expected`, as `path: what` lines.
-pub(crate) fn differences(expected: &Value, actual: &Value, root: &str) -> Vec<String> {
+pub(crate) fn differences(expected: &Value, actual: &Value, bindings: &Bindings) -> Vec<String> {
     let mut found = Vec::new();
-    compare(expected, actual, "$", root, &mut found);
+    compare(expected, actual, "$", bindings, &mut found);
     found
 }
 
-fn compare(expected: &Value, actual: &Value, path: &str, root: &str, found: &mut Vec<String>) {
+fn compare(
+    expected: &Value,
+    actual: &Value,
+    path: &str,
+    bindings: &Bindings,
+    found: &mut Vec<String>,
+) {
     match (expected, actual) {
         (Value::String(marker), _) if is_marker(marker) => {
             let accepts = MARKERS
@@ -53,7 +60,7 @@ fn compare(expected: &Value, actual: &Value, path: &str, root: &str, found: &mut
             for (key, want_value) in want {
                 let child = child_path(path, key);
                 match got.get(key) {
-                    Some(got_value) => compare(want_value, got_value, &child, root, found),
+                    Some(got_value) => compare(want_value, got_value, &child, bindings, found),
                     None => found.push(format!(
                         "{child}: missing; the object has {}",
                         key_list(got)
@@ -72,11 +79,11 @@ fn compare(expected: &Value, actual: &Value, path: &str, root: &str, found: &mut
                 return;
             }
             for (i, (w, g)) in want.iter().zip(got).enumerate() {
-                compare(w, g, &format!("{path}[{i}]"), root, found);
+                compare(w, g, &format!("{path}[{i}]"), bindings, found);
             }
         }
         (Value::String(want), Value::String(got)) => {
-            if let Some(difference) = template::difference(want, got, root) {
+            if let Some(difference) = template::difference(want, got, bindings) {
                 found.push(format!("{path}: strings differ\n{difference}"));
             }
         }
@@ -146,7 +153,7 @@ mod tests {
     use serde_json::json;
 
     fn diffs(expected: Value, actual: Value) -> Vec<String> {
-        differences(&expected, &actual, "/r")
+        differences(&expected, &actual, &Bindings::new("/r"))
     }
 
     #[test]

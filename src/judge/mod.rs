@@ -14,7 +14,7 @@ use regex::Regex;
 
 use crate::fixture::Fixture;
 use crate::scenario::{
-    Convention, FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then,
+    Bindings, Convention, FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then,
 };
 use crate::server::outcome::{CallOutcome, ToolResult};
 
@@ -37,19 +37,49 @@ impl Mismatch {
 }
 
 /// Every mismatch between `then` and what happened; empty means the scenario passed.
+///
+/// An `any_of` holds when one of its branches does. When none does, every branch's
+/// mismatches are reported, each named `any_of[i]: ...`, so the reader sees why each
+/// alternative failed.
+/// Placeholders (`{root}`, captures) are filled from `bindings`.
 pub(crate) fn judge(
     then: &Then,
     convention: Convention,
     outcome: &CallOutcome,
     fixture: &Fixture,
+    bindings: &Bindings,
 ) -> Vec<Mismatch> {
-    let root = fixture.root().to_string_lossy().into_owned();
+    let mut found = judge_keys(then, convention, outcome, fixture, bindings);
+    let branches: Vec<Vec<Mismatch>> = then
+        .branches()
+        .iter()
+        .map(|branch| judge_keys(branch, convention, outcome, fixture, bindings))
+        .collect();
+    if !branches.iter().any(Vec::is_empty) {
+        for (i, mismatches) in branches.into_iter().enumerate() {
+            found.extend(mismatches.into_iter().map(|m| Mismatch {
+                expectation: format!("any_of[{i}]: {}", m.expectation),
+                detail: m.detail,
+            }));
+        }
+    }
+    found
+}
+
+/// The mismatches of the keys of one `then` or branch, leaving its `any_of` aside.
+fn judge_keys(
+    then: &Then,
+    convention: Convention,
+    outcome: &CallOutcome,
+    fixture: &Fixture,
+    bindings: &Bindings,
+) -> Vec<Mismatch> {
     let mut found = Vec::new();
     if let Some(want) = &then.protocol_error {
-        judge_protocol_error(want, outcome, &mut found);
+        judge_protocol_error(want, outcome, bindings, &mut found);
     }
     match outcome {
-        CallOutcome::Result(result) => judge_result(then, convention, result, &root, &mut found),
+        CallOutcome::Result(result) => judge_result(then, convention, result, bindings, &mut found),
         other if then.judges_the_result() => found.push(Mismatch::new(
             "a tool result",
             format!("expected a tool result, got {}", other.summary()),
@@ -57,7 +87,7 @@ pub(crate) fn judge(
         _ => {}
     }
     for (name, expect) in &then.files {
-        if let Some(m) = judge_file(name, expect, fixture, &root) {
+        if let Some(m) = judge_file(name, expect, fixture, bindings) {
             found.push(m);
         }
     }
@@ -107,34 +137,68 @@ pub(crate) fn judge_listed_tools(
     found
 }
 
-/// The call must have been refused at the protocol level, with the code if given.
+/// The call must have been refused at the protocol level, with the code and the
+/// words in its message if given.
 fn judge_protocol_error(
     want: &ProtocolErrorExpect,
     outcome: &CallOutcome,
+    bindings: &Bindings,
     found: &mut Vec<Mismatch>,
 ) {
-    let label = match want.code {
-        Some(code) => format!("protocol_error: {{code: {code}}}"),
-        None => "protocol_error: true".to_string(),
-    };
-    match outcome {
-        CallOutcome::Protocol { code, .. } => {
-            if let Some(expected) = want.code {
-                if i64::from(*code) != expected {
-                    found.push(Mismatch::new(
-                        label,
-                        format!(
-                            "expected JSON-RPC error code {expected}, got {}",
-                            outcome.summary()
-                        ),
-                    ));
-                }
-            }
-        }
-        other => found.push(Mismatch::new(
+    let label = protocol_error_label(want);
+    let CallOutcome::Protocol { code, message } = outcome else {
+        found.push(Mismatch::new(
             label,
-            format!("expected a JSON-RPC error, got {}", other.summary()),
-        )),
+            format!("expected a JSON-RPC error, got {}", outcome.summary()),
+        ));
+        return;
+    };
+    if let Some(expected) = want.code {
+        if i64::from(*code) != expected {
+            found.push(Mismatch::new(
+                label.clone(),
+                format!(
+                    "expected JSON-RPC error code {expected}, got {}",
+                    outcome.summary()
+                ),
+            ));
+        }
+    }
+    let missing: Vec<String> = want
+        .contains
+        .iter()
+        .map(|needle| bindings.fill(needle))
+        .filter(|needle| !message.contains(needle.as_str()))
+        .collect();
+    if !missing.is_empty() {
+        found.push(Mismatch::new(
+            label,
+            format!(
+                "{} does not occur in the message of {}",
+                missing
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                outcome.summary()
+            ),
+        ));
+    }
+}
+
+/// `protocol_error` as a scenario writes it, to name the expectation.
+fn protocol_error_label(want: &ProtocolErrorExpect) -> String {
+    let mut parts = Vec::new();
+    if let Some(code) = want.code {
+        parts.push(format!("code: {code}"));
+    }
+    if !want.contains.is_empty() {
+        parts.push(format!("contains: [{}]", want.contains.join(", ")));
+    }
+    if parts.is_empty() {
+        "protocol_error: true".to_string()
+    } else {
+        format!("protocol_error: {{{}}}", parts.join(", "))
     }
 }
 
@@ -142,7 +206,7 @@ fn judge_result(
     then: &Then,
     convention: Convention,
     result: &ToolResult,
-    root: &str,
+    bindings: &Bindings,
     found: &mut Vec<Mismatch>,
 ) {
     let text = &result.text;
@@ -155,7 +219,7 @@ fn judge_result(
     if let Some(expected) = &then.json {
         match serde_json::from_str::<serde_json::Value>(text) {
             Ok(actual) => {
-                let differences = json_subset::differences(expected, &actual, root);
+                let differences = json_subset::differences(expected, &actual, bindings);
                 if !differences.is_empty() {
                     found.push(Mismatch::new(
                         "json",
@@ -194,7 +258,7 @@ fn judge_result(
         }
     }
     if let Some(code) = &then.code {
-        let code = code.replace("{root}", root);
+        let code = bindings.fill(code);
         match convention.read_code(result) {
             Ok(got) if got == code => {}
             Ok(got) => found.push(Mismatch::new(
@@ -215,12 +279,12 @@ fn judge_result(
         }
     }
     if let Some(expected) = &then.text {
-        if let Some(difference) = template::difference(expected, text, root) {
+        if let Some(difference) = template::difference(expected, text, bindings) {
             found.push(Mismatch::new("text", difference));
         }
     }
     for needle in &then.contains {
-        let needle = needle.replace("{root}", root);
+        let needle = bindings.fill(needle);
         if !text.contains(&needle) {
             found.push(Mismatch::new(
                 format!("contains: {needle:?}"),
@@ -229,7 +293,7 @@ fn judge_result(
         }
     }
     for needle in &then.not_contains {
-        let needle = needle.replace("{root}", root);
+        let needle = bindings.fill(needle);
         if let Some(at) = text.find(&needle) {
             found.push(Mismatch::new(
                 format!("not_contains: {needle:?}"),
@@ -241,7 +305,7 @@ fn judge_result(
         }
     }
     for pattern in &then.matches {
-        let pattern = pattern.replace("{root}", &regex::escape(root));
+        let pattern = bindings.fill_with(pattern, regex::escape);
         match Regex::new(&pattern) {
             Ok(re) if re.is_match(text) => {}
             Ok(_) => found.push(Mismatch::new(
@@ -256,7 +320,12 @@ fn judge_result(
     }
 }
 
-fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) -> Option<Mismatch> {
+fn judge_file(
+    name: &str,
+    expect: &FileExpect,
+    fixture: &Fixture,
+    bindings: &Bindings,
+) -> Option<Mismatch> {
     let path = fixture.root().join(name);
     let label = format!("files: {name}");
     let detail = match expect {
@@ -310,11 +379,12 @@ fn judge_file(name: &str, expect: &FileExpect, fixture: &Fixture, root: &str) ->
     }
     let actual = String::from_utf8_lossy(&bytes);
     if let Some(text) = &detail.text {
-        if let Some(difference) = template::difference(text, &actual, root) {
+        if let Some(difference) = template::difference(text, &actual, bindings) {
             return Some(Mismatch::new(label, difference));
         }
     }
     for needle in &detail.contains {
+        let needle = bindings.fill(needle);
         if !actual.contains(needle.as_str()) {
             return Some(Mismatch::new(
                 label,

@@ -1,12 +1,15 @@
 //! Expected text with placeholders, matched against what a server said.
 //!
-//! Everything is literal except: `{root}` (the fixture root), `{int}` (an integer;
+//! Everything is literal except: `{root}` (the fixture root) and the scenario's
+//! captures (`{task}`), each matched literally, `{int}` (an integer;
 //! `{int:name}` names it, for values the server chooses such as a process group
 //! id, and the name shows in a failing diff), `[..]` (the rest of a line) and a
 //! line that is exactly `...` (any number of lines). Matching is exact: a missing
 //! period or a final newline counts.
 
 use regex::{Regex, RegexBuilder};
+
+use crate::scenario::Bindings;
 
 /// Largest compiled template; far above any real expectation, but a bound, so that a
 /// huge `text:` is reported instead of exhausting memory.
@@ -15,8 +18,8 @@ const TEMPLATE_SIZE_LIMIT: usize = 64 << 20;
 /// How `actual` differs from the expectation `template`: `None` when it matches,
 /// else a unified diff (placeholders that matched shown as the actual text), or why
 /// the template could not be used.
-pub(crate) fn difference(template: &str, actual: &str, root: &str) -> Option<String> {
-    match Template::new(template, root) {
+pub(crate) fn difference(template: &str, actual: &str, bindings: &Bindings) -> Option<String> {
+    match Template::new(template, bindings) {
         Ok(t) if t.matches(actual) => None,
         Ok(t) => Some(crate::judge::diff::unified(
             &t.resolved_against(actual),
@@ -45,7 +48,7 @@ enum TemplateLine {
 }
 
 impl Template {
-    pub(crate) fn new(template: &str, root: &str) -> Result<Template, String> {
+    pub(crate) fn new(template: &str, bindings: &Bindings) -> Result<Template, String> {
         let raw_lines: Vec<&str> = template.split('\n').collect();
         let mut whole = String::from(r"\A");
         let mut lines = Vec::new();
@@ -56,14 +59,14 @@ impl Template {
                 lines.push(TemplateLine::AnyLines);
                 continue;
             }
-            let body = line_regex(line, root);
+            let body = line_regex(line, bindings);
             whole.push_str(&body);
             if !last {
                 whole.push_str(r"\n");
             }
             lines.push(TemplateLine::Line {
                 pattern: compile(&format!(r"\A{body}\z"))?,
-                literal: line.replace("{root}", root),
+                literal: bindings.fill(line),
             });
         }
         whole.push_str(r"\z");
@@ -119,12 +122,12 @@ impl Template {
     }
 }
 
-fn line_regex(line: &str, root: &str) -> String {
+fn line_regex(line: &str, bindings: &Bindings) -> String {
     let mut out = String::new();
     let mut rest = line;
     while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix("{root}") {
-            out.push_str(&regex::escape(root));
+        if let Some((value, after)) = bindings.leading(rest) {
+            out.push_str(&regex::escape(value));
             rest = after;
         } else if let Some(after) = rest.strip_prefix("{int}") {
             out.push_str("-?[0-9]+");
@@ -160,10 +163,14 @@ fn named_int(text: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
+    fn root() -> Bindings {
+        Bindings::new("/r")
+    }
+
     #[test]
     fn literal_text_is_exact() {
         let t =
-            Template::new("Successfully overwrote file: {root}/a.txt.", "/r").expect("template");
+            Template::new("Successfully overwrote file: {root}/a.txt.", &root()).expect("template");
         assert!(t.matches("Successfully overwrote file: /r/a.txt."));
         assert!(!t.matches("Successfully overwrote file: /r/a.txt"));
         assert!(!t.matches("Successfully overwrote file: /r/a.txt.\n"));
@@ -171,7 +178,7 @@ mod tests {
 
     #[test]
     fn placeholders() {
-        let t = Template::new("PGID: {int}\nrest [..]\n...\nend", "/r").expect("template");
+        let t = Template::new("PGID: {int}\nrest [..]\n...\nend", &root()).expect("template");
         assert!(t.matches("PGID: 123\nrest anything here\na\nb\nend"));
         assert!(t.matches("PGID: 1\nrest \nend"));
         assert!(!t.matches("PGID: x\nrest \nend"));
@@ -180,37 +187,37 @@ mod tests {
 
     #[test]
     fn named_integers() {
-        let t = Template::new("Process Group PGID: {int:pgid}\n", "/r").expect("template");
+        let t = Template::new("Process Group PGID: {int:pgid}\n", &root()).expect("template");
         assert!(t.matches("Process Group PGID: 4242\n"));
         assert!(!t.matches("Process Group PGID: (none)\n"));
         assert_eq!(
             t.resolved_against("Process Group PGID: (none)\n"),
             "Process Group PGID: {int:pgid}\n"
         );
-        assert!(Template::new("{int:}", "/r")
+        assert!(Template::new("{int:}", &root())
             .expect("template")
             .matches("{int:}"));
     }
 
     #[test]
     fn resolved_view_of_any_lines_leaves_room_for_the_rest() {
-        let t = Template::new("one\n...\nfour\n", "/r").expect("template");
+        let t = Template::new("one\n...\nfour\n", &root()).expect("template");
         assert_eq!(t.resolved_against("one\ntwo\nthree\n"), "one\ntwo\nfour\n");
     }
 
     #[test]
     fn a_template_too_large_to_compile_is_a_difference_not_a_panic() {
         let huge = "{int}".repeat(500_000);
-        let why = difference(&huge, "1", "/r").expect("a difference");
+        let why = difference(&huge, "1", &root()).expect("a difference");
         assert!(why.contains("cannot be used as a template"), "{why}");
-        assert_eq!(difference("a{int}", "a7", "/r"), None);
+        assert_eq!(difference("a{int}", "a7", &root()), None);
         let megabyte = "x".repeat(1 << 20);
-        assert_eq!(difference(&megabyte, &megabyte, "/r"), None);
+        assert_eq!(difference(&megabyte, &megabyte, &root()), None);
     }
 
     #[test]
     fn resolved_view_keeps_only_real_differences() {
-        let t = Template::new("PGID: {int}\nDone.", "/r").expect("template");
+        let t = Template::new("PGID: {int}\nDone.", &root()).expect("template");
         assert_eq!(t.resolved_against("PGID: 42\nDone"), "PGID: 42\nDone.");
     }
 }

@@ -4,6 +4,7 @@
 mod error;
 mod load;
 mod model;
+mod placeholders;
 mod select;
 mod validate;
 
@@ -14,4 +15,5 @@ pub(crate) use load::parse_yaml_str;
 pub(crate) use load::SuiteScenarioFile;
 pub use load::{load_suite, load_suites, Suite};
 pub use model::*;
+pub(crate) use placeholders::Bindings;
 pub(crate) use select::selected_suites;

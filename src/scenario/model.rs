@@ -156,6 +156,33 @@ pub(crate) struct Call {
     /// Make the same call this many times (set-up only).
     #[serde(default = "one")]
     pub repeat: u32,
+    /// Values taken from this call's result text for later calls and expectations
+    /// (`{name}`): a value a server chooses, such as a task id, cannot be written
+    /// in the scenario.
+    #[serde(default)]
+    pub capture: BTreeMap<String, CaptureRegex>,
+}
+
+/// A `capture:` regex, compiled while the file is read and holding exactly one
+/// capture group: the value taken.
+#[derive(Debug, Clone)]
+pub(crate) struct CaptureRegex(pub regex::Regex);
+
+impl<'de> Deserialize<'de> for CaptureRegex {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let regex = regex::Regex::new(&text).map_err(|e| {
+            de::Error::custom(format!("capture `{text}` is not a valid regex: {e}"))
+        })?;
+        // Group 0 is the whole match.
+        let groups = regex.captures_len() - 1;
+        if groups != 1 {
+            return Err(de::Error::custom(format!(
+                "capture `{text}` must have exactly one capture group, the value taken; it has {groups} (group with `(?:...)`)"
+            )));
+        }
+        Ok(CaptureRegex(regex))
+    }
 }
 
 fn one() -> u32 {
@@ -214,6 +241,12 @@ pub(crate) struct Then {
     pub listed_tools: Option<ListedTools>,
     #[serde(default)]
     pub files: BTreeMap<String, FileExpect>,
+    /// Alternatives, each a `then` of its own: the call passes when at least one
+    /// holds. For a reading the seed leaves open (a JSON-RPC error or an error
+    /// result), so a scenario accepts both instead of taking a side. Keys beside
+    /// `any_of` hold whichever branch does.
+    #[serde(default)]
+    pub any_of: Option<Vec<Then>>,
 }
 
 impl Then {
@@ -228,6 +261,20 @@ impl Then {
             || !self.matches.is_empty()
             || self.json.is_some()
     }
+
+    /// Whether this `then` (or a branch of it) expects anything at all.
+    pub(crate) fn checks_something(&self) -> bool {
+        self.judges_the_result()
+            || !self.files.is_empty()
+            || self.protocol_error.is_some()
+            || self.listed_tools.is_some()
+            || !self.branches().is_empty()
+    }
+
+    /// The branches of `any_of`; none when the key is absent.
+    pub(crate) fn branches(&self) -> &[Then] {
+        self.any_of.as_deref().unwrap_or_default()
+    }
 }
 
 /// Tools that `tools/list` must name, and tools it must not (hidden ones).
@@ -240,16 +287,20 @@ pub(crate) struct ListedTools {
     pub exclude: Vec<String>,
 }
 
-/// `protocol_error: true`, or a map that also fixes the JSON-RPC error code.
-#[derive(Debug, Clone, PartialEq)]
+/// `protocol_error: true`, or a map that also fixes the JSON-RPC error code and
+/// strings its message must contain (the parameter a refusal names).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ProtocolErrorExpect {
     pub code: Option<i64>,
+    pub contains: Vec<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ProtocolErrorDetail {
     code: Option<i64>,
+    #[serde(default)]
+    contains: Vec<String>,
 }
 
 impl<'de> Deserialize<'de> for ProtocolErrorExpect {
@@ -258,11 +309,13 @@ impl<'de> Deserialize<'de> for ProtocolErrorExpect {
         impl<'de> Visitor<'de> for TrueOrMap {
             type Value = ProtocolErrorExpect;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("`true`, or a map with `code` (the JSON-RPC error code)")
+                f.write_str(
+                    "`true`, or a map with `code` (the JSON-RPC error code) and/or `contains`",
+                )
             }
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
                 if v {
-                    Ok(ProtocolErrorExpect { code: None })
+                    Ok(ProtocolErrorExpect::default())
                 } else {
                     Err(E::custom(
                         "`protocol_error: false` says nothing; leave the key out",
@@ -272,7 +325,10 @@ impl<'de> Deserialize<'de> for ProtocolErrorExpect {
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
                 let detail =
                     ProtocolErrorDetail::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(ProtocolErrorExpect { code: detail.code })
+                Ok(ProtocolErrorExpect {
+                    code: detail.code,
+                    contains: detail.contains,
+                })
             }
         }
         d.deserialize_any(TrueOrMap)

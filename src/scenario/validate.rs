@@ -6,7 +6,10 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path};
 
 use super::error::{find_line, LoadError};
-use super::model::{FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then};
+use super::model::{
+    Call, FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then,
+};
+use super::placeholders::{captures_used, check_capture_name, Bindings};
 
 /// Every problem in `file`, each with the line of the scenario it belongs to.
 pub(crate) fn validate_file(
@@ -98,6 +101,7 @@ fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario
             ));
         }
     }
+    problems.extend(capture_problems(scenario));
     let tree = scenario.given.tree.as_ref().map(|t| fixtures_dir.join(t));
     problems.extend(then_problems(
         suite,
@@ -115,15 +119,55 @@ fn then_problems(
     then: &Then,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    if !then.judges_the_result()
-        && then.files.is_empty()
-        && then.protocol_error.is_none()
-        && then.listed_tools.is_none()
-    {
-        problems.push(
-            "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error, listed_tools or files".into(),
+    match then.any_of.as_deref() {
+        Some([]) => problems.push("`any_of` is empty: give at least two branches".into()),
+        Some([_]) => problems.push(
+            "`any_of` needs at least two branches; with one, write its keys in `then` itself"
+                .into(),
+        ),
+        _ if !then.checks_something() => problems.push(
+            "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error, listed_tools, files or any_of".into(),
+        ),
+        _ => {}
+    }
+    problems.extend(expectation_problems(suite, scenario, tree, then, then));
+    for (i, branch) in then.branches().iter().enumerate() {
+        let place = format!("any_of[{i}]: ");
+        if !branch.checks_something() {
+            problems.push(format!(
+                "{place}the branch checks nothing, so it would always hold: add is_error, code, text, contains, matches, json, protocol_error or files"
+            ));
+        }
+        if branch.any_of.is_some() {
+            problems.push(format!(
+                "{place}`any_of` cannot nest; list every alternative in the one `any_of`"
+            ));
+        }
+        if branch.listed_tools.is_some() {
+            problems.push(format!(
+                "{place}`listed_tools` goes beside `any_of`, not in a branch"
+            ));
+        }
+        problems.extend(
+            expectation_problems(suite, scenario, tree, branch, then)
+                .into_iter()
+                .map(|p| format!("{place}{p}")),
         );
     }
+    problems
+}
+
+/// The problems of one set of expectations: `then` itself (with `outer` the same
+/// `then`) or a branch of its `any_of`, whose keys must also make sense together
+/// with those beside the `any_of` in `outer`.
+fn expectation_problems(
+    suite: &SuiteFile,
+    scenario: &Scenario,
+    tree: Option<&Path>,
+    then: &Then,
+    outer: &Then,
+) -> Vec<String> {
+    let mut problems = Vec::new();
     if let Some(listed) = &then.listed_tools {
         if listed.include.is_empty() && listed.exclude.is_empty() {
             problems.push("`listed_tools` needs `include` or `exclude`".into());
@@ -134,7 +178,8 @@ fn then_problems(
             ));
         }
     }
-    if then.protocol_error.is_some() && then.judges_the_result() {
+    let clash = |a: &Then, b: &Then| a.protocol_error.is_some() && b.judges_the_result();
+    if clash(then, then) || clash(then, outer) || clash(outer, then) {
         problems.push(
             "`protocol_error` expects a JSON-RPC error, so there is no tool result for is_error, code, text, contains, matches or json to check; keep one or the other".into(),
         );
@@ -146,7 +191,12 @@ fn then_problems(
         ));
     }
     for pattern in &then.matches {
-        if let Err(e) = regex::Regex::new(pattern) {
+        // Checked as it will run: placeholders filled (and escaped) first.
+        let mut probe = Bindings::new("/root");
+        for name in captures_used(pattern) {
+            probe.bind(name, "value");
+        }
+        if let Err(e) = regex::Regex::new(&probe.fill_with(pattern, regex::escape)) {
             problems.push(format!(
                 "then.matches `{pattern}` is not a valid regex: {e}"
             ));
@@ -198,6 +248,109 @@ fn then_problems(
         }
     }
     problems
+}
+
+/// Capture names that cannot be used, captures on the judged call, and `{name}`s
+/// used before (or without) a call that captures them: set-up calls, then `when`,
+/// then `then`, in the order they run.
+fn capture_problems(scenario: &Scenario) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut captured: Vec<&str> = Vec::new();
+    let mut check_uses = |place: &str, texts: Vec<&str>, captured: &[&str]| {
+        for name in texts.into_iter().flat_map(captures_used) {
+            if !captured.contains(&name) {
+                let earlier = if captured.is_empty() {
+                    "none".to_string()
+                } else {
+                    captured.join(", ")
+                };
+                problems.push(format!(
+                    "{place} uses `{{{name}}}`, but no earlier call captures `{name}` (captured before it: {earlier})"
+                ));
+            }
+        }
+    };
+    check_uses(
+        "given.settings",
+        scenario
+            .given
+            .settings
+            .values()
+            .flat_map(json_strings)
+            .collect(),
+        &captured,
+    );
+    let (judged, earlier) = scenario.when.0.split_last().expect("`when` has a call");
+    let calls = scenario
+        .given
+        .calls
+        .iter()
+        .map(|c| ("given.calls", c))
+        .chain(earlier.iter().map(|c| ("when", c)));
+    let mut name_problems = Vec::new();
+    for (section, call) in calls {
+        let place = format!("{section} `{}`", call.tool);
+        check_uses(&place, call_strings(call), &captured);
+        for name in call.capture.keys() {
+            if let Err(p) = check_capture_name(name) {
+                name_problems.push(format!("{place}: {p}"));
+            }
+            captured.push(name);
+        }
+    }
+    check_uses(
+        &format!("when `{}`", judged.tool),
+        call_strings(judged),
+        &captured,
+    );
+    if !judged.capture.is_empty() {
+        name_problems.push(format!(
+            "when `{}`: `capture` on the judged call has no later call to use it; judge it in `then`",
+            judged.tool
+        ));
+    }
+    check_uses("then", then_strings(&scenario.then), &captured);
+    problems.extend(name_problems);
+    problems
+}
+
+fn call_strings(call: &Call) -> Vec<&str> {
+    call.args.values().flat_map(json_strings).collect()
+}
+
+/// Every string of a JSON value, keys aside.
+fn json_strings(value: &serde_json::Value) -> Vec<&str> {
+    match value {
+        serde_json::Value::String(s) => vec![s.as_str()],
+        serde_json::Value::Array(items) => items.iter().flat_map(json_strings).collect(),
+        serde_json::Value::Object(map) => map.values().flat_map(json_strings).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Every string of `then` (and its branches) that placeholders are filled into.
+fn then_strings(then: &Then) -> Vec<&str> {
+    let mut texts: Vec<&str> = Vec::new();
+    texts.extend(then.code.as_deref());
+    texts.extend(then.text.as_deref());
+    for list in [&then.contains, &then.not_contains, &then.matches] {
+        texts.extend(list.iter().map(String::as_str));
+    }
+    texts.extend(then.json.iter().flat_map(json_strings));
+    if let Some(want) = &then.protocol_error {
+        texts.extend(want.contains.iter().map(String::as_str));
+    }
+    for expect in then.files.values() {
+        match expect {
+            FileExpect::Text(text) => texts.push(text),
+            FileExpect::Detailed(d) => {
+                texts.extend(d.text.as_deref());
+                texts.extend(d.contains.iter().map(String::as_str));
+            }
+        }
+    }
+    texts.extend(then.branches().iter().flat_map(then_strings));
+    texts
 }
 
 fn check_tree(fixtures_dir: &Path, tree: &str) -> Result<(), String> {

@@ -149,6 +149,31 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
                 "tools/list names bash, which must be hidden",
             ],
         ),
+        (
+            "protocol_error message lacks a word",
+            &[
+                "`protocol_error: {code: -32602, contains: [frobnicate]}`",
+                "\"frobnicate\" does not occur in the message of JSON-RPC error -32602",
+            ],
+        ),
+        (
+            "any_of with no branch holding",
+            &[
+                "`any_of[0]: protocol_error: {code: -32602, contains: [path]}`",
+                "expected a JSON-RPC error, got tool result (isError: true): [PATH_NOT_FOUND]",
+                "`any_of[1]: code: IO_ERROR`",
+                "expected code IO_ERROR, got PATH_NOT_FOUND",
+            ],
+        ),
+        (
+            "a capture whose regex does not match",
+            &[
+                "`capture: {task: \"task id=([0-9a-f]+)\"}`",
+                "preparatory call 1 (bash {\"command\":\"sleep 5\",\"run_in_background\":true}): no match for /task id=([0-9a-f]+)/ in the text:",
+                "    | task_id: ",
+                "nothing after this call was made",
+            ],
+        ),
     ];
     assert_eq!(
         expected.len(),
@@ -162,7 +187,11 @@ fn every_kind_of_expectation_catches_a_wrong_answer() {
             unreachable!()
         };
         // `code` on a success breaks two promises: it is not an error, and has no code.
-        let count = if *name == "code on a success" { 2 } else { 1 };
+        // An `any_of` that fails shows each of its two branches failing.
+        let count = match *name {
+            "code on a success" | "any_of with no branch holding" => 2,
+            _ => 1,
+        };
         assert_eq!(
             mismatches.len(),
             count,

@@ -9,6 +9,8 @@
 //! - a wrong answer or a broken server caught and reported: `can_fail`;
 //! - byte-exact gemini-cli diffs: `gemini_exactness`;
 //! - scenario files refused with file, line and fix: `scenario_loading`;
+//! - scenario-format features (`any_of`, captures) holding on the reference:
+//!   `scenario_features`;
 //! - `coverage` and `scaffold`: `coverage`;
 //! - `mutants`: `mutants`;
 //! - the console text pinned as a whole, and the JSON files' schemas: `golden` (a new
@@ -20,5 +22,6 @@ mod coverage;
 mod gemini_exactness;
 mod golden;
 mod mutants;
+mod scenario_features;
 mod scenario_loading;
 mod support;

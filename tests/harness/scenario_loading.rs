@@ -182,3 +182,177 @@ fn basis_and_requires_take_known_values_only() {
     ))
     .expect("valid");
 }
+
+#[test]
+fn any_of_needs_two_branches() {
+    let e = one_error(&format!("{HEAD}    then: {{ any_of: [] }}\n"));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(
+        e.contains("`any_of` is empty: give at least two branches"),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ any_of: [{{ is_error: true }}] }}\n"
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(e.contains("`any_of` needs at least two branches"), "{e}");
+}
+
+#[test]
+fn an_any_of_branch_that_checks_nothing_is_refused() {
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ any_of: [{{ is_error: true }}, {{}}] }}\n"
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(
+        e.contains("any_of[1]: the branch checks nothing, so it would always hold"),
+        "{e}"
+    );
+}
+
+#[test]
+fn any_of_cannot_nest() {
+    let e = one_error(&format!(
+        "{HEAD}    then:\n      any_of:\n        - is_error: true\n        - any_of: [{{ code: A }}, {{ code: B }}]\n"
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(e.contains("any_of[1]: `any_of` cannot nest"), "{e}");
+}
+
+#[test]
+fn an_any_of_branch_is_checked_like_then() {
+    // A bad regex inside a branch, and a branch whose protocol_error clashes with a
+    // result check beside the any_of.
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ any_of: [{{ matches: ['(unclosed'] }}, {{ is_error: true }}] }}\n"
+    ));
+    assert!(
+        e.contains("any_of[0]: then.matches `(unclosed` is not a valid regex"),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ contains: [x], any_of: [{{ protocol_error: true }}, {{ is_error: true }}] }}\n"
+    ));
+    assert!(
+        e.contains("any_of[0]: `protocol_error` expects a JSON-RPC error"),
+        "{e}"
+    );
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ any_of: [{{ listed_tools: {{ include: [a] }} }}, {{ is_error: true }}] }}\n"
+    ));
+    assert!(
+        e.contains("any_of[0]: `listed_tools` goes beside `any_of`"),
+        "{e}"
+    );
+    load_with(&format!(
+        "{HEAD}    then:\n      any_of:\n        - protocol_error: {{ code: -32602, contains: [path] }}\n        - {{ is_error: true, code: INVALID_INPUT }}\n      files: {{ x: {{ absent: true }} }}\n"
+    ))
+    .expect("valid");
+}
+
+#[test]
+fn protocol_error_takes_code_and_contains_only() {
+    let e = one_error(&format!(
+        "{HEAD}    then: {{ protocol_error: {{ code: -32602, message: x }} }}\n"
+    ));
+    assert!(e.contains("case.yaml:6:"), "{e}");
+    assert!(e.contains("unknown field `message`"), "{e}");
+}
+
+/// A scenario whose set-up call is `given_call` (a flow map's inside) and whose
+/// judged call and `then` are as given.
+fn with_capture(given_call: &str, when: &str, then: &str) -> String {
+    format!(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given:\n      calls:\n        - {{ {given_call} }}\n    when: {when}\n    then: {then}\n"
+    )
+}
+
+const BASH: &str = "tool: bash, args: { command: x, run_in_background: true }";
+
+#[test]
+fn a_capture_and_its_uses_load() {
+    load_with(&with_capture(
+        &format!("{BASH}, capture: {{ task: 'task_id: ([0-9a-f]{{16}})' }}"),
+        "{ tool: task_output, args: { task_id: \"{task}\" } }",
+        "{ text: \"{task} [..]\", contains: [\"{task}\"], matches: ['^{task}\\s'] }",
+    ))
+    .expect("valid");
+}
+
+#[test]
+fn a_capture_regex_needs_exactly_one_group() {
+    for regex in ["task_id: [0-9a-f]+", "(a)(b)"] {
+        let e = one_error(&with_capture(
+            &format!("{BASH}, capture: {{ task: '{regex}' }}"),
+            "{ tool: view, args: {} }",
+            "{ is_error: false }",
+        ));
+        assert!(e.contains("case.yaml:7:"), "{e}");
+        assert!(e.contains("must have exactly one capture group"), "{e}");
+    }
+    let e = one_error(&with_capture(
+        &format!("{BASH}, capture: {{ task: '(unclosed' }}"),
+        "{ tool: view, args: {} }",
+        "{ is_error: false }",
+    ));
+    assert!(e.contains("case.yaml:7:"), "{e}");
+    assert!(e.contains("is not a valid regex"), "{e}");
+}
+
+#[test]
+fn a_capture_name_is_a_lowercase_identifier_and_no_built_in() {
+    let e = one_error(&with_capture(
+        &format!("{BASH}, capture: {{ root: '(x)' }}"),
+        "{ tool: view, args: {} }",
+        "{ is_error: false }",
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(e.contains("capture name `root` is taken"), "{e}");
+    let e = one_error(&with_capture(
+        &format!("{BASH}, capture: {{ Task: '(x)' }}"),
+        "{ tool: view, args: {} }",
+        "{ is_error: false }",
+    ));
+    assert!(e.contains("must be a lowercase identifier"), "{e}");
+}
+
+#[test]
+fn a_placeholder_no_earlier_call_captures_is_refused() {
+    // Never captured, in the judged call's arguments.
+    let e = one_error(&with_capture(
+        &format!("{BASH}, capture: {{ task: '(x)' }}"),
+        "{ tool: task_output, args: { task_id: \"{tsk}\" } }",
+        "{ is_error: false }",
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(
+        e.contains("when `task_output` uses `{tsk}`, but no earlier call captures `tsk` (captured before it: task)"),
+        "{e}"
+    );
+    // Captured only later: a set-up call cannot use what `when` captures.
+    let e = one_error(&with_capture(
+        "tool: task_output, args: { task_id: \"{task}\" }",
+        &format!("[{{ {BASH}, capture: {{ task: '(x)' }} }}, {{ tool: view, args: {{}} }}]"),
+        "{ is_error: false }",
+    ));
+    assert!(
+        e.contains("given.calls `task_output` uses `{task}`, but no earlier call captures `task` (captured before it: none)"),
+        "{e}"
+    );
+    // In an expectation.
+    let e = one_error(&with_capture(
+        BASH,
+        "{ tool: view, args: {} }",
+        "{ contains: [\"{task}\"] }",
+    ));
+    assert!(e.contains("then uses `{task}`"), "{e}");
+}
+
+#[test]
+fn a_capture_on_the_judged_call_is_refused() {
+    let e = one_error(&format!(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    when: {{ {BASH}, capture: {{ task: '(x)' }} }}\n    then: {{ is_error: false }}\n"
+    ));
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(e.contains("`capture` on the judged call"), "{e}");
+}

@@ -139,10 +139,14 @@ pub(crate) fn kill_every_session() -> usize {
 
 /// On Ctrl-C or SIGTERM, kill every server this run started (they sit in process
 /// groups of their own, so the terminal's signal does not reach them) and exit 130.
+///
+/// Returns once the handlers are in place (or could not be), so that no server is
+/// started while a Ctrl-C would still end toolspec the default way, leaving them.
 pub(crate) fn stop_servers_on_interrupt() {
+    let (ready, listening) = std::sync::mpsc::channel::<()>();
     let watcher = std::thread::Builder::new()
         .name("interrupt".into())
-        .spawn(|| {
+        .spawn(move || {
             let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -157,6 +161,7 @@ pub(crate) fn stop_servers_on_interrupt() {
                 ) else {
                     return;
                 };
+                let _ = ready.send(());
                 tokio::select! {
                     _ = int.recv() => {}
                     _ = term.recv() => {}
@@ -166,10 +171,18 @@ pub(crate) fn stop_servers_on_interrupt() {
                 std::process::exit(130);
             });
         });
-    if let Err(e) = watcher {
-        eprintln!(
+    match watcher {
+        // A watcher that gave up drops `ready`, which ends the wait at once.
+        Ok(_) => {
+            if listening.recv_timeout(Duration::from_secs(10)).is_err() {
+                eprintln!(
+                    "toolspec: cannot watch for Ctrl-C; an interrupted run may leave servers behind"
+                );
+            }
+        }
+        Err(e) => eprintln!(
             "toolspec: cannot watch for Ctrl-C ({e}); an interrupted run may leave servers behind"
-        );
+        ),
     }
 }
 

@@ -12,57 +12,20 @@
 // arguments), execute it, and hand on the function response the model would get. It
 // never edits what a tool returns.
 
-import childProcess from 'node:child_process';
-import { syncBuiltinESMExports } from 'node:module';
 import process from 'node:process';
-import { pathToFileURL } from 'node:url';
 
-// --- stdout carries JSON-RPC only --------------------------------------------------
-// The library logs with console.log and console.debug; every console method goes to
-// stderr, before the library is loaded.
-for (const method of ['log', 'info', 'debug', 'warn', 'trace']) {
-  console[method] = (...args) => console.error(...args);
-}
+// Console, spawn records and shutdown, shared with the other wrapper (see the file).
+import { enterRoot, errorResult, functionResponseContent, serveTools } from '../shared/wrapper.mjs';
 
-// --- every child the library spawns is remembered ----------------------------------
-// The shell tool runs `bash -c` as the leader of its own process group (detached) and
-// leaves background jobs running after it returns. The wrapper records each child's
-// pid (for a detached child, its process group id) and signals them on shutdown. How a
-// child is started is not changed.
-const spawnedChildren = new Set();
-const originalSpawn = childProcess.spawn;
-childProcess.spawn = function recordingSpawn(...args) {
-  const child = originalSpawn.apply(this, args);
-  const options = args.find((a, i) => i > 0 && a && typeof a === 'object' && !Array.isArray(a));
-  if (child.pid) {
-    const entry = { pid: child.pid, group: Boolean(options && options.detached) };
-    spawnedChildren.add(entry);
-    if (!entry.group) child.once('exit', () => spawnedChildren.delete(entry));
-  }
-  return child;
-};
-// The library imports `spawn` by name; make that binding see the recording version.
-syncBuiltinESMExports();
-
-const root = process.argv[2];
-if (!root) {
-  console.error('usage: node server.mjs ROOT');
-  process.exit(2);
-}
-try {
-  // The CLI runs in the project directory and takes it as its target directory.
-  process.chdir(root);
-} catch (error) {
-  console.error(`cannot enter ${root}: ${error instanceof Error ? error.message : error}`);
-  process.exit(2);
-}
+// The CLI runs in the project directory and takes it as its target directory.
+enterRoot();
 
 const core = await import('@qwen-code/qwen-code-core');
-const { Server } = await import('@modelcontextprotocol/sdk/server/index.js');
-const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = await import(
-  '@modelcontextprotocol/sdk/types.js'
-);
+const sdk = {
+  ...(await import('@modelcontextprotocol/sdk/server/index.js')),
+  ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
+  ...(await import('@modelcontextprotocol/sdk/types.js')),
+};
 
 // The library's own Config, for ROOT, with no model, no telemetry and no usage
 // statistics. None of the seven tools asks a model in 0.0.14 unless shell output
@@ -95,67 +58,27 @@ const tools = new Map(
   }),
 );
 
-/** Requests in flight, so that a shutdown can cancel them as the CLI's Esc does. */
-const inFlight = new Set();
-
-const server = new Server(
-  { name: 'qwen-code-core-0.0.14', version: '0.0.14' },
-  { capabilities: { tools: {} } },
-);
-
-server.setRequestHandler(ListToolsRequestSchema, () => ({
-  tools: [...tools.values()].map((tool) => ({
-    name: tool.name,
-    title: tool.displayName,
-    description: tool.description,
-    // Already JSON Schema in this version (parametersJsonSchema).
-    inputSchema: tool.schema.parametersJsonSchema,
-  })),
-}));
-
-server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-  const { name } = request.params;
-  const tool = tools.get(name);
-  if (!tool) {
-    // What the SDK's McpServer answers for a tool it does not have.
-    throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-  }
-  // The CLI hands a tool the model's function-call args, `{}` when there are none.
-  const args = request.params.arguments ?? {};
-  const controller = new AbortController();
-  const cancel = () => controller.abort();
-  extra.signal.addEventListener('abort', cancel);
-  inFlight.add(controller);
-  try {
-    // CoreToolScheduler: build the invocation; a validation failure becomes the
-    // function response {error: message}.
+await serveTools(sdk, {
+  info: { name: 'qwen-code-core-0.0.14', version: '0.0.14' },
+  tools,
+  // Already JSON Schema in this version (parametersJsonSchema).
+  inputSchema: (tool) => tool.schema.parametersJsonSchema,
+  // As the CLI's CoreToolScheduler does in YOLO mode: build the invocation (a
+  // validation failure becomes the function response {error: message}), then execute
+  // with no confirmation. A result with `error` set is sent as {error: error.message};
+  // one without, as its llmContent; a throw, as {error: message}.
+  run: async (tool, args, signal) => {
     let invocation;
     try {
       invocation = tool.build(args);
     } catch (error) {
       return errorResult(error);
     }
-    // YOLO mode: no confirmation, straight to execute. A result with `error` set is
-    // sent as {error: error.message}; one without, as its llmContent; a throw, as
-    // {error: message}.
-    const result = await invocation.execute(controller.signal);
+    const result = await invocation.execute(signal);
     if (result.error !== undefined) return errorResult(new Error(result.error.message));
-    return toCallToolResult(name, result.llmContent, args);
-  } catch (error) {
-    return errorResult(error);
-  } finally {
-    inFlight.delete(controller);
-    extra.signal.removeEventListener('abort', cancel);
-  }
+    return toCallToolResult(tool.name, result.llmContent, args);
+  },
 });
-
-/** The scheduler's error response {error: message}, flagged as an error. */
-function errorResult(error) {
-  return {
-    content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
-    isError: true,
-  };
-}
 
 /**
  * A successful result's llmContent as MCP content, through upstream's own
@@ -164,58 +87,6 @@ function errorResult(error) {
  * follows as MCP content.
  */
 function toCallToolResult(toolName, llmContent, args) {
-  const content = [];
-  for (const part of core.convertToFunctionResponse(toolName, 'toolspec', llmContent)) {
-    if (part.functionResponse) {
-      const response = part.functionResponse.response ?? {};
-      const text = response.output ?? response.error ?? JSON.stringify(response);
-      content.push({ type: 'text', text: String(text) });
-    } else if (typeof part.text === 'string') {
-      content.push({ type: 'text', text: part.text });
-    } else if (part.inlineData) {
-      content.push(inlineDataContent(part.inlineData, args));
-    }
-  }
-  return { content };
+  const parts = core.convertToFunctionResponse(toolName, 'toolspec', llmContent);
+  return { content: functionResponseContent(parts, args) };
 }
-
-function inlineDataContent({ data, mimeType }, args) {
-  if (mimeType.startsWith('image/')) return { type: 'image', data, mimeType };
-  if (mimeType.startsWith('audio/')) return { type: 'audio', data, mimeType };
-  const uri =
-    typeof args.absolute_path === 'string'
-      ? pathToFileURL(args.absolute_path).href
-      : 'about:blank';
-  return { type: 'resource', resource: { uri, mimeType, blob: data } };
-}
-
-// --- shutdown ----------------------------------------------------------------------
-let shuttingDown = false;
-async function shutdown(exitCode) {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  // Cancel running calls: the shell tool then signals its own process group.
-  for (const controller of inFlight) controller.abort();
-  signalChildren('SIGTERM');
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  signalChildren('SIGKILL');
-  process.exit(exitCode);
-}
-
-function signalChildren(signal) {
-  for (const entry of spawnedChildren) {
-    try {
-      process.kill(entry.group ? -entry.pid : entry.pid, signal);
-    } catch {
-      // Already gone (ESRCH): nothing to stop.
-      spawnedChildren.delete(entry);
-    }
-  }
-}
-
-process.stdin.on('end', () => shutdown(0));
-process.stdin.on('close', () => shutdown(0));
-process.on('SIGTERM', () => shutdown(143));
-process.on('SIGINT', () => shutdown(130));
-
-await server.connect(new StdioServerTransport());

@@ -1,0 +1,181 @@
+// What every thin MCP wrapper around a gemini-cli-style tool library needs, whatever
+// the library: a stdout that carries JSON-RPC only, a record of every child process the
+// library spawns (so none outlives the wrapper), the fixture root as the working
+// folder, the MCP server with its tools/list and tools/call, the conversion of a
+// function response into MCP content, and shutdown. A wrapper says only how its
+// library's tools are built, described and run.
+//
+// It uses Node's built-in modules only (each wrapper hands it its own MCP SDK), so each
+// wrapper imports it by relative path from its own folder. Import it before the library is loaded: the console and
+// `spawn` must be replaced first.
+
+import childProcess from 'node:child_process';
+import { syncBuiltinESMExports } from 'node:module';
+import process from 'node:process';
+import { pathToFileURL } from 'node:url';
+
+// --- stdout carries JSON-RPC only --------------------------------------------------
+// The libraries log with console.log and console.debug (e.g. "Data collection is
+// disabled." from Config, "GrepLogic: ..." from the grep tool). Those would corrupt the
+// JSON-RPC stream, so every console method writes to stderr.
+for (const method of ['log', 'info', 'debug', 'warn', 'trace']) {
+  console[method] = (...args) => console.error(...args);
+}
+
+// --- every child the library spawns is remembered ----------------------------------
+// The shell tool runs `bash -c` as the leader of its own process group and leaves
+// background jobs (`sleep 60 &`) running after it returns, as upstream intends. The
+// wrapper must not leave them behind when its stdin closes, so it records the pid of
+// each spawned child (a detached child's pid is its process group id) and signals
+// those groups on shutdown. Nothing about how a child is started changes.
+const spawnedChildren = new Set();
+const originalSpawn = childProcess.spawn;
+childProcess.spawn = function recordingSpawn(...args) {
+  const child = originalSpawn.apply(this, args);
+  const options = args.find((a, i) => i > 0 && a && typeof a === 'object' && !Array.isArray(a));
+  if (child.pid) {
+    const entry = { pid: child.pid, group: Boolean(options && options.detached) };
+    spawnedChildren.add(entry);
+    // A plain child is gone once it exits. A group leader's background jobs may
+    // outlive it, so its group is kept until shutdown.
+    if (!entry.group) child.once('exit', () => spawnedChildren.delete(entry));
+  }
+  return child;
+};
+// The libraries import `spawn` by name; make that binding see the recording version.
+syncBuiltinESMExports();
+
+/** Enters ROOT (argv[2]), the folder the CLI would run in; exits 2 without it. */
+export function enterRoot() {
+  const root = process.argv[2];
+  if (!root) {
+    console.error('usage: node server.mjs ROOT');
+    process.exit(2);
+  }
+  try {
+    process.chdir(root);
+  } catch (error) {
+    console.error(`cannot enter ${root}: ${error instanceof Error ? error.message : error}`);
+    process.exit(2);
+  }
+  return root;
+}
+
+/**
+ * The parts of a function response (upstream's convertToFunctionResponse) as MCP
+ * content: the text is the response's `output`, which is what the model is told, and
+ * inline data (read_file on an image, audio file or PDF) follows as MCP content.
+ */
+export function functionResponseContent(parts, args) {
+  const content = [];
+  for (const part of parts) {
+    if (part.functionResponse) {
+      const response = part.functionResponse.response ?? {};
+      const text = response.output ?? response.error ?? JSON.stringify(response);
+      content.push({ type: 'text', text: String(text) });
+    } else if (typeof part.text === 'string') {
+      content.push({ type: 'text', text: part.text });
+    } else if (part.inlineData) {
+      content.push(inlineDataContent(part.inlineData, args));
+    }
+  }
+  return content;
+}
+
+function inlineDataContent({ data, mimeType }, args) {
+  if (mimeType.startsWith('image/')) return { type: 'image', data, mimeType };
+  if (mimeType.startsWith('audio/')) return { type: 'audio', data, mimeType };
+  const uri =
+    typeof args.absolute_path === 'string'
+      ? pathToFileURL(args.absolute_path).href
+      : 'about:blank';
+  return { type: 'resource', resource: { uri, mimeType, blob: data } };
+}
+
+/**
+ * Serves `tools` (name -> tool) over MCP stdio with the wrapper's own `sdk` (Server,
+ * StdioServerTransport, the two request schemas, ErrorCode, McpError): tools/list
+ * describes each with `inputSchema(tool)`, tools/call hands the tool, the arguments
+ * (`{}` when there are none, as the CLI passes the model's function-call args) and an
+ * abort signal to `run`, whose result is sent as it is; a throw becomes
+ * [`errorResult`]. An unknown name is the JSON-RPC error the SDK's McpServer gives.
+ */
+export async function serveTools(sdk, { info, tools, inputSchema, run }) {
+  /** Requests in flight, so that a shutdown can cancel them as the CLI's Esc does. */
+  const inFlight = new Set();
+  const server = new sdk.Server(info, { capabilities: { tools: {} } });
+  server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({
+    tools: [...tools.values()].map((tool) => ({
+      name: tool.name,
+      title: tool.displayName,
+      description: tool.description,
+      inputSchema: inputSchema(tool),
+    })),
+  }));
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    const tool = tools.get(name);
+    if (!tool) {
+      throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `Tool ${name} not found`);
+    }
+    const args = request.params.arguments ?? {};
+    const controller = new AbortController();
+    const cancel = () => controller.abort();
+    extra.signal.addEventListener('abort', cancel);
+    inFlight.add(controller);
+    try {
+      return await run(tool, args, controller.signal);
+    } catch (error) {
+      return errorResult(error);
+    } finally {
+      inFlight.delete(controller);
+      extra.signal.removeEventListener('abort', cancel);
+    }
+  });
+  stopOnExit(inFlight);
+  await server.connect(new sdk.StdioServerTransport());
+}
+
+/**
+ * The CLI scheduler's error response, `{error: message}`: the message, flagged as an
+ * error (the only answer upstream flags as one).
+ */
+export function errorResult(error) {
+  return {
+    content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
+    isError: true,
+  };
+}
+
+/**
+ * Stops on stdin's end (the harness closes it), SIGTERM or SIGINT: aborts the calls
+ * in `inFlight` (the shell tool then signals its own process group), then signals every
+ * recorded child, TERM first and KILL a moment later.
+ */
+function stopOnExit(inFlight) {
+  let shuttingDown = false;
+  const shutdown = async (exitCode) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    for (const controller of inFlight) controller.abort();
+    signalChildren('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    signalChildren('SIGKILL');
+    process.exit(exitCode);
+  };
+  process.stdin.on('end', () => shutdown(0));
+  process.stdin.on('close', () => shutdown(0));
+  process.on('SIGTERM', () => shutdown(143));
+  process.on('SIGINT', () => shutdown(130));
+}
+
+function signalChildren(signal) {
+  for (const entry of spawnedChildren) {
+    try {
+      process.kill(entry.group ? -entry.pid : entry.pid, signal);
+    } catch {
+      // Already gone (ESRCH): nothing to stop.
+      spawnedChildren.delete(entry);
+    }
+  }
+}

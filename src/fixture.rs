@@ -188,10 +188,11 @@ fn unlock_tree(dir: &Path) {
 
 fn shift(now: SystemTime, offset: i64) -> SystemTime {
     let delta = Duration::from_secs(offset.unsigned_abs());
+    // Loading bounds the offset; the fallbacks only keep a bad value from panicking.
     if offset < 0 {
         now.checked_sub(delta).unwrap_or(SystemTime::UNIX_EPOCH)
     } else {
-        now + delta
+        now.checked_add(delta).unwrap_or(now)
     }
 }
 

@@ -92,6 +92,12 @@ fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario
                 call.tool
             ));
         }
+        if call.repeat > MAX_REPEAT {
+            problems.push(format!(
+                "given.calls `{}`: `repeat: {}` is more than {MAX_REPEAT}",
+                call.tool, call.repeat
+            ));
+        }
     }
     for call in &scenario.when.0 {
         if call.repeat != 1 {
@@ -383,6 +389,19 @@ fn check_relative(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The most times one set-up call may be repeated. A scenario that needs more is a
+/// load test, not a conformance check, and a typo such as `4294967295` would run
+/// practically forever.
+const MAX_REPEAT: u32 = 1_000;
+
+/// The largest file `size:` may ask for: files are built in memory and kept for
+/// `unchanged`, and a limit test needs only a little more than the limit it tests.
+const MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
+
+/// How far `mtime:` may move a file from now, in seconds: a hundred years either way,
+/// which every file system can store.
+const MAX_MTIME_OFFSET: u64 = 100 * 365 * 24 * 60 * 60;
+
 fn check_file_detail(d: &FileDetail) -> Result<(), String> {
     let kinds = [
         d.text.is_some(),
@@ -399,6 +418,16 @@ fn check_file_detail(d: &FileDetail) -> Result<(), String> {
     }
     if d.fill.as_deref() == Some("") {
         return Err("`fill` must not be empty".into());
+    }
+    if let Some(size) = d.size.filter(|size| *size > MAX_FILE_SIZE) {
+        return Err(format!(
+            "`size: {size}` is more than the {MAX_FILE_SIZE} bytes (256 MiB) a fixture file may have"
+        ));
+    }
+    if let Some(mtime) = d.mtime.filter(|m| m.unsigned_abs() > MAX_MTIME_OFFSET) {
+        return Err(format!(
+            "`mtime: {mtime}` moves the file more than {MAX_MTIME_OFFSET} seconds (100 years) from now"
+        ));
     }
     Ok(())
 }

@@ -103,6 +103,28 @@ fn a_fixture_entry_needs_exactly_one_kind() {
 }
 
 #[test]
+fn values_that_would_exhaust_the_machine_are_refused_at_their_scenario() {
+    let given = |entry: &str| {
+        one_error(&format!(
+            "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: {entry}\n    when: {{ tool: view, args: {{ path: x }} }}\n    then: {{ is_error: true }}\n"
+        ))
+    };
+    let huge = given("{ files: { x: { size: 10737418240 } } }");
+    assert!(huge.contains("case.yaml:3:"), "{huge}");
+    assert!(huge.contains("`size: 10737418240` is more than"), "{huge}");
+    let far = given("{ files: { x: { text: a, mtime: 9223372036854775807 } } }");
+    assert!(
+        far.contains("`mtime: 9223372036854775807` moves the file more than"),
+        "{far}"
+    );
+    let forever = given("{ calls: [{ tool: view, args: { path: x }, repeat: 4294967295 }] }");
+    assert!(
+        forever.contains("`repeat: 4294967295` is more than 1000"),
+        "{forever}"
+    );
+}
+
+#[test]
 fn unchanged_needs_a_fixture_file() {
     let e = one_error(&format!(
         "{HEAD}    then: {{ files: {{ y.txt: {{ unchanged: true }} }} }}\n"

@@ -133,6 +133,14 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
             .and_then(|s| s.to_str())
             .unwrap_or_default()
             .to_string();
+        if let Some(why) = id_part_problem(&stem) {
+            errors.push(LoadError::new(
+                &path,
+                None,
+                format!("the file name {why}; rename the file"),
+            ));
+            continue;
+        }
         match parse_yaml_file::<ScenarioFile>(&path) {
             Ok(content) => {
                 let source = read_or_empty(&path);
@@ -160,6 +168,22 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         })
     } else {
         Err(errors)
+    }
+}
+
+/// Why `part` (a file stem or a scenario name) cannot be part of an id
+/// `suite::file::name`, if it cannot: with `::` in it, `x::y.yaml`/`z` and
+/// `x.yaml`/`y::z` would share an id, and a line break or other control character
+/// would split a baseline line, so a written baseline could not match its own run.
+pub(crate) fn id_part_problem(part: &str) -> Option<&'static str> {
+    if part.contains("::") {
+        Some("contains `::`, which separates the parts of a scenario id")
+    } else if part.chars().any(char::is_control) {
+        Some(
+            "contains a line break or another control character, which a baseline line cannot hold",
+        )
+    } else {
+        None
     }
 }
 

@@ -41,6 +41,9 @@ pub(crate) fn validate_file(
         if scenario.name.trim().is_empty() {
             fail("`name` is empty".into());
         }
+        if let Some(why) = super::load::id_part_problem(&scenario.name) {
+            fail(format!("the name {why}"));
+        }
         if !names.insert(scenario.name.clone()) {
             fail("another scenario in this file has the same name; names must be unique".into());
         }

@@ -125,6 +125,36 @@ fn values_that_would_exhaust_the_machine_are_refused_at_their_scenario() {
 }
 
 #[test]
+fn names_that_would_make_ids_collide_are_refused() {
+    let named = |name: &str| {
+        one_error(&format!(
+            "requirement: R\nscenarios:\n  - name: {name}\n    covers: r/s\n    when: {{ tool: view, args: {{ path: x }} }}\n    then: {{ is_error: true }}\n"
+        ))
+    };
+    let colons = named("\"y::z\"");
+    assert!(colons.contains("contains `::`"), "{colons}");
+    let newline = named("\"two\\nlines\"");
+    assert!(newline.contains("line break"), "{newline}");
+    // A file whose name holds `::` is refused before it is read.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("demo");
+    std::fs::create_dir(&suite).expect("mkdir");
+    std::fs::write(suite.join("suite.yaml"), SUITE).expect("write");
+    std::fs::write(
+        suite.join("x::y.yaml"),
+        format!("{HEAD}    then: {{ is_error: true }}\n"),
+    )
+    .expect("write");
+    let errors = load_suite(&suite).expect_err("refused");
+    assert!(
+        errors[0]
+            .to_string()
+            .contains("x::y.yaml: the file name contains `::`"),
+        "{errors:?}"
+    );
+}
+
+#[test]
 fn unchanged_needs_a_fixture_file() {
     let e = one_error(&format!(
         "{HEAD}    then: {{ files: {{ y.txt: {{ unchanged: true }} }} }}\n"

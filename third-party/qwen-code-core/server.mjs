@@ -15,7 +15,7 @@
 import process from 'node:process';
 
 // Console, spawn records and shutdown, shared with the other wrapper (see the file).
-import { enterRoot, errorResult, functionResponseContent, serveTools } from '../shared/wrapper.mjs';
+import { enterRoot, runLikeScheduler, serveTools } from '../shared/wrapper.mjs';
 
 // The CLI runs in the project directory and takes it as its target directory.
 enterRoot();
@@ -63,30 +63,10 @@ await serveTools(sdk, {
   tools,
   // Already JSON Schema in this version (parametersJsonSchema).
   inputSchema: (tool) => tool.schema.parametersJsonSchema,
-  // As the CLI's CoreToolScheduler does in YOLO mode: build the invocation (a
-  // validation failure becomes the function response {error: message}), then execute
-  // with no confirmation. A result with `error` set is sent as {error: error.message};
-  // one without, as its llmContent; a throw, as {error: message}.
-  run: async (tool, args, signal) => {
-    let invocation;
-    try {
-      invocation = tool.build(args);
-    } catch (error) {
-      return errorResult(error);
-    }
-    const result = await invocation.execute(signal);
-    if (result.error !== undefined) return errorResult(new Error(result.error.message));
-    return toCallToolResult(tool.name, result.llmContent, args);
-  },
+  // As the CLI's CoreToolScheduler does in YOLO mode (see runLikeScheduler): build,
+  // execute, and hand on upstream's own convertToFunctionResponse of the result.
+  run: runLikeScheduler((toolName, llmContent) =>
+    core.convertToFunctionResponse(toolName, 'toolspec', llmContent),
+  ),
 });
 
-/**
- * A successful result's llmContent as MCP content, through upstream's own
- * convertToFunctionResponse: the text is the function response's `output`, which is
- * what the model is told, and inline data (read_file on an image, audio file or PDF)
- * follows as MCP content.
- */
-function toCallToolResult(toolName, llmContent, args) {
-  const parts = core.convertToFunctionResponse(toolName, 'toolspec', llmContent);
-  return { content: functionResponseContent(parts, args) };
-}

@@ -85,10 +85,9 @@ export function functionResponseContent(parts, args) {
 function inlineDataContent({ data, mimeType }, args) {
   if (mimeType.startsWith('image/')) return { type: 'image', data, mimeType };
   if (mimeType.startsWith('audio/')) return { type: 'audio', data, mimeType };
-  const uri =
-    typeof args.absolute_path === 'string'
-      ? pathToFileURL(args.absolute_path).href
-      : 'about:blank';
+  // read_file's path argument: `absolute_path` up to gemini-cli 0.1.x, `file_path` later.
+  const filePath = args.absolute_path ?? args.file_path;
+  const uri = typeof filePath === 'string' ? pathToFileURL(filePath).href : 'about:blank';
   return { type: 'resource', resource: { uri, mimeType, blob: data } };
 }
 
@@ -134,6 +133,30 @@ export async function serveTools(sdk, { info, tools, inputSchema, run }) {
   });
   stopOnExit(inFlight);
   await server.connect(new sdk.StdioServerTransport());
+}
+
+/**
+ * A `run` for [`serveTools`] that does what the CLI's CoreToolScheduler does in YOLO
+ * mode with a declarative tool (`tool.build(args)`, then `invocation.execute(signal,
+ * ...)`), and hands on what the model would be sent:
+ * - `build` validates the arguments; if it throws, the model gets `{error: message}`;
+ * - `invocation.execute(signal, ...executeArgs)` runs with no confirmation; a result
+ *   with `error` set is sent as `{error: error.message}`, one without as the parts
+ *   `toResponseParts(toolName, llmContent)` returns (the library's own
+ *   convertToFunctionResponse); a throw is sent as `{error: message}`.
+ */
+export function runLikeScheduler(toResponseParts, ...executeArgs) {
+  return async (tool, args, signal) => {
+    let invocation;
+    try {
+      invocation = tool.build(args);
+    } catch (error) {
+      return errorResult(error);
+    }
+    const result = await invocation.execute(signal, ...executeArgs);
+    if (result.error !== undefined) return errorResult(new Error(result.error.message));
+    return { content: functionResponseContent(toResponseParts(tool.name, result.llmContent), args) };
+  };
 }
 
 /**

@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// An MCP stdio server that serves the built-in file and shell tools of
+// @google/gemini-cli-core 0.22.4, unmodified, so that toolspec's gemini-cli suite can be
+// run against a later release of the program seed 002 was written from.
+//
+//   node server.mjs ROOT
+//
+// README.md beside this file says what it does and why. In short: it builds the
+// library's own Config for ROOT, constructs the seven tool classes the way
+// Config.createToolRegistry does, and answers tools/call the way the CLI's
+// CoreToolScheduler does in YOLO mode: build the invocation (which validates the
+// arguments), execute it, and hand on the function response the model would get. It
+// never edits what a tool returns.
+
+import process from 'node:process';
+
+// Console, spawn records and shutdown, shared with the other wrappers (see the file).
+import { enterRoot, runLikeScheduler, serveTools } from '../shared/wrapper.mjs';
+
+// The CLI runs in the project directory and takes it as its target directory.
+enterRoot();
+
+const core = await import('@google/gemini-cli-core');
+const sdk = {
+  ...(await import('@modelcontextprotocol/sdk/server/index.js')),
+  ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
+  ...(await import('@modelcontextprotocol/sdk/types.js')),
+};
+
+// The library's own Config, for ROOT, with no model client, no telemetry and no usage statistics. Two
+// settings are chosen on purpose (README.md, "Two deliberate settings"):
+// - useSmartEdit: false. The default (true) registers SmartEditTool, which asks a model
+//   to repair a failed match; false registers EditTool, the plain `replace` tool that
+//   seed 002 describes. Both are named `replace`.
+// - useRipgrep: false. The default (true) downloads a ripgrep binary from GitHub on
+//   first use and falls back to GrepTool when it cannot; false picks GrepTool at once,
+//   the search tool of 0.1.13, so the run does not depend on the network.
+// `model` is the CLI's default model; it only decides how inline data is attached to a
+// function response (gemini-2.5-pro: beside it, not inside it).
+// --- no model --------------------------------------------------------------------
+// replace and write_file ask a model (the BaseLlmClient) to repair over-escaped strings
+// and unmatched old_strings, and look through the conversation history (the
+// GeminiClient) for earlier edits. There is no model and no conversation here: the
+// history is empty and every model request fails. Upstream catches such a failure,
+// logs it and keeps the strings it was given, which is what the wrapper then does (as
+// the 0.1.13 wrapper does).
+const noModelClient = {
+  async getHistory() {
+    return [];
+  },
+  async generateJson() {
+    throw new Error('toolspec wrapper: no model is attached, so no correction is made');
+  },
+};
+
+/** The library's own Config, with the model clients replaced by `noModelClient`. */
+class WrapperConfig extends core.Config {
+  getGeminiClient() {
+    return noModelClient;
+  }
+  getBaseLlmClient() {
+    return noModelClient;
+  }
+}
+
+const config = new WrapperConfig({
+  sessionId: core.sessionId,
+  targetDir: process.cwd(),
+  cwd: process.cwd(),
+  debugMode: false,
+  model: core.DEFAULT_GEMINI_MODEL,
+  approvalMode: core.ApprovalMode.YOLO,
+  usageStatisticsEnabled: false,
+  telemetry: { enabled: false },
+  checkpointing: false,
+  useSmartEdit: false,
+  useRipgrep: false,
+});
+
+// The seven tools, constructed as Config.createToolRegistry constructs them with the
+// settings above (no message bus: its integration is off by default).
+const tools = new Map(
+  [
+    core.LSTool,
+    core.ReadFileTool,
+    core.WriteFileTool,
+    core.EditTool,
+    core.ShellTool,
+    core.GrepTool,
+    core.GlobTool,
+  ].map((ToolClass) => {
+    const tool = new ToolClass(config);
+    return [tool.name, tool];
+  }),
+);
+
+// The shell tool checks every command with a bash parser (tree-sitter, WebAssembly)
+// that loads in the background when the tool is constructed; until it has loaded, every
+// command is refused ("could not be parsed safely"). The CLI loads it at startup, long
+// before a model asks for a command (its policy engine awaits the same promise), so the
+// wrapper waits for it before it answers anything.
+await core.initializeShellParsers();
+
+await serveTools(sdk, {
+  info: { name: 'gemini-cli-core-0.22.4', version: '0.22.4' },
+  tools,
+  // Already JSON Schema in this version (parametersJsonSchema).
+  inputSchema: (tool) => tool.schema.parametersJsonSchema,
+  // As the CLI's CoreToolScheduler does in YOLO mode (see runLikeScheduler): build,
+  // execute with the config's shell execution settings (no live-output callback), and
+  // hand on upstream's own convertToFunctionResponse for the active model.
+  run: runLikeScheduler(
+    (toolName, llmContent) =>
+      core.convertToFunctionResponse(toolName, 'toolspec', llmContent, config.getActiveModel()),
+    undefined,
+    config.getShellExecutionConfig(),
+  ),
+});

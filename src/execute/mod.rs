@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::fixture::Fixture;
-use crate::judge::{judge, judge_listed_tools, Mismatch};
+use crate::judge::{indent, judge, judge_listed_tools, Mismatch};
 use crate::scenario::{Basis, Bindings, Call, Requirement, Scenario, Suite};
 use crate::server::outcome::CallOutcome;
 use crate::server::{Session, Target};
@@ -252,25 +252,32 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         .chain(earlier);
     for (i, call) in setup.enumerate() {
         let outcome = make_call(session, target, call, &bindings, timeout).await;
-        let shown = format!(
-            "preparatory call {} ({})",
-            i + 1,
-            render_call(target, call, &bindings)
-        );
+        let shown = || {
+            format!(
+                "preparatory call {} ({})",
+                i + 1,
+                render_call(target, call, &bindings)
+            )
+        };
         if let Some(why) = broken(&outcome) {
-            return error(format!("{shown} failed: {why}"), session.stderr_tail());
+            return error(format!("{} failed: {why}", shown()), session.stderr_tail());
         }
         let refused = match &outcome {
             CallOutcome::Result(r) => r.is_error(),
             _ => true,
         };
         if refused {
-            report
-                .warnings
-                .push(format!("{shown} was answered with {}", outcome.summary()));
+            report.warnings.push(format!(
+                "{} was answered with {}",
+                shown(),
+                outcome.summary()
+            ));
         }
-        if let Err(mismatch) = take_captures(call, &outcome, &shown, &mut bindings) {
-            return Verdict::Fail(vec![mismatch]);
+        if !call.capture.is_empty() {
+            let shown = shown();
+            if let Err(mismatch) = take_captures(call, &outcome, &shown, &mut bindings) {
+                return Verdict::Fail(vec![mismatch]);
+            }
         }
     }
     report.call = render_call(target, last, &bindings);
@@ -318,8 +325,7 @@ fn take_captures(
             return Err(Mismatch::new(
                 expectation,
                 format!(
-                    "{shown}: a capture needs a tool result, got {}
-nothing after this call was made",
+                    "{shown}: a capture needs a tool result, got {}\nnothing after this call was made",
                     outcome.summary()
                 ),
             ));
@@ -334,15 +340,10 @@ nothing after this call was made",
                 return Err(Mismatch::new(
                     expectation,
                     format!(
-                        "{shown}: no match for /{}/ in the text:
-{}nothing after this call was made",
-                        pattern.0.as_str(),
-                        result
-                            .text
-                            .lines()
-                            .map(|l| format!("    | {l}\n"))
-                            .collect::<String>()
-                    ),
+                    "{shown}: no match for /{}/ in the text:\n{}nothing after this call was made",
+                    pattern.0.as_str(),
+                    indent(&result.text)
+                ),
                 ))
             }
         }

@@ -405,6 +405,8 @@ fn describe(path: &Path) -> String {
     }
 }
 
-fn indent(text: &str) -> String {
+/// `text` quoted in a report: each line indented behind `| `, so where the server's
+/// text begins and ends is plain.
+pub(crate) fn indent(text: &str) -> String {
     text.lines().map(|l| format!("    | {l}\n")).collect()
 }

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::{find_line, LoadError};
 use super::model::{Scenario, ScenarioFile, SuiteFile};
-use super::validate::validate_file;
+use super::validate::{id_part_problem, validate_file};
 
 /// A loaded suite: its settings and every scenario file in it, sorted by file name.
 #[derive(Debug, Clone)]
@@ -168,22 +168,6 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         })
     } else {
         Err(errors)
-    }
-}
-
-/// Why `part` (a file stem or a scenario name) cannot be part of an id
-/// `suite::file::name`, if it cannot: with `::` in it, `x::y.yaml`/`z` and
-/// `x.yaml`/`y::z` would share an id, and a line break or other control character
-/// would split a baseline line, so a written baseline could not match its own run.
-pub(crate) fn id_part_problem(part: &str) -> Option<&'static str> {
-    if part.contains("::") {
-        Some("contains `::`, which separates the parts of a scenario id")
-    } else if part.chars().any(char::is_control) {
-        Some(
-            "contains a line break or another control character, which a baseline line cannot hold",
-        )
-    } else {
-        None
     }
 }
 

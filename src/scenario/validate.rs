@@ -41,7 +41,7 @@ pub(crate) fn validate_file(
         if scenario.name.trim().is_empty() {
             fail("`name` is empty".into());
         }
-        if let Some(why) = super::load::id_part_problem(&scenario.name) {
+        if let Some(why) = id_part_problem(&scenario.name) {
             fail(format!("the name {why}"));
         }
         if !names.insert(scenario.name.clone()) {
@@ -360,6 +360,22 @@ fn then_strings(then: &Then) -> Vec<&str> {
     }
     texts.extend(then.branches().iter().flat_map(then_strings));
     texts
+}
+
+/// Why `part` (a file stem or a scenario name) cannot be part of an id
+/// `suite::file::name`, if it cannot: with `::` in it, `x::y.yaml`/`z` and
+/// `x.yaml`/`y::z` would share an id, and a line break or other control character
+/// would split a baseline line, so a written baseline could not match its own run.
+pub(crate) fn id_part_problem(part: &str) -> Option<&'static str> {
+    if part.contains("::") {
+        Some("contains `::`, which separates the parts of a scenario id")
+    } else if part.chars().any(char::is_control) {
+        Some(
+            "contains a line break or another control character, which a baseline line cannot hold",
+        )
+    } else {
+        None
+    }
 }
 
 fn check_tree(fixtures_dir: &Path, tree: &str) -> Result<(), String> {

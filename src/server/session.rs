@@ -147,13 +147,7 @@ impl Session {
                 ));
                 session.stdin = Some(stdin);
                 let url = url.replace("{port}", &port.map(|p| p.to_string()).unwrap_or_default());
-                Ok(session
-                    .connect_http(&url, timeout)
-                    .await
-                    .map_err(|why| InitFailure {
-                        why,
-                        answered: false,
-                    }))
+                Ok(session.connect_http(&url, timeout).await)
             }
         };
         match connected {
@@ -190,31 +184,32 @@ impl Session {
         &mut self,
         url: &str,
         timeout: Duration,
-    ) -> Result<RunningService<RoleClient, ()>, String> {
+    ) -> Result<RunningService<RoleClient, ()>, InitFailure> {
+        let unanswered = |why| InitFailure {
+            why,
+            answered: false,
+        };
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let transport = StreamableHttpClientTransport::from_uri(url.to_string());
             let attempt = tokio::time::timeout_at(deadline, ().serve(transport)).await;
             let last = match attempt {
                 Ok(Ok(client)) => return Ok(client),
-                Ok(Err(e)) => {
-                    let failure = InitFailure::from(e);
-                    if failure.answered {
-                        return Err(failure.why);
-                    }
-                    failure.why
-                }
+                Ok(Err(e)) => match InitFailure::from(e) {
+                    answer @ InitFailure { answered: true, .. } => return Err(answer),
+                    InitFailure { why, .. } => why,
+                },
                 Err(_) => "no answer".to_string(),
             };
             if let Some(why) = self.fault_or_exit() {
-                return Err(why);
+                return Err(unanswered(why));
             }
             if tokio::time::Instant::now() >= deadline {
-                return Err(format!(
+                return Err(unanswered(format!(
                     "no MCP session at {url} within {} ms; last error: {}",
                     timeout.as_millis(),
                     last
-                ));
+                )));
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }

@@ -15,7 +15,14 @@
 import process from 'node:process';
 
 // Console, spawn records and shutdown, shared with the other wrappers (see the file).
-import { enterRoot, runLikeScheduler, serveTools } from '../shared/wrapper.mjs';
+import {
+  builtInTools,
+  enterRoot,
+  noModelClient,
+  quietConfigOptions,
+  runLikeScheduler,
+  serveTools,
+} from '../shared/wrapper.mjs';
 
 // The CLI runs in the project directory and takes it as its target directory.
 enterRoot();
@@ -27,8 +34,9 @@ const sdk = {
   ...(await import('@modelcontextprotocol/sdk/types.js')),
 };
 
-// The library's own Config, for ROOT, with no model client, no telemetry and no usage statistics. Two
-// settings are chosen on purpose (README.md, "Two deliberate settings"):
+// The library's own Config, for ROOT, with no model client (see noModelClient: in
+// 0.22.4 replace and write_file reach the model through the BaseLlmClient and the
+// history through the GeminiClient). Two settings are chosen on purpose (README.md, "Two deliberate settings"):
 // - useSmartEdit: false. The default (true) registers SmartEditTool, which asks a model
 //   to repair a failed match; false registers EditTool, the plain `replace` tool that
 //   seed 002 describes. Both are named `replace`.
@@ -37,22 +45,6 @@ const sdk = {
 //   the search tool of 0.1.13, so the run does not depend on the network.
 // `model` is the CLI's default model; it only decides how inline data is attached to a
 // function response (gemini-2.5-pro: beside it, not inside it).
-// --- no model --------------------------------------------------------------------
-// replace and write_file ask a model (the BaseLlmClient) to repair over-escaped strings
-// and unmatched old_strings, and look through the conversation history (the
-// GeminiClient) for earlier edits. There is no model and no conversation here: the
-// history is empty and every model request fails. Upstream catches such a failure,
-// logs it and keeps the strings it was given, which is what the wrapper then does (as
-// the 0.1.13 wrapper does).
-const noModelClient = {
-  async getHistory() {
-    return [];
-  },
-  async generateJson() {
-    throw new Error('toolspec wrapper: no model is attached, so no correction is made');
-  },
-};
-
 /** The library's own Config, with the model clients replaced by `noModelClient`. */
 class WrapperConfig extends core.Config {
   getGeminiClient() {
@@ -64,35 +56,15 @@ class WrapperConfig extends core.Config {
 }
 
 const config = new WrapperConfig({
-  sessionId: core.sessionId,
-  targetDir: process.cwd(),
-  cwd: process.cwd(),
-  debugMode: false,
+  ...quietConfigOptions(core),
   model: core.DEFAULT_GEMINI_MODEL,
-  approvalMode: core.ApprovalMode.YOLO,
-  usageStatisticsEnabled: false,
-  telemetry: { enabled: false },
-  checkpointing: false,
   useSmartEdit: false,
   useRipgrep: false,
 });
 
 // The seven tools, constructed as Config.createToolRegistry constructs them with the
 // settings above (no message bus: its integration is off by default).
-const tools = new Map(
-  [
-    core.LSTool,
-    core.ReadFileTool,
-    core.WriteFileTool,
-    core.EditTool,
-    core.ShellTool,
-    core.GrepTool,
-    core.GlobTool,
-  ].map((ToolClass) => {
-    const tool = new ToolClass(config);
-    return [tool.name, tool];
-  }),
-);
+const tools = builtInTools(core, config);
 
 // The shell tool checks every command with a bash parser (tree-sitter, WebAssembly)
 // that loads in the background when the tool is constructed; until it has loaded, every

@@ -12,8 +12,15 @@
 
 import process from 'node:process';
 
-// Console, spawn records and shutdown, shared with the other wrapper (see the file).
-import { enterRoot, functionResponseContent, serveTools } from '../shared/wrapper.mjs';
+// Console, spawn records and shutdown, shared with the other wrappers (see the file).
+import {
+  builtInTools,
+  enterRoot,
+  functionResponseContent,
+  noModelClient,
+  quietConfigOptions,
+  serveTools,
+} from '../shared/wrapper.mjs';
 
 // The CLI runs in the project directory and takes it as its target directory.
 enterRoot();
@@ -25,54 +32,19 @@ const sdk = {
   ...(await import('@modelcontextprotocol/sdk/types.js')),
 };
 
-// --- no model --------------------------------------------------------------------
-// write_file and replace ask the model (through the GeminiClient) to repair
-// over-escaped strings and unmatched old_strings, and look through the conversation
-// history for earlier edits. There is no model and no conversation here: the history
-// is empty and every model request fails. Upstream catches such a failure, logs it
-// and keeps the strings it was given, which is what the wrapper then does.
-const noModelClient = {
-  async getHistory() {
-    return [];
-  },
-  async generateJson() {
-    throw new Error('toolspec wrapper: no model is attached, so no correction is made');
-  },
-};
-
-/** The library's own Config, for ROOT, with no model client and no telemetry. */
+/**
+ * The library's own Config, for ROOT, with no model client (see noModelClient: in
+ * 0.1.13, write_file and replace reach the model through the GeminiClient).
+ */
 class WrapperConfig extends core.Config {
   getGeminiClient() {
     return noModelClient;
   }
 }
 
-const config = new WrapperConfig({
-  sessionId: core.sessionId,
-  targetDir: process.cwd(),
-  cwd: process.cwd(),
-  debugMode: false,
-  approvalMode: core.ApprovalMode.YOLO,
-  usageStatisticsEnabled: false,
-  telemetry: { enabled: false },
-  checkpointing: false,
-});
+const config = new WrapperConfig(quietConfigOptions(core));
 
-// The seven tools, constructed as Config.createToolRegistry constructs them.
-const tools = new Map(
-  [
-    core.LSTool,
-    core.ReadFileTool,
-    core.WriteFileTool,
-    core.EditTool,
-    core.ShellTool,
-    core.GrepTool,
-    core.GlobTool,
-  ].map((ToolClass) => {
-    const tool = new ToolClass(config);
-    return [tool.name, tool];
-  }),
-);
+const tools = builtInTools(core, config);
 
 await serveTools(sdk, {
   info: { name: 'gemini-cli-core-0.1.13', version: '0.1.13' },

@@ -14,8 +14,14 @@
 
 import process from 'node:process';
 
-// Console, spawn records and shutdown, shared with the other wrapper (see the file).
-import { enterRoot, runLikeScheduler, serveTools } from '../shared/wrapper.mjs';
+// Console, spawn records and shutdown, shared with the other wrappers (see the file).
+import {
+  builtInTools,
+  enterRoot,
+  quietConfigOptions,
+  runLikeScheduler,
+  serveTools,
+} from '../shared/wrapper.mjs';
 
 // The CLI runs in the project directory and takes it as its target directory.
 enterRoot();
@@ -30,33 +36,11 @@ const sdk = {
 // The library's own Config, for ROOT, with no model, no telemetry and no usage
 // statistics. None of the seven tools asks a model in 0.0.14 unless shell output
 // summarising is configured, and it is not.
-const config = new core.Config({
-  sessionId: core.sessionId,
-  targetDir: process.cwd(),
-  cwd: process.cwd(),
-  debugMode: false,
-  approvalMode: core.ApprovalMode.YOLO,
-  usageStatisticsEnabled: false,
-  telemetry: { enabled: false },
-  checkpointing: false,
-});
+const config = new core.Config(quietConfigOptions(core));
 
 // The seven tools, constructed as Config.createToolRegistry constructs them (with the
 // default useRipgrep: false, the grep tool is GrepTool, not RipGrepTool).
-const tools = new Map(
-  [
-    core.LSTool,
-    core.ReadFileTool,
-    core.WriteFileTool,
-    core.EditTool,
-    core.ShellTool,
-    core.GrepTool,
-    core.GlobTool,
-  ].map((ToolClass) => {
-    const tool = new ToolClass(config);
-    return [tool.name, tool];
-  }),
-);
+const tools = builtInTools(core, config);
 
 await serveTools(sdk, {
   info: { name: 'qwen-code-core-0.0.14', version: '0.0.14' },

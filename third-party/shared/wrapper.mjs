@@ -62,6 +62,62 @@ export function enterRoot() {
 }
 
 /**
+ * The options of the library's own Config that every wrapper sets: ROOT (the working
+ * folder) as the target, YOLO approval as the wrapper never asks, and no telemetry,
+ * usage statistics or checkpointing. A wrapper adds what its version needs.
+ */
+export function quietConfigOptions(core) {
+  return {
+    sessionId: core.sessionId,
+    targetDir: process.cwd(),
+    cwd: process.cwd(),
+    debugMode: false,
+    approvalMode: core.ApprovalMode.YOLO,
+    usageStatisticsEnabled: false,
+    telemetry: { enabled: false },
+    checkpointing: false,
+  };
+}
+
+/**
+ * The seven built-in tools seed 002 describes, constructed as
+ * Config.createToolRegistry constructs them (the class names are the same in every
+ * version wrapped here), by tool name.
+ */
+export function builtInTools(core, config) {
+  return new Map(
+    [
+      core.LSTool,
+      core.ReadFileTool,
+      core.WriteFileTool,
+      core.EditTool,
+      core.ShellTool,
+      core.GrepTool,
+      core.GlobTool,
+    ].map((ToolClass) => {
+      const tool = new ToolClass(config);
+      return [tool.name, tool];
+    }),
+  );
+}
+
+/**
+ * Stands in for the model clients. write_file and replace ask a model to repair
+ * over-escaped strings and unmatched old_strings, and look through the conversation
+ * history for earlier edits. There is no model and no conversation here: the history
+ * is empty and every model request fails. Upstream catches such a failure, logs it and
+ * keeps the strings it was given, which is what the wrapper then does.
+ */
+export const noModelClient = {
+  async getHistory() {
+    return [];
+  },
+  async generateJson() {
+    throw new Error('toolspec wrapper: no model is attached, so no correction is made');
+  },
+};
+
+/**
  * The parts of a function response (upstream's convertToFunctionResponse) as MCP
  * content: the text is the response's `output`, which is what the model is told, and
  * inline data (read_file on an image, audio file or PDF) follows as MCP content.

@@ -177,8 +177,14 @@ fn suite_run(ctx: &Ctx, jobs: usize) {
                     let Some((file, scenario)) = work.get(i) else {
                         break;
                     };
-                    let report =
-                        run_scenario(&ctx.suite, &file.stem, scenario, &ctx.target, &options);
+                    let report = run_scenario(
+                        &ctx.suite,
+                        &file.stem,
+                        scenario,
+                        &ctx.target,
+                        &options,
+                        None,
+                    );
                     reports.lock().expect("reports lock").push(report);
                 });
             }

@@ -62,6 +62,7 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     let options = RunOptions {
         call_timeout_ms: std::env::var(TIMEOUT_ENV).ok().and_then(|v| v.parse().ok()),
         keep_failed: std::env::var_os(KEEP_ENV).is_some_and(|v| !v.is_empty() && v != "0"),
+        repeat: 1,
     };
     let trials = trials(
         suites,
@@ -93,7 +94,8 @@ pub(crate) fn trials(
                 let trial = Trial::test(id, move || {
                     let file = &suite.files[file_index];
                     let scenario = &file.content.scenarios[index];
-                    let report = run_scenario(&suite, &file.stem, scenario, &target, &options);
+                    let report =
+                        run_scenario(&suite, &file.stem, scenario, &target, &options, None);
                     if Standing::of(&report).breaks_the_run() {
                         Err(Failed::from(report.to_string()))
                     } else {

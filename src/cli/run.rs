@@ -12,7 +12,7 @@ use crate::execute::parallel::{default_jobs, run_scenarios};
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
 use crate::report::text::{run_summary, scenario_text, suite_summary, Styles};
 use crate::report::{self, Standing, Tally};
-use crate::scenario::{selected_suites, LoadError, Suite};
+use crate::scenario::{selected_suites, Basis, LoadError, Suite};
 use crate::server::{load_target_file, preflight, Target};
 
 /// `toolspec run`.
@@ -55,9 +55,35 @@ pub(crate) struct RunArgs {
     /// Leave the fixture of every failed or errored scenario on disk.
     #[arg(long)]
     keep_failed: bool,
+    /// Run every scenario N times, each in a fresh fixture and server; a scenario
+    /// whose verdict changes is FLAKY, which fails the run unless the baseline lists it.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    repeat: u32,
+    /// Only scenarios of this conformance level: `spec` (the document requires it),
+    /// `upstream` (the real program does it where the document is silent), or `all`.
+    #[arg(long, value_enum, default_value_t = BasisFilter::All)]
+    basis: BasisFilter,
     /// Print every scenario, not only the ones that did not pass.
     #[arg(long, short)]
     verbose: bool,
+}
+
+/// `--basis`: which conformance levels to run.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum BasisFilter {
+    Spec,
+    Upstream,
+    All,
+}
+
+impl BasisFilter {
+    fn admits(self, basis: Basis) -> bool {
+        match self {
+            BasisFilter::All => true,
+            BasisFilter::Spec => basis == Basis::Spec,
+            BasisFilter::Upstream => basis == Basis::Upstream,
+        }
+    }
 }
 
 pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome, CliError> {
@@ -70,6 +96,7 @@ pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome,
     let options = RunOptions {
         call_timeout_ms: args.timeout_ms,
         keep_failed: args.keep_failed,
+        repeat: args.repeat,
     };
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     let styles = Styles::coloured(colour);
@@ -93,9 +120,11 @@ pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome,
         let work: Vec<_> = suite
             .scenarios()
             .filter(|(f, s)| {
-                args.filter
-                    .as_ref()
-                    .is_none_or(|needle| suite.scenario_id(f, s).contains(needle.as_str()))
+                args.basis.admits(s.basis)
+                    && args
+                        .filter
+                        .as_ref()
+                        .is_none_or(|needle| suite.scenario_id(f, s).contains(needle.as_str()))
             })
             .collect();
         let preflight_timeout = Duration::from_millis(
@@ -103,24 +132,36 @@ pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome,
                 .call_timeout_ms
                 .unwrap_or(suite.config.call_timeout_ms),
         );
-        match preflight::check(suite, &target, preflight_timeout) {
+        let listed = match preflight::check(suite, &target, preflight_timeout) {
             Ok(gaps) => {
                 for line in gaps.lines(&target.name) {
                     say(line);
                 }
+                Some(gaps.listed)
             }
-            Err(why) => say(format_args!(
-                "note: could not list `{}`'s tools: {why}",
-                target.name
-            )),
-        }
+            Err(why) => {
+                say(format_args!(
+                    "note: could not list `{}`'s tools: {why}",
+                    target.name
+                ));
+                None
+            }
+        };
         let started = Instant::now();
         let show = |report: &ScenarioReport| {
             if args.verbose || Standing::of(report).breaks_the_run() {
                 print(&scenario_text(report, styles));
             }
         };
-        let reports = run_scenarios(suite, &work, &target, &options, jobs, &show);
+        let reports = run_scenarios(
+            suite,
+            &work,
+            &target,
+            &options,
+            listed.as_ref(),
+            jobs,
+            &show,
+        );
         let tally = Tally::of(&reports);
         say(suite_summary(
             &suite.name,
@@ -133,6 +174,13 @@ pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome,
     }
     say(run_summary(&grand));
     write_reports(args, &target_name, &all_reports)?;
+    if grand.judged() == 0 && grand.scenarios() > 0 {
+        say(format_args!(
+            "error: no scenario was judged ({} SKIP, {} UNSUPPORTED): a run that checks nothing does not pass",
+            grand.skipped, grand.unsupported
+        ));
+        return Ok(Outcome::Broken);
+    }
     Ok(if grand.breaks_the_run() {
         Outcome::Broken
     } else {
@@ -174,7 +222,7 @@ fn check_baseline(target: &Target, suites: &[Suite], file: Option<&Path>) -> Res
         .baseline
         .iter()
         .filter(|id| selected.contains(&id.split("::").next().unwrap_or_default()))
-        .filter(|id| !ids.contains(*id))
+        .filter(|entry| !names_a_scenario(entry, &ids))
         .map(|id| {
             LoadError::new(
                 file,
@@ -188,6 +236,15 @@ fn check_baseline(target: &Target, suites: &[Suite], file: Option<&Path>) -> Res
     } else {
         Err(CliError::Files(errors))
     }
+}
+
+/// Whether a baseline entry names a scenario of `ids`: the whole scenario, or one
+/// of its expectations (`id#key`; a scenario name may itself hold a `#`).
+fn names_a_scenario(entry: &str, ids: &BTreeSet<String>) -> bool {
+    ids.contains(entry)
+        || entry
+            .match_indices('#')
+            .any(|(at, _)| ids.contains(&entry[..at]) && !entry[at + 1..].is_empty())
 }
 
 fn write_reports(args: &RunArgs, target: &str, reports: &[ScenarioReport]) -> Result<(), CliError> {
@@ -209,7 +266,7 @@ fn write_reports(args: &RunArgs, target: &str, reports: &[ScenarioReport]) -> Re
             "# Scenarios that fail on this target; name this file in `baseline_file:`.\n",
         );
         for r in reports {
-            if matches!(r.verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
+            if r.is_flaky() || matches!(r.verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
                 text.push_str(&r.id);
                 text.push('\n');
             }

@@ -5,76 +5,21 @@
 //! whatever the verdict.
 
 pub(crate) mod parallel;
+mod unsupported;
+mod verdict;
 
-use std::collections::BTreeMap;
+pub use verdict::{Excuse, ScenarioReport, Verdict};
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use crate::fixture::Fixture;
 use crate::judge::{indent, judge, judge_listed_tools, Mismatch};
-use crate::scenario::{Basis, Bindings, Call, Requirement, Scenario, Suite};
+use crate::scenario::{Bindings, Call, Requirement, Scenario, Suite};
 use crate::server::outcome::CallOutcome;
 use crate::server::{Session, Target};
-
-/// The four verdicts of the result model.
-#[derive(Debug, Clone)]
-pub enum Verdict {
-    /// Every expectation held.
-    Pass,
-    /// The server answered, not as the spec says.
-    Fail(Vec<Mismatch>),
-    /// The server did not answer properly: died, hung, wrote garbage.
-    Error {
-        /// What went wrong, in words.
-        what: String,
-        /// The last lines the server wrote to stderr.
-        stderr_tail: String,
-    },
-    /// The target cannot express something the scenario needs.
-    Skip(String),
-}
-
-impl Verdict {
-    /// The verdict's word in reports: PASS, FAIL, ERROR or SKIP.
-    pub fn label(&self) -> &'static str {
-        match self {
-            Verdict::Pass => "PASS",
-            Verdict::Fail(_) => "FAIL",
-            Verdict::Error { .. } => "ERROR",
-            Verdict::Skip(_) => "SKIP",
-        }
-    }
-}
-
-/// Everything a report needs about one scenario run.
-#[derive(Debug, Clone)]
-pub struct ScenarioReport {
-    /// `suite::file::name`, stable across runs.
-    pub id: String,
-    /// The spec requirement of the scenario's file.
-    pub requirement: String,
-    /// The spec clause the scenario covers.
-    pub covers: String,
-    /// The target's baseline lists this scenario as failing.
-    pub known_failure: bool,
-    /// Preparatory calls that were answered with an error.
-    pub warnings: Vec<String>,
-    /// What happened.
-    pub verdict: Verdict,
-    /// The judged call, as sent (with `{root}` filled in).
-    pub call: String,
-    /// The fixture root the server ran in.
-    pub root: String,
-    /// The fixture root was left on disk (`keep_failed`).
-    pub root_kept: bool,
-    /// The scenario's `note:`, shown with a failure so its reader knows the choice made.
-    pub note: Option<String>,
-    /// Whether the seed says it, or only the upstream program does.
-    pub basis: Basis,
-    /// Wall time from fixture to verdict.
-    pub elapsed: Duration,
-}
 
 /// Knobs that apply to a whole run.
 #[derive(Debug, Clone, Default)]
@@ -83,6 +28,9 @@ pub struct RunOptions {
     pub call_timeout_ms: Option<u64>,
     /// Leave the fixture of a failed or errored scenario on disk, for a look.
     pub keep_failed: bool,
+    /// Run every scenario this many times, each in a fresh fixture and server, to
+    /// catch a server whose verdict changes from run to run (0 and 1: once).
+    pub repeat: u32,
 }
 
 /// Runs the scenario of `suite` whose id (`suite::file::name`) or bare name is
@@ -98,16 +46,22 @@ pub fn run_named(
         .scenarios()
         .find(|(f, s)| suite.scenario_id(f, s) == name)
         .or_else(|| suite.scenarios().find(|(_, s)| s.name == name))?;
-    Some(run_scenario(suite, &file.stem, scenario, target, options))
+    Some(run_scenario(
+        suite, &file.stem, scenario, target, options, None,
+    ))
 }
 
-/// Runs `scenario` of `suite` against `target` on a fresh runtime.
+/// Runs `scenario` of `suite` against `target` on a fresh runtime. `listed` is the
+/// server's tool list, asked once for the run, when it could be read: a scenario
+/// that calls one of the suite's tools the server lacks is UNSUPPORTED without
+/// starting it.
 pub(crate) fn run_scenario(
     suite: &Suite,
     file_stem: &str,
     scenario: &Scenario,
     target: &Target,
     options: &RunOptions,
+    listed: Option<&BTreeSet<String>>,
 ) -> ScenarioReport {
     let started = Instant::now();
     let id = format!("{}::{}::{}", suite.name, file_stem, scenario.name);
@@ -118,8 +72,9 @@ pub(crate) fn run_scenario(
         .map(|f| f.content.requirement.clone())
         .unwrap_or_default();
     let mut report = ScenarioReport {
-        known_failure: target.baseline.contains(&id),
+        excuse: Excuse::of(&target.baseline, &id),
         warnings: Vec::new(),
+        attempts: Vec::new(),
         id,
         requirement,
         covers: scenario.covers.clone(),
@@ -141,7 +96,11 @@ pub(crate) fn run_scenario(
             return report;
         }
     };
-    report.verdict = runtime.block_on(run(suite, scenario, target, options, &mut report));
+    report.verdict =
+        match listed.and_then(|l| unsupported::missing_tool(suite, scenario, target, l)) {
+            Some(missing) => missing.verdict(target),
+            None => runtime.block_on(run(suite, scenario, target, options, &mut report)),
+        };
     report.elapsed = started.elapsed();
     report
 }
@@ -321,6 +280,7 @@ fn take_captures(
 ) -> Result<(), Mismatch> {
     for (name, pattern) in &call.capture {
         let expectation = format!("capture: {{{name}: {:?}}}", pattern.0.as_str());
+        let key = format!("capture[{name}]");
         let CallOutcome::Result(result) = outcome else {
             return Err(Mismatch::new(
                 expectation,
@@ -328,7 +288,8 @@ fn take_captures(
                     "{shown}: a capture needs a tool result, got {}\nnothing after this call was made",
                     outcome.summary()
                 ),
-            ));
+            )
+            .keyed(key));
         };
         let value = pattern
             .0
@@ -344,7 +305,8 @@ fn take_captures(
                     pattern.0.as_str(),
                     indent(&result.text)
                 ),
-                ))
+                )
+                .keyed(key))
             }
         }
     }

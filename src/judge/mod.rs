@@ -23,6 +23,10 @@ use crate::server::outcome::{CallOutcome, ToolResult};
 pub struct Mismatch {
     /// Which expectation, as written in the scenario (`code`, `text`, `files: a.txt`).
     pub expectation: String,
+    /// The expectation's id within its scenario (`code`, `contains[0]`,
+    /// `files[a.txt]`, `any_of[1].text`): appended to the scenario id after a `#`, it
+    /// names this one expectation in a baseline.
+    pub key: String,
     /// What was wrong, with a diff where useful.
     pub detail: String,
 }
@@ -31,9 +35,23 @@ impl Mismatch {
     pub(crate) fn new(expectation: impl Into<String>, detail: impl Into<String>) -> Self {
         Mismatch {
             expectation: expectation.into(),
+            key: String::new(),
             detail: detail.into(),
         }
     }
+
+    /// The same mismatch with its expectation id set.
+    pub(crate) fn keyed(mut self, key: impl Into<String>) -> Self {
+        self.key = key.into();
+        self
+    }
+}
+
+/// Whether the baseline key `entry` excuses the expectation `key`: the same id, or
+/// one that contains it (`files` excuses `files[a.txt]`, `any_of` every branch).
+pub(crate) fn key_covers(entry: &str, key: &str) -> bool {
+    key.strip_prefix(entry)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', '.']))
 }
 
 /// Every mismatch between `then` and what happened; empty means the scenario passed.
@@ -59,6 +77,7 @@ pub(crate) fn judge(
         for (i, mismatches) in branches.into_iter().enumerate() {
             found.extend(mismatches.into_iter().map(|m| Mismatch {
                 expectation: format!("any_of[{i}]: {}", m.expectation),
+                key: format!("any_of[{i}].{}", m.key),
                 detail: m.detail,
             }));
         }
@@ -77,18 +96,24 @@ fn judge_keys(
     let mut found = Vec::new();
     if let Some(want) = &then.protocol_error {
         judge_protocol_error(want, outcome, bindings, &mut found);
+        for m in &mut found {
+            m.key = "protocol_error".to_string();
+        }
     }
     match outcome {
         CallOutcome::Result(result) => judge_result(then, convention, result, bindings, &mut found),
-        other if then.judges_the_result() => found.push(Mismatch::new(
-            "a tool result",
-            format!("expected a tool result, got {}", other.summary()),
-        )),
+        other if then.judges_the_result() => found.push(
+            Mismatch::new(
+                "a tool result",
+                format!("expected a tool result, got {}", other.summary()),
+            )
+            .keyed("result"),
+        ),
         _ => {}
     }
     for (name, expect) in &then.files {
         if let Some(m) = judge_file(name, expect, fixture, bindings) {
-            found.push(m);
+            found.push(m.keyed(format!("files[{name}]")));
         }
     }
     found
@@ -120,19 +145,25 @@ pub(crate) fn judge_listed_tools(
         .collect();
     let mut found = Vec::new();
     if !missing.is_empty() {
-        found.push(Mismatch::new(
-            "listed_tools: include",
-            format!("tools/list lacks {}; it lists {shown}", missing.join(", ")),
-        ));
+        found.push(
+            Mismatch::new(
+                "listed_tools: include",
+                format!("tools/list lacks {}; it lists {shown}", missing.join(", ")),
+            )
+            .keyed("listed_tools.include"),
+        );
     }
     if !present.is_empty() {
-        found.push(Mismatch::new(
-            "listed_tools: exclude",
-            format!(
-                "tools/list names {}, which must be hidden; it lists {shown}",
-                present.join(", ")
-            ),
-        ));
+        found.push(
+            Mismatch::new(
+                "listed_tools: exclude",
+                format!(
+                    "tools/list names {}, which must be hidden; it lists {shown}",
+                    present.join(", ")
+                ),
+            )
+            .keyed("listed_tools.exclude"),
+        );
     }
     found
 }
@@ -213,31 +244,28 @@ fn judge_result(
     if then.judges_the_result() {
         let breaks = convention.breaks(result);
         if !breaks.is_empty() {
-            found.push(Mismatch::new(convention.name(), breaks.join("\n")));
+            found.push(Mismatch::new(convention.name(), breaks.join("\n")).keyed("convention"));
         }
     }
     if let Some(expected) = &then.json {
-        match serde_json::from_str::<serde_json::Value>(text) {
+        let detail = match serde_json::from_str::<serde_json::Value>(text) {
             Ok(actual) => {
                 let differences = json_subset::differences(expected, &actual, bindings);
-                if !differences.is_empty() {
-                    found.push(Mismatch::new(
-                        "json",
-                        format!(
-                            "{}\nthe text was:\n{}",
-                            differences.join("\n"),
-                            indent(text)
-                        ),
-                    ));
-                }
+                (!differences.is_empty()).then(|| {
+                    format!(
+                        "{}\nthe text was:\n{}",
+                        differences.join("\n"),
+                        indent(text)
+                    )
+                })
             }
-            Err(e) => found.push(Mismatch::new(
-                "json",
-                format!(
-                    "the text is not JSON ({e}); the text was:\n{}",
-                    indent(text)
-                ),
+            Err(e) => Some(format!(
+                "the text is not JSON ({e}); the text was:\n{}",
+                indent(text)
             )),
+        };
+        if let Some(detail) = detail {
+            found.push(Mismatch::new("json", detail).keyed("json"));
         }
     }
     // `code` implies an error unless the scenario says otherwise.
@@ -248,74 +276,83 @@ fn judge_result(
                 Some(b) => format!("isError: {b}"),
                 None => "no isError field".to_string(),
             };
-            found.push(Mismatch::new(
-                format!("is_error: {want}"),
-                format!(
-                    "expected isError: {want}, got {got}; text: {}",
-                    crate::visible::excerpt(text, 300)
-                ),
-            ));
+            found.push(
+                Mismatch::new(
+                    format!("is_error: {want}"),
+                    format!(
+                        "expected isError: {want}, got {got}; text: {}",
+                        crate::visible::excerpt(text, 300)
+                    ),
+                )
+                .keyed("is_error"),
+            );
         }
     }
     if let Some(code) = &then.code {
         let code = bindings.fill(code);
-        match convention.read_code(result) {
-            Ok(got) if got == code => {}
-            Ok(got) => found.push(Mismatch::new(
-                format!("code: {code}"),
-                format!(
-                    "expected code {code}, got {got}\n{}",
-                    diff::unified(&code, &got)
-                ),
+        let detail = match convention.read_code(result) {
+            Ok(got) if got == code => None,
+            Ok(got) => Some(format!(
+                "expected code {code}, got {got}\n{}",
+                diff::unified(&code, &got)
             )),
-            Err(why) => found.push(Mismatch::new(
-                format!("code: {code}"),
-                format!(
-                    "expected code {code}, but {}; text: {}",
-                    why.0,
-                    crate::visible::excerpt(text, 300)
-                ),
+            Err(why) => Some(format!(
+                "expected code {code}, but {}; text: {}",
+                why.0,
+                crate::visible::excerpt(text, 300)
             )),
+        };
+        if let Some(detail) = detail {
+            found.push(Mismatch::new(format!("code: {code}"), detail).keyed("code"));
         }
     }
     if let Some(expected) = &then.text {
         if let Some(difference) = template::difference(expected, text, bindings) {
-            found.push(Mismatch::new("text", difference));
+            found.push(Mismatch::new("text", difference).keyed("text"));
         }
     }
-    for needle in &then.contains {
+    for (i, needle) in then.contains.iter().enumerate() {
         let needle = bindings.fill(needle);
         if !text.contains(&needle) {
-            found.push(Mismatch::new(
-                format!("contains: {needle:?}"),
-                format!("{needle:?} does not occur in the text:\n{}", indent(text)),
-            ));
+            found.push(
+                Mismatch::new(
+                    format!("contains: {needle:?}"),
+                    format!("{needle:?} does not occur in the text:\n{}", indent(text)),
+                )
+                .keyed(format!("contains[{i}]")),
+            );
         }
     }
-    for needle in &then.not_contains {
+    for (i, needle) in then.not_contains.iter().enumerate() {
         let needle = bindings.fill(needle);
         if let Some(at) = text.find(&needle) {
-            found.push(Mismatch::new(
-                format!("not_contains: {needle:?}"),
-                format!(
-                    "{needle:?} occurs at byte {at} of the text:\n{}",
-                    indent(text)
-                ),
-            ));
+            found.push(
+                Mismatch::new(
+                    format!("not_contains: {needle:?}"),
+                    format!(
+                        "{needle:?} occurs at byte {at} of the text:\n{}",
+                        indent(text)
+                    ),
+                )
+                .keyed(format!("not_contains[{i}]")),
+            );
         }
     }
-    for pattern in &then.matches {
+    for (i, pattern) in then.matches.iter().enumerate() {
         let pattern = bindings.fill_with(pattern, regex::escape);
-        match Regex::new(&pattern) {
-            Ok(re) if re.is_match(text) => {}
-            Ok(_) => found.push(Mismatch::new(
-                format!("matches: {pattern:?}"),
-                format!("no match for /{pattern}/ in the text:\n{}", indent(text)),
+        let detail = match Regex::new(&pattern) {
+            Ok(re) if re.is_match(text) => None,
+            Ok(_) => Some(format!(
+                "no match for /{pattern}/ in the text:\n{}",
+                indent(text)
             )),
-            Err(e) => found.push(Mismatch::new(
-                format!("matches: {pattern:?}"),
-                format!("bad regex: {e}"),
-            )),
+            Err(e) => Some(format!("bad regex: {e}")),
+        };
+        if let Some(detail) = detail {
+            found.push(
+                Mismatch::new(format!("matches: {pattern:?}"), detail)
+                    .keyed(format!("matches[{i}]")),
+            );
         }
     }
 }

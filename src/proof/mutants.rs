@@ -173,6 +173,7 @@ pub(crate) fn score_suite(
         &work,
         &Target::reference(exe, suite),
         options,
+        None,
         jobs,
         &silent,
     );
@@ -187,7 +188,7 @@ pub(crate) fn score_suite(
         .filter(|m| only.is_empty() || only.contains(&m.name))
     {
         let target = Target::reference(exe, suite).with_extra_args(&["--mutate", &mutation.name]);
-        let reports = run_scenarios(suite, &work, &target, options, jobs, &silent);
+        let reports = run_scenarios(suite, &work, &target, options, None, jobs, &silent);
         let killed_by = reports
             .iter()
             .filter(|r| matches!(r.verdict, Verdict::Fail(_) | Verdict::Error { .. }))

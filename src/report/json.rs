@@ -1,35 +1,69 @@
-//! A JSON report: one object per scenario, for dashboards and for diffing two runs.
+//! A JSON report: the counts of every suite and of the run, and one object per
+//! scenario, for dashboards, CI gates and diffing two runs.
 
 use std::io::Write;
 use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::Standing;
-use crate::execute::{ScenarioReport, Verdict};
+use super::{Standing, Tally};
+use crate::execute::{Excuse, ScenarioReport, Verdict};
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
 /// with any change a reader could notice, and the schema with it.
-const REPORT_SCHEMA_VERSION: u64 = 1;
+const REPORT_SCHEMA_VERSION: u64 = 2;
 
-/// Writes every report as a JSON array to `path`.
+/// Writes the run's counts and every report as JSON to `path`.
 pub(crate) fn write_json(
     path: &Path,
     target: &str,
     reports: &[ScenarioReport],
 ) -> std::io::Result<()> {
     let scenarios: Vec<Value> = reports.iter().map(scenario_json).collect();
-    let doc = json!({ "schema_version": REPORT_SCHEMA_VERSION, "target": target, "scenarios": scenarios });
+    let suites: Vec<Value> = super::by_suite(reports)
+        .iter()
+        .map(|(name, tally)| json!({ "name": name, "counts": counts_json(tally) }))
+        .collect();
+    let doc = json!({
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "target": target,
+        "counts": counts_json(&Tally::of(reports)),
+        "suites": suites,
+        "scenarios": scenarios,
+    });
     let mut file = std::fs::File::create(path)?;
     serde_json::to_writer_pretty(&mut file, &doc)?;
     file.write_all(b"\n")
 }
 
+/// The counts of the summary line, by the same names.
+fn counts_json(t: &Tally) -> Value {
+    json!({
+        "PASS": t.passed,
+        "FAIL": t.failed,
+        "ERROR": t.errored,
+        "SKIP": t.skipped,
+        "UNSUPPORTED": t.unsupported,
+        "KNOWN": t.known,
+        "FLAKY": t.flaky,
+        "STALE": t.stale,
+        "spec": { "passed": t.spec.passed, "total": t.spec.total },
+        "upstream": { "passed": t.upstream.passed, "total": t.upstream.total },
+    })
+}
+
 fn scenario_json(r: &ScenarioReport) -> Value {
-    let (mismatches, error, skip) = match &r.verdict {
+    let (mismatches, error, reason) = match &r.verdict {
         Verdict::Fail(m) => (
             m.iter()
-                .map(|m| json!({ "expectation": m.expectation, "detail": m.detail }))
+                .map(|m| {
+                    json!({
+                        "id": format!("{}#{}", r.id, m.key),
+                        "expectation": m.expectation,
+                        "detail": m.detail,
+                        "excused": r.excuse.covers(m),
+                    })
+                })
                 .collect(),
             Value::Null,
             Value::Null,
@@ -39,8 +73,13 @@ fn scenario_json(r: &ScenarioReport) -> Value {
             json!({ "what": what, "stderr_tail": stderr_tail }),
             Value::Null,
         ),
-        Verdict::Skip(why) => (Vec::new(), Value::Null, json!(why)),
+        Verdict::Skip(why) | Verdict::Unsupported(why) => (Vec::new(), Value::Null, json!(why)),
         Verdict::Pass => (Vec::new(), Value::Null, Value::Null),
+    };
+    let baseline = match &r.excuse {
+        Excuse::None => Value::Null,
+        Excuse::Whole => json!("scenario"),
+        Excuse::Expectations(keys) => json!(keys),
     };
     json!({
         "id": r.id,
@@ -51,11 +90,12 @@ fn scenario_json(r: &ScenarioReport) -> Value {
             crate::scenario::Basis::Upstream => "upstream",
         },
         "verdict": r.verdict.label(),
-        "standing": format!("{:?}", Standing::of(r)),
-        "known_failure": r.known_failure,
+        "standing": Standing::of(r).label(),
+        "baseline": baseline,
+        "attempts": r.attempts.iter().map(Verdict::label).collect::<Vec<_>>(),
         "mismatches": mismatches,
         "error": error,
-        "skip_reason": skip,
+        "reason": reason,
         "call": r.call,
         "warnings": r.warnings,
         "elapsed_ms": r.elapsed.as_millis() as u64,

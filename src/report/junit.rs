@@ -1,8 +1,8 @@
 //! JUnit XML, the format CI pages read: one `<testsuite>` per suite, one
 //! `<testcase>` per scenario. Known failures are reported as passing with their
-//! failure in `<system-out>`, so a CI page stays green exactly when the run does.
+//! failure in `<system-out>`, so a CI page stays green exactly when the run does;
+//! each suite's counts, as the summary line gives them, are its properties.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -14,33 +14,45 @@ pub(crate) fn write_junit(
     target: &str,
     reports: &[ScenarioReport],
 ) -> std::io::Result<()> {
-    let mut by_suite: BTreeMap<&str, Vec<&ScenarioReport>> = BTreeMap::new();
-    for r in reports {
-        let suite = r.id.split("::").next().unwrap_or_default();
-        by_suite.entry(suite).or_default().push(r);
-    }
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(xml, "<testsuites name=\"toolspec {}\">", escape(target));
-    for (suite, cases) in by_suite {
-        let failures = cases
+    for (suite, tally) in super::by_suite(reports) {
+        let cases: Vec<&ScenarioReport> = reports
             .iter()
-            .filter(|r| matches!(Standing::of(r), Standing::Failed | Standing::StaleBaseline))
-            .count();
-        let errors = cases
-            .iter()
-            .filter(|r| Standing::of(r) == Standing::Errored)
-            .count();
-        let skipped = cases
-            .iter()
-            .filter(|r| Standing::of(r) == Standing::Skipped)
-            .count();
+            .filter(|r| super::suite_of(&r.id) == suite)
+            .collect();
         let time: f64 = cases.iter().map(|r| r.elapsed.as_secs_f64()).sum();
+        // JUnit knows failures, errors and skips; FLAKY and STALE fail the run, so
+        // they are failures here, and UNSUPPORTED is a skip. The summary line's own
+        // counts follow as properties.
         let _ = writeln!(
             xml,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\">",
-            escape(suite),
-            cases.len()
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{time:.3}\">",
+            escape(&suite),
+            cases.len(),
+            tally.failed + tally.flaky + tally.stale,
+            tally.errored,
+            tally.skipped + tally.unsupported,
         );
+        xml.push_str("    <properties>\n");
+        for (name, value) in [
+            ("PASS", tally.passed.to_string()),
+            ("FAIL", tally.failed.to_string()),
+            ("ERROR", tally.errored.to_string()),
+            ("SKIP", tally.skipped.to_string()),
+            ("UNSUPPORTED", tally.unsupported.to_string()),
+            ("KNOWN", tally.known.to_string()),
+            ("FLAKY", tally.flaky.to_string()),
+            ("STALE", tally.stale.to_string()),
+            ("spec", tally.spec.to_string()),
+            ("upstream", tally.upstream.to_string()),
+        ] {
+            let _ = writeln!(
+                xml,
+                "      <property name=\"toolspec.{name}\" value=\"{value}\"/>"
+            );
+        }
+        xml.push_str("    </properties>\n");
         for r in cases {
             let mut parts = r.id.splitn(3, "::");
             let (_, file, name) = (
@@ -51,7 +63,7 @@ pub(crate) fn write_junit(
             let _ = write!(
                 xml,
                 "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3}\">",
-                escape(suite),
+                escape(&suite),
                 escape(file),
                 escape(name),
                 r.elapsed.as_secs_f64()
@@ -59,8 +71,16 @@ pub(crate) fn write_junit(
             let body = escape(&r.to_string());
             match (Standing::of(r), &r.verdict) {
                 (Standing::Passed, _) => {}
-                (Standing::Skipped, Verdict::Skip(why)) => {
-                    let _ = write!(xml, "<skipped message=\"{}\"/>", escape(why));
+                (
+                    Standing::Skipped | Standing::Unsupported,
+                    Verdict::Skip(why) | Verdict::Unsupported(why),
+                ) => {
+                    let _ = write!(
+                        xml,
+                        "<skipped message=\"{}: {}\"/>",
+                        r.verdict.label(),
+                        escape(why)
+                    );
                 }
                 (Standing::Errored, _) => {
                     let _ = write!(xml, "<error message=\"server error\">{body}</error>");
@@ -68,7 +88,13 @@ pub(crate) fn write_junit(
                 (Standing::StaleBaseline, _) => {
                     let _ = write!(
                         xml,
-                        "<failure message=\"stale baseline entry: this scenario passes now; remove it from the baseline\"/>"
+                        "<failure message=\"stale baseline entry: what it names passes now; remove it from the baseline\">{body}</failure>"
+                    );
+                }
+                (Standing::Flaky, _) => {
+                    let _ = write!(
+                        xml,
+                        "<failure message=\"flaky: the attempts did not all come to the same verdict\">{body}</failure>"
                     );
                 }
                 (Standing::KnownFailure, _) => {

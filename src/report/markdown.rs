@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{Standing, Tally};
+use super::Tally;
 use crate::execute::ScenarioReport;
 
 pub(crate) fn write_markdown(
@@ -15,36 +15,45 @@ pub(crate) fn write_markdown(
 ) -> std::io::Result<()> {
     let mut rows: BTreeMap<(String, String), Tally> = BTreeMap::new();
     for r in reports {
-        let suite = r.id.split("::").next().unwrap_or_default().to_string();
-        rows.entry((suite, r.requirement.clone()))
+        rows.entry((super::suite_of(&r.id).to_string(), r.requirement.clone()))
             .or_default()
-            .count(Standing::of(r));
+            .count(r);
     }
     let mut md = format!("# Conformance of `{target}`\n\n");
-    md.push_str("| suite | requirement | pass | fail | error | skip | known failure |\n");
-    md.push_str("|---|---|---:|---:|---:|---:|---:|\n");
-    let mut total = Tally::default();
-    for ((suite, requirement), t) in &rows {
-        let _ = writeln!(
-            md,
-            "| {suite} | {} | {} | {} | {} | {} | {} |",
-            requirement.replace('|', "\\|"),
-            t.passed,
-            t.failed + t.stale,
-            t.errored,
-            t.skipped,
-            t.known
-        );
-        total.add(t);
-    }
+    let total = Tally::of(reports);
     let _ = writeln!(
         md,
-        "| **all** | | **{}** | **{}** | **{}** | **{}** | **{}** |",
-        total.passed,
-        total.failed + total.stale,
-        total.errored,
-        total.skipped,
-        total.known
+        "Spec {}, upstream {}. {}\n",
+        total.spec,
+        total.upstream,
+        total.counts_line()
     );
+    md.push_str(
+        "| suite | requirement | pass | fail | error | skip | unsupported | known | flaky | stale | spec | upstream |\n",
+    );
+    md.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let row = |md: &mut String, suite: &str, requirement: &str, t: &Tally, strong: bool| {
+        let cells = [
+            t.passed.to_string(),
+            t.failed.to_string(),
+            t.errored.to_string(),
+            t.skipped.to_string(),
+            t.unsupported.to_string(),
+            t.known.to_string(),
+            t.flaky.to_string(),
+            t.stale.to_string(),
+            t.spec.to_string(),
+            t.upstream.to_string(),
+        ];
+        let cells: Vec<String> = cells
+            .into_iter()
+            .map(|c| if strong { format!("**{c}**") } else { c })
+            .collect();
+        let _ = writeln!(md, "| {suite} | {requirement} | {} |", cells.join(" | "));
+    };
+    for ((suite, requirement), t) in &rows {
+        row(&mut md, suite, &requirement.replace('|', "\\|"), t, false);
+    }
+    row(&mut md, "**all**", "", &total, true);
     std::fs::write(path, md)
 }

@@ -11,3 +11,27 @@ pub(crate) use json::write_json;
 pub(crate) use junit::write_junit;
 pub(crate) use markdown::write_markdown;
 pub(crate) use standing::{Standing, Tally};
+
+use crate::execute::ScenarioReport;
+
+/// The name of the suite of a scenario id (`suite::file::name`).
+pub(crate) fn suite_of(id: &str) -> &str {
+    id.split("::").next().unwrap_or_default()
+}
+
+/// The reports' counts per suite, in the order the suites first appear.
+pub(crate) fn by_suite(reports: &[ScenarioReport]) -> Vec<(String, Tally)> {
+    let mut suites: Vec<(String, Tally)> = Vec::new();
+    for r in reports {
+        let name = suite_of(&r.id);
+        match suites.iter_mut().find(|(n, _)| n == name) {
+            Some((_, tally)) => tally.count(r),
+            None => {
+                let mut tally = Tally::default();
+                tally.count(r);
+                suites.push((name.to_string(), tally));
+            }
+        }
+    }
+    suites
+}

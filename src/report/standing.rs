@@ -1,7 +1,11 @@
 //! What a scenario's verdict means for the run once the target's baseline of known
-//! failures is applied, and the counts every report gives.
+//! failures is applied, and the counts every report gives: the summary line, JSON,
+//! JUnit and Markdown all count with [`Tally`], so they cannot disagree.
 
-use crate::execute::{ScenarioReport, Verdict};
+use std::fmt::{self, Write as _};
+
+use crate::execute::{Excuse, ScenarioReport, Verdict};
+use crate::scenario::Basis;
 
 /// What a scenario's verdict means for the run, once the baseline is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -10,22 +14,46 @@ pub(crate) enum Standing {
     Failed,
     Errored,
     Skipped,
-    /// Failed or errored, and listed in the baseline: does not fail the run.
+    /// The server does not list a suite tool the scenario calls.
+    Unsupported,
+    /// Repeated attempts came to different verdicts.
+    Flaky,
+    /// Failed, errored or flaky, and excused by the baseline: does not fail the run.
     KnownFailure,
-    /// Listed in the baseline but passed: the entry is stale and fails the run, so
-    /// baselines only ever shrink.
+    /// A baseline entry that excuses nothing: the scenario, or the expectation it
+    /// names, holds now. It fails the run, so baselines only ever shrink.
     StaleBaseline,
 }
 
 impl Standing {
     pub(crate) fn of(report: &ScenarioReport) -> Standing {
-        match (&report.verdict, report.known_failure) {
-            (Verdict::Pass, false) => Standing::Passed,
-            (Verdict::Pass, true) => Standing::StaleBaseline,
+        if report.is_flaky() {
+            return match report.excuse {
+                Excuse::Whole => Standing::KnownFailure,
+                _ => Standing::Flaky,
+            };
+        }
+        match (&report.verdict, &report.excuse) {
+            (Verdict::Pass, Excuse::None) => Standing::Passed,
+            (Verdict::Pass, _) => Standing::StaleBaseline,
             (Verdict::Skip(_), _) => Standing::Skipped,
-            (Verdict::Fail(_) | Verdict::Error { .. }, true) => Standing::KnownFailure,
-            (Verdict::Fail(_), false) => Standing::Failed,
-            (Verdict::Error { .. }, false) => Standing::Errored,
+            (Verdict::Unsupported(_), _) => Standing::Unsupported,
+            (Verdict::Fail(_) | Verdict::Error { .. }, Excuse::Whole) => Standing::KnownFailure,
+            (Verdict::Fail(mismatches), Excuse::Expectations(keys)) => {
+                let all_excused = mismatches.iter().all(|m| report.excuse.covers(m));
+                let every_entry_used = keys.iter().all(|k| {
+                    mismatches
+                        .iter()
+                        .any(|m| crate::judge::key_covers(k, &m.key))
+                });
+                match (all_excused, every_entry_used) {
+                    (false, _) => Standing::Failed,
+                    (true, false) => Standing::StaleBaseline,
+                    (true, true) => Standing::KnownFailure,
+                }
+            }
+            (Verdict::Fail(_), Excuse::None) => Standing::Failed,
+            (Verdict::Error { .. }, _) => Standing::Errored,
         }
     }
 
@@ -33,39 +61,101 @@ impl Standing {
     pub(crate) fn breaks_the_run(self) -> bool {
         matches!(
             self,
-            Standing::Failed | Standing::Errored | Standing::StaleBaseline
+            Standing::Failed | Standing::Errored | Standing::Flaky | Standing::StaleBaseline
         )
+    }
+
+    /// The standing's word in reports, as the summary line counts it.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Standing::Passed => "PASS",
+            Standing::Failed => "FAIL",
+            Standing::Errored => "ERROR",
+            Standing::Skipped => "SKIP",
+            Standing::Unsupported => "UNSUPPORTED",
+            Standing::Flaky => "FLAKY",
+            Standing::KnownFailure => "KNOWN",
+            Standing::StaleBaseline => "STALE",
+        }
     }
 }
 
-/// Counts of each standing.
+/// How many scenarios of one conformance level passed, of how many judged.
+///
+/// SKIP is left out (the target could not be asked); UNSUPPORTED stays in, so a
+/// server that lists one tool does not score 100%. A stale baseline entry's
+/// scenario passed, so it counts as passed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Score {
+    pub passed: usize,
+    pub total: usize,
+}
+
+impl Score {
+    fn count(&mut self, standing: Standing) {
+        if standing == Standing::Skipped {
+            return;
+        }
+        self.total += 1;
+        if matches!(standing, Standing::Passed | Standing::StaleBaseline) {
+            self.passed += 1;
+        }
+    }
+
+    fn add(&mut self, other: &Score) {
+        self.passed += other.passed;
+        self.total += other.total;
+    }
+}
+
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}/{}", self.passed, self.total)
+    }
+}
+
+/// Counts of each standing, and the score of each conformance level.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Tally {
     pub passed: usize,
     pub failed: usize,
     pub errored: usize,
     pub skipped: usize,
+    pub unsupported: usize,
     pub known: usize,
+    pub flaky: usize,
     pub stale: usize,
+    /// Scenarios whose basis is the spec: the figure a conformance claim gives.
+    pub spec: Score,
+    /// Scenarios whose basis is the upstream program.
+    pub upstream: Score,
 }
 
 impl Tally {
     pub(crate) fn of(reports: &[ScenarioReport]) -> Tally {
         let mut t = Tally::default();
         for r in reports {
-            t.count(Standing::of(r));
+            t.count(r);
         }
         t
     }
 
-    pub(crate) fn count(&mut self, standing: Standing) {
+    /// Counts one scenario's report.
+    pub(crate) fn count(&mut self, report: &ScenarioReport) {
+        let standing = Standing::of(report);
         match standing {
             Standing::Passed => self.passed += 1,
             Standing::Failed => self.failed += 1,
             Standing::Errored => self.errored += 1,
             Standing::Skipped => self.skipped += 1,
+            Standing::Unsupported => self.unsupported += 1,
+            Standing::Flaky => self.flaky += 1,
             Standing::KnownFailure => self.known += 1,
             Standing::StaleBaseline => self.stale += 1,
+        }
+        match report.basis {
+            Basis::Spec => self.spec.count(standing),
+            Basis::Upstream => self.upstream.count(standing),
         }
     }
 
@@ -74,11 +164,174 @@ impl Tally {
         self.failed += other.failed;
         self.errored += other.errored;
         self.skipped += other.skipped;
+        self.unsupported += other.unsupported;
         self.known += other.known;
+        self.flaky += other.flaky;
         self.stale += other.stale;
+        self.spec.add(&other.spec);
+        self.upstream.add(&other.upstream);
+    }
+
+    /// Scenarios counted, whatever their standing.
+    pub(crate) fn scenarios(&self) -> usize {
+        self.passed
+            + self.failed
+            + self.errored
+            + self.skipped
+            + self.unsupported
+            + self.known
+            + self.flaky
+            + self.stale
+    }
+
+    /// Scenarios whose server was asked and judged: neither SKIP nor UNSUPPORTED.
+    pub(crate) fn judged(&self) -> usize {
+        self.scenarios() - self.skipped - self.unsupported
     }
 
     pub(crate) fn breaks_the_run(&self) -> bool {
-        self.failed + self.errored + self.stale > 0
+        self.failed + self.errored + self.flaky + self.stale > 0
+    }
+
+    /// The counts as the summary line gives them, without its name:
+    /// `40 PASS, 3 FAIL, 0 ERROR, 1 SKIP, 24 UNSUPPORTED, 2 KNOWN, 0 FLAKY (spec
+    /// 38/41, upstream 2/3)`, with `, N STALE` before the scores when there are any.
+    pub(crate) fn counts_line(&self) -> String {
+        let mut line = format!(
+            "{} PASS, {} FAIL, {} ERROR, {} SKIP, {} UNSUPPORTED, {} KNOWN, {} FLAKY",
+            self.passed,
+            self.failed,
+            self.errored,
+            self.skipped,
+            self.unsupported,
+            self.known,
+            self.flaky
+        );
+        if self.stale > 0 {
+            let _ = write!(line, ", {} STALE", self.stale);
+        }
+        let _ = write!(line, " (spec {}, upstream {})", self.spec, self.upstream);
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::judge::Mismatch;
+
+    fn report(verdict: Verdict, excuse: Excuse, attempts: Vec<Verdict>) -> ScenarioReport {
+        ScenarioReport {
+            id: "s::f::x".into(),
+            requirement: String::new(),
+            covers: String::new(),
+            excuse,
+            warnings: Vec::new(),
+            verdict,
+            attempts,
+            call: String::new(),
+            root: String::new(),
+            root_kept: false,
+            note: None,
+            basis: Basis::Spec,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    fn failing(keys: &[&str]) -> Verdict {
+        Verdict::Fail(
+            keys.iter()
+                .map(|k| Mismatch::new(*k, "detail").keyed(*k))
+                .collect(),
+        )
+    }
+
+    fn keys(keys: &[&str]) -> Excuse {
+        Excuse::Expectations(keys.iter().map(|k| k.to_string()).collect::<BTreeSet<_>>())
+    }
+
+    #[test]
+    fn an_expectation_entry_excuses_its_expectation_and_no_other() {
+        let of = |verdict, excuse| Standing::of(&report(verdict, excuse, Vec::new()));
+        assert_eq!(
+            of(failing(&["code"]), keys(&["code"])),
+            Standing::KnownFailure
+        );
+        assert_eq!(
+            of(failing(&["code", "text"]), keys(&["code"])),
+            Standing::Failed
+        );
+        assert_eq!(
+            of(failing(&["files[a.txt]", "files[b.txt]"]), keys(&["files"])),
+            Standing::KnownFailure
+        );
+        assert_eq!(
+            of(failing(&["any_of[1].code"]), keys(&["any_of"])),
+            Standing::KnownFailure
+        );
+        // `contains[1]` is not `contains[10]`'s prefix key, nor is `code` of `codes`.
+        assert_eq!(
+            of(failing(&["contains[10]"]), keys(&["contains[1]"])),
+            Standing::Failed
+        );
+        // An entry that excuses nothing is stale, even beside one that does.
+        assert_eq!(
+            of(failing(&["code"]), keys(&["code", "text"])),
+            Standing::StaleBaseline
+        );
+        assert_eq!(of(Verdict::Pass, keys(&["code"])), Standing::StaleBaseline);
+        // An expectation entry does not excuse a server that broke.
+        let error = Verdict::Error {
+            what: "died".into(),
+            stderr_tail: String::new(),
+        };
+        assert_eq!(of(error, keys(&["code"])), Standing::Errored);
+    }
+
+    #[test]
+    fn attempts_that_disagree_are_flaky_unless_the_scenario_is_listed() {
+        let attempts = || vec![Verdict::Pass, failing(&["code"]), Verdict::Pass];
+        let flaky = report(failing(&["code"]), Excuse::None, attempts());
+        assert_eq!(Standing::of(&flaky), Standing::Flaky);
+        assert!(Standing::Flaky.breaks_the_run());
+        let listed = report(failing(&["code"]), Excuse::Whole, attempts());
+        assert_eq!(Standing::of(&listed), Standing::KnownFailure);
+        let steady = report(
+            failing(&["code"]),
+            Excuse::None,
+            vec![failing(&["code"]), failing(&["text"])],
+        );
+        assert_eq!(Standing::of(&steady), Standing::Failed);
+    }
+
+    #[test]
+    fn scores_keep_unsupported_and_leave_skip_out() {
+        let reports = [
+            report(Verdict::Pass, Excuse::None, Vec::new()),
+            report(
+                Verdict::Unsupported("no view".into()),
+                Excuse::None,
+                Vec::new(),
+            ),
+            report(Verdict::Skip("root".into()), Excuse::None, Vec::new()),
+            report(failing(&["code"]), Excuse::Whole, Vec::new()),
+        ];
+        let tally = Tally::of(&reports);
+        assert_eq!(
+            tally.spec,
+            Score {
+                passed: 1,
+                total: 3
+            }
+        );
+        assert_eq!(tally.upstream, Score::default());
+        assert_eq!(tally.judged(), 2);
+        assert_eq!(
+            tally.counts_line(),
+            "1 PASS, 0 FAIL, 0 ERROR, 1 SKIP, 1 UNSUPPORTED, 1 KNOWN, 0 FLAKY (spec 1/3, upstream 0/0)"
+        );
     }
 }

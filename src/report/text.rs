@@ -6,11 +6,11 @@
 //! line, a caret, a note), never guessed afterwards from how finished text looks:
 //! a line of server stderr that starts with `-` is the server's, not a diff's.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::time::Duration;
 
-use super::Tally;
-use crate::execute::{ScenarioReport, Verdict};
+use super::{Standing, Tally};
+use crate::execute::{Excuse, ScenarioReport, Verdict};
 use crate::scenario::Basis;
 
 /// Whether to write ANSI colour, and the colour of each kind of line.
@@ -92,28 +92,74 @@ pub(crate) fn write_scenario(
     styles: Styles,
 ) -> fmt::Result {
     let id = &report.id;
-    if report.known_failure {
-        match report.verdict {
-            Verdict::Pass => styles.line(
+    match Standing::of(report) {
+        Standing::StaleBaseline => match &report.excuse {
+            Excuse::Expectations(keys) => {
+                for key in keys {
+                    styles.line(
+                        out,
+                        Some(Tone::Warn),
+                        &format!(
+                            "STALE {id}#{key}: listed in the baseline, but nothing it names fails now; remove it from the baseline"
+                        ),
+                    )?;
+                }
+            }
+            _ => styles.line(
                 out,
                 Some(Tone::Warn),
                 &format!(
                     "STALE {id}: listed in the baseline but passes now; remove it from the baseline"
                 ),
             )?,
-            _ => styles.line(out, None, "(known failure, listed in the baseline)")?,
+        },
+        Standing::KnownFailure => {
+            styles.line(out, None, "(known failure, listed in the baseline)")?;
         }
+        Standing::Flaky => {
+            styles.line(
+                out,
+                Some(Tone::Broken),
+                &format!(
+                    "FLAKY {id}: {} attempts, not all with the same verdict",
+                    report.attempts.len()
+                ),
+            )?;
+            for (i, attempt) in report.attempts.iter().enumerate() {
+                styles.line(
+                    out,
+                    None,
+                    &format!("  attempt {}: {}", i + 1, attempt.headline()),
+                )?;
+            }
+        }
+        _ => {}
     }
     match &report.verdict {
         Verdict::Pass => styles.line(out, Some(Tone::Good), &format!("PASS {id}"))?,
         Verdict::Skip(why) => styles.line(out, Some(Tone::Warn), &format!("SKIP {id}: {why}"))?,
+        Verdict::Unsupported(why) => {
+            styles.line(out, Some(Tone::Warn), &format!("UNSUPPORTED {id}: {why}"))?
+        }
         Verdict::Fail(mismatches) => {
             styles.line(out, Some(Tone::Broken), &format!("FAIL {id}"))?;
             for m in mismatches {
+                let excused = if matches!(report.excuse, Excuse::Expectations(_))
+                    && report.excuse.covers(m)
+                {
+                    ", known: the baseline excuses it"
+                } else {
+                    ""
+                };
+                let named = if m.key.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{id}#{}{excused}]", m.key)
+                };
                 styles.line(
                     out,
                     None,
-                    &format!("  expectation `{}` did not hold:", m.expectation),
+                    &format!("  expectation `{}` did not hold{named}:", m.expectation),
                 )?;
                 for line in m.detail.lines() {
                     styles.line(out, detail_tone(line), &format!("    {line}"))?;
@@ -133,12 +179,16 @@ pub(crate) fn write_scenario(
     if !report.call.is_empty() {
         styles.line(out, None, &format!("  call: {}", report.call))?;
     }
-    if !matches!(report.verdict, Verdict::Pass | Verdict::Skip(_)) {
+    if !matches!(
+        report.verdict,
+        Verdict::Pass | Verdict::Skip(_) | Verdict::Unsupported(_)
+    ) {
         for warning in &report.warnings {
             styles.line(out, None, &format!("  warning: {warning}"))?;
         }
     }
-    if !report.root.is_empty() && !matches!(report.verdict, Verdict::Pass) {
+    if !report.root.is_empty() && !matches!(report.verdict, Verdict::Pass | Verdict::Unsupported(_))
+    {
         let kept = if report.root_kept {
             " (kept)"
         } else {
@@ -176,32 +226,19 @@ impl fmt::Display for ScenarioReport {
     }
 }
 
-/// The line that ends a suite: its counts, time and target.
+/// The line that ends a suite: its counts and scores (see [`Tally::counts_line`]),
+/// time and target.
 pub(crate) fn suite_summary(suite: &str, tally: &Tally, elapsed: Duration, target: &str) -> String {
-    let mut line = format!(
-        "{suite}: {} PASS, {} FAIL, {} ERROR, {} SKIP",
-        tally.passed, tally.failed, tally.errored, tally.skipped
-    );
-    if tally.known + tally.stale > 0 {
-        let _ = write!(
-            line,
-            ", {} known failures, {} stale baseline entries",
-            tally.known, tally.stale
-        );
-    }
-    let _ = write!(line, " in {:.1}s (target: {target})", elapsed.as_secs_f64());
-    line
+    format!(
+        "{suite}: {} in {:.1}s (target: {target})",
+        tally.counts_line(),
+        elapsed.as_secs_f64()
+    )
 }
 
-/// The line that ends a run: known failures count as passed, stale baseline entries
-/// as failed.
+/// The line that ends a run: the same counts over every suite.
 pub(crate) fn run_summary(grand: &Tally) -> String {
-    format!(
-        "{} passed, {} failed, {} skipped",
-        grand.passed + grand.known,
-        grand.failed + grand.errored + grand.stale,
-        grand.skipped
-    )
+    format!("total: {}", grand.counts_line())
 }
 
 #[cfg(test)]
@@ -214,8 +251,9 @@ mod tests {
             id: "s::f::x".into(),
             requirement: String::new(),
             covers: String::new(),
-            known_failure: false,
+            excuse: Excuse::None,
             warnings: Vec::new(),
+            attempts: Vec::new(),
             verdict: match stderr {
                 Some(tail) => Verdict::Error {
                     what: "died".into(),

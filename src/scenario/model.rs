@@ -32,6 +32,12 @@ pub(crate) struct SuiteFile {
     /// Per-call timeout in milliseconds unless a scenario overrides it.
     #[serde(default = "default_call_timeout_ms")]
     pub call_timeout_ms: u64,
+    /// The tools the spec defines, by the suite's names. A server that does not list
+    /// one of them does not implement that part of the spec: the scenarios calling
+    /// it are UNSUPPORTED rather than failed. Calls to tools not named here (an
+    /// unknown tool, on purpose) are judged as usual.
+    #[serde(default)]
+    pub tools: Vec<String>,
 }
 
 fn default_call_timeout_ms() -> u64 {

@@ -47,8 +47,12 @@ pub struct Target {
     pub tools: BTreeMap<String, String>,
     /// Suite tool name -> (suite argument name -> this server's argument name).
     pub arguments: BTreeMap<String, BTreeMap<String, String>>,
-    /// Scenario ids expected to fail on this target.
+    /// Scenario ids expected to fail on this target; `id#key` names one expectation
+    /// of a scenario (see [`crate::Mismatch::key`]).
     pub baseline: BTreeSet<String>,
+    /// The server claims the whole spec: a scenario calling a suite tool it does not
+    /// list FAILs instead of being UNSUPPORTED.
+    pub require_all_tools: bool,
 }
 
 /// A scenario asked for a setting this target has no way to express.

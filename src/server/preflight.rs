@@ -10,10 +10,15 @@ use crate::fixture::Fixture;
 use crate::scenario::Suite;
 use crate::server::{Session, Target};
 
-/// What the server lacks, in the server's own names.
+/// What the server lists, and what it lacks, in the server's own names.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Gaps {
-    /// Tools the suite calls that the server does not list.
+    /// Every tool the server lists: scenarios calling a suite tool not among them
+    /// are UNSUPPORTED.
+    pub listed: BTreeSet<String>,
+    /// Tools of the suite's `tools:` that the server does not list.
+    pub unsupported_tools: Vec<String>,
+    /// Other tools the suite calls that the server does not list.
     pub missing_tools: Vec<String>,
     /// `(tool, argument)` pairs the suite sends that the tool's schema does not declare.
     pub unknown_arguments: Vec<(String, String)>,
@@ -23,6 +28,12 @@ impl Gaps {
     /// One line per gap, for the run's output.
     pub(crate) fn lines(&self, target: &str) -> Vec<String> {
         let mut lines = Vec::new();
+        if !self.unsupported_tools.is_empty() {
+            lines.push(format!(
+                "note: `{target}` does not list the suite's tool(s) {}: the scenarios calling them are UNSUPPORTED (a target file can rename tools; `require_all_tools: true` makes them FAIL)",
+                self.unsupported_tools.join(", ")
+            ));
+        }
         if !self.missing_tools.is_empty() {
             lines.push(format!(
                 "note: `{target}` does not list tool(s) {}: scenarios calling them will fail (a target file can rename tools)",
@@ -102,9 +113,24 @@ pub(crate) fn check(
         session.stop().await;
         let listed: BTreeMap<String, Option<Vec<String>>> =
             listed.map_err(PreflightError::List)?.into_iter().collect();
-        let mut gaps = Gaps::default();
+        let declared: BTreeSet<String> = suite
+            .config
+            .tools
+            .iter()
+            .map(|t| target.translate(t, serde_json::Map::new()).0)
+            .collect();
+        let mut gaps = Gaps {
+            listed: listed.keys().cloned().collect(),
+            unsupported_tools: declared
+                .iter()
+                .filter(|t| !listed.contains_key(*t))
+                .cloned()
+                .collect(),
+            ..Gaps::default()
+        };
         for (tool, args) in calls_of(suite, target) {
             match listed.get(&tool) {
+                None if declared.contains(&tool) => {}
                 None => gaps.missing_tools.push(tool),
                 Some(Some(declared)) => gaps.unknown_arguments.extend(
                     args.into_iter()

@@ -40,6 +40,10 @@ struct TargetFile {
     /// A file of scenario ids expected to fail, one per line (`#` lines are comments),
     /// as `toolspec run --write-baseline` writes it.
     baseline_file: Option<String>,
+    /// The server claims the whole spec: a suite tool it does not list is a FAIL,
+    /// not UNSUPPORTED.
+    #[serde(default)]
+    require_all_tools: bool,
 }
 
 /// `command:` as a list of words or one shell-style line. Read with a visitor, not
@@ -130,6 +134,7 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
         tools: file.tools,
         arguments: file.arguments,
         baseline,
+        require_all_tools: file.require_all_tools,
     })
 }
 

@@ -21,9 +21,9 @@ fn run_prints_a_summary_and_succeeds_on_the_reference() {
         .assert()
         .success()
         .stdout(
-            predicate::str::is_match(r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP").expect("regex"),
+            predicate::str::is_match(r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP, 0 UNSUPPORTED, 0 KNOWN, 0 FLAKY \(spec \d+/\d+, upstream \d+/\d+\)").expect("regex"),
         )
-        .stdout(predicate::str::is_match(r"(?m)^\d+ passed, 0 failed, 0 skipped$").expect("regex"));
+        .stdout(predicate::str::is_match(r"(?m)^total: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP, 0 UNSUPPORTED, 0 KNOWN, 0 FLAKY \(spec \d+/\d+, upstream \d+/\d+\)$").expect("regex"));
 }
 
 #[test]
@@ -44,7 +44,8 @@ fn run_fails_with_a_diff_against_a_deviating_server() {
 #[test]
 fn run_against_an_external_server_skips_what_it_cannot_express() {
     // The reference server given as an external command: no settings mapping, so
-    // scenarios that need max_file_size, allow or deny are skipped with a reason.
+    // scenarios that need max_file_size, allow or deny are skipped with a reason. All
+    // of those selected are skipped, so nothing was judged, and the run does not pass.
     let exe = assert_cmd::cargo::cargo_bin("toolspec");
     toolspec()
         .args([
@@ -61,13 +62,14 @@ fn run_against_an_external_server_skips_what_it_cannot_express() {
             ),
         ])
         .assert()
-        .success()
+        .code(1)
         .stdout(predicate::str::contains(
             "cannot express setting max_file_size",
         ))
         .stdout(
             predicate::str::is_match(r"boris: 0 PASS, 0 FAIL, 0 ERROR, \d+ SKIP").expect("regex"),
-        );
+        )
+        .stdout(predicate::str::contains("error: no scenario was judged"));
 }
 
 #[test]
@@ -118,9 +120,12 @@ fn known_failures_do_not_fail_the_run_and_stale_entries_do() {
         .arg(&target)
         .assert()
         .success()
-        .stdout(predicate::str::contains(
-            "known failures, 0 stale baseline entries",
-        ));
+        .stdout(
+            predicate::str::is_match(
+                r"boris: 0 PASS, 0 FAIL, 0 ERROR, 0 SKIP, 0 UNSUPPORTED, [1-9]\d* KNOWN, 0 FLAKY",
+            )
+            .expect("regex"),
+        );
 
     // Without the mutation the same entries pass: each is stale and fails the run.
     let clean = target_file(dir.path(), "", "baseline_file: known.txt\n");
@@ -234,7 +239,7 @@ fn the_suite_runs_over_streamable_http() {
         .success()
         .stdout(
             predicate::str::is_match(
-                r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP .*\(target: reference-over-http\)",
+                r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP, .*\(target: reference-over-http\)",
             )
             .expect("regex"),
         );
@@ -273,7 +278,7 @@ fn the_preflight_names_tools_and_arguments_the_server_lacks() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "note: `mutated` does not list tool(s) shell: scenarios calling them will fail",
+            "note: `mutated` does not list the suite's tool(s) shell: the scenarios calling them are UNSUPPORTED",
         ))
         .stdout(predicate::str::contains(
             "note: `mutated`'s tool `view` declares no argument `file`",

@@ -1,0 +1,162 @@
+//! What one scenario run came to: its verdict, what the target's baseline says of
+//! it, and, when a run repeats scenarios, the verdict of every attempt.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use crate::judge::Mismatch;
+use crate::scenario::Basis;
+
+/// The verdicts of the result model.
+#[derive(Debug, Clone)]
+pub enum Verdict {
+    /// Every expectation held.
+    Pass,
+    /// The server answered, not as the spec says.
+    Fail(Vec<Mismatch>),
+    /// The server did not answer properly: died, hung, wrote garbage.
+    Error {
+        /// What went wrong, in words.
+        what: String,
+        /// The last lines the server wrote to stderr.
+        stderr_tail: String,
+    },
+    /// The target cannot express something the scenario needs.
+    Skip(String),
+    /// The server does not list a tool of the suite that the scenario calls: it does
+    /// not implement that part of the spec, which is not the same as getting it wrong.
+    Unsupported(String),
+}
+
+impl Verdict {
+    /// The verdict's word in reports: PASS, FAIL, ERROR, SKIP or UNSUPPORTED.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail(_) => "FAIL",
+            Verdict::Error { .. } => "ERROR",
+            Verdict::Skip(_) => "SKIP",
+            Verdict::Unsupported(_) => "UNSUPPORTED",
+        }
+    }
+
+    /// One line saying what happened, for showing attempts side by side.
+    pub(crate) fn headline(&self) -> String {
+        match self {
+            Verdict::Pass => "PASS".to_string(),
+            Verdict::Fail(mismatches) => {
+                let keys: Vec<&str> = mismatches.iter().map(|m| m.expectation.as_str()).collect();
+                format!("FAIL ({})", keys.join(", "))
+            }
+            Verdict::Error { what, .. } => {
+                format!("ERROR ({})", crate::visible::excerpt(what, 120))
+            }
+            Verdict::Skip(why) | Verdict::Unsupported(why) => {
+                format!("{} ({why})", self.label())
+            }
+        }
+    }
+}
+
+/// What the target's baseline says of one scenario.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Excuse {
+    /// The baseline does not name the scenario.
+    #[default]
+    None,
+    /// The baseline names the scenario: any failure of it is known.
+    Whole,
+    /// The baseline names these expectations of the scenario (the part after `#`
+    /// in `suite::file::scenario#code`): a failure of these is known, of any other
+    /// is not.
+    Expectations(BTreeSet<String>),
+}
+
+impl Excuse {
+    /// What `baseline` says of the scenario `id`: an entry equal to the id excuses
+    /// all of it, entries `id#key` excuse those expectations.
+    pub(crate) fn of(baseline: &BTreeSet<String>, id: &str) -> Excuse {
+        if baseline.contains(id) {
+            return Excuse::Whole;
+        }
+        let keys: BTreeSet<String> = baseline
+            .iter()
+            .filter_map(|entry| entry.strip_prefix(id)?.strip_prefix('#'))
+            .map(str::to_string)
+            .collect();
+        if keys.is_empty() {
+            Excuse::None
+        } else {
+            Excuse::Expectations(keys)
+        }
+    }
+
+    /// Whether this excuse covers the mismatch `m`.
+    pub(crate) fn covers(&self, m: &Mismatch) -> bool {
+        match self {
+            Excuse::None => false,
+            Excuse::Whole => true,
+            Excuse::Expectations(keys) => keys.iter().any(|k| crate::judge::key_covers(k, &m.key)),
+        }
+    }
+}
+
+/// Everything a report needs about one scenario run.
+#[derive(Debug, Clone)]
+pub struct ScenarioReport {
+    /// `suite::file::name`, stable across runs.
+    pub id: String,
+    /// The spec requirement of the scenario's file.
+    pub requirement: String,
+    /// The spec clause the scenario covers.
+    pub covers: String,
+    /// What the target's baseline says of this scenario.
+    pub excuse: Excuse,
+    /// Preparatory calls that were answered with an error.
+    pub warnings: Vec<String>,
+    /// What happened: when the scenario ran several times, the first attempt that
+    /// did not pass (the one worth reading), else the first.
+    pub verdict: Verdict,
+    /// Every attempt's verdict, in order, when the run repeats scenarios; empty when
+    /// it ran once.
+    pub attempts: Vec<Verdict>,
+    /// The judged call, as sent (with `{root}` filled in).
+    pub call: String,
+    /// The fixture root the server ran in.
+    pub root: String,
+    /// The fixture root was left on disk (`keep_failed`).
+    pub root_kept: bool,
+    /// The scenario's `note:`, shown with a failure so its reader knows the choice made.
+    pub note: Option<String>,
+    /// Whether the seed says it, or only the upstream program does.
+    pub basis: Basis,
+    /// Wall time from fixture to verdict (of every attempt together).
+    pub elapsed: Duration,
+}
+
+impl ScenarioReport {
+    /// The attempts did not all come to the same verdict.
+    pub fn is_flaky(&self) -> bool {
+        self.attempts
+            .windows(2)
+            .any(|pair| pair[0].label() != pair[1].label())
+    }
+
+    /// The reports of several attempts at one scenario as one report: the verdict of
+    /// the first attempt that did not pass, every attempt's verdict, and the time of
+    /// all of them. `attempts` holds at least one report.
+    pub(crate) fn from_attempts(attempts: Vec<ScenarioReport>) -> Option<ScenarioReport> {
+        let elapsed = attempts.iter().map(|a| a.elapsed).sum();
+        let verdicts: Vec<Verdict> = attempts.iter().map(|a| a.verdict.clone()).collect();
+        let shown = attempts
+            .iter()
+            .position(|a| !matches!(a.verdict, Verdict::Pass))
+            .unwrap_or(0);
+        let mut report = attempts.into_iter().nth(shown)?;
+        report.elapsed = elapsed;
+        if verdicts.len() > 1 {
+            report.attempts = verdicts;
+        }
+        Some(report)
+    }
+}

@@ -6,9 +6,11 @@
 //! the target is chosen by environment: `TOOLSPEC_SERVER='cmd args {root}'` points the
 //! trials at any stdio MCP server instead of the bundled one.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -64,6 +66,9 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
         keep_failed: std::env::var_os(KEEP_ENV).is_some_and(|v| !v.is_empty() && v != "0"),
         repeat: 1,
     };
+    // The bundled server lists every tool of its suite, so only an external target
+    // is asked for its tool list (once per suite, by the first trial that runs).
+    let ask_for_tools = external.is_some();
     let trials = trials(
         suites,
         |suite| match &external {
@@ -71,31 +76,51 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
             None => default_target(suite),
         },
         options,
+        ask_for_tools,
     );
     crate::server::stop_servers_on_interrupt();
     libtest_mimic::run(&args, trials).exit_code()
 }
 
 /// One trial per scenario of every suite, each against the target `target_for` gives.
+/// With `ask_for_tools`, the first trial of a suite to run asks the server for its
+/// tool list, and a scenario calling a suite tool it lacks is UNSUPPORTED, which
+/// does not fail its test, as under `toolspec run`.
 pub(crate) fn trials(
     suites: Vec<Suite>,
     target_for: impl Fn(&Suite) -> Target,
     options: RunOptions,
+    ask_for_tools: bool,
 ) -> Vec<Trial> {
     let mut trials = Vec::new();
     for suite in suites {
         let target = Arc::new(target_for(&suite));
+        let listed: Arc<OnceLock<Option<BTreeSet<String>>>> = Arc::new(OnceLock::new());
         let suite = Arc::new(suite);
         for (file_index, file) in suite.files.iter().enumerate() {
             for (index, scenario) in file.content.scenarios.iter().enumerate() {
                 let id = suite.scenario_id(file, scenario);
                 let skip = target.unsupported(&scenario.given.settings).is_some();
-                let (suite, target, options) = (suite.clone(), target.clone(), options.clone());
+                let (suite, target, options, listed) = (
+                    suite.clone(),
+                    target.clone(),
+                    options.clone(),
+                    listed.clone(),
+                );
                 let trial = Trial::test(id, move || {
                     let file = &suite.files[file_index];
                     let scenario = &file.content.scenarios[index];
-                    let report =
-                        run_scenario(&suite, &file.stem, scenario, &target, &options, None);
+                    let listed = listed.get_or_init(|| {
+                        ask_for_tools.then(|| listed_tools(&suite, &target, &options))?
+                    });
+                    let report = run_scenario(
+                        &suite,
+                        &file.stem,
+                        scenario,
+                        &target,
+                        &options,
+                        listed.as_ref(),
+                    );
                     if Standing::of(&report).breaks_the_run() {
                         Err(Failed::from(report.to_string()))
                     } else {
@@ -108,6 +133,19 @@ pub(crate) fn trials(
         }
     }
     trials
+}
+
+/// The tools `target` lists, or None (and every scenario runs) when they cannot be
+/// read.
+fn listed_tools(suite: &Suite, target: &Target, options: &RunOptions) -> Option<BTreeSet<String>> {
+    let timeout = Duration::from_millis(
+        options
+            .call_timeout_ms
+            .unwrap_or(suite.config.call_timeout_ms),
+    );
+    crate::server::preflight::check(suite, target, timeout)
+        .ok()
+        .map(|gaps| gaps.listed)
 }
 
 /// The target from `TOOLSPEC_TARGET` or `TOOLSPEC_SERVER`, if either is set.

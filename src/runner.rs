@@ -12,9 +12,9 @@ use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
-use crate::execute::{run_scenario, RunOptions};
+use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
 use crate::report::Standing;
 use crate::scenario::{load_suites, Suite};
 use crate::server::{load_target_file, Target};
@@ -100,14 +100,13 @@ pub(crate) fn trials(
         for (file_index, file) in suite.files.iter().enumerate() {
             for (index, scenario) in file.content.scenarios.iter().enumerate() {
                 let id = suite.scenario_id(file, scenario);
-                let skip = target.unsupported(&scenario.given.settings).is_some();
                 let (suite, target, options, listed) = (
                     suite.clone(),
                     target.clone(),
                     options.clone(),
                     listed.clone(),
                 );
-                let trial = Trial::test(id, move || {
+                let trial = Trial::ignorable_test(id, move || {
                     let file = &suite.files[file_index];
                     let scenario = &file.content.scenarios[index];
                     let listed = listed.get_or_init(|| {
@@ -121,18 +120,34 @@ pub(crate) fn trials(
                         &options,
                         listed.as_ref(),
                     );
-                    if Standing::of(&report).breaks_the_run() {
-                        Err(Failed::from(report.to_string()))
-                    } else {
-                        Ok(())
-                    }
-                })
-                .with_ignored_flag(skip);
+                    completion(&report)
+                });
                 trials.push(trial);
             }
         }
     }
     trials
+}
+
+/// How a scenario's report shows under libtest: a failure with its report, a pass,
+/// or "ignored" with the reason for one that was not judged (SKIP, UNSUPPORTED) or
+/// whose failure the baseline excuses, so none of them reads as a plain pass.
+fn completion(report: &ScenarioReport) -> Result<Completion, Failed> {
+    let standing = Standing::of(report);
+    if standing.breaks_the_run() {
+        return Err(Failed::from(report.to_string()));
+    }
+    Ok(match (standing, &report.verdict) {
+        (Standing::Skipped, Verdict::Skip(why)) => Completion::ignored_with(format!("SKIP: {why}")),
+        (Standing::Unsupported, Verdict::Unsupported(why)) => {
+            Completion::ignored_with(format!("UNSUPPORTED: {why}"))
+        }
+        (Standing::KnownFailure, verdict) => Completion::ignored_with(format!(
+            "KNOWN: the baseline excuses its {}",
+            verdict.label()
+        )),
+        _ => Completion::Completed,
+    })
 }
 
 /// The tools `target` lists, or None (and every scenario runs) when they cannot be
@@ -160,5 +175,66 @@ fn external_target() -> Result<Option<Target>, String> {
             .map(Some)
             .map_err(|e| format!("{SERVER_ENV}: {e}")),
         _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::execute::Excuse;
+    use crate::judge::Mismatch;
+    use crate::scenario::Basis;
+
+    fn report(verdict: Verdict, excuse: Excuse) -> ScenarioReport {
+        ScenarioReport {
+            id: "s::f::x".into(),
+            requirement: String::new(),
+            covers: String::new(),
+            excuse,
+            warnings: Vec::new(),
+            verdict,
+            attempts: Vec::new(),
+            call: String::new(),
+            root: String::new(),
+            root_kept: false,
+            note: None,
+            basis: Basis::Spec,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    fn ignored_reason(report: &ScenarioReport) -> Option<String> {
+        match completion(report) {
+            Ok(Completion::Ignored { reason }) => reason,
+            Ok(Completion::Completed) => Some("<completed>".into()),
+            Err(_) => Some("<failed>".into()),
+        }
+    }
+
+    #[test]
+    fn what_was_not_judged_or_is_excused_is_ignored_with_its_reason() {
+        let skip = report(Verdict::Skip("requires non-root".into()), Excuse::None);
+        assert_eq!(
+            ignored_reason(&skip).as_deref(),
+            Some("SKIP: requires non-root")
+        );
+        let lacking = report(Verdict::Unsupported("no `bash`".into()), Excuse::None);
+        assert_eq!(
+            ignored_reason(&lacking).as_deref(),
+            Some("UNSUPPORTED: no `bash`")
+        );
+        let fail = || Verdict::Fail(vec![Mismatch::new("code", "x").keyed("code")]);
+        let known = report(fail(), Excuse::Whole);
+        assert_eq!(
+            ignored_reason(&known).as_deref(),
+            Some("KNOWN: the baseline excuses its FAIL")
+        );
+        assert!(matches!(
+            completion(&report(Verdict::Pass, Excuse::None)),
+            Ok(Completion::Completed)
+        ));
+        assert!(completion(&report(fail(), Excuse::None)).is_err());
     }
 }

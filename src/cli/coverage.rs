@@ -8,7 +8,7 @@ use super::output::print;
 use super::Outcome;
 use crate::proof::coverage::documents::{default_seeds_dir, given_documents, suite_documents};
 use crate::proof::coverage::{listing, SuiteCoverage};
-use crate::scenario::selected_suites;
+use crate::scenario::{Catalogue, Origin};
 
 /// `toolspec coverage`.
 #[derive(clap::Args, Debug)]
@@ -31,15 +31,19 @@ pub(crate) struct CoverageArgs {
 
 /// Runs `toolspec coverage`: prints the listing (or JSON) and exits 1 when a suite is
 /// not completely covered.
-pub(crate) fn coverage(specs: &Path, args: &CoverageArgs) -> Result<Outcome, CliError> {
+pub(crate) fn coverage(catalogue: &Catalogue, args: &CoverageArgs) -> Result<Outcome, CliError> {
     if !args.spec.is_empty() && args.suite.len() != 1 {
         return Err(CliError::SpecNeedsOneSuite);
     }
-    let suites = selected_suites(specs, &args.suite)?;
-    let seeds = args
-        .seeds
-        .clone()
-        .unwrap_or_else(|| default_seeds_dir(specs));
+    let suites = catalogue.select(&args.suite)?;
+    // A suite's documents are in the seeds folder beside the checkout its specs
+    // folder belongs to: for a built-in suite, the one toolspec was built from.
+    let seeds_for =
+        |suite: &crate::scenario::Suite| match (&args.seeds, catalogue.origin(&suite.name)) {
+            (Some(seeds), _) => seeds.clone(),
+            (None, Some(Origin::Folder(specs))) => default_seeds_dir(specs),
+            (None, _) => default_seeds_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("specs")),
+        };
     let mut results = Vec::new();
     let mut errors = Vec::new();
     for suite in &suites {
@@ -47,7 +51,7 @@ pub(crate) fn coverage(specs: &Path, args: &CoverageArgs) -> Result<Outcome, Cli
             suite_documents(
                 &suite.dir.join("suite.yaml"),
                 &suite.config.documents,
-                &seeds,
+                &seeds_for(suite),
             )
         } else {
             given_documents(&args.spec)

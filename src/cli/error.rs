@@ -35,7 +35,7 @@ pub(crate) enum CliError {
     #[error("--spec needs exactly one --suite (the suite whose `covers:` are checked)")]
     SpecNeedsOneSuite,
     #[error(
-        "say where the files go: --suite NAME (its folder under the specs folder) or --out DIR"
+        "say where the files go: --out DIR, or --specs DIR with --suite NAME (its folder there); built-in suites are not written to (`toolspec suites export DIR` writes them out to edit)"
     )]
     ScaffoldNeedsAPlace,
 }

@@ -1,11 +1,9 @@
 //! `toolspec list`: the suites, or the scenario ids of the suites named.
 
-use std::path::Path;
-
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
-use crate::scenario::selected_suites;
+use crate::scenario::Catalogue;
 
 /// `toolspec list [--suite NAME]...`.
 #[derive(clap::Args, Debug)]
@@ -15,12 +13,16 @@ pub(crate) struct ListArgs {
     suite: Vec<String>,
 }
 
-pub(crate) fn list(specs: &Path, args: &ListArgs) -> Result<Outcome, CliError> {
-    let suites = selected_suites(specs, &args.suite)?;
+pub(crate) fn list(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, CliError> {
+    let suites = catalogue.select(&args.suite)?;
     for suite in &suites {
         let count = suite.scenarios().count();
+        let origin = catalogue
+            .origin(&suite.name)
+            .map(|o| format!(", {}", o.describe()))
+            .unwrap_or_default();
         say(format_args!(
-            "{}: {} ({count} scenarios)",
+            "{}: {} ({count} scenarios{origin})",
             suite.name, suite.config.title
         ));
         if !args.suite.is_empty() {

@@ -10,6 +10,7 @@ mod mutants;
 mod output;
 mod run;
 mod scaffold;
+mod suites;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,8 @@ use clap::{Parser, Subcommand};
 
 use color::ColorChoice;
 use error::CliError;
+
+use crate::scenario::Catalogue;
 
 /// Exit codes, for scripts and CI gates to rely on.
 pub mod exit {
@@ -50,7 +53,9 @@ enum Outcome {
     about = "Conformance harness for coding-agent MCP tool servers"
 )]
 struct Cli {
-    /// Folder holding the suites (default: ./specs, else the one toolspec was built from).
+    /// A folder of suites (`<suite>/suite.yaml`, with `fixtures/` beside the folder)
+    /// to use besides the built-in ones; a suite there with a built-in suite's name
+    /// replaces it.
     #[arg(long, global = true)]
     specs: Option<PathBuf>,
     /// Colour the output: auto (a terminal, without NO_COLOR), always, never.
@@ -74,6 +79,10 @@ enum Command {
     /// Mutation testing: run each suite against every deliberate deviation of the
     /// bundled server and report which ones the suite catches; exits 1 if any survives.
     Mutants(mutants::MutantsArgs),
+    /// The built-in suites: `toolspec suites export DIR` writes them out as files to
+    /// fork or extend.
+    #[command(subcommand)]
+    Suites(suites::SuitesCommand),
     /// Serve the bundled reference server over stdio (flags: --dialect, --root, ...).
     #[command(disable_help_flag = true)]
     ReferenceServer {
@@ -86,12 +95,16 @@ enum Command {
 /// its exit code ([`exit`]).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let specs = cli.specs.unwrap_or_else(default_specs_dir);
     let result = match cli.command {
         Command::ReferenceServer { args } => return toolspec_reference::main_with_args(args),
+        Command::Suites(command) => suites::suites(&command),
         command => {
             crate::server::stop_servers_on_interrupt();
-            dispatch(&specs, command, cli.color)
+            Catalogue::open(cli.specs.as_deref())
+                .map_err(CliError::from)
+                .and_then(|catalogue| {
+                    dispatch(&catalogue, cli.specs.as_deref(), command, cli.color)
+                })
         }
     };
     if crate::server::interrupted() {
@@ -111,22 +124,20 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn dispatch(specs: &Path, command: Command, color: ColorChoice) -> Result<Outcome, CliError> {
+/// Runs a command on the suites of `catalogue`; `specs` is the folder given with
+/// `--specs`, where `scaffold` may write.
+fn dispatch(
+    catalogue: &Catalogue,
+    specs: Option<&Path>,
+    command: Command,
+    color: ColorChoice,
+) -> Result<Outcome, CliError> {
     match command {
-        Command::Run(args) => run::run(specs, &args, color.for_stdout()),
-        Command::List(args) => list::list(specs, &args),
-        Command::Coverage(args) => coverage::coverage(specs, &args),
-        Command::Scaffold(args) => scaffold::scaffold(specs, &args),
-        Command::Mutants(args) => mutants::mutants(specs, &args),
-        Command::ReferenceServer { .. } => Ok(Outcome::Held),
-    }
-}
-
-fn default_specs_dir() -> PathBuf {
-    let local = PathBuf::from("specs");
-    if local.is_dir() {
-        local
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("specs")
+        Command::Run(args) => run::run(catalogue, &args, color.for_stdout()),
+        Command::List(args) => list::list(catalogue, &args),
+        Command::Coverage(args) => coverage::coverage(catalogue, &args),
+        Command::Scaffold(args) => scaffold::scaffold(catalogue, specs, &args),
+        Command::Mutants(args) => mutants::mutants(catalogue, &args),
+        Command::Suites(_) | Command::ReferenceServer { .. } => Ok(Outcome::Held),
     }
 }

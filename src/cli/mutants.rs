@@ -1,7 +1,7 @@
 //! `toolspec mutants`: each suite against every deliberate deviation of the bundled
 //! server, a line per mutation as it is scored, and a hole named for each survivor.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use super::error::CliError;
@@ -10,7 +10,7 @@ use super::Outcome;
 use crate::execute::parallel::default_jobs;
 use crate::execute::RunOptions;
 use crate::proof::mutants::{self, MutantOutcome};
-use crate::scenario::selected_suites;
+use crate::scenario::Catalogue;
 
 /// `toolspec mutants`.
 #[derive(clap::Args, Debug)]
@@ -32,8 +32,8 @@ pub(crate) struct MutantsArgs {
     verbose: bool,
 }
 
-pub(crate) fn mutants(specs: &Path, args: &MutantsArgs) -> Result<Outcome, CliError> {
-    let suites = selected_suites(specs, &args.suite)?;
+pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outcome, CliError> {
+    let suites = catalogue.select(&args.suite)?;
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     let mut scores = Vec::new();

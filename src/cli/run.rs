@@ -12,7 +12,7 @@ use crate::execute::parallel::{default_jobs, run_scenarios};
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
 use crate::report::text::{run_summary, scenario_text, suite_summary, Styles};
 use crate::report::{self, Standing, Tally};
-use crate::scenario::{selected_suites, Basis, LoadError, Suite};
+use crate::scenario::{Basis, Catalogue, LoadError, Suite};
 use crate::server::{load_target_file, preflight, Target};
 
 /// `toolspec run`.
@@ -63,6 +63,10 @@ pub(crate) struct RunArgs {
     /// `upstream` (the real program does it where the document is silent), or `all`.
     #[arg(long, value_enum, default_value_t = BasisFilter::All)]
     basis: BasisFilter,
+    /// Let a run that selects or judges no scenario pass (by default it fails: a gate
+    /// must not pass on nothing).
+    #[arg(long)]
+    allow_empty: bool,
     /// Print every scenario, not only the ones that did not pass.
     #[arg(long, short)]
     verbose: bool,
@@ -86,8 +90,12 @@ impl BasisFilter {
     }
 }
 
-pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome, CliError> {
-    let suites = selected_suites(specs, &args.suite)?;
+pub(crate) fn run(
+    catalogue: &Catalogue,
+    args: &RunArgs,
+    colour: bool,
+) -> Result<Outcome, CliError> {
+    let suites = catalogue.select(&args.suite)?;
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let external = external_target(args)?;
     if let Some(target) = &external {
@@ -163,22 +171,34 @@ pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome,
             &show,
         );
         let tally = Tally::of(&reports);
+        let origin = catalogue
+            .origin(&suite.name)
+            .map(|o| o.describe())
+            .unwrap_or_default();
         say(suite_summary(
             &suite.name,
             &tally,
             started.elapsed(),
             &target.name,
+            &origin,
         ));
         grand.add(&tally);
         all_reports.extend(reports);
     }
     say(run_summary(&grand));
     write_reports(args, &target_name, &all_reports)?;
-    if grand.judged() == 0 && grand.scenarios() > 0 {
-        say(format_args!(
-            "error: no scenario was judged ({} SKIP, {} UNSUPPORTED): a run that checks nothing does not pass",
-            grand.skipped, grand.unsupported
-        ));
+    if grand.judged() == 0 && !args.allow_empty {
+        if grand.scenarios() == 0 {
+            say(format_args!(
+                "error: no scenario was selected ({}): a run that checks nothing does not pass (--allow-empty lets it)",
+                selection(args)
+            ));
+        } else {
+            say(format_args!(
+                "error: no scenario was judged ({} SKIP, {} UNSUPPORTED): a run that checks nothing does not pass (--allow-empty lets it)",
+                grand.skipped, grand.unsupported
+            ));
+        }
         return Ok(Outcome::Broken);
     }
     Ok(if grand.breaks_the_run() {
@@ -186,6 +206,25 @@ pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome,
     } else {
         Outcome::Held
     })
+}
+
+/// What chose the scenarios, in words, for a run that chose none.
+fn selection(args: &RunArgs) -> String {
+    let mut parts = Vec::new();
+    if !args.suite.is_empty() {
+        parts.push(format!("--suite {}", args.suite.join(", --suite ")));
+    }
+    if let Some(filter) = &args.filter {
+        parts.push(format!("--filter {filter:?} matches no scenario id"));
+    }
+    if args.basis != BasisFilter::All {
+        parts.push(format!("--basis {:?}", args.basis).to_lowercase());
+    }
+    if parts.is_empty() {
+        "the suites hold no scenario".to_string()
+    } else {
+        parts.join("; ")
+    }
 }
 
 /// The target named by `--target` or `--server`, if any (else the bundled server).

@@ -4,6 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::scenario::Catalogue;
+
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
@@ -25,16 +27,29 @@ pub(crate) struct ScaffoldArgs {
     out: Option<PathBuf>,
 }
 
-pub(crate) fn scaffold(specs: &Path, args: &ScaffoldArgs) -> Result<Outcome, CliError> {
+/// `specs` is the folder given with `--specs`: without `--out`, the files go into
+/// the suite's folder there (never into a built-in suite, which is not a folder of
+/// the user's).
+pub(crate) fn scaffold(
+    catalogue: &Catalogue,
+    specs: Option<&Path>,
+    args: &ScaffoldArgs,
+) -> Result<Outcome, CliError> {
     let documents = given_documents(&args.spec)?;
     let covered = match &args.suite {
-        Some(name) => covered_ids(&specs.join(name))?,
-        None => BTreeSet::new(),
+        Some(name) if catalogue.origin(name).is_some() => {
+            let suite = catalogue.select(std::slice::from_ref(name))?;
+            match suite.first() {
+                Some(suite) => covered_ids(&suite.dir)?,
+                None => BTreeSet::new(),
+            }
+        }
+        _ => BTreeSet::new(),
     };
-    let out = match (&args.out, &args.suite) {
-        (Some(out), _) => out.clone(),
-        (None, Some(name)) => specs.join(name),
-        (None, None) => return Err(CliError::ScaffoldNeedsAPlace),
+    let out = match (&args.out, &args.suite, specs) {
+        (Some(out), _, _) => out.clone(),
+        (None, Some(name), Some(specs)) => specs.join(name),
+        (None, _, _) => return Err(CliError::ScaffoldNeedsAPlace),
     };
     let plan = plan(&documents, &covered, &out)?;
     if plan.is_empty() {

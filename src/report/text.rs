@@ -227,10 +227,16 @@ impl fmt::Display for ScenarioReport {
 }
 
 /// The line that ends a suite: its counts and scores (see [`Tally::counts_line`]),
-/// time and target.
-pub(crate) fn suite_summary(suite: &str, tally: &Tally, elapsed: Duration, target: &str) -> String {
+/// time, target, and where the suite came from (`built-in`, `from DIR`).
+pub(crate) fn suite_summary(
+    suite: &str,
+    tally: &Tally,
+    elapsed: Duration,
+    target: &str,
+    origin: &str,
+) -> String {
     format!(
-        "{suite}: {} in {:.1}s (target: {target})",
+        "{suite}: {} in {:.1}s (target: {target}; suite: {origin})",
         tally.counts_line(),
         elapsed.as_secs_f64()
     )

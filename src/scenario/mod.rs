@@ -1,13 +1,14 @@
 //! Scenario files: their typed model, and loading them from `specs/` with errors that
 //! name the file, the line and the fix.
 
+mod catalogue;
 mod error;
 mod load;
 mod model;
 mod placeholders;
-mod select;
 mod validate;
 
+pub(crate) use catalogue::{export_built_in, Catalogue, Origin};
 pub use error::LoadError;
 pub(crate) use load::parse_yaml_file;
 #[cfg(test)]
@@ -16,4 +17,3 @@ pub(crate) use load::SuiteScenarioFile;
 pub use load::{load_suite, load_suites, Suite};
 pub use model::*;
 pub(crate) use placeholders::Bindings;
-pub(crate) use select::selected_suites;

@@ -597,7 +597,8 @@ fn scaffolding_seed_000_gives_a_suite_that_loads_and_covers_every_clause() {
         .assert()
         .success()
         .stdout(
-            predicate::str::starts_with("fresh: ").and(predicate::str::contains("(23 scenarios)")),
+            predicate::str::starts_with("fresh: ")
+                .and(predicate::str::contains("(23 scenarios, from ")),
         )
         .get_output()
         .stdout

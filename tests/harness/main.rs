@@ -13,6 +13,7 @@
 //!   `scenario_features`;
 //! - `coverage` and `scaffold`: `coverage`;
 //! - `mutants`: `mutants`;
+//! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
 //! - verdicts, standings, baselines and the counts every report gives: `verdict_model`;
 //! - the console text pinned as a whole, and the JSON files' schemas: `golden` (a new
 //!   pinned command line is a case file in `tests/golden/`, not a Rust test).
@@ -25,5 +26,6 @@ mod golden;
 mod mutants;
 mod scenario_features;
 mod scenario_loading;
+mod standalone;
 mod support;
 mod verdict_model;

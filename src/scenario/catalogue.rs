@@ -1,0 +1,203 @@
+//! Where suites come from: the ones built into the binary, and those of a folder the
+//! user names with `--specs`, which add to them or replace a built-in one of the
+//! same name.
+//!
+//! The built-in `specs/` and `fixtures/` are compiled in with `include_dir`, so a
+//! copy of `toolspec` works from any folder with nothing beside it. They are written
+//! out, once per command, to a private temporary folder and loaded from there like
+//! any other suite: one loader, one validator and one fixture builder serve both,
+//! and the files a scenario's `given.tree` names are real files to copy from.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use include_dir::{include_dir, Dir};
+use tempfile::TempDir;
+
+use super::error::LoadError;
+use super::load::{load_suite, suite_names, Suite};
+
+/// The suites of this repository's `specs/`, as built.
+static BUILT_IN_SPECS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/specs");
+/// The trees `given.tree` names, from this repository's `fixtures/`.
+static BUILT_IN_FIXTURES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/fixtures");
+
+/// Where a suite comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Built into the binary.
+    BuiltIn,
+    /// A folder given with `--specs`.
+    Folder(PathBuf),
+}
+
+impl Origin {
+    /// How reports name it: `built-in`, or `from DIR`.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Origin::BuiltIn => "built-in".to_string(),
+            Origin::Folder(dir) => format!("from {}", dir.display()),
+        }
+    }
+}
+
+/// Every suite a command can use, by name, with its folder and where it came from.
+pub(crate) struct Catalogue {
+    /// The built-in suites written out; removed when the catalogue is dropped.
+    _written_out: TempDir,
+    suites: BTreeMap<String, (PathBuf, Origin)>,
+}
+
+impl Catalogue {
+    /// The built-in suites, with those under `extra` added (a suite of `extra` with
+    /// a built-in suite's name replaces it).
+    pub(crate) fn open(extra: Option<&Path>) -> Result<Catalogue, Vec<LoadError>> {
+        let written_out = tempfile::Builder::new()
+            .prefix("toolspec-suites-")
+            .tempdir()
+            .map_err(|e| vec![cannot_write_out(&std::env::temp_dir(), &e)])?;
+        let specs = written_out.path().join("specs");
+        write_out(&BUILT_IN_SPECS, &specs)?;
+        write_out(&BUILT_IN_FIXTURES, &written_out.path().join("fixtures"))?;
+        let mut suites = BTreeMap::new();
+        for name in suite_names(&specs).map_err(|e| vec![e])? {
+            suites.insert(name.clone(), (specs.join(&name), Origin::BuiltIn));
+        }
+        if let Some(extra) = extra {
+            let names = suite_names(extra).map_err(|e| vec![e])?;
+            if names.is_empty() {
+                return Err(vec![LoadError::new(
+                    extra,
+                    None,
+                    "--specs names a folder with no suite in it (no <suite>/suite.yaml)",
+                )]);
+            }
+            for name in names {
+                let origin = Origin::Folder(extra.to_path_buf());
+                suites.insert(name.clone(), (extra.join(&name), origin));
+            }
+        }
+        Ok(Catalogue {
+            _written_out: written_out,
+            suites,
+        })
+    }
+
+    /// The names of every suite, sorted.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.suites.keys().map(String::as_str)
+    }
+
+    /// Where the suite `name` comes from, if there is one.
+    pub(crate) fn origin(&self, name: &str) -> Option<&Origin> {
+        self.suites.get(name).map(|(_, origin)| origin)
+    }
+
+    /// The suites named in `names`, or every suite when `names` is empty, loaded. A
+    /// name that is no suite is an error that lists the suites there are.
+    pub(crate) fn select(&self, names: &[String]) -> Result<Vec<Suite>, Vec<LoadError>> {
+        let wanted: Vec<&str> = if names.is_empty() {
+            self.names().collect()
+        } else {
+            names.iter().map(String::as_str).collect()
+        };
+        let mut suites = Vec::new();
+        let mut errors = Vec::new();
+        for name in wanted {
+            match self.suites.get(name) {
+                Some((dir, _)) => match load_suite(dir) {
+                    Ok(suite) => suites.push(suite),
+                    Err(mut e) => errors.append(&mut e),
+                },
+                None => errors.push(LoadError::new(
+                    Path::new(name),
+                    None,
+                    format!(
+                        "no suite `{name}`; the suites are: {}",
+                        self.names().collect::<Vec<_>>().join(", ")
+                    ),
+                )),
+            }
+        }
+        if errors.is_empty() {
+            Ok(suites)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// The built-in suite `name` (or every one) and the fixture trees, written under
+/// `into` as `specs/<suite>/...` and `fixtures/...`, for someone who wants to fork
+/// or extend a suite. Returns the suites written.
+pub(crate) fn export_built_in(into: &Path, name: Option<&str>) -> Result<Vec<String>, LoadError> {
+    let specs = into.join("specs");
+    let names: Vec<String> = BUILT_IN_SPECS
+        .dirs()
+        .filter(|d| d.get_file(d.path().join("suite.yaml")).is_some())
+        .filter_map(|d| d.path().to_str().map(str::to_string))
+        .filter(|n| name.is_none_or(|wanted| wanted == n))
+        .collect();
+    if names.is_empty() {
+        let all: Vec<String> = BUILT_IN_SPECS
+            .dirs()
+            .filter_map(|d| d.path().to_str().map(str::to_string))
+            .collect();
+        return Err(LoadError::new(
+            Path::new(name.unwrap_or_default()),
+            None,
+            format!(
+                "no built-in suite `{}`; the built-in suites are: {}",
+                name.unwrap_or_default(),
+                all.join(", ")
+            ),
+        ));
+    }
+    for suite in &names {
+        let target = specs.join(suite);
+        if target.exists() {
+            return Err(LoadError::new(
+                &target,
+                None,
+                "already exists; export into an empty folder, or move it away first",
+            ));
+        }
+    }
+    for suite in &names {
+        if let Some(dir) = BUILT_IN_SPECS.get_dir(suite) {
+            write_out(dir, &specs).map_err(|mut e| e.remove(0))?;
+        }
+    }
+    write_out(&BUILT_IN_FIXTURES, &into.join("fixtures")).map_err(|mut e| e.remove(0))?;
+    Ok(names)
+}
+
+/// Writes every file of `dir` under `into`, at its path from the embedded root (so
+/// the built-in suite folder `boris` lands as `into/boris/...`).
+fn write_out(dir: &Dir<'_>, into: &Path) -> Result<(), Vec<LoadError>> {
+    for file in all_files(dir) {
+        let path = into.join(file.path());
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| vec![cannot_write_out(parent, &e)])?;
+        }
+        std::fs::write(&path, file.contents()).map_err(|e| vec![cannot_write_out(&path, &e)])?;
+    }
+    Ok(())
+}
+
+/// Every file under `dir`, at any depth.
+fn all_files<'a>(dir: &'a Dir<'a>) -> Vec<&'a include_dir::File<'a>> {
+    let mut files: Vec<&include_dir::File<'a>> = dir.files().collect();
+    for sub in dir.dirs() {
+        files.extend(all_files(sub));
+    }
+    files
+}
+
+fn cannot_write_out(path: &Path, e: &std::io::Error) -> LoadError {
+    LoadError::new(
+        path,
+        None,
+        format!("cannot write the built-in suites out: {e}"),
+    )
+}

@@ -142,6 +142,10 @@ fn completion(report: &ScenarioReport) -> Result<Completion, Failed> {
         (Standing::Unsupported, Verdict::Unsupported(why)) => {
             Completion::ignored_with(format!("UNSUPPORTED: {why}"))
         }
+        (Standing::New, verdict) => Completion::ignored_with(format!(
+            "NEW: {} in a scenario newer than the pinned suite version",
+            verdict.label()
+        )),
         (Standing::KnownFailure, verdict) => Completion::ignored_with(format!(
             "KNOWN: the baseline excuses its {}",
             verdict.label()
@@ -201,6 +205,8 @@ mod tests {
             root_kept: false,
             note: None,
             basis: Basis::Spec,
+            since: 1,
+            pinned: None,
             elapsed: Duration::ZERO,
         }
     }

@@ -11,7 +11,7 @@ use super::Outcome;
 use crate::execute::parallel::{default_jobs, run_scenarios};
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
 use crate::report::text::{run_summary, scenario_text, suite_summary, Styles};
-use crate::report::{self, Standing, Tally};
+use crate::report::{self, Standing, SuiteFacts, Tally};
 use crate::scenario::{Basis, Catalogue, LoadError, Suite};
 use crate::server::{load_target_file, preflight, Target};
 
@@ -109,7 +109,9 @@ pub(crate) fn run(
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     let styles = Styles::coloured(colour);
 
+    check_pins(&external, &suites, args.target.as_deref())?;
     let mut all_reports = Vec::new();
+    let mut facts = Vec::new();
     let mut grand = Tally::default();
     let mut target_name = String::new();
     for suite in &suites {
@@ -157,7 +159,9 @@ pub(crate) fn run(
         };
         let started = Instant::now();
         let show = |report: &ScenarioReport| {
-            if args.verbose || Standing::of(report).breaks_the_run() {
+            // NEW is shown too: what raising the pin would bring is worth reading.
+            let standing = Standing::of(report);
+            if args.verbose || standing.breaks_the_run() || standing == Standing::New {
                 print(&scenario_text(report, styles));
             }
         };
@@ -171,10 +175,19 @@ pub(crate) fn run(
             &show,
         );
         let tally = Tally::of(&reports);
-        let origin = catalogue
+        let mut origin = catalogue
             .origin(&suite.name)
             .map(|o| o.describe())
             .unwrap_or_default();
+        facts.push(SuiteFacts {
+            name: suite.name.clone(),
+            version: suite.config.version,
+            origin: origin.clone(),
+        });
+        origin.push_str(&format!(", version {}", suite.config.version));
+        if let Some(pin) = target.pins.get(&suite.name) {
+            origin.push_str(&format!(", pinned at {pin}"));
+        }
         say(suite_summary(
             &suite.name,
             &tally,
@@ -186,7 +199,7 @@ pub(crate) fn run(
         all_reports.extend(reports);
     }
     say(run_summary(&grand));
-    write_reports(args, &target_name, &all_reports)?;
+    write_reports(args, &target_name, &facts, &all_reports)?;
     if grand.judged() == 0 && !args.allow_empty {
         if grand.scenarios() == 0 {
             say(format_args!(
@@ -206,6 +219,39 @@ pub(crate) fn run(
     } else {
         Outcome::Held
     })
+}
+
+/// A pin above a suite's version names a version that does not exist (a typo, or a
+/// target file written for a newer toolspec): refuse it rather than gate on nothing.
+fn check_pins(
+    target: &Option<Target>,
+    suites: &[Suite],
+    file: Option<&Path>,
+) -> Result<(), CliError> {
+    let (Some(target), Some(file)) = (target, file) else {
+        return Ok(());
+    };
+    let errors: Vec<LoadError> = suites
+        .iter()
+        .filter_map(|suite| {
+            let pin = *target.pins.get(&suite.name)?;
+            (pin == 0 || pin > suite.config.version).then(|| {
+                LoadError::new(
+                    file,
+                    None,
+                    format!(
+                        "`suites: {{ {}: {pin} }}` pins a version the suite does not have (it is at version {}); pin 1 to {}",
+                        suite.name, suite.config.version, suite.config.version
+                    ),
+                )
+            })
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Files(errors))
+    }
 }
 
 /// What chose the scenarios, in words, for a run that chose none.
@@ -286,7 +332,12 @@ fn names_a_scenario(entry: &str, ids: &BTreeSet<String>) -> bool {
             .any(|(at, _)| ids.contains(&entry[..at]) && !entry[at + 1..].is_empty())
 }
 
-fn write_reports(args: &RunArgs, target: &str, reports: &[ScenarioReport]) -> Result<(), CliError> {
+fn write_reports(
+    args: &RunArgs,
+    target: &str,
+    facts: &[SuiteFacts],
+    reports: &[ScenarioReport],
+) -> Result<(), CliError> {
     let failed = |path: &Path| {
         let path = path.to_path_buf();
         move |source| CliError::WriteReport { path, source }
@@ -295,7 +346,7 @@ fn write_reports(args: &RunArgs, target: &str, reports: &[ScenarioReport]) -> Re
         report::write_junit(path, target, reports).map_err(failed(path))?;
     }
     if let Some(path) = &args.json {
-        report::write_json(path, target, reports).map_err(failed(path))?;
+        report::write_json(path, target, facts, reports).map_err(failed(path))?;
     }
     if let Some(path) = &args.markdown {
         report::write_markdown(path, target, reports).map_err(failed(path))?;

@@ -84,6 +84,8 @@ pub(crate) fn run_scenario(
         root_kept: false,
         note: scenario.note.clone(),
         basis: scenario.basis,
+        since: scenario.since,
+        pinned: target.pins.get(&suite.name).copied(),
         elapsed: Duration::ZERO,
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()

@@ -130,11 +130,20 @@ pub struct ScenarioReport {
     pub note: Option<String>,
     /// Whether the seed says it, or only the upstream program does.
     pub basis: Basis,
+    /// The suite version the scenario arrived in.
+    pub since: u32,
+    /// The suite version the target is gated at, when it pins one.
+    pub pinned: Option<u32>,
     /// Wall time from fixture to verdict (of every attempt together).
     pub elapsed: Duration,
 }
 
 impl ScenarioReport {
+    /// The scenario arrived after the suite version the target pins.
+    pub fn is_newer_than_the_pin(&self) -> bool {
+        self.pinned.is_some_and(|pin| self.since > pin)
+    }
+
     /// The attempts did not all come to the same verdict.
     pub fn is_flaky(&self) -> bool {
         self.attempts

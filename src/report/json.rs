@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::{Standing, Tally};
+use super::{Standing, SuiteFacts, Tally};
 use crate::execute::{Excuse, ScenarioReport, Verdict};
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
@@ -17,12 +17,26 @@ const REPORT_SCHEMA_VERSION: u64 = 2;
 pub(crate) fn write_json(
     path: &Path,
     target: &str,
+    facts: &[SuiteFacts],
     reports: &[ScenarioReport],
 ) -> std::io::Result<()> {
     let scenarios: Vec<Value> = reports.iter().map(scenario_json).collect();
-    let suites: Vec<Value> = super::by_suite(reports)
+    let tallies = super::by_suite(reports);
+    let suites: Vec<Value> = facts
         .iter()
-        .map(|(name, tally)| json!({ "name": name, "counts": counts_json(tally) }))
+        .map(|suite| {
+            let tally = tallies
+                .iter()
+                .find(|(name, _)| *name == suite.name)
+                .map(|(_, t)| *t)
+                .unwrap_or_default();
+            json!({
+                "name": suite.name,
+                "version": suite.version,
+                "origin": suite.origin,
+                "counts": counts_json(&tally),
+            })
+        })
         .collect();
     let doc = json!({
         "schema_version": REPORT_SCHEMA_VERSION,
@@ -47,6 +61,7 @@ fn counts_json(t: &Tally) -> Value {
         "KNOWN": t.known,
         "FLAKY": t.flaky,
         "STALE": t.stale,
+        "NEW": t.new,
         "spec": { "passed": t.spec.passed, "total": t.spec.total },
         "upstream": { "passed": t.upstream.passed, "total": t.upstream.total },
     })
@@ -85,6 +100,8 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "id": r.id,
         "requirement": r.requirement,
         "covers": r.covers,
+        "since": r.since,
+        "pinned": r.pinned,
         "basis": match r.basis {
             crate::scenario::Basis::Spec => "spec",
             crate::scenario::Basis::Upstream => "upstream",

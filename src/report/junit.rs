@@ -44,6 +44,7 @@ pub(crate) fn write_junit(
             ("KNOWN", tally.known.to_string()),
             ("FLAKY", tally.flaky.to_string()),
             ("STALE", tally.stale.to_string()),
+            ("NEW", tally.new.to_string()),
             ("spec", tally.spec.to_string()),
             ("upstream", tally.upstream.to_string()),
         ] {
@@ -95,6 +96,12 @@ pub(crate) fn write_junit(
                     let _ = write!(
                         xml,
                         "<failure message=\"flaky: the attempts did not all come to the same verdict\">{body}</failure>"
+                    );
+                }
+                (Standing::New, _) => {
+                    let _ = write!(
+                        xml,
+                        "<system-out>NEW: newer than the pinned suite version\n{body}</system-out>"
                     );
                 }
                 (Standing::KnownFailure, _) => {

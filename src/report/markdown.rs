@@ -29,9 +29,9 @@ pub(crate) fn write_markdown(
         total.counts_line()
     );
     md.push_str(
-        "| suite | requirement | pass | fail | error | skip | unsupported | known | flaky | stale | spec | upstream |\n",
+        "| suite | requirement | pass | fail | error | skip | unsupported | known | flaky | stale | new | spec | upstream |\n",
     );
-    md.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     let row = |md: &mut String, suite: &str, requirement: &str, t: &Tally, strong: bool| {
         let cells = [
             t.passed.to_string(),
@@ -42,6 +42,7 @@ pub(crate) fn write_markdown(
             t.known.to_string(),
             t.flaky.to_string(),
             t.stale.to_string(),
+            t.new.to_string(),
             t.spec.to_string(),
             t.upstream.to_string(),
         ];

@@ -14,6 +14,16 @@ pub(crate) use standing::{Standing, Tally};
 
 use crate::execute::ScenarioReport;
 
+/// What the reports say of a suite that ran, besides its scenarios' verdicts.
+#[derive(Debug, Clone)]
+pub(crate) struct SuiteFacts {
+    pub name: String,
+    /// Its `version:`.
+    pub version: u32,
+    /// Where it came from: `built-in`, or `from DIR`.
+    pub origin: String,
+}
+
 /// The name of the suite of a scenario id (`suite::file::name`).
 pub(crate) fn suite_of(id: &str) -> &str {
     id.split("::").next().unwrap_or_default()

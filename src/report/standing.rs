@@ -23,10 +23,23 @@ pub(crate) enum Standing {
     /// A baseline entry that excuses nothing: the scenario, or the expectation it
     /// names, holds now. It fails the run, so baselines only ever shrink.
     StaleBaseline,
+    /// Did not pass, but arrived in a suite version after the one the target pins:
+    /// reported, and left for the day the pin is raised.
+    New,
 }
 
 impl Standing {
     pub(crate) fn of(report: &ScenarioReport) -> Standing {
+        let standing = Standing::judged(report);
+        if standing.breaks_the_run() && report.is_newer_than_the_pin() {
+            Standing::New
+        } else {
+            standing
+        }
+    }
+
+    /// The standing before the target's pin is considered.
+    fn judged(report: &ScenarioReport) -> Standing {
         if report.is_flaky() {
             return match report.excuse {
                 Excuse::Whole => Standing::KnownFailure,
@@ -76,6 +89,7 @@ impl Standing {
             Standing::Flaky => "FLAKY",
             Standing::KnownFailure => "KNOWN",
             Standing::StaleBaseline => "STALE",
+            Standing::New => "NEW",
         }
     }
 }
@@ -125,6 +139,7 @@ pub(crate) struct Tally {
     pub known: usize,
     pub flaky: usize,
     pub stale: usize,
+    pub new: usize,
     /// Scenarios whose basis is the spec: the figure a conformance claim gives.
     pub spec: Score,
     /// Scenarios whose basis is the upstream program.
@@ -152,6 +167,7 @@ impl Tally {
             Standing::Flaky => self.flaky += 1,
             Standing::KnownFailure => self.known += 1,
             Standing::StaleBaseline => self.stale += 1,
+            Standing::New => self.new += 1,
         }
         match report.basis {
             Basis::Spec => self.spec.count(standing),
@@ -168,6 +184,7 @@ impl Tally {
         self.known += other.known;
         self.flaky += other.flaky;
         self.stale += other.stale;
+        self.new += other.new;
         self.spec.add(&other.spec);
         self.upstream.add(&other.upstream);
     }
@@ -182,6 +199,7 @@ impl Tally {
             + self.known
             + self.flaky
             + self.stale
+            + self.new
     }
 
     /// Scenarios whose server was asked and judged: neither SKIP nor UNSUPPORTED.
@@ -195,7 +213,8 @@ impl Tally {
 
     /// The counts as the summary line gives them, without its name:
     /// `40 PASS, 3 FAIL, 0 ERROR, 1 SKIP, 24 UNSUPPORTED, 2 KNOWN, 0 FLAKY (spec
-    /// 38/41, upstream 2/3)`, with `, N STALE` before the scores when there are any.
+    /// 38/41, upstream 2/3)`, with `, N STALE` and `, N NEW` before the scores when
+    /// there are any.
     pub(crate) fn counts_line(&self) -> String {
         let mut line = format!(
             "{} PASS, {} FAIL, {} ERROR, {} SKIP, {} UNSUPPORTED, {} KNOWN, {} FLAKY",
@@ -209,6 +228,9 @@ impl Tally {
         );
         if self.stale > 0 {
             let _ = write!(line, ", {} STALE", self.stale);
+        }
+        if self.new > 0 {
+            let _ = write!(line, ", {} NEW", self.new);
         }
         let _ = write!(line, " (spec {}, upstream {})", self.spec, self.upstream);
         line
@@ -237,6 +259,8 @@ mod tests {
             root_kept: false,
             note: None,
             basis: Basis::Spec,
+            since: 1,
+            pinned: None,
             elapsed: Duration::ZERO,
         }
     }

@@ -116,6 +116,17 @@ pub(crate) fn write_scenario(
         Standing::KnownFailure => {
             styles.line(out, None, "(known failure, listed in the baseline)")?;
         }
+        Standing::New => {
+            styles.line(
+                out,
+                Some(Tone::Warn),
+                &format!(
+                    "NEW {id}: arrived in suite version {}, after the version the target pins ({}); it does not fail the run until the pin is raised",
+                    report.since,
+                    report.pinned.unwrap_or_default()
+                ),
+            )?;
+        }
         Standing::Flaky => {
             styles.line(
                 out,
@@ -272,6 +283,8 @@ mod tests {
             root_kept: false,
             note: None,
             basis: Basis::Spec,
+            since: 1,
+            pinned: None,
             elapsed: Duration::ZERO,
         }
     }

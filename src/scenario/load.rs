@@ -96,6 +96,13 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         .to_string();
     let suite_path = dir.join("suite.yaml");
     let config: SuiteFile = parse_yaml_file(&suite_path).map_err(|e| vec![e])?;
+    if config.version == 0 {
+        return Err(vec![LoadError::new(
+            &suite_path,
+            find_line(&read_or_empty(&suite_path), "version:"),
+            "`version: 0`: versions start at 1",
+        )]);
+    }
     if config.suite != name {
         return Err(vec![LoadError::new(
             &suite_path,

@@ -38,6 +38,14 @@ pub(crate) struct SuiteFile {
     /// unknown tool, on purpose) are judged as usual.
     #[serde(default)]
     pub tools: Vec<String>,
+    /// The suite's version: raised whenever a scenario is added or sharpened, so a
+    /// gate can pin the version it last passed (`suites:` in a target file).
+    #[serde(default = "first_version")]
+    pub version: u32,
+}
+
+fn first_version() -> u32 {
+    1
 }
 
 fn default_call_timeout_ms() -> u64 {
@@ -114,6 +122,10 @@ pub(crate) struct Scenario {
     /// Conditions the run must meet, or the scenario is skipped with the reason.
     #[serde(default)]
     pub requires: Vec<Requirement>,
+    /// The suite version this scenario arrived in (or was last sharpened in): a
+    /// target that pins an earlier version sees it as NEW, not as a failed gate.
+    #[serde(default = "first_version")]
+    pub since: u32,
 }
 
 /// Where a scenario's expectation comes from.

@@ -50,6 +50,12 @@ pub(crate) fn validate_file(
         if scenario.covers.trim().is_empty() {
             fail("`covers` is empty: name the spec clause this scenario checks".into());
         }
+        if scenario.since == 0 || scenario.since > suite.version {
+            fail(format!(
+                "`since: {}` is not a version of this suite (1 to its `version: {}`); raise the suite's version when adding a scenario",
+                scenario.since, suite.version
+            ));
+        }
         if let Some(tree) = &scenario.given.tree {
             if let Err(p) = check_tree(fixtures_dir, tree) {
                 fail(p);

@@ -53,6 +53,9 @@ pub struct Target {
     /// The server claims the whole spec: a scenario calling a suite tool it does not
     /// list FAILs instead of being UNSUPPORTED.
     pub require_all_tools: bool,
+    /// Suite name -> the suite version this target is gated at (`suites:` in a target
+    /// file): a scenario that arrived in a later version is NEW, not a failure.
+    pub pins: BTreeMap<String, u32>,
 }
 
 /// A scenario asked for a setting this target has no way to express.

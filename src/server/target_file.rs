@@ -44,6 +44,10 @@ struct TargetFile {
     /// not UNSUPPORTED.
     #[serde(default)]
     require_all_tools: bool,
+    /// Suite name -> the suite version this server is gated at: scenarios that
+    /// arrived later run, and are NEW rather than failures.
+    #[serde(default)]
+    suites: BTreeMap<String, u32>,
 }
 
 /// `command:` as a list of words or one shell-style line. Read with a visitor, not
@@ -135,6 +139,7 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
         arguments: file.arguments,
         baseline,
         require_all_tools: file.require_all_tools,
+        pins: file.suites,
     })
 }
 

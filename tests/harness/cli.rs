@@ -239,7 +239,7 @@ fn the_suite_runs_over_streamable_http() {
         .success()
         .stdout(
             predicate::str::is_match(
-                r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP, .*\(target: reference-over-http; suite: built-in\)",
+                r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP, .*\(target: reference-over-http; suite: built-in, version 1\)",
             )
             .expect("regex"),
         );

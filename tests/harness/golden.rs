@@ -60,6 +60,8 @@ fn a_valid_report() -> Value {
             "id": format!("boris::error-message-format::{id}"),
             "requirement": "Error message format",
             "covers": "error-message-format/prefix",
+            "since": 1,
+            "pinned": null,
             "basis": "spec",
             "verdict": verdict,
             "standing": standing,
@@ -93,14 +95,14 @@ fn a_valid_report() -> Value {
     flaky["mismatches"] = fail["mismatches"].clone();
     let counts = json!({
         "PASS": 1, "FAIL": 1, "ERROR": 0, "SKIP": 1, "UNSUPPORTED": 1, "KNOWN": 1,
-        "FLAKY": 1, "STALE": 0,
+        "FLAKY": 1, "STALE": 0, "NEW": 0,
         "spec": { "passed": 1, "total": 5 }, "upstream": { "passed": 0, "total": 0 },
     });
     json!({
         "schema_version": 2,
         "target": "boris-reference",
         "counts": counts,
-        "suites": [{ "name": "boris", "counts": counts }],
+        "suites": [{ "name": "boris", "version": 1, "origin": "built-in", "counts": counts }],
         "scenarios": [scenario("passes", "PASS", "PASS"), fail, error, skip, unsupported, flaky],
     })
 }

@@ -312,6 +312,7 @@ fn summary_counts(line: &str) -> Value {
         counts.insert(name.to_string(), Value::from(n.parse::<u64>().expect("n")));
     }
     counts.entry("STALE").or_insert(Value::from(0));
+    counts.entry("NEW").or_insert(Value::from(0));
     let levels = levels.split(')').next().expect(")");
     for (name, figure) in [
         ("spec", levels.split(", upstream ").next()),

@@ -208,6 +208,7 @@ mod tests {
             since: 1,
             pinned: None,
             elapsed: Duration::ZERO,
+            position: 0,
         }
     }
 

@@ -38,6 +38,9 @@ pub(crate) enum CliError {
         "say where the files go: --out DIR, or --specs DIR with --suite NAME (its folder there); built-in suites are not written to (`toolspec suites export DIR` writes them out to edit)"
     )]
     ScaffoldNeedsAPlace,
+    /// `report merge` refused its shards.
+    #[error("report merge: {0}")]
+    Merge(String),
 }
 
 impl From<Vec<LoadError>> for CliError {
@@ -53,6 +56,11 @@ impl From<LoadError> for CliError {
 }
 
 impl CliError {
+    /// A shard that could not be read, as a merge error.
+    pub(crate) fn merge(error: crate::report::ReadError) -> CliError {
+        CliError::Merge(error.to_string())
+    }
+
     /// One message per line, so each gets its own `error: ` when printed.
     pub(crate) fn messages(&self) -> Vec<String> {
         match self {

@@ -8,6 +8,8 @@ mod error;
 mod list;
 mod mutants;
 mod output;
+mod report;
+mod report_files;
 mod run;
 mod scaffold;
 mod suites;
@@ -79,6 +81,10 @@ enum Command {
     /// Mutation testing: run each suite against every deliberate deviation of the
     /// bundled server and report which ones the suite catches; exits 1 if any survives.
     Mutants(mutants::MutantsArgs),
+    /// Reports already written: `toolspec report merge A.json B.json ...` joins the
+    /// shards of a partitioned run.
+    #[command(subcommand)]
+    Report(report::ReportCommand),
     /// The built-in suites: `toolspec suites export DIR` writes them out as files to
     /// fork or extend.
     #[command(subcommand)]
@@ -98,6 +104,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::ReferenceServer { args } => return toolspec_reference::main_with_args(args),
         Command::Suites(command) => suites::suites(&command),
+        Command::Report(command) => report::report(&command),
         command => {
             crate::server::stop_servers_on_interrupt();
             Catalogue::open(cli.specs.as_deref())
@@ -138,6 +145,8 @@ fn dispatch(
         Command::Coverage(args) => coverage::coverage(catalogue, &args),
         Command::Scaffold(args) => scaffold::scaffold(catalogue, specs, &args),
         Command::Mutants(args) => mutants::mutants(catalogue, &args),
-        Command::Suites(_) | Command::ReferenceServer { .. } => Ok(Outcome::Held),
+        Command::Suites(_) | Command::Report(_) | Command::ReferenceServer { .. } => {
+            Ok(Outcome::Held)
+        }
     }
 }

@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 
 use super::error::CliError;
 use super::output::{print, say};
+use super::report_files::ReportFiles;
 use super::Outcome;
 use crate::execute::parallel::{default_jobs, run_scenarios};
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
 use crate::report::text::{run_summary, scenario_text, suite_summary, Styles};
-use crate::report::{self, Standing, SuiteFacts, Tally};
-use crate::scenario::{Basis, Catalogue, LoadError, Suite};
+use crate::report::{RunFacts, Standing, SuiteFacts, Tally};
+use crate::scenario::{Basis, Catalogue, LoadError, Partition, Suite};
 use crate::server::{load_target_file, preflight, Target};
 
 /// `toolspec run`.
@@ -59,6 +60,11 @@ pub(crate) struct RunArgs {
     /// whose verdict changes is FLAKY, which fails the run unless the baseline lists it.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     repeat: u32,
+    /// Run one shard of the selected scenarios: count:K/N (the K-th of N by
+    /// position) or hash:K/N (by the scenario id's hash), as nextest splits tests;
+    /// `toolspec report merge` joins the shards' JSON reports.
+    #[arg(long, value_name = "count:K/N|hash:K/N")]
+    partition: Option<Partition>,
     /// Only scenarios of this conformance level: `spec` (the document requires it),
     /// `upstream` (the real program does it where the document is silent), or `all`.
     #[arg(long, value_enum, default_value_t = BasisFilter::All)]
@@ -114,6 +120,8 @@ pub(crate) fn run(
     let mut facts = Vec::new();
     let mut grand = Tally::default();
     let mut target_name = String::new();
+    // The position of each selected scenario across the suites, for --partition.
+    let mut position = 0;
     for suite in &suites {
         let target = match &external {
             Some(t) => t.clone(),
@@ -129,14 +137,19 @@ pub(crate) fn run(
         target_name.clone_from(&target.name);
         let work: Vec<_> = suite
             .scenarios()
-            .filter(|(f, s)| {
-                args.basis.admits(s.basis)
-                    && args
-                        .filter
-                        .as_ref()
-                        .is_none_or(|needle| suite.scenario_id(f, s).contains(needle.as_str()))
+            .filter(|(f, s)| selected(args, suite, f, s))
+            .enumerate()
+            .map(|(i, work)| (position + i, work))
+            .filter(|(at, (f, s))| {
+                args.partition
+                    .is_none_or(|p| p.admits(*at, &suite.scenario_id(f, s)))
             })
             .collect();
+        position += suite
+            .scenarios()
+            .filter(|(f, s)| selected(args, suite, f, s))
+            .count();
+        let (positions, work): (Vec<usize>, Vec<_>) = work.into_iter().unzip();
         let preflight_timeout = Duration::from_millis(
             options
                 .call_timeout_ms
@@ -165,7 +178,7 @@ pub(crate) fn run(
                 print(&scenario_text(report, styles));
             }
         };
-        let reports = run_scenarios(
+        let mut reports = run_scenarios(
             suite,
             &work,
             &target,
@@ -174,6 +187,9 @@ pub(crate) fn run(
             jobs,
             &show,
         );
+        for (report, at) in reports.iter_mut().zip(positions) {
+            report.position = at;
+        }
         let tally = Tally::of(&reports);
         let mut origin = catalogue
             .origin(&suite.name)
@@ -199,7 +215,12 @@ pub(crate) fn run(
         all_reports.extend(reports);
     }
     say(run_summary(&grand));
-    write_reports(args, &target_name, &facts, &all_reports)?;
+    let run = RunFacts {
+        target: target_name,
+        partition: args.partition.map(|p| p.to_string()),
+        suites: facts,
+    };
+    write_reports(args, &run, &all_reports)?;
     if grand.judged() == 0 && !args.allow_empty {
         if grand.scenarios() == 0 {
             say(format_args!(
@@ -254,6 +275,21 @@ fn check_pins(
     }
 }
 
+/// Whether `--suite`'s scenario passes `--basis` and `--filter` (before
+/// `--partition` takes a shard of those that do).
+fn selected(
+    args: &RunArgs,
+    suite: &Suite,
+    file: &crate::scenario::SuiteScenarioFile,
+    scenario: &crate::scenario::Scenario,
+) -> bool {
+    args.basis.admits(scenario.basis)
+        && args
+            .filter
+            .as_ref()
+            .is_none_or(|needle| suite.scenario_id(file, scenario).contains(needle.as_str()))
+}
+
 /// What chose the scenarios, in words, for a run that chose none.
 fn selection(args: &RunArgs) -> String {
     let mut parts = Vec::new();
@@ -262,6 +298,9 @@ fn selection(args: &RunArgs) -> String {
     }
     if let Some(filter) = &args.filter {
         parts.push(format!("--filter {filter:?} matches no scenario id"));
+    }
+    if let Some(partition) = &args.partition {
+        parts.push(format!("--partition {partition} leaves none in this shard"));
     }
     if args.basis != BasisFilter::All {
         parts.push(format!("--basis {:?}", args.basis).to_lowercase());
@@ -334,23 +373,15 @@ fn names_a_scenario(entry: &str, ids: &BTreeSet<String>) -> bool {
 
 fn write_reports(
     args: &RunArgs,
-    target: &str,
-    facts: &[SuiteFacts],
+    run: &RunFacts,
     reports: &[ScenarioReport],
 ) -> Result<(), CliError> {
-    let failed = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| CliError::WriteReport { path, source }
+    let files = ReportFiles {
+        json: args.json.as_deref(),
+        junit: args.junit.as_deref(),
+        markdown: args.markdown.as_deref(),
     };
-    if let Some(path) = &args.junit {
-        report::write_junit(path, target, reports).map_err(failed(path))?;
-    }
-    if let Some(path) = &args.json {
-        report::write_json(path, target, facts, reports).map_err(failed(path))?;
-    }
-    if let Some(path) = &args.markdown {
-        report::write_markdown(path, target, reports).map_err(failed(path))?;
-    }
+    files.write(run, reports)?;
     if let Some(path) = &args.write_baseline {
         let mut text = String::from(
             "# Scenarios that fail on this target; name this file in `baseline_file:`.\n",
@@ -361,7 +392,10 @@ fn write_reports(
                 text.push('\n');
             }
         }
-        std::fs::write(path, text).map_err(failed(path))?;
+        std::fs::write(path, text).map_err(|source| CliError::WriteReport {
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(())
 }

@@ -87,6 +87,7 @@ pub(crate) fn run_scenario(
         since: scenario.since,
         pinned: target.pins.get(&suite.name).copied(),
         elapsed: Duration::ZERO,
+        position: 0,
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

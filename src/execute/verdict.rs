@@ -136,6 +136,9 @@ pub struct ScenarioReport {
     pub pinned: Option<u32>,
     /// Wall time from fixture to verdict (of every attempt together).
     pub elapsed: Duration,
+    /// The scenario's place among those the run selected, counted across suites
+    /// before `--partition` takes its shard: merged shards are put back in this order.
+    pub position: usize,
 }
 
 impl ScenarioReport {

@@ -6,23 +6,23 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::{Standing, SuiteFacts, Tally};
+use super::{RunFacts, Standing, Tally};
 use crate::execute::{Excuse, ScenarioReport, Verdict};
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
 /// with any change a reader could notice, and the schema with it.
-const REPORT_SCHEMA_VERSION: u64 = 2;
+pub(super) const REPORT_SCHEMA_VERSION: u64 = 2;
 
 /// Writes the run's counts and every report as JSON to `path`.
 pub(crate) fn write_json(
     path: &Path,
-    target: &str,
-    facts: &[SuiteFacts],
+    run: &RunFacts,
     reports: &[ScenarioReport],
 ) -> std::io::Result<()> {
     let scenarios: Vec<Value> = reports.iter().map(scenario_json).collect();
     let tallies = super::by_suite(reports);
-    let suites: Vec<Value> = facts
+    let suites: Vec<Value> = run
+        .suites
         .iter()
         .map(|suite| {
             let tally = tallies
@@ -40,7 +40,8 @@ pub(crate) fn write_json(
         .collect();
     let doc = json!({
         "schema_version": REPORT_SCHEMA_VERSION,
-        "target": target,
+        "target": run.target,
+        "partition": run.partition,
         "counts": counts_json(&Tally::of(reports)),
         "suites": suites,
         "scenarios": scenarios,
@@ -115,6 +116,9 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "reason": reason,
         "call": r.call,
         "warnings": r.warnings,
+        "note": r.note,
+        "fixture_root": r.root,
+        "position": r.position,
         "elapsed_ms": r.elapsed.as_millis() as u64,
     })
 }

@@ -4,18 +4,31 @@
 mod json;
 mod junit;
 mod markdown;
+mod read;
 mod standing;
 pub(crate) mod text;
 
 pub(crate) use json::write_json;
 pub(crate) use junit::write_junit;
 pub(crate) use markdown::write_markdown;
+pub(crate) use read::{read_json, ReadError};
 pub(crate) use standing::{Standing, Tally};
 
 use crate::execute::ScenarioReport;
 
+/// What the reports say of a run besides its scenarios: the server, the shard, and
+/// the suites selected (each even when the shard holds none of its scenarios, so
+/// shards of one run can be told from shards of another).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RunFacts {
+    pub target: String,
+    /// `--partition`, as given (`count:1/2`), when the run is a shard.
+    pub partition: Option<String>,
+    pub suites: Vec<SuiteFacts>,
+}
+
 /// What the reports say of a suite that ran, besides its scenarios' verdicts.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SuiteFacts {
     pub name: String,
     /// Its `version:`.

@@ -5,6 +5,7 @@ mod catalogue;
 mod error;
 mod load;
 mod model;
+mod partition;
 mod placeholders;
 mod validate;
 
@@ -16,4 +17,5 @@ pub(crate) use load::parse_yaml_str;
 pub(crate) use load::SuiteScenarioFile;
 pub use load::{load_suite, load_suites, Suite};
 pub use model::*;
+pub(crate) use partition::Partition;
 pub(crate) use placeholders::Bindings;

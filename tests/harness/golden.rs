@@ -72,6 +72,9 @@ fn a_valid_report() -> Value {
             "reason": null,
             "call": "view {\"path\":\"/tmp/toolspec-x/missing.txt\"}",
             "warnings": [],
+            "note": null,
+            "fixture_root": "/tmp/toolspec-x",
+            "position": 0,
             "elapsed_ms": 12,
         })
     };
@@ -101,6 +104,7 @@ fn a_valid_report() -> Value {
     json!({
         "schema_version": 2,
         "target": "boris-reference",
+        "partition": null,
         "counts": counts,
         "suites": [{ "name": "boris", "version": 1, "origin": "built-in", "counts": counts }],
         "scenarios": [scenario("passes", "PASS", "PASS"), fail, error, skip, unsupported, flaky],

@@ -232,3 +232,162 @@ fn a_scenario_cannot_arrive_after_its_suite_version() {
             "scenario `Code is parseable`: `since: 2` is not a version of this suite (1 to its `version: 1`)",
         ));
 }
+
+/// A JSON report without what changes from run to run: times, temporary folders'
+/// names and the random ids of background tasks.
+fn comparable(report: &serde_json::Value) -> serde_json::Value {
+    let mut report = report.clone();
+    for scenario in report["scenarios"].as_array_mut().expect("scenarios") {
+        scenario["elapsed_ms"] = serde_json::Value::Null;
+    }
+    let text = regex::Regex::new(r"toolspec-[A-Za-z0-9]{6}|task_id: [0-9a-f]{16}")
+        .expect("regex")
+        .replace_all(&report.to_string(), "X")
+        .into_owned();
+    serde_json::from_str(&text).expect("still JSON")
+}
+
+#[test]
+fn shards_merged_give_the_same_report_as_one_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = |name: &str| dir.path().join(name);
+    let run = |extra: &[&str], out: &Path| {
+        let mut cmd = lone_copy(dir.path());
+        // Two suites, one whose scenarios all fail against the honest server.
+        cmd.arg("--specs")
+            .arg(crate::support::repo().join("tests/data/specs"))
+            .args(["run", "--suite", "boris", "--suite", "wrong", "--jobs", "2"])
+            .args(extra)
+            .arg("--json")
+            .arg(out);
+        cmd.assert().code(1);
+    };
+    run(&[], &json("whole.json"));
+    for kind in ["count", "hash"] {
+        let shards: Vec<_> = (1..=3).map(|k| json(&format!("{kind}-{k}.json"))).collect();
+        for (k, shard) in shards.iter().enumerate() {
+            run(&["--partition", &format!("{kind}:{}/3", k + 1)], shard);
+        }
+        let merged = json(&format!("{kind}-merged.json"));
+        let junit = json(&format!("{kind}-merged.xml"));
+        lone_copy(dir.path())
+            .args(["report", "merge"])
+            .args(&shards)
+            .arg("--json")
+            .arg(&merged)
+            .arg("--junit")
+            .arg(&junit)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("merged 3 shards of "));
+        let read = |p: &Path| -> serde_json::Value {
+            crate::support::assert_matches_schema(crate::support::REPORT_SCHEMA, p)
+        };
+        let (merged, whole) = (
+            comparable(&read(&merged)),
+            comparable(&read(&json("whole.json"))),
+        );
+        if merged != whole {
+            let ids = |r: &serde_json::Value| -> Vec<String> {
+                r["scenarios"]
+                    .as_array()
+                    .expect("scenarios")
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            };
+            let (m, w) = (ids(&merged), ids(&whole));
+            let first = m.iter().zip(&w).find(|(a, b)| a != b);
+            panic!(
+                "{kind} shards merged differ from one run: {} vs {} scenarios; counts {} vs {}; first difference {first:#?}",
+                m.len(),
+                w.len(),
+                merged["counts"],
+                whole["counts"]
+            );
+        }
+        assert!(std::fs::read_to_string(&junit)
+            .expect("junit")
+            .contains("<testsuite name=\"wrong\""));
+        // A shard missing, or given twice, is refused.
+        lone_copy(dir.path())
+            .args(["report", "merge"])
+            .args(&shards[..2])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "shard(s) {kind}:3/3 missing"
+            )));
+        lone_copy(dir.path())
+            .args(["report", "merge"])
+            .args(&shards)
+            .arg(&shards[0])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is given twice"));
+    }
+    // Shards of another run (other suites) are refused.
+    run(
+        &["--partition", "count:3/3", "--basis", "spec"],
+        &json("other.json"),
+    );
+    let other_suites = json("other-suites.json");
+    let mut cmd = lone_copy(dir.path());
+    cmd.args([
+        "run",
+        "--suite",
+        "boris",
+        "--mutate",
+        "lowercase-code",
+        "--partition",
+        "count:3/3",
+        "--json",
+    ])
+    .arg(&other_suites)
+    .assert()
+    .code(1);
+    lone_copy(dir.path())
+        .args(["report", "merge"])
+        .arg(json("count-1.json"))
+        .arg(json("count-2.json"))
+        .arg(&other_suites)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a run of other suites or suite versions",
+        ));
+}
+
+#[test]
+fn a_report_whose_standing_does_not_follow_from_its_verdict_is_not_merged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shard = dir.path().join("shard.json");
+    lone_copy(dir.path())
+        .args([
+            "run",
+            "--suite",
+            "boris",
+            "--filter",
+            "Empty command",
+            "--partition",
+            "count:1/1",
+            "--json",
+        ])
+        .arg(&shard)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&shard).expect("shard");
+    std::fs::write(
+        &shard,
+        text.replacen("\"verdict\": \"PASS\"", "\"verdict\": \"FAIL\"", 1),
+    )
+    .expect("tamper");
+    lone_copy(dir.path())
+        .args(["report", "merge"])
+        .arg(&shard)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not go with the rest").or(
+            predicate::str::contains("but its verdict and baseline make it"),
+        ));
+}

@@ -432,6 +432,12 @@ fn check_file_detail(d: &FileDetail) -> Result<(), String> {
     if kinds.iter().filter(|k| **k).count() != 1 {
         return Err("give exactly one of text, bytes, size, dir, symlink".into());
     }
+    if d.symlink.is_some() && d.mode.is_some() {
+        return Err(
+            "`mode` cannot go with `symlink`: a link has no mode of its own, and changing it would change whatever the link points to, perhaps outside the root; give the mode to the file the link names"
+                .into(),
+        );
+    }
     if d.fill.is_some() && d.size.is_none() {
         return Err("`fill` goes with `size`".into());
     }

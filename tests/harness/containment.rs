@@ -1,0 +1,91 @@
+//! Nothing a scenario or a server under test does reaches outside the fixture root,
+//! and nothing it starts outlives the run: fixtures are built without following
+//! links, files the server left are read without trusting them, the root is quoted
+//! for a shell, and every fixture and process is gone after an interrupt.
+
+use std::path::{Path, PathBuf};
+
+use toolspec::{load_suite, run_named, RunOptions, ScenarioReport, Target, Verdict};
+
+use crate::support::exe;
+
+const SUITE_YAML: &str = "suite: demo\ntitle: Demo\ndialect: bracket-code\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\n";
+
+/// A suite `demo` in a temporary folder, as `specs/demo/` beside a `fixtures/`
+/// folder, with `case.yaml` holding `scenarios`.
+struct TempSuite {
+    top: tempfile::TempDir,
+}
+
+impl TempSuite {
+    fn new(scenarios: &str) -> TempSuite {
+        let top = tempfile::tempdir().expect("tempdir");
+        let dir = top.path().join("specs/demo");
+        std::fs::create_dir_all(&dir).expect("mkdir specs");
+        std::fs::create_dir_all(top.path().join("fixtures")).expect("mkdir fixtures");
+        std::fs::write(dir.join("suite.yaml"), SUITE_YAML).expect("write suite");
+        std::fs::write(
+            dir.join("case.yaml"),
+            format!("requirement: R\nscenarios:\n{scenarios}"),
+        )
+        .expect("write case");
+        TempSuite { top }
+    }
+
+    /// `fixtures/<name>` (created), for a `given.tree`.
+    fn tree(&self, name: &str) -> PathBuf {
+        let path = self.top.path().join("fixtures").join(name);
+        std::fs::create_dir_all(&path).expect("mkdir tree");
+        path
+    }
+
+    /// Runs the scenario `name` against the reference server (or `target`).
+    fn run(&self, name: &str, target: Option<Target>) -> ScenarioReport {
+        let suite = load_suite(&self.top.path().join("specs/demo"))
+            .unwrap_or_else(|e| panic!("the suite does not load: {e:?}"));
+        let target = target.unwrap_or_else(|| Target::reference(exe(), &suite));
+        run_named(&suite, name, &target, &RunOptions::default())
+            .unwrap_or_else(|| panic!("no scenario {name}"))
+    }
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_fixture_file_below_a_link_from_the_tree_is_refused_not_written_outside() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("victim.txt"), "keep\n").expect("write");
+    let suite = TempSuite::new(
+        "  - name: below\n    covers: r/s\n    given:\n      tree: escape\n      files: { out/planted.txt: \"x\\n\" }\n    when: { tool: view, args: { path: \"{root}/out/planted.txt\" } }\n    then: { is_error: false }\n\
+         \x20 - name: over\n    covers: r/s\n    given:\n      tree: escape\n      files: { victim.txt: \"replaced\\n\" }\n    when: { tool: view, args: { path: \"{root}/victim.txt\" } }\n    then: { contains: [replaced] }\n",
+    );
+    let tree = suite.tree("escape");
+    std::os::unix::fs::symlink(outside.path(), tree.join("out")).expect("link dir");
+    std::os::unix::fs::symlink(outside.path().join("victim.txt"), tree.join("victim.txt"))
+        .expect("link file");
+
+    let below = suite.run("below", None);
+    let Verdict::Error { what, .. } = &below.verdict else {
+        panic!("expected an ERROR, got {below}");
+    };
+    assert!(
+        what.contains("given.files `out/planted.txt`: `out` is a symlink"),
+        "{what}"
+    );
+    // A file laid over a link from the tree replaces the link, not its target.
+    let over = suite.run("over", None);
+    assert!(matches!(over.verdict, Verdict::Pass), "{over}");
+    assert_eq!(listing(outside.path()), ["victim.txt"]);
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("victim.txt")).expect("read"),
+        "keep\n"
+    );
+}

@@ -130,6 +130,12 @@ impl Fixture {
         &self.root
     }
 
+    /// The root as a directory handle, for reading what the server left without
+    /// leaving the root.
+    pub(crate) fn handle(&self) -> &Dir {
+        &self.handle
+    }
+
     /// Leaves the tree on disk instead of removing it, for inspecting a failure.
     pub(crate) fn keep(mut self) -> PathBuf {
         if let Some(dir) = self.dir.take() {

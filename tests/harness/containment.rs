@@ -4,6 +4,7 @@
 //! for a shell, and every fixture and process is gone after an interrupt.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use toolspec::{load_suite, run_named, RunOptions, ScenarioReport, Target, Verdict};
 
@@ -88,4 +89,84 @@ fn a_fixture_file_below_a_link_from_the_tree_is_refused_not_written_outside() {
         std::fs::read_to_string(outside.path().join("victim.txt")).expect("read"),
         "keep\n"
     );
+}
+
+/// `toolspec run` of the `demo` suite in `suite` against `server`, as a user runs
+/// it, killed if it has not finished within `limit`: (exit code, stdout).
+fn run_cli(suite: &TempSuite, server: &str, limit: Duration) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(exe())
+        .arg("--specs")
+        .arg(suite.top.path().join("specs"))
+        .args([
+            "run",
+            "--suite",
+            "demo",
+            "--color",
+            "never",
+            "--timeout-ms",
+            "1000",
+        ])
+        .args(["--server", server])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start toolspec");
+    let started = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("toolspec against `{server}` was still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().expect("output");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// `bash tests/servers/hostile.sh MODE {root} [outside]`.
+fn hostile(mode: &str, outside: &str) -> String {
+    format!(
+        "bash {} {mode} {{root}} {outside}",
+        crate::support::repo()
+            .join("tests/servers/hostile.sh")
+            .display()
+    )
+}
+
+#[test]
+fn files_the_server_left_are_named_not_followed_or_read() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "SECRET-CANARY\n").expect("write");
+    let suite = TempSuite::new(
+        "  - name: leaves\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { files: { out.txt: \"anything\\n\" } }\n",
+    );
+    let cases = [
+        ("leave-fifo", "is a FIFO (named pipe), not a regular file"),
+        (
+            "leave-zero",
+            "is a symlink to /dev/zero, not a regular file",
+        ),
+        ("leave-outside", "is a symlink to "),
+    ];
+    for (mode, said) in cases {
+        let server = hostile(mode, &secret.to_string_lossy());
+        let (code, stdout) = run_cli(&suite, &server, Duration::from_secs(30));
+        assert_eq!(code, Some(1), "{mode}: {stdout}");
+        assert!(
+            stdout.contains("FAIL demo::case::leaves"),
+            "{mode}: {stdout}"
+        );
+        assert!(
+            stdout.contains(&format!(
+                "expected out.txt to be a file to check, but it {said}"
+            )),
+            "{mode}: {stdout}"
+        );
+        assert!(!stdout.contains("SECRET-CANARY"), "{mode}: {stdout}");
+    }
 }

@@ -32,6 +32,11 @@ pub(crate) struct SuiteFile {
     /// Per-call timeout in milliseconds unless a scenario overrides it.
     #[serde(default = "default_call_timeout_ms")]
     pub call_timeout_ms: u64,
+    /// The tool arguments a shell runs, by tool (`bash: [command]`): a value filled
+    /// into one of them must be quoted for the shell (`{root:sh}`), which loading
+    /// checks.
+    #[serde(default)]
+    pub shell_commands: BTreeMap<String, Vec<String>>,
 }
 
 fn default_call_timeout_ms() -> u64 {

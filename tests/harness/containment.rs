@@ -10,7 +10,7 @@ use toolspec::{load_suite, run_named, RunOptions, ScenarioReport, Target, Verdic
 
 use crate::support::exe;
 
-const SUITE_YAML: &str = "suite: demo\ntitle: Demo\ndialect: bracket-code\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\n";
+const SUITE_YAML: &str = "suite: demo\ntitle: Demo\ndialect: bracket-code\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\nshell_commands: { bash: [command] }\n";
 
 /// A suite `demo` in a temporary folder, as `specs/demo/` beside a `fixtures/`
 /// folder, with `case.yaml` holding `scenarios`.
@@ -169,4 +169,48 @@ fn files_the_server_left_are_named_not_followed_or_read() {
         );
         assert!(!stdout.contains("SECRET-CANARY"), "{mode}: {stdout}");
     }
+}
+
+#[test]
+fn an_unquoted_root_in_a_shell_command_is_refused_at_its_scenario() {
+    let top = TempSuite::new(
+        "  - name: fine\n    covers: r/s\n    when: { tool: bash, args: { command: \"ls {root:sh}\" } }\n    then: { is_error: false }\n\
+         \x20 - name: bare\n    covers: r/s\n    given:\n      calls:\n        - { tool: bash, args: { command: \"rm '{root}/x'\" } }\n    when: { tool: view, args: { path: \"{root}/x\" } }\n    then: { is_error: true }\n",
+    );
+    let errors = load_suite(&top.top.path().join("specs/demo")).expect_err("refused");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = errors[0].to_string();
+    assert!(e.contains("case.yaml:7:"), "{e}");
+    assert!(
+        e.contains("scenario `bare`: given.calls `bash`: argument `command` is run by a shell, so write `{root:sh}`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_root_with_quotes_and_command_substitution_stays_one_word_in_shell_commands() {
+    // The boris IO_ERROR scenarios set up with `rm -f {root:sh}/target.txt && mkdir
+    // ...`. Under this TMPDIR an unquoted root breaks the command (false FAILs) and
+    // runs `touch "$CANARY"`.
+    let top = tempfile::tempdir().expect("tempdir");
+    let tmpdir = top.path().join("it's $(touch \"$CANARY\")");
+    std::fs::create_dir(&tmpdir).expect("mkdir");
+    let canary = top.path().join("canary");
+    let output = crate::support::toolspec()
+        .args([
+            "run", "--suite", "boris", "--filter", "IO_ERROR", "--color", "never",
+        ])
+        .env("TMPDIR", &tmpdir)
+        .env("CANARY", &canary)
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!canary.exists(), "the root ran a command:\n{stdout}");
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(" 0 FAIL, 0 ERROR, 0 SKIP"), "{stdout}");
+    assert_eq!(
+        listing(&tmpdir),
+        Vec::<String>::new(),
+        "fixtures left behind"
+    );
 }

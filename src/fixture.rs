@@ -21,10 +21,17 @@ use tempfile::TempDir;
 
 use crate::scenario::{FileDetail, FileSpec};
 
+mod live;
+
+pub(crate) use live::remove_every_fixture;
+
 /// A built fixture. Dropping it removes the tree, even where modes forbid it.
 pub(crate) struct Fixture {
     /// `None` once the tree is kept.
     dir: Option<TempDir>,
+    /// The root's entry in the list an interrupted run removes; `None` once gone
+    /// or kept.
+    listed: Option<live::Listed>,
     root: PathBuf,
     /// The root, opened once: what is built and what is read back after the call
     /// are reached through it, so a path never leads outside the root.
@@ -48,13 +55,12 @@ impl Fixture {
         tree: Option<&Path>,
         files: &BTreeMap<String, FileSpec>,
     ) -> io::Result<Fixture> {
-        let dir = tempfile::Builder::new().prefix("toolspec-").tempdir()?;
-        let root = dir.path().canonicalize()?;
-        let handle = Dir::open_ambient_dir(&root, cap_std::ambient_authority())?;
+        let (dir, listed) = live::make_listed_dir()?;
         let mut fixture = Fixture {
+            root: dir.path().canonicalize()?,
+            handle: Dir::open_ambient_dir(dir.path(), cap_std::ambient_authority())?,
             dir: Some(dir),
-            root,
-            handle,
+            listed: Some(listed),
             initial: BTreeMap::new(),
             has_modes: false,
         };
@@ -141,6 +147,7 @@ impl Fixture {
         if let Some(dir) = self.dir.take() {
             let _kept_path = dir.keep();
         }
+        drop(self.listed.take());
         self.root.clone()
     }
 
@@ -163,6 +170,8 @@ impl Drop for Fixture {
             unlock_tree(&self.handle);
             let _ = std::fs::remove_dir_all(&path);
         }
+        // Only once it is gone: an interrupt meanwhile removes it too.
+        drop(self.listed.take());
     }
 }
 

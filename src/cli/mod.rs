@@ -95,8 +95,10 @@ pub fn main() -> ExitCode {
         }
     };
     if crate::server::interrupted() {
-        // The interrupt watcher is stopping the servers; finish that before leaving.
+        // The interrupt watcher is stopping the servers and removing the fixtures;
+        // finish that before leaving, which would end it midway.
         crate::server::kill_every_session();
+        crate::fixture::remove_every_fixture();
         return ExitCode::from(exit::INTERRUPTED);
     }
     match result {

@@ -138,7 +138,8 @@ pub(crate) fn kill_every_session() -> usize {
 }
 
 /// On Ctrl-C or SIGTERM, kill every server this run started (they sit in process
-/// groups of their own, so the terminal's signal does not reach them) and exit 130.
+/// groups of their own, so the terminal's signal does not reach them), remove every
+/// fixture on disk, and exit 130.
 ///
 /// Returns once the handlers are in place (or could not be), so that no server is
 /// started while a Ctrl-C would still end toolspec the default way, leaving them.
@@ -167,6 +168,8 @@ pub(crate) fn stop_servers_on_interrupt() {
                     _ = term.recv() => {}
                 }
                 let killed = kill_every_session();
+                // After the servers: none may write into a fixture being removed.
+                crate::fixture::remove_every_fixture();
                 eprintln!("toolspec: interrupted; stopped {killed} server process(es)");
                 std::process::exit(130);
             });

@@ -214,3 +214,62 @@ fn a_root_with_quotes_and_command_substitution_stays_one_word_in_shell_commands(
         "fixtures left behind"
     );
 }
+
+/// Starts `toolspec run --suite boris` (against `server`, or the reference) under
+/// the TMPDIR `tmpdir`, sends it `signal` after `delay`, and returns its exit code.
+fn interrupt_a_run(
+    tmpdir: &Path,
+    server: Option<&str>,
+    signal: i32,
+    delay: Duration,
+) -> Option<i32> {
+    let mut cmd = std::process::Command::new(exe());
+    cmd.current_dir(crate::support::repo())
+        .args(["run", "--suite", "boris", "--timeout-ms", "3000"])
+        .env("TMPDIR", tmpdir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some(server) = server {
+        cmd.args(["--server", server]);
+    }
+    let child = cmd.spawn().expect("start toolspec");
+    std::thread::sleep(delay);
+    // SAFETY: sending a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, signal);
+    }
+    let output = child.wait_with_output().expect("wait");
+    output.status.code()
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_fixture_behind() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let hang = hostile("hang", "");
+    let trials: [(Option<&str>, i32, u64); 8] = [
+        (None, libc::SIGINT, 150),
+        (None, libc::SIGINT, 300),
+        (None, libc::SIGTERM, 450),
+        (None, libc::SIGINT, 600),
+        (None, libc::SIGTERM, 800),
+        (None, libc::SIGINT, 1000),
+        (Some(hang.as_str()), libc::SIGINT, 700),
+        (Some(hang.as_str()), libc::SIGTERM, 900),
+    ];
+    for (i, (server, signal, after_ms)) in trials.into_iter().enumerate() {
+        let dir = tmp.path().join(format!("trial-{i}"));
+        std::fs::create_dir(&dir).expect("mkdir");
+        let code = interrupt_a_run(&dir, server, signal, Duration::from_millis(after_ms));
+        // A run that finished before the signal is fine too; one that was cut short
+        // must say so with 130.
+        assert!(
+            matches!(code, Some(130 | 0 | 1)),
+            "trial {i}: exit {code:?}"
+        );
+        assert_eq!(
+            listing(&dir),
+            Vec::<String>::new(),
+            "trial {i} (exit {code:?}) left fixtures"
+        );
+    }
+}

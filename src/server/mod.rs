@@ -12,6 +12,7 @@ pub(crate) mod preflight;
 mod process;
 mod session;
 mod stdout_guard;
+mod supervisor;
 mod target_file;
 
 use std::collections::{BTreeMap, BTreeSet};

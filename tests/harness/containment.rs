@@ -273,3 +273,69 @@ fn an_interrupted_run_leaves_no_fixture_behind() {
         );
     }
 }
+
+/// A server whose call leaves `sleep SECONDS` behind in a new session with an empty
+/// environment (`setsid env -i`): no process group, no marker leads to it.
+fn daemon_server(seconds: &str) -> String {
+    format!(
+        "bash {} daemon {seconds}",
+        crate::support::repo()
+            .join("tests/servers/hostile.sh")
+            .display()
+    )
+}
+
+const ANSWERED: &str = "  - name: answered\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { contains: [done] }\n";
+
+#[test]
+fn a_detached_daemon_dies_with_its_scenario_under_the_cli() {
+    let suite = TempSuite::new(ANSWERED);
+    let (code, stdout) = run_cli(&suite, &daemon_server("617"), Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(
+        crate::support::running(&["sleep", "617"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_detached_daemon_dies_with_its_scenario_in_a_test_binary() {
+    // As under `cargo test`: the scenario runs inside this process, no CLI around.
+    let suite = TempSuite::new(ANSWERED);
+    let target = Target::from_command_line(&daemon_server("619")).expect("command line");
+    let report = suite.run("answered", Some(target));
+    assert!(matches!(report.verdict, Verdict::Pass), "{report}");
+    assert_eq!(
+        crate::support::running(&["sleep", "619"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn scenarios_running_at_once_never_end_each_others_processes() {
+    // One scenario waits two seconds for its answer while others, beside it, start
+    // daemons and end them with everything they started.
+    let suite = TempSuite::new(ANSWERED);
+    let slow = std::thread::spawn({
+        let target = Target::from_command_line(&format!(
+            "bash {} slow",
+            crate::support::repo()
+                .join("tests/servers/hostile.sh")
+                .display()
+        ))
+        .expect("command line");
+        let suite = TempSuite::new(ANSWERED);
+        move || suite.run("answered", Some(target))
+    });
+    let daemon = Target::from_command_line(&daemon_server("621")).expect("command line");
+    for _ in 0..4 {
+        let report = suite.run("answered", Some(daemon.clone()));
+        assert!(matches!(report.verdict, Verdict::Pass), "{report}");
+    }
+    let report = slow.join().expect("the slow scenario");
+    assert!(matches!(report.verdict, Verdict::Pass), "{report}");
+    assert_eq!(
+        crate::support::running(&["sleep", "621"]),
+        Vec::<String>::new()
+    );
+}

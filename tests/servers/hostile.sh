@@ -6,7 +6,12 @@
 #   garbage      writes a line that is not JSON on stdout
 #   not-jsonrpc  writes JSON that is not a JSON-RPC message
 #   flood        writes 40 MiB on stdout without a newline
-#   orphan       starts `sleep 613` in a new session of its own, then hangs
+#   orphan       starts `sleep $2` (613 if not given) in a new session of its own,
+#                then hangs
+#   daemon       starts `sleep $2` (617 if not given) in a new session with an empty
+#                environment (setsid env -i), detached from the server's stdio, then
+#                answers the call (once it has had time to detach)
+#   slow         answers the call after two seconds
 #   hang-init    never answers initialize
 #   init-error   answers initialize with a JSON-RPC error, then exits
 #   bad-result   answers the call with a result whose content is not a list
@@ -38,7 +43,9 @@ while IFS= read -r line; do
         garbage) echo "this is not json" ;;
         not-jsonrpc) echo '{"hello":"world"}' ;;
         flood) head -c 41943040 /dev/zero | tr '\0' 'x'; exec sleep 600 ;;
-        orphan) setsid sleep 613 & exec sleep 600 ;;
+        orphan) setsid sleep "${2:-613}" & exec sleep 600 ;;
+        daemon) setsid env -i sleep "${2:-617}" </dev/null >/dev/null 2>&1 & sleep 0.3; ok "$id" ;;
+        slow) sleep 2; ok "$id" ;;
         bad-result) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":"not a list"}}\n' "$id" ;;
         wrong-id) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n' "$((id + 1000))" ;;
         escapes) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\\u001b[2J\\u001b]0;owned\\u0007\\rPASS fake"}]}}\n' "$id" ;;

@@ -175,6 +175,31 @@ impl Drop for Fixture {
     }
 }
 
+/// A scratch folder beside the fixture roots (never inside one, so a listing of a
+/// root shows only what the scenario built): where a sandboxed server may write
+/// temporary files. Removed when dropped, and by an interrupt like a fixture.
+pub(crate) struct Scratch {
+    dir: TempDir,
+    /// Dropped after `dir`, once the folder is gone.
+    _listed: live::Listed,
+}
+
+impl Scratch {
+    /// A fresh, empty scratch folder.
+    pub(crate) fn new() -> io::Result<Scratch> {
+        let (dir, listed) = live::make_listed_dir()?;
+        Ok(Scratch {
+            dir,
+            _listed: listed,
+        })
+    }
+
+    /// Where it is.
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
 /// Refuses a `given.files` entry with a symlink (from `given.tree`) in one of its
 /// parent folders: writing below it would write wherever the link points.
 fn refuse_links_above(root: &Dir, name: &str, path: &Path) -> io::Result<()> {

@@ -65,9 +65,12 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     };
     let trials = trials(
         suites,
-        |suite| match &external {
-            Some(t) => t.clone(),
-            None => default_target(suite),
+        |suite| {
+            match &external {
+                Some(t) => t.clone(),
+                None => default_target(suite),
+            }
+            .sandboxed_where_possible()
         },
         options,
     );

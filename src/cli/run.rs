@@ -58,6 +58,11 @@ pub(crate) struct RunArgs {
     /// Print every scenario, not only the ones that did not pass.
     #[arg(long, short)]
     verbose: bool,
+    /// Run the server under Landlock: it may write only inside its fixture root, a
+    /// scratch folder beside it (its TMPDIR) and /dev/null and the like, so a write
+    /// elsewhere fails in the server (also `sandbox: true` in a target file).
+    #[arg(long)]
+    sandbox: bool,
 }
 
 pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome, CliError> {
@@ -89,6 +94,11 @@ pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome,
                 Target::reference(&exe, suite).with_extra_args(&mutate)
             }
         };
+        let target = Target {
+            sandbox: target.sandbox || args.sandbox,
+            ..target
+        }
+        .sandboxed_where_possible();
         target_name.clone_from(&target.name);
         let work: Vec<_> = suite
             .scenarios()

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 
 use tokio::process::{Child, Command};
 
+use super::sandbox::Sandbox;
 use super::supervisor::become_supervisor;
+use crate::fixture::Scratch;
 
 pub(super) struct ServerProcess {
     /// The supervisor, which exits as the server does (same code or signal).
@@ -26,15 +28,26 @@ pub(super) struct ServerProcess {
     pgid: Option<i32>,
     /// This server's entry in [`SUPERVISED`]; `None` once its containment is ended.
     supervised: Option<u64>,
+    /// Under `--sandbox`, the server's `TMPDIR`, removed after the server.
+    _scratch: Option<Scratch>,
 }
 
 impl ServerProcess {
+    /// Starts `program` in `cwd` (the fixture root); with `sandbox`, it may write
+    /// only there, in a scratch folder beside it (its `TMPDIR`) and to the common
+    /// devices.
     pub(super) fn spawn(
         program: &Path,
         argv: &[String],
         cwd: &Path,
         env: &BTreeMap<String, String>,
+        sandbox: bool,
     ) -> std::io::Result<Self> {
+        let scratch = sandbox.then(Scratch::new).transpose()?;
+        let mut sandbox = match &scratch {
+            Some(scratch) => Some(Sandbox::allowing(cwd, scratch.path())?),
+            None => None,
+        };
         // Held through the spawn, so an interrupt either finds this server listed or
         // has already forbidden it.
         let mut supervised = supervised();
@@ -52,10 +65,19 @@ impl ServerProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        if let Some(scratch) = &scratch {
+            command.env("TMPDIR", scratch.path());
+        }
         // SAFETY: the hook only makes async-signal-safe system calls (see
-        // `supervisor`), and `control` stays open until the spawn has returned.
+        // `supervisor` and `sandbox`), and `control` stays open until the spawn has
+        // returned. The sandbox comes first, so the supervisor is under it too.
         unsafe {
-            command.pre_exec(move || become_supervisor(control));
+            command.pre_exec(move || {
+                if let Some(sandbox) = sandbox.as_mut() {
+                    sandbox.enter()?;
+                }
+                become_supervisor(control)
+            });
         }
         let child = command.spawn()?;
         drop(control_read);
@@ -73,6 +95,7 @@ impl ServerProcess {
             child,
             pgid: pid,
             supervised: Some(number),
+            _scratch: scratch,
         })
     }
 

@@ -7,6 +7,7 @@
 //! tools: { view: read_file }
 //! arguments: { view: { path: file_path } }
 //! baseline: [ "boris::bash-tool-error-codes::Subprocess start failure" ]
+//! sandbox: true        # writes only inside the fixture root (Landlock)
 //! ```
 //!
 //! `{here}` is the folder of the target file, so a file can travel with its server.
@@ -40,6 +41,9 @@ struct TargetFile {
     /// A file of scenario ids expected to fail, one per line (`#` lines are comments),
     /// as `toolspec run --write-baseline` writes it.
     baseline_file: Option<String>,
+    /// Run the server under Landlock, writing only inside its fixture root.
+    #[serde(default)]
+    sandbox: bool,
 }
 
 /// `command:` as a list of words or one shell-style line. Read with a visitor, not
@@ -130,6 +134,7 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
         tools: file.tools,
         arguments: file.arguments,
         baseline,
+        sandbox: file.sandbox,
     })
 }
 

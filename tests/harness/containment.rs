@@ -339,3 +339,75 @@ fn scenarios_running_at_once_never_end_each_others_processes() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn under_the_sandbox_a_write_outside_the_root_fails_in_the_server() {
+    let canary = tempfile::tempdir().expect("tempdir");
+    let suite = TempSuite::new(
+        "  - name: writes\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { contains: [\"outside: wrote\"] }\n",
+    );
+    let server = format!(
+        "bash {} write-outside {}",
+        crate::support::repo()
+            .join("tests/servers/hostile.sh")
+            .display(),
+        canary.path().display()
+    );
+    // The server writes its TMPDIR too: give it one of the test's own.
+    let tmpdir = tempfile::tempdir().expect("tempdir");
+    let run = |sandbox: bool| {
+        let mut cmd = std::process::Command::new(exe());
+        cmd.env("TMPDIR", tmpdir.path())
+            .arg("--specs")
+            .arg(suite.top.path().join("specs"))
+            .args([
+                "run",
+                "--suite",
+                "demo",
+                "--color",
+                "never",
+                "--timeout-ms",
+                "1000",
+            ])
+            .args(["--server", &server]);
+        if sandbox {
+            cmd.arg("--sandbox");
+        }
+        let output = cmd.output().expect("toolspec runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+
+    // Without the sandbox the write lands: the check below can fail.
+    let (code, stdout) = run(false);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(listing(canary.path()), ["written"]);
+    std::fs::remove_file(canary.path().join("written")).expect("clean the canary");
+
+    // Under it the server's own write fails, which the scenario sees; its TMPDIR (a
+    // scratch folder beside the root) stays writable.
+    let (code, stdout) = run(true);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("outside: refused"), "{stdout}");
+    assert!(stdout.contains("scratch: wrote"), "{stdout}");
+    assert_eq!(listing(canary.path()), Vec::<String>::new());
+    // Only the unsandboxed run's own file is left: the sandboxed server's scratch
+    // folder went with its fixture.
+    assert_eq!(listing(tmpdir.path()), ["scratch"]);
+}
+
+#[test]
+fn every_suite_passes_on_the_reference_under_the_sandbox() {
+    // The reference server writes only where a server should: the root, its TMPDIR.
+    for suite in ["boris", "gemini-cli", "agent-tools", "ikigai"] {
+        let output = crate::support::toolspec()
+            .args(["run", "--suite", suite, "--sandbox", "--color", "never"])
+            .output()
+            .expect("toolspec runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{suite}:\n{stdout}");
+        assert!(stdout.contains(" 0 FAIL, 0 ERROR,"), "{suite}:\n{stdout}");
+    }
+}

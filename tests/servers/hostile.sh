@@ -12,6 +12,8 @@
 #                environment (setsid env -i), detached from the server's stdio, then
 #                answers the call (once it has had time to detach)
 #   slow         answers the call after two seconds
+#   write-outside writes $2/written (a folder outside the root) and $TMPDIR/scratch,
+#                then answers with what each write said
 #   hang-init    never answers initialize
 #   init-error   answers initialize with a JSON-RPC error, then exits
 #   bad-result   answers the call with a result whose content is not a list
@@ -46,6 +48,11 @@ while IFS= read -r line; do
         orphan) setsid sleep "${2:-613}" & exec sleep 600 ;;
         daemon) setsid env -i sleep "${2:-617}" </dev/null >/dev/null 2>&1 & sleep 0.3; ok "$id" ;;
         slow) sleep 2; ok "$id" ;;
+        write-outside)
+          outside=refused scratch=refused
+          { echo pwned > "$2/written"; } 2>/dev/null && outside=wrote
+          { echo x > "${TMPDIR:-/tmp}/scratch"; } 2>/dev/null && scratch=wrote
+          printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"outside: %s; scratch: %s"}]}}\n' "$id" "$outside" "$scratch" ;;
         bad-result) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":"not a list"}}\n' "$id" ;;
         wrong-id) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n' "$((id + 1000))" ;;
         escapes) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\\u001b[2J\\u001b]0;owned\\u0007\\rPASS fake"}]}}\n' "$id" ;;

@@ -2,23 +2,40 @@
 //!
 //! The root is canonicalized so that `{root}` in expectations matches the path a
 //! server reports after resolving symlinks (on many systems `/tmp` is itself a link).
+//!
+//! Every entry is made relative to a directory handle on the root (cap-std), never
+//! by a path string: no file is created, written, chmodded or timestamped through a
+//! symlink, and no path can lead outside the root. A `given.tree` may hold links
+//! pointing anywhere; a `given.files` entry below one is refused, and one that
+//! replaces a link replaces the link itself, not what it points to.
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::io;
+use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
+use cap_std::fs::{Dir, File, OpenOptions, Permissions};
 use tempfile::TempDir;
 
 use crate::scenario::{FileDetail, FileSpec};
+
+mod live;
+
+pub(crate) use live::{make_listed_dir, remove_every_fixture, ListedDir};
 
 /// A built fixture. Dropping it removes the tree, even where modes forbid it.
 pub(crate) struct Fixture {
     /// `None` once the tree is kept.
     dir: Option<TempDir>,
+    /// The root's entry in the list an interrupted run removes; `None` once gone
+    /// or kept.
+    listed: Option<live::Listed>,
     root: PathBuf,
+    /// The root, opened once: what is built and what is read back after the call
+    /// are reached through it, so a path never leads outside the root.
+    handle: Dir,
     /// The bytes each content file was created with, for `unchanged` checks.
     initial: BTreeMap<String, Vec<u8>>,
     /// Some entry got a mode of its own, so removal may need permissions back.
@@ -38,68 +55,80 @@ impl Fixture {
         tree: Option<&Path>,
         files: &BTreeMap<String, FileSpec>,
     ) -> io::Result<Fixture> {
-        let dir = tempfile::Builder::new().prefix("toolspec-").tempdir()?;
-        let root = dir.path().canonicalize()?;
-        let mut initial = BTreeMap::new();
+        let (dir, listed) = live::make_listed_tempdir("toolspec-")?;
+        let mut fixture = Fixture {
+            root: dir.path().canonicalize()?,
+            handle: Dir::open_ambient_dir(dir.path(), cap_std::ambient_authority())?,
+            dir: Some(dir),
+            listed: Some(listed),
+            initial: BTreeMap::new(),
+            has_modes: false,
+        };
         if let Some(tree) = tree {
-            copy_tree(tree, &root, "", &mut initial)?;
+            copy_tree(tree, &fixture.handle, Path::new(""), &mut fixture.initial)?;
         }
+        fixture.lay_files(files)?;
+        Ok(fixture)
+    }
+
+    /// Builds `files` over what the root holds already (a copied tree).
+    fn lay_files(&mut self, files: &BTreeMap<String, FileSpec>) -> io::Result<()> {
         let mut links = Vec::new();
         let mut mtimes = Vec::new();
         let mut modes = Vec::new();
-
         for (name, spec) in files {
-            let path = root.join(name.trim_end_matches('/'));
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)?;
+            let path = Path::new(name.trim_end_matches('/'));
+            refuse_links_above(&self.handle, name, path)?;
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                self.handle.create_dir_all(parent)?;
             }
             let detail = match spec {
                 FileSpec::Text(text) => {
-                    fs::write(&path, text)?;
-                    initial.insert(name.clone(), text.as_bytes().to_vec());
+                    write_new_file(&self.handle, path, text.as_bytes())?;
+                    self.initial.insert(name.clone(), text.as_bytes().to_vec());
                     continue;
                 }
                 FileSpec::Detailed(detail) => detail,
             };
             if detail.dir {
-                fs::create_dir_all(&path)?;
+                remove_link(&self.handle, path)?;
+                self.handle.create_dir_all(path)?;
             } else if let Some(target) = &detail.symlink {
-                links.push((path.clone(), target.clone()));
+                links.push((path, target));
             } else {
                 let bytes = content_of(detail).map_err(io::Error::other)?;
-                fs::write(&path, &bytes)?;
-                initial.insert(name.clone(), bytes);
+                write_new_file(&self.handle, path, &bytes)?;
+                self.initial.insert(name.clone(), bytes);
             }
             if let Some(offset) = detail.mtime {
-                mtimes.push((path.clone(), offset));
+                mtimes.push((path, offset));
             }
             if let Some(mode) = detail.mode {
-                modes.push((path, mode.0));
+                modes.push((name, path, mode.0));
             }
         }
         for (path, target) in links {
-            std::os::unix::fs::symlink(target, &path)?;
+            remove_link(&self.handle, path)?;
+            // The target is kept as written: it is what the server is shown.
+            self.handle.symlink_contents(target, path)?;
         }
         for (path, offset) in mtimes {
-            let when = shift(SystemTime::now(), offset);
-            filetime::set_symlink_file_times(
-                &path,
-                filetime::FileTime::from_system_time(when),
-                filetime::FileTime::from_system_time(when),
-            )?;
+            let when = cap_std::time::SystemTime::from_std(shift(SystemTime::now(), offset));
+            let spec = || Some(cap_fs_ext::SystemTimeSpec::Absolute(when));
+            self.handle.set_symlink_times(path, spec(), spec())?;
         }
-        let has_modes = !modes.is_empty();
+        self.has_modes = !modes.is_empty();
         // Deepest first, so locking a directory comes after its children.
-        modes.sort_by_key(|(p, _)| std::cmp::Reverse(p.components().count()));
-        for (path, mode) in modes {
-            fs::set_permissions(&path, fs::Permissions::from_mode(mode))?;
+        modes.sort_by_key(|(_, p, _)| std::cmp::Reverse(p.components().count()));
+        for (name, path, mode) in modes {
+            set_mode(&self.handle, path, mode).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("given.files `{name}`: cannot set its mode: {e}"),
+                )
+            })?;
         }
-        Ok(Fixture {
-            dir: Some(dir),
-            root,
-            initial,
-            has_modes,
-        })
+        Ok(())
     }
 
     /// The canonical fixture root, substituted for `{root}`.
@@ -107,11 +136,18 @@ impl Fixture {
         &self.root
     }
 
+    /// The root as a directory handle, for reading what the server left without
+    /// leaving the root.
+    pub(crate) fn handle(&self) -> &Dir {
+        &self.handle
+    }
+
     /// Leaves the tree on disk instead of removing it, for inspecting a failure.
     pub(crate) fn keep(mut self) -> PathBuf {
         if let Some(dir) = self.dir.take() {
             let _kept_path = dir.keep();
         }
+        drop(self.listed.take());
         self.root.clone()
     }
 
@@ -126,49 +162,138 @@ impl Drop for Fixture {
         let Some(dir) = self.dir.take() else { return };
         let path = dir.path().to_path_buf();
         if self.has_modes {
-            unlock_tree(&path);
+            unlock_tree(&self.handle);
         }
         drop(dir);
         // A server under test may have locked something too: unlock and try again.
         if path.exists() {
-            unlock_tree(&path);
-            let _ = fs::remove_dir_all(&path);
+            unlock_tree(&self.handle);
+            let _ = std::fs::remove_dir_all(&path);
+        }
+        // Only once it is gone: an interrupt meanwhile removes it too.
+        drop(self.listed.take());
+    }
+}
+
+/// A scratch folder beside the fixture roots (never inside one, so a listing of a
+/// root shows only what the scenario built): where a sandboxed server may write
+/// temporary files. Removed when dropped, and by an interrupt like a fixture.
+pub(crate) struct Scratch {
+    dir: TempDir,
+    /// Dropped after `dir`, once the folder is gone.
+    _listed: live::Listed,
+}
+
+impl Scratch {
+    /// A fresh, empty scratch folder.
+    pub(crate) fn new() -> io::Result<Scratch> {
+        let (dir, listed) = live::make_listed_tempdir("toolspec-")?;
+        Ok(Scratch {
+            dir,
+            _listed: listed,
+        })
+    }
+
+    /// Where it is.
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Refuses a `given.files` entry with a symlink (from `given.tree`) in one of its
+/// parent folders: writing below it would write wherever the link points.
+fn refuse_links_above(root: &Dir, name: &str, path: &Path) -> io::Result<()> {
+    let mut above = PathBuf::new();
+    let parents = path.parent().into_iter().flat_map(Path::components);
+    for part in parents {
+        above.push(part);
+        match root.symlink_metadata(&above) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "given.files `{name}`: `{}` is a symlink (from given.tree), and a fixture file is never written through a link; name a real folder",
+                        above.display()
+                    ),
+                ))
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
         }
     }
+    Ok(())
+}
+
+/// Removes `path` if it is a symlink (from `given.tree`), so an entry laid over it
+/// replaces the link instead of writing through it.
+fn remove_link(root: &Dir, path: &Path) -> io::Result<()> {
+    match root.symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => root.remove_file_or_symlink(path),
+        _ => Ok(()),
+    }
+}
+
+/// Creates (or truncates) the regular file `path` with `bytes`, never through a
+/// symlink.
+fn write_new_file(root: &Dir, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    remove_link(root, path)?;
+    let mut file = root.open_with(
+        path,
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .follow(FollowSymlinks::No),
+    )?;
+    file.write_all(bytes)
+}
+
+/// Sets the permission bits of the file or folder `path` through a handle opened
+/// without following a link, so the mode lands on the entry itself.
+fn set_mode(root: &Dir, path: &Path, mode: u32) -> io::Result<()> {
+    let entry: File = root.open_with(
+        path,
+        OpenOptions::new()
+            .read(true)
+            .follow(FollowSymlinks::No)
+            .maybe_dir(true),
+    )?;
+    entry.set_permissions(Permissions::from_std(std::fs::Permissions::from_mode(mode)))
 }
 
 /// Copies `from` into `to` (files, folders, symlinks as links), recording each file's
 /// bytes under its `/`-separated path below the root.
 fn copy_tree(
     from: &Path,
-    to: &Path,
-    prefix: &str,
+    to: &Dir,
+    below: &Path,
     initial: &mut BTreeMap<String, Vec<u8>>,
 ) -> io::Result<()> {
-    let mut entries: Vec<_> = fs::read_dir(from)?.collect::<Result<_, _>>()?;
+    let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let rel = format!("{prefix}{name}");
-        let (source, target) = (entry.path(), to.join(&name));
+        let target = below.join(entry.file_name());
+        let source = entry.path();
         let kind = entry.file_type()?;
         if kind.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&source)?, &target)?;
+            to.symlink_contents(std::fs::read_link(&source)?, &target)?;
         } else if kind.is_dir() {
-            fs::create_dir(&target)?;
-            copy_tree(&source, &target, &format!("{rel}/"), initial)?;
+            to.create_dir(&target)?;
+            copy_tree(&source, to, &target, initial)?;
         } else {
-            let bytes = fs::read(&source)?;
-            fs::write(&target, &bytes)?;
-            initial.insert(rel, bytes);
+            let bytes = std::fs::read(&source)?;
+            write_new_file(to, &target, &bytes)?;
+            initial.insert(target.to_string_lossy().into_owned(), bytes);
         }
     }
     Ok(())
 }
 
 /// Gives the owner full access everywhere below `dir` so the tree can be removed.
-fn unlock_tree(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
+/// Symlinks are skipped, and modes are changed without following one.
+fn unlock_tree(dir: &Dir) {
+    let Ok(entries) = dir.entries() else {
         return;
     };
     for entry in entries.flatten() {
@@ -178,10 +303,15 @@ fn unlock_tree(dir: &Path) {
         if kind.is_symlink() {
             continue;
         }
-        let path = entry.path();
-        let _ = fs::set_permissions(&path, fs::Permissions::from_mode(0o700));
+        let name = entry.file_name();
+        let open = Permissions::from_std(std::fs::Permissions::from_mode(0o700));
+        if dir.set_symlink_permissions(&name, open).is_err() {
+            let _ = set_mode(dir, Path::new(&name), 0o700);
+        }
         if kind.is_dir() {
-            unlock_tree(&path);
+            if let Ok(inner) = dir.open_dir_nofollow(&name) {
+                unlock_tree(&inner);
+            }
         }
     }
 }
@@ -210,6 +340,8 @@ fn content_of(detail: &FileDetail) -> Result<Vec<u8>, String> {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
     use crate::scenario::HexBytes;
 
@@ -281,6 +413,51 @@ mod tests {
         assert_eq!(
             fx.initial_bytes("src/text/mod.rs"),
             Some(fs::read(tree.join("src/text/mod.rs")).unwrap().as_slice())
+        );
+    }
+
+    #[test]
+    fn never_writes_or_chmods_through_a_link_from_the_tree() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("victim.txt"), "keep\n").unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), tree.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("victim.txt"),
+            tree.path().join("victim.txt"),
+        )
+        .unwrap();
+
+        let below = BTreeMap::from([("out/new.txt".to_string(), FileSpec::Text("x".into()))]);
+        let refused = Fixture::build_over(Some(tree.path()), &below)
+            .err()
+            .unwrap();
+        assert!(
+            refused
+                .to_string()
+                .contains("given.files `out/new.txt`: `out` is a symlink"),
+            "{refused}"
+        );
+        assert!(!outside.path().join("new.txt").exists());
+
+        // An entry laid over a link replaces the link, with its own mode.
+        let over = BTreeMap::from([(
+            "victim.txt".to_string(),
+            FileSpec::Detailed(FileDetail {
+                text: Some("new\n".into()),
+                mode: Some(crate::scenario::FileMode(0o600)),
+                ..Default::default()
+            }),
+        )]);
+        let fx = Fixture::build_over(Some(tree.path()), &over).unwrap();
+        let laid = fx.root().join("victim.txt");
+        assert!(laid.symlink_metadata().unwrap().file_type().is_file());
+        assert_eq!(fs::read(&laid).unwrap(), b"new\n");
+        let victim = outside.path().join("victim.txt");
+        assert_eq!(fs::read(&victim).unwrap(), b"keep\n");
+        assert_ne!(
+            victim.metadata().unwrap().permissions().mode() & 0o777,
+            0o600
         );
     }
 }

@@ -71,9 +71,12 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     let ask_for_tools = external.is_some();
     let trials = trials(
         suites,
-        |suite| match &external {
-            Some(t) => t.clone(),
-            None => default_target(suite),
+        |suite| {
+            match &external {
+                Some(t) => t.clone(),
+                None => default_target(suite),
+            }
+            .sandboxed_where_possible()
         },
         options,
         ask_for_tools,

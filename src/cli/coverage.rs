@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use super::catalogue::{Catalogue, Origin};
 use super::error::CliError;
 use super::output::print;
 use super::Outcome;
 use crate::proof::coverage::documents::{default_seeds_dir, given_documents, suite_documents};
 use crate::proof::coverage::{listing, SuiteCoverage};
-use crate::scenario::{Catalogue, Origin};
 
 /// `toolspec coverage`.
 #[derive(clap::Args, Debug)]

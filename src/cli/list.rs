@@ -1,10 +1,10 @@
 //! `toolspec list`: the suites, or the scenario ids of the suites named, or what
 //! arrived in them after a version a gate pins.
 
+use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
-use crate::scenario::Catalogue;
 
 /// `toolspec list [--suite NAME]... [--since N]`.
 #[derive(clap::Args, Debug)]

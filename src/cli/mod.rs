@@ -2,6 +2,7 @@
 //! stop a command, and the exit codes. Only this module reads arguments or writes
 //! to stdout; the stages it drives return values.
 
+mod catalogue;
 mod color;
 mod coverage;
 mod error;
@@ -23,7 +24,7 @@ use clap::{Parser, Subcommand};
 use color::ColorChoice;
 use error::CliError;
 
-use crate::scenario::Catalogue;
+use catalogue::Catalogue;
 
 /// Exit codes, for scripts and CI gates to rely on.
 pub mod exit {
@@ -115,8 +116,10 @@ pub fn main() -> ExitCode {
         }
     };
     if crate::server::interrupted() {
-        // The interrupt watcher is stopping the servers; finish that before leaving.
+        // The interrupt watcher is stopping the servers and removing the fixtures;
+        // finish that before leaving, which would end it midway.
         crate::server::kill_every_session();
+        crate::fixture::remove_every_fixture();
         return ExitCode::from(exit::INTERRUPTED);
     }
     match result {

@@ -4,13 +4,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
 use crate::execute::parallel::default_jobs;
 use crate::execute::RunOptions;
 use crate::proof::mutants::{self, MutantOutcome};
-use crate::scenario::Catalogue;
 
 /// `toolspec mutants`.
 #[derive(clap::Args, Debug)]

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::{print, say};
 use super::report_files::ReportFiles;
@@ -13,7 +14,7 @@ use crate::execute::parallel::{default_jobs, run_scenarios};
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
 use crate::report::text::{run_summary, scenario_text, suite_summary, Styles};
 use crate::report::{RunFacts, Standing, SuiteFacts, Tally};
-use crate::scenario::{Basis, Catalogue, LoadError, Partition, Suite};
+use crate::scenario::{Basis, LoadError, Partition, Suite};
 use crate::server::{load_target_file, preflight, Target};
 
 /// `toolspec run`.
@@ -76,6 +77,11 @@ pub(crate) struct RunArgs {
     /// Print every scenario, not only the ones that did not pass.
     #[arg(long, short)]
     verbose: bool,
+    /// Run the server under Landlock: it may write only inside its fixture root, a
+    /// scratch folder beside it (its TMPDIR) and /dev/null and the like, so a write
+    /// elsewhere fails in the server (also `sandbox: true` in a target file).
+    #[arg(long)]
+    sandbox: bool,
 }
 
 /// `--basis`: which conformance levels to run.
@@ -134,6 +140,11 @@ pub(crate) fn run(
                 Target::reference(&exe, suite).with_extra_args(&mutate)
             }
         };
+        let target = Target {
+            sandbox: target.sandbox || args.sandbox,
+            ..target
+        }
+        .sandboxed_where_possible();
         target_name.clone_from(&target.name);
         let work: Vec<_> = suite
             .scenarios()

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::scenario::Catalogue;
+use super::catalogue::Catalogue;
 
 use super::error::CliError;
 use super::output::say;

@@ -247,12 +247,14 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
     }
+    // Reading what the server left gets the judged call's own time limit.
     let mut mismatches = judge(
         &scenario.then,
         suite.config.convention,
         &outcome,
         fixture,
         &bindings,
+        Instant::now() + timeout,
     );
     if let Some(want) = &scenario.then.listed_tools {
         match session.list_tools(timeout).await {

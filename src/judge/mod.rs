@@ -6,9 +6,10 @@
 pub(crate) mod convention;
 pub(crate) mod diff;
 pub(crate) mod json_subset;
+mod left_file;
 pub(crate) mod template;
 
-use std::path::Path;
+use std::time::Instant;
 
 use regex::Regex;
 
@@ -17,6 +18,7 @@ use crate::scenario::{
     Bindings, Convention, FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then,
 };
 use crate::server::outcome::{CallOutcome, ToolResult};
+use left_file::{look_at, LeftFile};
 
 /// One expectation that did not hold.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,19 +61,21 @@ pub(crate) fn key_covers(entry: &str, key: &str) -> bool {
 /// An `any_of` holds when one of its branches does. When none does, every branch's
 /// mismatches are reported, each named `any_of[i]: ...`, so the reader sees why each
 /// alternative failed.
-/// Placeholders (`{root}`, captures) are filled from `bindings`.
+/// Placeholders (`{root}`, captures) are filled from `bindings`. Files the server
+/// left are read until `deadline` at most.
 pub(crate) fn judge(
     then: &Then,
     convention: Convention,
     outcome: &CallOutcome,
     fixture: &Fixture,
     bindings: &Bindings,
+    deadline: Instant,
 ) -> Vec<Mismatch> {
-    let mut found = judge_keys(then, convention, outcome, fixture, bindings);
+    let mut found = judge_keys(then, convention, outcome, fixture, bindings, deadline);
     let branches: Vec<Vec<Mismatch>> = then
         .branches()
         .iter()
-        .map(|branch| judge_keys(branch, convention, outcome, fixture, bindings))
+        .map(|branch| judge_keys(branch, convention, outcome, fixture, bindings, deadline))
         .collect();
     if !branches.iter().any(Vec::is_empty) {
         for (i, mismatches) in branches.into_iter().enumerate() {
@@ -92,6 +96,7 @@ fn judge_keys(
     outcome: &CallOutcome,
     fixture: &Fixture,
     bindings: &Bindings,
+    deadline: Instant,
 ) -> Vec<Mismatch> {
     let mut found = Vec::new();
     if let Some(want) = &then.protocol_error {
@@ -112,7 +117,7 @@ fn judge_keys(
         _ => {}
     }
     for (name, expect) in &then.files {
-        if let Some(m) = judge_file(name, expect, fixture, bindings) {
+        if let Some(m) = judge_file(name, expect, fixture, bindings, deadline) {
             found.push(m.keyed(format!("files[{name}]")));
         }
     }
@@ -362,8 +367,8 @@ fn judge_file(
     expect: &FileExpect,
     fixture: &Fixture,
     bindings: &Bindings,
+    deadline: Instant,
 ) -> Option<Mismatch> {
-    let path = fixture.root().join(name);
     let label = format!("files: {name}");
     let detail = match expect {
         FileExpect::Text(text) => FileExpectDetail {
@@ -372,30 +377,30 @@ fn judge_file(
         },
         FileExpect::Detailed(d) => d.clone(),
     };
-    let exists = path.symlink_metadata().is_ok();
+    let left = look_at(fixture.handle(), name, deadline);
     if detail.absent {
-        return exists.then(|| {
+        return left.exists().then(|| {
             Mismatch::new(
                 label,
                 format!(
                     "expected {name} to be absent, but it exists{}",
-                    describe(&path)
+                    describe(&left)
                 ),
             )
         });
     }
-    if !exists {
-        return Some(Mismatch::new(
-            label,
-            format!("expected {name} to exist, but it does not"),
-        ));
-    }
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) => {
+    let bytes = match left {
+        LeftFile::Content(bytes) => bytes,
+        LeftFile::Absent => {
             return Some(Mismatch::new(
                 label,
-                format!("cannot read {name} after the call: {e}"),
+                format!("expected {name} to exist, but it does not"),
+            ))
+        }
+        LeftFile::Unread(why) => {
+            return Some(Mismatch::new(
+                label,
+                format!("expected {name} to be a file to check, but it {why}"),
             ))
         }
     };
@@ -432,13 +437,15 @@ fn judge_file(
     None
 }
 
-fn describe(path: &Path) -> String {
-    match std::fs::read(path) {
-        Ok(bytes) => format!(
+/// What a file that should be absent holds, for the report.
+fn describe(left: &LeftFile) -> String {
+    match left {
+        LeftFile::Content(bytes) => format!(
             " with content {}",
-            crate::visible::excerpt(&String::from_utf8_lossy(&bytes), 200)
+            crate::visible::excerpt(&String::from_utf8_lossy(bytes), 200)
         ),
-        Err(_) => String::new(),
+        LeftFile::Unread(why) => format!(": it {why}"),
+        LeftFile::Absent => String::new(),
     }
 }
 

@@ -127,7 +127,7 @@ fn line_regex(line: &str, bindings: &Bindings) -> String {
     let mut rest = line;
     while !rest.is_empty() {
         if let Some((value, after)) = bindings.leading(rest) {
-            out.push_str(&regex::escape(value));
+            out.push_str(&regex::escape(&value));
             rest = after;
         } else if let Some(after) = rest.strip_prefix("{int}") {
             out.push_str("-?[0-9]+");

@@ -32,6 +32,11 @@ pub(crate) struct SuiteFile {
     /// Per-call timeout in milliseconds unless a scenario overrides it.
     #[serde(default = "default_call_timeout_ms")]
     pub call_timeout_ms: u64,
+    /// The tool arguments a shell runs, by tool (`bash: [command]`): a value filled
+    /// into one of them must be quoted for the shell (`{root:sh}`), which loading
+    /// checks.
+    #[serde(default)]
+    pub shell_commands: BTreeMap<String, Vec<String>>,
     /// The tools the spec defines, by the suite's names. A server that does not list
     /// one of them does not implement that part of the spec: the scenarios calling
     /// it are UNSUPPORTED rather than failed. Calls to tools not named here (an

@@ -1,11 +1,16 @@
 //! The `{name}` placeholders filled into a scenario's strings: `{root}`, and the
 //! values that `capture:` took from earlier answers.
 //!
+//! `{name:sh}` is the same value quoted for a POSIX shell, for the arguments a shell
+//! runs: a root under a `TMPDIR` holding `'` or `$(...)`, or a value a server chose,
+//! must reach the shell as one literal word, never as syntax.
+//!
 //! One map holds them all, so call arguments, settings and every expectation fill
 //! them the same way, in one pass (a captured value that happens to contain
 //! `{root}` is not filled again). The names toolspec gives a meaning of its own are
 //! reserved, so a capture can never shadow one.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Names with a meaning of their own in some string a suite writes: `{root}`, the
@@ -36,11 +41,17 @@ impl Bindings {
         self.values.insert(name.to_string(), value.to_string());
     }
 
-    /// A bound `{name}` at the start of `text`: its value and the text after it.
-    pub(crate) fn leading<'t>(&self, text: &'t str) -> Option<(&str, &'t str)> {
-        let name = leading_name(text)?;
-        let value = self.values.get(name)?;
-        Some((value, &text[name.len() + 2..]))
+    /// A bound `{name}` (or `{name:sh}`) at the start of `text`: its value (quoted
+    /// for a shell with `:sh`) and the text after it.
+    pub(crate) fn leading<'t>(&self, text: &'t str) -> Option<(Cow<'_, str>, &'t str)> {
+        let found = leading_placeholder(text)?;
+        let value = self.values.get(found.name)?;
+        let value = if found.shell_quoted {
+            shell_words::quote(value)
+        } else {
+            Cow::Borrowed(value.as_str())
+        };
+        Some((value, &text[found.len..]))
     }
 
     /// `text` with every bound `{name}` replaced by its value; anything else,
@@ -59,7 +70,7 @@ impl Bindings {
             rest = &rest[at..];
             match self.leading(rest) {
                 Some((value, after)) => {
-                    out.push_str(&escape(value));
+                    out.push_str(&escape(&value));
                     rest = after;
                 }
                 None => {
@@ -73,11 +84,36 @@ impl Bindings {
     }
 }
 
-/// The name of a `{name}` at the start of `text`, if it is a lowercase identifier.
-fn leading_name(text: &str) -> Option<&str> {
+/// The suffix that asks for a value quoted for a shell: `{root:sh}`.
+const SHELL_QUOTED: &str = ":sh";
+
+/// A `{name}` or `{name:sh}` written at the start of some text.
+struct Placeholder<'t> {
+    name: &'t str,
+    shell_quoted: bool,
+    /// Its length in the text, braces included.
+    len: usize,
+}
+
+/// The placeholder at the start of `text`, if its name is a lowercase identifier.
+fn leading_placeholder(text: &str) -> Option<Placeholder<'_>> {
     let inner = text.strip_prefix('{')?;
-    let name = &inner[..inner.find('}')?];
-    is_identifier(name).then_some(name)
+    let written = &inner[..inner.find('}')?];
+    let (name, shell_quoted) = match written.strip_suffix(SHELL_QUOTED) {
+        Some(name) => (name, true),
+        None => (written, false),
+    };
+    is_identifier(name).then_some(Placeholder {
+        name,
+        shell_quoted,
+        len: written.len() + 2,
+    })
+}
+
+/// Every placeholder written in `text`.
+fn placeholders(text: &str) -> impl Iterator<Item = Placeholder<'_>> {
+    text.match_indices('{')
+        .filter_map(|(at, _)| leading_placeholder(&text[at..]))
 }
 
 fn is_identifier(name: &str) -> bool {
@@ -86,12 +122,22 @@ fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// Every `{name}` (a lowercase identifier) written in `text` that is not a built-in:
-/// the captures it uses.
+/// Every `{name}` or `{name:sh}` (a lowercase identifier) written in `text` that
+/// is not a built-in: the captures it uses.
 pub(crate) fn captures_used(text: &str) -> impl Iterator<Item = &str> {
-    text.match_indices('{')
-        .filter_map(|(at, _)| leading_name(&text[at..]))
+    placeholders(text)
+        .map(|p| p.name)
         .filter(|name| !BUILT_IN.contains(name))
+}
+
+/// Every placeholder in `text` that is filled with a value (`{root}` or a capture)
+/// but written without `:sh`: in a string a shell runs, each is a value that could
+/// break the command or run one of its own.
+pub(crate) fn unquoted_values(text: &str) -> impl Iterator<Item = &str> {
+    placeholders(text)
+        .filter(|p| !p.shell_quoted)
+        .map(|p| p.name)
+        .filter(|name| *name == "root" || !BUILT_IN.contains(name))
 }
 
 /// Why `name` cannot name a capture, if it cannot.
@@ -123,7 +169,21 @@ mod tests {
             "/r/a {root} {int} {x} {"
         );
         assert_eq!(b.fill_with("{root}.", |v| format!("<{v}>")), "</r>.");
-        assert_eq!(b.leading("{task}!"), Some(("{root}", "!")));
+        assert_eq!(b.leading("{task}!"), Some((Cow::from("{root}"), "!")));
+    }
+
+    #[test]
+    fn quotes_for_a_shell_with_sh() {
+        let mut b = Bindings::new("/tmp/it's $(touch x)");
+        b.bind("v", "1.2");
+        assert_eq!(
+            b.fill("rm -f {root:sh}/a && echo {v:sh} {int:sh}"),
+            "rm -f '/tmp/it'\\''s $(touch x)'/a && echo 1.2 {int:sh}"
+        );
+        let bare: Vec<&str> = unquoted_values("{root} {root:sh} {v} {v:sh} {int} {x:sh}").collect();
+        assert_eq!(bare, ["root", "v"]);
+        let used: Vec<&str> = captures_used("{root:sh} {task:sh}").collect();
+        assert_eq!(used, ["task"]);
     }
 
     #[test]

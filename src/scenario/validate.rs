@@ -9,7 +9,7 @@ use super::error::{find_line, LoadError};
 use super::model::{
     Call, FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then,
 };
-use super::placeholders::{captures_used, check_capture_name, Bindings};
+use super::placeholders::{captures_used, check_capture_name, unquoted_values, Bindings};
 
 /// Every problem in `file`, each with the line of the scenario it belongs to.
 pub(crate) fn validate_file(
@@ -117,6 +117,7 @@ fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario
         }
     }
     problems.extend(capture_problems(scenario));
+    problems.extend(shell_quoting_problems(suite, scenario));
     let tree = scenario.given.tree.as_ref().map(|t| fixtures_dir.join(t));
     problems.extend(then_problems(
         suite,
@@ -329,6 +330,35 @@ fn capture_problems(scenario: &Scenario) -> Vec<String> {
     problems
 }
 
+/// `{root}` or a capture written unquoted in an argument the suite says a shell
+/// runs (`shell_commands`): a root under a `TMPDIR` holding `'` breaks the command,
+/// and one holding `$(...)` runs something; `{root:sh}` is one literal word.
+fn shell_quoting_problems(suite: &SuiteFile, scenario: &Scenario) -> Vec<String> {
+    let calls = scenario
+        .given
+        .calls
+        .iter()
+        .map(|c| ("given.calls", c))
+        .chain(scenario.when.0.iter().map(|c| ("when", c)));
+    let mut problems = Vec::new();
+    for (section, call) in calls {
+        let Some(shell_args) = suite.shell_commands.get(&call.tool) else {
+            continue;
+        };
+        for arg in shell_args {
+            let texts = call.args.get(arg).map(json_strings).unwrap_or_default();
+            for name in texts.into_iter().flat_map(unquoted_values) {
+                problems.push(format!(
+                    "{section} `{}`: argument `{arg}` is run by a shell, so write `{{{name}:sh}}` (the value quoted for the shell), not `{{{name}}}`; unquoted, a value holding `'` or `$(...)` breaks the command or runs its own",
+                    call.tool
+                ));
+            }
+        }
+    }
+    problems.dedup();
+    problems
+}
+
 fn call_strings(call: &Call) -> Vec<&str> {
     call.args.values().flat_map(json_strings).collect()
 }
@@ -437,6 +467,12 @@ fn check_file_detail(d: &FileDetail) -> Result<(), String> {
     ];
     if kinds.iter().filter(|k| **k).count() != 1 {
         return Err("give exactly one of text, bytes, size, dir, symlink".into());
+    }
+    if d.symlink.is_some() && d.mode.is_some() {
+        return Err(
+            "`mode` cannot go with `symlink`: a link has no mode of its own, and changing it would change whatever the link points to, perhaps outside the root; give the mode to the file the link names"
+                .into(),
+        );
     }
     if d.fill.is_some() && d.size.is_none() {
         return Err("`fill` goes with `size`".into());

@@ -10,8 +10,10 @@
 pub(crate) mod outcome;
 pub(crate) mod preflight;
 mod process;
+mod sandbox;
 mod session;
 mod stdout_guard;
+mod supervisor;
 mod target_file;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -56,6 +58,9 @@ pub struct Target {
     /// Suite name -> the suite version this target is gated at (`suites:` in a target
     /// file): a scenario that arrived in a later version is NEW, not a failure.
     pub pins: BTreeMap<String, u32>,
+    /// Run the server under Landlock, writing only inside its fixture root, a
+    /// scratch folder beside it (its `TMPDIR`) and `/dev/null` and the like.
+    pub sandbox: bool,
 }
 
 /// A scenario asked for a setting this target has no way to express.
@@ -98,6 +103,26 @@ impl Target {
             args: args.to_vec(),
             ..Target::default()
         })
+    }
+
+    /// The target with `sandbox` kept only where the kernel enforces Landlock; where
+    /// it does not, says so on stderr (once per run) and runs without it.
+    pub(crate) fn sandboxed_where_possible(mut self) -> Self {
+        static UNAVAILABLE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        if self.sandbox {
+            let mut first = false;
+            let why = UNAVAILABLE.get_or_init(|| {
+                first = true;
+                sandbox::unavailable()
+            });
+            if let Some(why) = why {
+                if first {
+                    eprintln!("note: sandbox: {why}; the servers run without it");
+                }
+                self.sandbox = false;
+            }
+        }
+        self
     }
 
     /// Adds `extra` arguments, for deliberately broken variants of a target.

@@ -1,60 +1,101 @@
-//! The server process: started in its own process group with a marker in its
-//! environment, and ended with everything it started.
+//! The server process: started under a supervisor of its own (`supervisor.rs`) in
+//! its own process group, and ended with everything it started.
 //!
-//! Killing the process group catches what the server forked directly. A server that
-//! puts its own children in new groups (as a shell tool should) could still leave them
-//! behind when it is killed hard, so after the group is gone every process on the
-//! machine that carries this session's marker is killed too.
+//! The supervisor holds the server's whole process tree, detached daemons included,
+//! and ends all of it when the server exits or when toolspec closes its control
+//! pipe. Every control pipe is listed here, so that an interrupted run closes them
+//! all (and waits for the supervisors to finish) before it exits; if toolspec dies
+//! without that, the kernel closes the pipes and the supervisors do the same.
 
 use std::collections::BTreeMap;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use tokio::process::{Child, Command};
 
-/// Environment variable that marks every process started for one session.
-pub(super) const MARKER_VAR: &str = "TOOLSPEC_SESSION";
+use super::sandbox::Sandbox;
+use super::supervisor::become_supervisor;
+use crate::fixture::Scratch;
 
 pub(super) struct ServerProcess {
+    /// The supervisor, which exits as the server does (same code or signal).
     pub child: Child,
+    /// The process group the server runs in (the supervisor leads it).
     pgid: Option<i32>,
-    marker: String,
+    /// This server's entry in [`SUPERVISED`]; `None` once its containment is ended.
+    supervised: Option<u64>,
+    /// Under `--sandbox`, the server's `TMPDIR`, removed after the server.
+    _scratch: Option<Scratch>,
 }
 
 impl ServerProcess {
+    /// Starts `program` in `cwd` (the fixture root); with `sandbox`, it may write
+    /// only there, in a scratch folder beside it (its `TMPDIR`) and to the common
+    /// devices.
     pub(super) fn spawn(
         program: &Path,
         argv: &[String],
         cwd: &Path,
         env: &BTreeMap<String, String>,
+        sandbox: bool,
     ) -> std::io::Result<Self> {
-        if STOPPING.load(Ordering::SeqCst) {
+        let scratch = sandbox.then(Scratch::new).transpose()?;
+        let mut sandbox = match &scratch {
+            Some(scratch) => Some(Sandbox::allowing(cwd, scratch.path())?),
+            None => None,
+        };
+        // Held through the spawn, so an interrupt either finds this server listed or
+        // has already forbidden it.
+        let mut supervised = supervised();
+        if supervised.stopping {
             return Err(std::io::Error::other("the run is being interrupted"));
         }
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let marker = format!(
-            "{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let child = Command::new(program)
+        let (control_read, control_write) = control_pipe()?;
+        let control = control_read.as_raw_fd();
+        let mut command = Command::new(program);
+        command
             .args(argv)
             .current_dir(cwd)
             .envs(env)
-            .env(MARKER_VAR, &marker)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()?;
-        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+            .process_group(0);
+        if let Some(scratch) = &scratch {
+            command.env("TMPDIR", scratch.path());
+        }
+        // SAFETY: the hook only makes async-signal-safe system calls (see
+        // `supervisor` and `sandbox`), and `control` stays open until the spawn has
+        // returned. The sandbox comes first, so the supervisor is under it too.
+        unsafe {
+            command.pre_exec(move || {
+                if let Some(sandbox) = sandbox.as_mut() {
+                    sandbox.enter()?;
+                }
+                become_supervisor(control)
+            });
+        }
+        let child = command.spawn()?;
+        drop(control_read);
+        let pid = child.id().and_then(|id| i32::try_from(id).ok());
+        let number = supervised.next;
+        supervised.next += 1;
+        supervised.servers.insert(
+            number,
+            Supervisor {
+                pid,
+                control: control_write,
+            },
+        );
         Ok(ServerProcess {
             child,
-            pgid,
-            marker,
+            pgid: pid,
+            supervised: Some(number),
+            _scratch: scratch,
         })
     }
 
@@ -63,42 +104,41 @@ impl ServerProcess {
         self.child.try_wait().ok().flatten()
     }
 
-    /// Ends the server politely, then by force.
-    /// With `stdin_closed`, the server was asked to stop the stdio way and gets
-    /// `grace` to do so before SIGTERM; otherwise (HTTP) SIGTERM is the polite ask.
+    /// Ends the server politely, then by force, and returns once every process it
+    /// started is gone. With `stdin_closed`, the server was asked to stop the stdio
+    /// way and gets `grace` to do so before SIGTERM; otherwise (HTTP) SIGTERM is the
+    /// polite ask.
     pub(super) async fn stop(&mut self, grace: Duration, stdin_closed: bool) {
         let exited_alone =
             stdin_closed && tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !exited_alone {
             self.signal_group(libc::SIGTERM);
-            if tokio::time::timeout(grace / 2, self.child.wait())
-                .await
-                .is_err()
-            {
-                self.signal_group(libc::SIGKILL);
-                let _ = self.child.wait().await;
-            }
+            let _ = tokio::time::timeout(grace / 2, self.child.wait()).await;
         }
-        self.signal_group(libc::SIGKILL);
-        // Signals are delivered asynchronously: wait until every marked process has
-        // actually died, so that "nothing left running" holds when this returns.
-        for _ in 0..100 {
-            if kill_marked(&self.marker, false) == 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+        // The supervisor kills whatever is left and exits once nothing is.
+        self.end_containment();
+        if tokio::time::timeout(SUPERVISOR_GRACE, self.child.wait())
+            .await
+            .is_err()
+        {
+            // Only a supervisor stuck in the kernel gets here; never leave it.
+            let _ = self.child.start_kill();
+            let _ = self.child.wait().await;
         }
     }
 
-    /// Kills the group and every marked process, without waiting. Safe to repeat.
-    pub(super) fn kill_everything_left(&mut self) {
-        self.signal_group(libc::SIGKILL);
-        let _ = kill_marked(&self.marker, false);
+    /// Closes the control pipe: the supervisor kills the server's whole tree and
+    /// exits. Safe to repeat.
+    fn end_containment(&mut self) {
+        if let Some(number) = self.supervised.take() {
+            supervised().servers.remove(&number);
+        }
     }
 
     fn signal_group(&self, signal: i32) {
         if let Some(pgid) = self.pgid {
             // SAFETY: killpg only sends a signal; a stale group id fails with ESRCH.
+            // The supervisor, which leads the group, ignores the polite signals.
             unsafe {
                 libc::killpg(pgid, signal);
             }
@@ -108,11 +148,56 @@ impl ServerProcess {
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        self.kill_everything_left();
+        // Not a kill: a killed supervisor would hand the server's tree to init.
+        self.end_containment();
     }
 }
 
-/// Set once the run is being interrupted: no new server may start after that.
+/// How long a supervisor may take to end a server's tree once asked.
+const SUPERVISOR_GRACE: Duration = Duration::from_secs(5);
+
+/// A running supervisor: its pid and the write end of its control pipe.
+struct Supervisor {
+    pid: Option<i32>,
+    #[allow(dead_code, reason = "held, never read: closing it is the message")]
+    control: OwnedFd,
+}
+
+/// Every running supervisor, and whether the run is being interrupted.
+struct Supervised {
+    stopping: bool,
+    next: u64,
+    servers: BTreeMap<u64, Supervisor>,
+}
+
+static SUPERVISED: Mutex<Supervised> = Mutex::new(Supervised {
+    stopping: false,
+    next: 0,
+    servers: BTreeMap::new(),
+});
+
+fn supervised() -> MutexGuard<'static, Supervised> {
+    // A panic elsewhere while holding the lock leaves the list itself intact.
+    SUPERVISED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A pipe whose ends are closed on exec, so that no other program started from
+/// toolspec holds a server's control pipe open.
+fn control_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut ends = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into `ends`, which we then own.
+    unsafe {
+        if libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        use std::os::fd::FromRawFd;
+        Ok((OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])))
+    }
+}
+
+/// Set once the run is being interrupted.
 static STOPPING: AtomicBool = AtomicBool::new(false);
 
 /// Whether [`kill_every_session`] has been called: the run was interrupted.
@@ -120,25 +205,39 @@ pub(crate) fn interrupted() -> bool {
     STOPPING.load(Ordering::SeqCst)
 }
 
-/// Kills every process started for any session of this toolspec process, for when
-/// the run itself is interrupted, and refuses to start new ones. Returns how many
-/// processes were found alive at first.
+/// Ends every server of this toolspec process with everything it started, for when
+/// the run itself is interrupted, refuses to start new ones, and waits (a few
+/// seconds at most) until every supervisor has finished. Returns how many servers
+/// were running.
 pub(crate) fn kill_every_session() -> usize {
     STOPPING.store(true, Ordering::SeqCst);
-    let prefix = format!("{}-", std::process::id());
-    let first = kill_marked(&prefix, true);
-    // A server being spawned right now, or one not yet dead, shows up again.
-    for _ in 0..100 {
-        if kill_marked(&prefix, true) == 0 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    let servers = {
+        let mut supervised = supervised();
+        supervised.stopping = true;
+        std::mem::take(&mut supervised.servers)
+    };
+    let pids: Vec<i32> = servers.values().filter_map(|s| s.pid).collect();
+    // Closing the control pipes asks every supervisor at once.
+    drop(servers);
+    let deadline = Instant::now() + SUPERVISOR_GRACE;
+    while pids.iter().any(|pid| still_running(*pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
     }
-    first
+    pids.len()
 }
 
-/// On Ctrl-C or SIGTERM, kill every server this run started (they sit in process
-/// groups of their own, so the terminal's signal does not reach them) and exit 130.
+/// Whether `pid` is a live process (not gone, not a zombie waiting to be reaped). A
+/// supervisor exits only once its tree is gone, so this tells when that is.
+fn still_running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
+
+/// On Ctrl-C or SIGTERM, end every server this run started (they sit in process
+/// groups of their own, so the terminal's signal does not reach them), remove every
+/// fixture on disk, and exit 130.
 ///
 /// Returns once the handlers are in place (or could not be), so that no server is
 /// started while a Ctrl-C would still end toolspec the default way, leaving them.
@@ -166,8 +265,10 @@ pub(crate) fn stop_servers_on_interrupt() {
                     _ = int.recv() => {}
                     _ = term.recv() => {}
                 }
-                let killed = kill_every_session();
-                eprintln!("toolspec: interrupted; stopped {killed} server process(es)");
+                let stopped = kill_every_session();
+                // After the servers: none may write into a fixture being removed.
+                crate::fixture::remove_every_fixture();
+                eprintln!("toolspec: interrupted; stopped {stopped} server(s)");
                 std::process::exit(130);
             });
         });
@@ -184,49 +285,4 @@ pub(crate) fn stop_servers_on_interrupt() {
             "toolspec: cannot watch for Ctrl-C ({e}); an interrupted run may leave servers behind"
         ),
     }
-}
-
-/// Kills every live process whose environment holds `TOOLSPEC_SESSION=<marker>`
-/// (or, with `prefix`, a marker starting with `marker`),
-/// and says how many there were. A zombie counts as dead: it only waits to be reaped.
-fn kill_marked(marker: &str, prefix: bool) -> usize {
-    let needle = format!("{MARKER_VAR}={marker}");
-    let matches = |var: &[u8]| {
-        if prefix {
-            var.starts_with(needle.as_bytes())
-        } else {
-            var == needle.as_bytes()
-        }
-    };
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    let mut alive = 0;
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
-            continue;
-        };
-        if !environ.split(|b| *b == 0).any(matches) {
-            continue;
-        }
-        let zombie = std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|stat| {
-            stat.rsplit_once(") ")
-                .is_some_and(|(_, rest)| rest.starts_with('Z'))
-        });
-        if !zombie {
-            alive += 1;
-            // SAFETY: sending a signal to a pid has no memory effects.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-            }
-        }
-    }
-    alive
 }

@@ -103,12 +103,11 @@ impl Session {
         timeout: Duration,
     ) -> Result<Session, StartError> {
         let mut process =
-            ServerProcess::spawn(&target.program, argv, root, &target.env).map_err(|e| {
-                StartError {
+            ServerProcess::spawn(&target.program, argv, root, &target.env, target.sandbox)
+                .map_err(|e| StartError {
                     message: format!("cannot start `{}`: {e}", target.program.display()),
                     stderr_tail: String::new(),
-                }
-            })?;
+                })?;
         let fault: Fault = Arc::new(Mutex::new(None));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let stderr_done = Arc::new(AtomicBool::new(false));

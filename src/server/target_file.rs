@@ -7,6 +7,7 @@
 //! tools: { view: read_file }
 //! arguments: { view: { path: file_path } }
 //! baseline: [ "boris::bash-tool-error-codes::Subprocess start failure" ]
+//! sandbox: true        # writes only inside the fixture root (Landlock)
 //! ```
 //!
 //! `{here}` is the folder of the target file, so a file can travel with its server.
@@ -48,6 +49,9 @@ struct TargetFile {
     /// arrived later run, and are NEW rather than failures.
     #[serde(default)]
     suites: BTreeMap<String, u32>,
+    /// Run the server under Landlock, writing only inside its fixture root.
+    #[serde(default)]
+    sandbox: bool,
 }
 
 /// `command:` as a list of words or one shell-style line. Read with a visitor, not
@@ -140,6 +144,7 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
         baseline,
         require_all_tools: file.require_all_tools,
         pins: file.suites,
+        sandbox: file.sandbox,
     })
 }
 

@@ -360,34 +360,9 @@ fn nothing_is_left_running_after_a_hostile_server() {
     let boris = suite("specs/boris");
     let report = run(&boris, PROBE, &hostile("orphan"), Some(500));
     assert_error(&report, &["no answer within 500 ms"]);
-    let mine = format!("TOOLSPEC_SESSION={}-", std::process::id());
-    let survivors: Vec<String> = std::fs::read_dir("/proc")
-        .expect("/proc")
-        .flatten()
-        .filter(|e| {
-            std::fs::read(e.path().join("environ"))
-                .map(|env| {
-                    env.split(|b| *b == 0)
-                        .any(|v| v.starts_with(mine.as_bytes()))
-                })
-                .unwrap_or(false)
-        })
-        .filter(|e| {
-            // A zombie has been killed already; only its parent has not reaped it.
-            std::fs::read_to_string(e.path().join("stat")).map_or(true, |s| !s.contains(") Z "))
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
     // Other tests in this binary run servers concurrently; only `sleep 613` is the
     // orphan this hostile mode starts.
-    let orphans: Vec<&String> = survivors
-        .iter()
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|c| c.starts_with(b"sleep\x00613"))
-                .unwrap_or(false)
-        })
-        .collect();
+    let orphans = crate::support::running(&["sleep", "613"]);
     assert!(orphans.is_empty(), "left running: {orphans:?}");
 }
 

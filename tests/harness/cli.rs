@@ -285,27 +285,10 @@ fn the_preflight_names_tools_and_arguments_the_server_lacks() {
         ));
 }
 
-/// Pids of live processes started by the toolspec process `owner`, by its marker.
-fn marked_by(owner: u32) -> Vec<String> {
-    let marker = format!("TOOLSPEC_SESSION={owner}-");
-    std::fs::read_dir("/proc")
-        .expect("/proc")
-        .flatten()
-        .filter(|e| {
-            std::fs::read(e.path().join("environ")).is_ok_and(|env| {
-                env.split(|b| *b == 0)
-                    .any(|v| v.starts_with(marker.as_bytes()))
-            })
-        })
-        .filter(|e| {
-            std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| !s.contains(") Z "))
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
-}
-
 #[test]
 fn an_interrupted_run_stops_every_server_it_started() {
+    // Each server leaves `sleep 631` in a session of its own, then hangs.
+    let orphans = || crate::support::running(&["sleep", "631"]);
     let exe = assert_cmd::cargo::cargo_bin("toolspec");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers/hostile.sh");
     let child = std::process::Command::new(exe)
@@ -318,7 +301,7 @@ fn an_interrupted_run_stops_every_server_it_started() {
             "2000",
             "--server",
         ])
-        .arg(format!("bash {} orphan", script.display()))
+        .arg(format!("bash {} orphan 631", script.display()))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -326,10 +309,10 @@ fn an_interrupted_run_stops_every_server_it_started() {
     let pid = child.id();
     // Wait until its servers (and their orphans) are running.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while marked_by(pid).len() < 2 && std::time::Instant::now() < deadline {
+    while orphans().len() < 2 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    assert!(!marked_by(pid).is_empty(), "no server started");
+    assert!(!orphans().is_empty(), "no server started");
     // SAFETY: sending SIGINT to our own child.
     unsafe {
         libc::kill(pid as i32, libc::SIGINT);
@@ -337,7 +320,7 @@ fn an_interrupted_run_stops_every_server_it_started() {
     let output = child.wait_with_output().expect("wait");
     assert_eq!(output.status.code(), Some(130));
     assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted; stopped"));
-    assert_eq!(marked_by(pid), Vec::<String>::new());
+    assert_eq!(orphans(), Vec::<String>::new());
 }
 
 /// `toolspec run` of one boris scenario against `hostile.sh MODE`, as a user runs it.

@@ -11,6 +11,9 @@
 //! - scenario files refused with file, line and fix: `scenario_loading`;
 //! - scenario-format features (`any_of`, captures) holding on the reference:
 //!   `scenario_features`;
+//! - nothing reaching outside the fixture root or outliving the run (fixtures,
+//!   files a server left, shell quoting, interrupts, leftover processes):
+//!   `containment`;
 //! - `coverage` and `scaffold`: `coverage`;
 //! - `mutants`: `mutants`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
@@ -20,6 +23,7 @@
 
 mod can_fail;
 mod cli;
+mod containment;
 mod coverage;
 mod gemini_exactness;
 mod golden;

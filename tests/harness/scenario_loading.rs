@@ -92,6 +92,19 @@ fn a_fixture_path_may_not_escape_the_root() {
 }
 
 #[test]
+fn a_mode_on_a_symlink_is_refused_at_its_scenario() {
+    // chmod on a link changes what it points to, which may be outside the root.
+    let e = one_error(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { files: { link: { symlink: /etc/passwd, mode: \"777\" } } }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",
+    );
+    assert!(e.contains("case.yaml:3:"), "{e}");
+    assert!(
+        e.contains("scenario `s`: given.files `link`: `mode` cannot go with `symlink`"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_fixture_entry_needs_exactly_one_kind() {
     let e = one_error(
         "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { files: { x: { text: a, size: 3 } } }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n",

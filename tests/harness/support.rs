@@ -94,3 +94,27 @@ pub(crate) fn target_file(dir: &Path, extra: &str, more: &str) -> PathBuf {
     .expect("write target");
     path
 }
+
+/// Pids of live processes (zombies aside) whose command line is `argv`: how a test
+/// finds what a server left running, whatever session or environment it gave it.
+/// Give each test's leftovers an argv of their own (`sleep 617`), since the tests
+/// of this binary run servers at the same time.
+pub(crate) fn running(argv: &[&str]) -> Vec<String> {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == wanted))
+        // A zombie has been killed already; only its parent has not reaped it.
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
+                s.rsplit_once(") ")
+                    .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+            })
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}

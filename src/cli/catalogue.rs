@@ -6,16 +6,16 @@
 //! copy of `toolspec` works from any folder with nothing beside it. They are written
 //! out, once per command, to a private temporary folder and loaded from there like
 //! any other suite: one loader, one validator and one fixture builder serve both,
-//! and the files a scenario's `given.tree` names are real files to copy from.
+//! and the files a scenario's `given.tree` names are real files to copy from. The
+//! folder is listed with the fixture roots, so an interrupted run removes it too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use include_dir::{include_dir, Dir};
-use tempfile::TempDir;
 
-use super::error::LoadError;
-use super::load::{load_suite, suite_names, Suite};
+use crate::fixture::{make_listed_dir, ListedDir};
+use crate::scenario::{load_suite, suite_names, LoadError, Suite};
 
 /// The suites of this repository's `specs/`, as built.
 static BUILT_IN_SPECS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/specs");
@@ -43,8 +43,9 @@ impl Origin {
 
 /// Every suite a command can use, by name, with its folder and where it came from.
 pub(crate) struct Catalogue {
-    /// The built-in suites written out; removed when the catalogue is dropped.
-    _written_out: TempDir,
+    /// The built-in suites written out; removed when the catalogue is dropped, or by
+    /// an interrupt.
+    _written_out: ListedDir,
     suites: BTreeMap<String, (PathBuf, Origin)>,
 }
 
@@ -52,9 +53,7 @@ impl Catalogue {
     /// The built-in suites, with those under `extra` added (a suite of `extra` with
     /// a built-in suite's name replaces it).
     pub(crate) fn open(extra: Option<&Path>) -> Result<Catalogue, Vec<LoadError>> {
-        let written_out = tempfile::Builder::new()
-            .prefix("toolspec-suites-")
-            .tempdir()
+        let written_out = make_listed_dir("toolspec-suites-")
             .map_err(|e| vec![cannot_write_out(&std::env::temp_dir(), &e)])?;
         let specs = written_out.path().join("specs");
         write_out(&BUILT_IN_SPECS, &specs)?;

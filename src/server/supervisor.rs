@@ -1,0 +1,258 @@
+//! The per-server supervisor: a process between toolspec and the server under test
+//! that holds the server's whole process tree and ends all of it.
+//!
+//! A server can leave processes that nothing else can find: a daemon that calls
+//! `setsid` leaves the server's process group, and one started with `env -i` drops
+//! any marker in its environment. So each server is started under a supervisor of
+//! its own, which is a *child subreaper* (`PR_SET_CHILD_SUBREAPER`): whatever the
+//! server forks, however it detaches, is reparented to the supervisor when its
+//! parent dies, never to init. When the server exits, or toolspec closes the
+//! control pipe (on stop, on interrupt, or because toolspec itself died), the
+//! supervisor kills its children until it has none left, then exits with the
+//! server's own status. It kills only its own descendants, so scenarios running in
+//! parallel never touch each other's processes, and it runs in a process of its own,
+//! so it never reaps (`waitpid(-1)`) a child of toolspec's runtime.
+//!
+//! It is not a program of its own: [`become_supervisor`] runs as the spawn's
+//! `pre_exec` hook, in the child forked for the server, and forks the server from
+//! there. Between `fork` and `exec` only async-signal-safe calls are allowed, so
+//! everything here is raw system calls on stack buffers: no allocation, no locks,
+//! no panics (no indexing that can fail, no arithmetic that can overflow).
+
+use std::io;
+use std::os::fd::RawFd;
+
+/// Runs in the child forked for a server, before `exec`. Forks once more: the new
+/// child returns `Ok` and goes on to `exec` the server, and this process becomes its
+/// supervisor and never returns. `control` is the read end of the control pipe; its
+/// write end is toolspec's alone.
+///
+/// # Safety
+/// Only to be called between `fork` and `exec` (a `pre_exec` hook), with `control`
+/// an open descriptor.
+pub(super) unsafe fn become_supervisor(control: RawFd) -> io::Result<()> {
+    // Before the fork: everything the server's tree leaves behind comes here.
+    if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let server = libc::fork();
+    if server < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if server == 0 {
+        // The server: back to std, which execs it (and reports a failed exec).
+        return Ok(());
+    }
+    supervise(server, control)
+}
+
+/// The supervisor's life: wait for the server to exit or the control pipe to
+/// close, end every descendant, and exit as the server did.
+unsafe fn supervise(server: libc::pid_t, control: RawFd) -> ! {
+    settle(control);
+    let mut status = wait_for_the_end(server, control);
+    end_every_descendant(server, &mut status);
+    exit_like(status)
+}
+
+/// Lets go of everything inherited from toolspec: stdio (so the server's pipes close
+/// when the server's tree is gone), every other descriptor (another server's control
+/// pipe, std's exec-error pipe), and the signals aimed at the server's group.
+unsafe fn settle(control: RawFd) {
+    let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+    if null >= 0 {
+        for fd in 0..3 {
+            libc::dup2(null, fd);
+        }
+    }
+    close_from(3, control);
+    // A polite SIGTERM or a Ctrl-C goes to the server's process group, which this
+    // process leads; it is for the server. The supervisor only ever ends by itself.
+    for signal in [
+        libc::SIGTERM,
+        libc::SIGINT,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGPIPE,
+    ] {
+        libc::signal(signal, libc::SIG_IGN);
+    }
+}
+
+/// Closes every descriptor from `first` up, except `keep`.
+unsafe fn close_from(first: RawFd, keep: RawFd) {
+    let ranges = [
+        (first, keep.saturating_sub(1)),
+        (keep.saturating_add(1), RawFd::MAX),
+    ];
+    for (low, high) in ranges {
+        if low > high {
+            continue;
+        }
+        let closed = libc::syscall(
+            libc::SYS_close_range,
+            low as libc::c_uint,
+            high as libc::c_uint,
+            0,
+        );
+        if closed != 0 {
+            // No close_range (Linux before 5.9): close one by one up to the limit.
+            let mut limit: libc::rlimit = std::mem::zeroed();
+            let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+                limit.rlim_cur.min(65_536) as RawFd
+            } else {
+                1024
+            };
+            let mut fd = low;
+            while fd <= high && fd < top {
+                libc::close(fd);
+                fd += 1;
+            }
+        }
+    }
+}
+
+/// Waits until the server exits (its wait status) or the control pipe closes
+/// (`None`: the server is still running). Orphans reparented here meanwhile are
+/// reaped as they die.
+unsafe fn wait_for_the_end(server: libc::pid_t, control: RawFd) -> Option<libc::c_int> {
+    // A pidfd wakes the poll when the server exits; without one (Linux before 5.3)
+    // the poll wakes every 20 ms to look.
+    let server_fd = libc::syscall(libc::SYS_pidfd_open, server, 0) as RawFd;
+    let mut polled = [
+        libc::pollfd {
+            fd: control,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: server_fd,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    let (count, timeout) = if server_fd >= 0 { (2, -1) } else { (1, 20) };
+    loop {
+        libc::poll(polled.as_mut_ptr(), count, timeout);
+        if let Some(status) = reap_ready(server) {
+            return Some(status);
+        }
+        if polled[0].revents != 0 {
+            // toolspec never writes: anything readable is the end of the pipe.
+            return None;
+        }
+    }
+}
+
+/// Reaps every child that has exited, without waiting; the server's wait status if
+/// the server was one of them.
+unsafe fn reap_ready(server: libc::pid_t) -> Option<libc::c_int> {
+    let mut found = None;
+    loop {
+        let mut status = 0;
+        let pid = libc::waitpid(-1, &mut status, libc::WNOHANG);
+        if pid <= 0 {
+            return found;
+        }
+        if pid == server {
+            found = Some(status);
+        }
+    }
+}
+
+/// SIGKILLs every child, reaps it, and does it again for the grandchildren that are
+/// reparented here as their parents die, until no child is left. The server's wait
+/// status is recorded into `status` if it is reaped here.
+unsafe fn end_every_descendant(server: libc::pid_t, status: &mut Option<libc::c_int>) {
+    let mut idle_rounds = 0u32;
+    loop {
+        let killed = kill_children();
+        let mut child_status = 0;
+        let options = if killed > 0 { 0 } else { libc::WNOHANG };
+        let pid = libc::waitpid(-1, &mut child_status, options);
+        if pid < 0 {
+            // ECHILD: nothing is left (EINTR cannot happen: no handlers here).
+            return;
+        }
+        if pid == server {
+            *status = Some(child_status);
+        }
+        if pid > 0 || killed > 0 {
+            idle_rounds = 0;
+            continue;
+        }
+        // Children exist that the listing did not show (it is racy by design, or
+        // missing on a kernel without it): look again shortly, but not forever.
+        idle_rounds += 1;
+        if idle_rounds > 2_000 {
+            return;
+        }
+        let pause = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 1_000_000,
+        };
+        libc::nanosleep(&pause, std::ptr::null_mut());
+    }
+}
+
+/// SIGKILLs each child listed in `/proc/thread-self/children`; says how many.
+unsafe fn kill_children() -> usize {
+    let listing = libc::open(
+        c"/proc/thread-self/children".as_ptr(),
+        libc::O_RDONLY | libc::O_CLOEXEC,
+    );
+    if listing < 0 {
+        return 0;
+    }
+    let mut killed = 0;
+    let mut buffer = [0u8; 512];
+    let mut pid: libc::pid_t = 0;
+    loop {
+        let read = libc::read(listing, buffer.as_mut_ptr().cast(), buffer.len());
+        if read <= 0 {
+            break;
+        }
+        let filled = buffer.get(..read as usize).unwrap_or_default();
+        for byte in filled {
+            if byte.is_ascii_digit() {
+                pid = pid
+                    .saturating_mul(10)
+                    .saturating_add(libc::pid_t::from(byte - b'0'));
+            } else {
+                killed += kill_listed(pid);
+                pid = 0;
+            }
+        }
+    }
+    killed += kill_listed(pid);
+    libc::close(listing);
+    killed
+}
+
+/// SIGKILLs `pid` if it names a process (0 does not); 1 if a signal was sent.
+unsafe fn kill_listed(pid: libc::pid_t) -> usize {
+    usize::from(pid > 0 && libc::kill(pid, libc::SIGKILL) == 0)
+}
+
+/// Exits with the server's status: its exit code, or death by the same signal
+/// (without a core dump), so toolspec sees what the server did. A server that never
+/// exited by itself was killed here: SIGKILL.
+unsafe fn exit_like(status: Option<libc::c_int>) -> ! {
+    let signal = match status {
+        Some(s) if libc::WIFEXITED(s) => libc::_exit(libc::WEXITSTATUS(s)),
+        Some(s) if libc::WIFSIGNALED(s) => libc::WTERMSIG(s),
+        _ => libc::SIGKILL,
+    };
+    let no_core = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    libc::setrlimit(libc::RLIMIT_CORE, &no_core);
+    libc::signal(signal, libc::SIG_DFL);
+    let mut only = std::mem::zeroed::<libc::sigset_t>();
+    libc::sigemptyset(&mut only);
+    libc::sigaddset(&mut only, signal);
+    libc::sigprocmask(libc::SIG_UNBLOCK, &only, std::ptr::null_mut());
+    libc::kill(libc::getpid(), signal);
+    libc::_exit(128 + signal)
+}

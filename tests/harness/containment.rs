@@ -1,0 +1,413 @@
+//! Nothing a scenario or a server under test does reaches outside the fixture root,
+//! and nothing it starts outlives the run: fixtures are built without following
+//! links, files the server left are read without trusting them, the root is quoted
+//! for a shell, and every fixture and process is gone after an interrupt.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use toolspec::{load_suite, run_named, RunOptions, ScenarioReport, Target, Verdict};
+
+use crate::support::exe;
+
+const SUITE_YAML: &str = "suite: demo\ntitle: Demo\ndialect: bracket-code\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\nshell_commands: { bash: [command] }\n";
+
+/// A suite `demo` in a temporary folder, as `specs/demo/` beside a `fixtures/`
+/// folder, with `case.yaml` holding `scenarios`.
+struct TempSuite {
+    top: tempfile::TempDir,
+}
+
+impl TempSuite {
+    fn new(scenarios: &str) -> TempSuite {
+        let top = tempfile::tempdir().expect("tempdir");
+        let dir = top.path().join("specs/demo");
+        std::fs::create_dir_all(&dir).expect("mkdir specs");
+        std::fs::create_dir_all(top.path().join("fixtures")).expect("mkdir fixtures");
+        std::fs::write(dir.join("suite.yaml"), SUITE_YAML).expect("write suite");
+        std::fs::write(
+            dir.join("case.yaml"),
+            format!("requirement: R\nscenarios:\n{scenarios}"),
+        )
+        .expect("write case");
+        TempSuite { top }
+    }
+
+    /// `fixtures/<name>` (created), for a `given.tree`.
+    fn tree(&self, name: &str) -> PathBuf {
+        let path = self.top.path().join("fixtures").join(name);
+        std::fs::create_dir_all(&path).expect("mkdir tree");
+        path
+    }
+
+    /// Runs the scenario `name` against the reference server (or `target`).
+    fn run(&self, name: &str, target: Option<Target>) -> ScenarioReport {
+        let suite = load_suite(&self.top.path().join("specs/demo"))
+            .unwrap_or_else(|e| panic!("the suite does not load: {e:?}"));
+        let target = target.unwrap_or_else(|| Target::reference(exe(), &suite));
+        run_named(&suite, name, &target, &RunOptions::default())
+            .unwrap_or_else(|| panic!("no scenario {name}"))
+    }
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_fixture_file_below_a_link_from_the_tree_is_refused_not_written_outside() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("victim.txt"), "keep\n").expect("write");
+    let suite = TempSuite::new(
+        "  - name: below\n    covers: r/s\n    given:\n      tree: escape\n      files: { out/planted.txt: \"x\\n\" }\n    when: { tool: view, args: { path: \"{root}/out/planted.txt\" } }\n    then: { is_error: false }\n\
+         \x20 - name: over\n    covers: r/s\n    given:\n      tree: escape\n      files: { victim.txt: \"replaced\\n\" }\n    when: { tool: view, args: { path: \"{root}/victim.txt\" } }\n    then: { contains: [replaced] }\n",
+    );
+    let tree = suite.tree("escape");
+    std::os::unix::fs::symlink(outside.path(), tree.join("out")).expect("link dir");
+    std::os::unix::fs::symlink(outside.path().join("victim.txt"), tree.join("victim.txt"))
+        .expect("link file");
+
+    let below = suite.run("below", None);
+    let Verdict::Error { what, .. } = &below.verdict else {
+        panic!("expected an ERROR, got {below}");
+    };
+    assert!(
+        what.contains("given.files `out/planted.txt`: `out` is a symlink"),
+        "{what}"
+    );
+    // A file laid over a link from the tree replaces the link, not its target.
+    let over = suite.run("over", None);
+    assert!(matches!(over.verdict, Verdict::Pass), "{over}");
+    assert_eq!(listing(outside.path()), ["victim.txt"]);
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("victim.txt")).expect("read"),
+        "keep\n"
+    );
+}
+
+/// `toolspec run` of the `demo` suite in `suite` against `server`, as a user runs
+/// it, killed if it has not finished within `limit`: (exit code, stdout).
+fn run_cli(suite: &TempSuite, server: &str, limit: Duration) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(exe())
+        .arg("--specs")
+        .arg(suite.top.path().join("specs"))
+        .args([
+            "run",
+            "--suite",
+            "demo",
+            "--color",
+            "never",
+            "--timeout-ms",
+            "1000",
+        ])
+        .args(["--server", server])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start toolspec");
+    let started = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("toolspec against `{server}` was still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().expect("output");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// `bash tests/servers/hostile.sh MODE {root} [outside]`.
+fn hostile(mode: &str, outside: &str) -> String {
+    format!(
+        "bash {} {mode} {{root}} {outside}",
+        crate::support::repo()
+            .join("tests/servers/hostile.sh")
+            .display()
+    )
+}
+
+#[test]
+fn files_the_server_left_are_named_not_followed_or_read() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "SECRET-CANARY\n").expect("write");
+    let suite = TempSuite::new(
+        "  - name: leaves\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { files: { out.txt: \"anything\\n\" } }\n",
+    );
+    let cases = [
+        ("leave-fifo", "is a FIFO (named pipe), not a regular file"),
+        (
+            "leave-zero",
+            "is a symlink to /dev/zero, not a regular file",
+        ),
+        ("leave-outside", "is a symlink to "),
+    ];
+    for (mode, said) in cases {
+        let server = hostile(mode, &secret.to_string_lossy());
+        let (code, stdout) = run_cli(&suite, &server, Duration::from_secs(30));
+        assert_eq!(code, Some(1), "{mode}: {stdout}");
+        assert!(
+            stdout.contains("FAIL demo::case::leaves"),
+            "{mode}: {stdout}"
+        );
+        assert!(
+            stdout.contains(&format!(
+                "expected out.txt to be a file to check, but it {said}"
+            )),
+            "{mode}: {stdout}"
+        );
+        assert!(!stdout.contains("SECRET-CANARY"), "{mode}: {stdout}");
+    }
+}
+
+#[test]
+fn an_unquoted_root_in_a_shell_command_is_refused_at_its_scenario() {
+    let top = TempSuite::new(
+        "  - name: fine\n    covers: r/s\n    when: { tool: bash, args: { command: \"ls {root:sh}\" } }\n    then: { is_error: false }\n\
+         \x20 - name: bare\n    covers: r/s\n    given:\n      calls:\n        - { tool: bash, args: { command: \"rm '{root}/x'\" } }\n    when: { tool: view, args: { path: \"{root}/x\" } }\n    then: { is_error: true }\n",
+    );
+    let errors = load_suite(&top.top.path().join("specs/demo")).expect_err("refused");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = errors[0].to_string();
+    assert!(e.contains("case.yaml:7:"), "{e}");
+    assert!(
+        e.contains("scenario `bare`: given.calls `bash`: argument `command` is run by a shell, so write `{root:sh}`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_root_with_quotes_and_command_substitution_stays_one_word_in_shell_commands() {
+    // The boris IO_ERROR scenarios set up with `rm -f {root:sh}/target.txt && mkdir
+    // ...`. Under this TMPDIR an unquoted root breaks the command (false FAILs) and
+    // runs `touch "$CANARY"`.
+    let top = tempfile::tempdir().expect("tempdir");
+    let tmpdir = top.path().join("it's $(touch \"$CANARY\")");
+    std::fs::create_dir(&tmpdir).expect("mkdir");
+    let canary = top.path().join("canary");
+    let output = crate::support::toolspec()
+        .args([
+            "run", "--suite", "boris", "--filter", "IO_ERROR", "--color", "never",
+        ])
+        .env("TMPDIR", &tmpdir)
+        .env("CANARY", &canary)
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!canary.exists(), "the root ran a command:\n{stdout}");
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(" 0 FAIL, 0 ERROR, 0 SKIP"), "{stdout}");
+    assert_eq!(
+        listing(&tmpdir),
+        Vec::<String>::new(),
+        "fixtures left behind"
+    );
+}
+
+/// Starts `toolspec run --suite boris` (against `server`, or the reference) under
+/// the TMPDIR `tmpdir`, sends it `signal` after `delay`, and returns its exit code.
+fn interrupt_a_run(
+    tmpdir: &Path,
+    server: Option<&str>,
+    signal: i32,
+    delay: Duration,
+) -> Option<i32> {
+    let mut cmd = std::process::Command::new(exe());
+    cmd.current_dir(crate::support::repo())
+        .args(["run", "--suite", "boris", "--timeout-ms", "3000"])
+        .env("TMPDIR", tmpdir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some(server) = server {
+        cmd.args(["--server", server]);
+    }
+    let child = cmd.spawn().expect("start toolspec");
+    std::thread::sleep(delay);
+    // SAFETY: sending a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, signal);
+    }
+    let output = child.wait_with_output().expect("wait");
+    output.status.code()
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_fixture_behind() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let hang = hostile("hang", "");
+    let trials: [(Option<&str>, i32, u64); 8] = [
+        (None, libc::SIGINT, 150),
+        (None, libc::SIGINT, 300),
+        (None, libc::SIGTERM, 450),
+        (None, libc::SIGINT, 600),
+        (None, libc::SIGTERM, 800),
+        (None, libc::SIGINT, 1000),
+        (Some(hang.as_str()), libc::SIGINT, 700),
+        (Some(hang.as_str()), libc::SIGTERM, 900),
+    ];
+    for (i, (server, signal, after_ms)) in trials.into_iter().enumerate() {
+        let dir = tmp.path().join(format!("trial-{i}"));
+        std::fs::create_dir(&dir).expect("mkdir");
+        let code = interrupt_a_run(&dir, server, signal, Duration::from_millis(after_ms));
+        // A run that finished before the signal is fine too; one that was cut short
+        // must say so with 130.
+        assert!(
+            matches!(code, Some(130 | 0 | 1)),
+            "trial {i}: exit {code:?}"
+        );
+        assert_eq!(
+            listing(&dir),
+            Vec::<String>::new(),
+            "trial {i} (exit {code:?}) left fixtures"
+        );
+    }
+}
+
+/// A server whose call leaves `sleep SECONDS` behind in a new session with an empty
+/// environment (`setsid env -i`): no process group, no marker leads to it.
+fn daemon_server(seconds: &str) -> String {
+    format!(
+        "bash {} daemon {seconds}",
+        crate::support::repo()
+            .join("tests/servers/hostile.sh")
+            .display()
+    )
+}
+
+const ANSWERED: &str = "  - name: answered\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { contains: [done] }\n";
+
+#[test]
+fn a_detached_daemon_dies_with_its_scenario_under_the_cli() {
+    let suite = TempSuite::new(ANSWERED);
+    let (code, stdout) = run_cli(&suite, &daemon_server("617"), Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(
+        crate::support::running(&["sleep", "617"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_detached_daemon_dies_with_its_scenario_in_a_test_binary() {
+    // As under `cargo test`: the scenario runs inside this process, no CLI around.
+    let suite = TempSuite::new(ANSWERED);
+    let target = Target::from_command_line(&daemon_server("619")).expect("command line");
+    let report = suite.run("answered", Some(target));
+    assert!(matches!(report.verdict, Verdict::Pass), "{report}");
+    assert_eq!(
+        crate::support::running(&["sleep", "619"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn scenarios_running_at_once_never_end_each_others_processes() {
+    // One scenario waits two seconds for its answer while others, beside it, start
+    // daemons and end them with everything they started.
+    let suite = TempSuite::new(ANSWERED);
+    let slow = std::thread::spawn({
+        let target = Target::from_command_line(&format!(
+            "bash {} slow",
+            crate::support::repo()
+                .join("tests/servers/hostile.sh")
+                .display()
+        ))
+        .expect("command line");
+        let suite = TempSuite::new(ANSWERED);
+        move || suite.run("answered", Some(target))
+    });
+    let daemon = Target::from_command_line(&daemon_server("621")).expect("command line");
+    for _ in 0..4 {
+        let report = suite.run("answered", Some(daemon.clone()));
+        assert!(matches!(report.verdict, Verdict::Pass), "{report}");
+    }
+    let report = slow.join().expect("the slow scenario");
+    assert!(matches!(report.verdict, Verdict::Pass), "{report}");
+    assert_eq!(
+        crate::support::running(&["sleep", "621"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn under_the_sandbox_a_write_outside_the_root_fails_in_the_server() {
+    let canary = tempfile::tempdir().expect("tempdir");
+    let suite = TempSuite::new(
+        "  - name: writes\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { contains: [\"outside: wrote\"] }\n",
+    );
+    let server = format!(
+        "bash {} write-outside {}",
+        crate::support::repo()
+            .join("tests/servers/hostile.sh")
+            .display(),
+        canary.path().display()
+    );
+    // The server writes its TMPDIR too: give it one of the test's own.
+    let tmpdir = tempfile::tempdir().expect("tempdir");
+    let run = |sandbox: bool| {
+        let mut cmd = std::process::Command::new(exe());
+        cmd.env("TMPDIR", tmpdir.path())
+            .arg("--specs")
+            .arg(suite.top.path().join("specs"))
+            .args([
+                "run",
+                "--suite",
+                "demo",
+                "--color",
+                "never",
+                "--timeout-ms",
+                "1000",
+            ])
+            .args(["--server", &server]);
+        if sandbox {
+            cmd.arg("--sandbox");
+        }
+        let output = cmd.output().expect("toolspec runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+
+    // Without the sandbox the write lands: the check below can fail.
+    let (code, stdout) = run(false);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(listing(canary.path()), ["written"]);
+    std::fs::remove_file(canary.path().join("written")).expect("clean the canary");
+
+    // Under it the server's own write fails, which the scenario sees; its TMPDIR (a
+    // scratch folder beside the root) stays writable.
+    let (code, stdout) = run(true);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("outside: refused"), "{stdout}");
+    assert!(stdout.contains("scratch: wrote"), "{stdout}");
+    assert_eq!(listing(canary.path()), Vec::<String>::new());
+    // Only the unsandboxed run's own file is left: the sandboxed server's scratch
+    // folder went with its fixture.
+    assert_eq!(listing(tmpdir.path()), ["scratch"]);
+}
+
+#[test]
+fn every_suite_passes_on_the_reference_under_the_sandbox() {
+    // The reference server writes only where a server should: the root, its TMPDIR.
+    for suite in ["boris", "gemini-cli", "agent-tools", "ikigai"] {
+        let output = crate::support::toolspec()
+            .args(["run", "--suite", suite, "--sandbox", "--color", "never"])
+            .output()
+            .expect("toolspec runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{suite}:\n{stdout}");
+        assert!(stdout.contains(" 0 FAIL, 0 ERROR,"), "{suite}:\n{stdout}");
+    }
+}

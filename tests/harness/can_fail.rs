@@ -3,8 +3,11 @@
 //! garbage, flood, orphaned children) ends as ERROR without stopping the run or
 //! leaving processes behind.
 
+use std::time::Duration;
+
 use toolspec::{ScenarioReport, Target, Verdict};
 
+use crate::hostile_http::hostile_http;
 use crate::support::{exe, repo, run, suite};
 
 fn assert_fails_with(report: &ScenarioReport, fragments: &[&str]) {
@@ -313,11 +316,79 @@ fn a_server_that_answers_with_a_malformed_result_is_an_error() {
         &run(&boris, PROBE, &hostile("bad-result"), Some(5000)),
         &["not a valid CallToolResult"],
     );
-    // An answer to a request never made leaves the real one unanswered.
+    // An answer to a request never made is reported as what it is, at once.
     assert_error(
-        &run(&boris, PROBE, &hostile("wrong-id"), Some(500)),
-        &["no answer within 500 ms"],
+        &run(&boris, PROBE, &hostile("wrong-id"), Some(5000)),
+        &["a response with id 1001 arrived; the request was 1"],
     );
+    assert_error(
+        &run(&boris, PROBE, &hostile("null-id"), Some(5000)),
+        &["a JSON-RPC error without an id", "parse error"],
+    );
+}
+
+/// A result without `content` is not an empty text: a scenario that checks only
+/// `is_error: false` would pass against a server that answers every call
+/// `{"isError": false}`.
+#[test]
+fn a_result_without_content_is_an_error_not_an_empty_text() {
+    let wrong = suite("tests/data/specs/wrong");
+    let scenario = "is_error expected false on an error";
+    let fragments = [
+        "the server's answer to tools/call is not a valid CallToolResult: it has no `content`",
+        r#"the result was {"isError":false}"#,
+    ];
+    assert_error(
+        &run(&wrong, scenario, &hostile("no-content"), Some(5000)),
+        &fragments,
+    );
+    assert_error(
+        &run(&wrong, scenario, &hostile_http("no-content"), Some(5000)),
+        &fragments,
+    );
+}
+
+/// JSON-RPC ids are typed: the string "1" does not answer request 1, even with the
+/// answer the scenario wants, and the stray response is named at once rather than
+/// waited out as a timeout.
+#[test]
+fn a_response_with_a_string_id_does_not_answer_a_number_id() {
+    let boris = suite("specs/boris");
+    for target in [hostile("string-id"), hostile_http("string-id")] {
+        let report = run(&boris, PROBE, &target, Some(10_000));
+        assert_error(
+            &report,
+            &[r#"a response with id "1" arrived; the request was 1"#],
+        );
+        assert!(
+            report.elapsed < Duration::from_secs(5),
+            "waited {:?} for a stray answer:\n{report}",
+            report.elapsed
+        );
+    }
+}
+
+/// An HTTP answer that is not MCP ends the attempt at once, said in plain words:
+/// not a wait for the whole timeout ending in "no answer", and no Rust type names.
+#[test]
+fn an_http_initialize_answered_with_something_else_is_said_at_once() {
+    let boris = suite("specs/boris");
+    let cases = [
+        ("status-500", "answered initialize with HTTP 500 Internal Server Error (text/html); the body begins <html>"),
+        ("html", "answered initialize with HTTP 200 OK and a text/html body instead of JSON-RPC"),
+        ("redirect", "answered initialize with a redirect (HTTP 302 Found) to /login"),
+    ];
+    for (mode, said) in cases {
+        let report = run(&boris, PROBE, &hostile_http(mode), Some(10_000));
+        assert_error(&report, &["MCP initialize failed: http://127.0.0.1:", said]);
+        let text = report.to_string();
+        assert!(!text.contains("rmcp::"), "a Rust type name in:\n{text}");
+        assert!(
+            report.elapsed < Duration::from_secs(5),
+            "{mode}: waited {:?}:\n{text}",
+            report.elapsed
+        );
+    }
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! The harness's own integration tests, in one binary: one link step, and no doubt
 //! where a test belongs. Each module is one area of toolspec as a user meets it;
 //! `support` holds what several of them share (the binary, the repository, running
-//! one named scenario). The scenarios themselves run in the `conformance` binary and
-//! an implementer's view in `implementer`, both `harness = false`.
+//! one named scenario), and `hostile_http` a broken MCP server over HTTP. The
+//! scenarios themselves run in the `conformance` binary and an implementer's view in
+//! `implementer`, both `harness = false`.
 //!
 //! Where a new test goes:
 //! - the command line, its reports and exit codes: `cli`;
@@ -21,6 +22,7 @@ mod cli;
 mod coverage;
 mod gemini_exactness;
 mod golden;
+mod hostile_http;
 mod mutants;
 mod scenario_features;
 mod scenario_loading;

@@ -11,6 +11,10 @@
 #   init-error   answers initialize with a JSON-RPC error, then exits
 #   bad-result   answers the call with a result whose content is not a list
 #   wrong-id     answers the call with a response for another request id
+#   string-id    answers the call with its id as a string ("1" for 1)
+#   no-content   answers the call with {"isError": false}: no `content`
+#   image-only   answers the call with one image block and no text
+#   null-id      answers the call with a JSON-RPC error whose id is null
 #   escapes      answers the call with terminal control sequences in the text
 #   escapes-exit writes terminal control sequences on stderr, then exits mid-call
 mode=${1:?usage: hostile.sh MODE}
@@ -35,6 +39,10 @@ while IFS= read -r line; do
         orphan) setsid sleep 613 & exec sleep 600 ;;
         bad-result) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":"not a list"}}\n' "$id" ;;
         wrong-id) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n' "$((id + 1000))" ;;
+        string-id) printf '{"jsonrpc":"2.0","id":"%s","result":{"content":[{"type":"text","text":"[PATH_NOT_FOUND] no such file"}],"isError":true}}\n' "$id" ;;
+        no-content) printf '{"jsonrpc":"2.0","id":%s,"result":{"isError":false}}\n' "$id" ;;
+        image-only) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}],"isError":true}}\n' "$id" ;;
+        null-id) printf '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n' ;;
         escapes) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\\u001b[2J\\u001b]0;owned\\u0007\\rPASS fake"}]}}\n' "$id" ;;
         escapes-exit) printf '\033[2J\033]0;owned\007\rPASS fake\n-painted\n' >&2; exit 3 ;;
       esac

@@ -210,6 +210,7 @@ fn judge_result(
     found: &mut Vec<Mismatch>,
 ) {
     let text = &result.text;
+    let before = found.len();
     if then.judges_the_result() {
         let breaks = convention.breaks(result);
         if !breaks.is_empty() {
@@ -316,6 +317,12 @@ fn judge_result(
                 format!("matches: {pattern:?}"),
                 format!("bad regex: {e}"),
             )),
+        }
+    }
+    if let Some(note) = result.no_text_note() {
+        for mismatch in &mut found[before..] {
+            mismatch.detail.push('\n');
+            mismatch.detail.push_str(&note);
         }
     }
 }

@@ -7,13 +7,14 @@ mod model;
 mod placeholders;
 mod select;
 mod validate;
+mod yaml;
 
 pub use error::LoadError;
-pub(crate) use load::parse_yaml_file;
-#[cfg(test)]
-pub(crate) use load::parse_yaml_str;
 pub(crate) use load::SuiteScenarioFile;
 pub use load::{load_suite, load_suites, Suite};
 pub use model::*;
 pub(crate) use placeholders::Bindings;
 pub(crate) use select::selected_suites;
+pub(crate) use yaml::parse_yaml_file;
+#[cfg(test)]
+pub(crate) use yaml::parse_yaml_str;

@@ -348,6 +348,21 @@ fn a_result_without_content_is_an_error_not_an_empty_text() {
     );
 }
 
+/// A result with an image and no text fails an expectation on the text saying that
+/// non-text content came back, not with an empty `text: `.
+#[test]
+fn an_image_only_result_says_non_text_content_came_back() {
+    let boris = suite("specs/boris");
+    let report = run(&boris, PROBE, &hostile("image-only"), Some(5000));
+    assert!(matches!(report.verdict, Verdict::Fail(_)), "{report}");
+    assert!(
+        report.to_string().contains(
+            "the result has no text content; non-text content came back instead: image (image/png)"
+        ),
+        "{report}"
+    );
+}
+
 /// JSON-RPC ids are typed: the string "1" does not answer request 1, even with the
 /// answer the scenario wants, and the stray response is named at once rather than
 /// waited out as a timeout.

@@ -46,6 +46,10 @@ pub(crate) struct RunArgs {
     /// Per-call timeout in milliseconds, overriding the suites'.
     #[arg(long)]
     timeout_ms: Option<u64>,
+    /// Deadline for a whole scenario in milliseconds, overriding the suites' (never
+    /// less than three call timeouts).
+    #[arg(long)]
+    scenario_timeout_ms: Option<u64>,
     /// Scenarios run at once (default: number of CPUs).
     #[arg(long, short)]
     jobs: Option<usize>,
@@ -69,6 +73,7 @@ pub(crate) fn run(specs: &Path, args: &RunArgs, colour: bool) -> Result<Outcome,
     }
     let options = RunOptions {
         call_timeout_ms: args.timeout_ms,
+        scenario_timeout_ms: args.scenario_timeout_ms,
         keep_failed: args.keep_failed,
     };
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);

@@ -32,10 +32,19 @@ pub(crate) struct SuiteFile {
     /// Per-call timeout in milliseconds unless a scenario overrides it.
     #[serde(default = "default_call_timeout_ms")]
     pub call_timeout_ms: u64,
+    /// How long one scenario may run in all, in milliseconds, from its fixture to
+    /// its verdict: each call has its own timeout, but many slow calls, or a server
+    /// that keeps a session busy, must not hold a run up without end.
+    #[serde(default = "default_scenario_timeout_ms")]
+    pub scenario_timeout_ms: u64,
 }
 
 fn default_call_timeout_ms() -> u64 {
     10_000
+}
+
+fn default_scenario_timeout_ms() -> u64 {
+    60_000
 }
 
 /// The result conventions toolspec knows how to read. How each is read lives with

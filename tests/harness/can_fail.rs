@@ -270,6 +270,26 @@ fn a_server_that_hangs_is_an_error_after_the_timeout() {
     );
 }
 
+/// Every call answered within its own timeout, but too many of them: the scenario
+/// ends at its deadline as an ERROR that says so, and its server is stopped.
+#[test]
+fn a_scenario_that_runs_past_its_deadline_is_an_error() {
+    let slow = suite("tests/data/specs/slow");
+    let report = run(&slow, "fifty slow set-up calls", &hostile("slow"), None);
+    assert_error(
+        &report,
+        &["the scenario ran past its deadline of 2000 ms (scenario_timeout_ms"],
+    );
+    assert!(
+        report.elapsed < Duration::from_secs(6),
+        "ran {:?}:\n{report}",
+        report.elapsed
+    );
+    // The slow server's `sleep 614` lives as long as the server does.
+    let left = left_running(b"sleep\x00614");
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
 #[test]
 fn a_server_that_exits_mid_call_is_an_error_with_its_stderr() {
     let boris = suite("specs/boris");
@@ -446,8 +466,17 @@ fn nothing_is_left_running_after_a_hostile_server() {
     let boris = suite("specs/boris");
     let report = run(&boris, PROBE, &hostile("orphan"), Some(500));
     assert_error(&report, &["no answer within 500 ms"]);
+    // Other tests in this binary run servers concurrently; only `sleep 613` is the
+    // orphan this hostile mode starts.
+    let orphans = left_running(b"sleep\x00613");
+    assert!(orphans.is_empty(), "left running: {orphans:?}");
+}
+
+/// The processes this test binary started (they carry its session marker) that are
+/// still running and whose command line begins with `command`.
+fn left_running(command: &[u8]) -> Vec<String> {
     let mine = format!("TOOLSPEC_SESSION={}-", std::process::id());
-    let survivors: Vec<String> = std::fs::read_dir("/proc")
+    std::fs::read_dir("/proc")
         .expect("/proc")
         .flatten()
         .filter(|e| {
@@ -462,19 +491,13 @@ fn nothing_is_left_running_after_a_hostile_server() {
             // A zombie has been killed already; only its parent has not reaped it.
             std::fs::read_to_string(e.path().join("stat")).map_or(true, |s| !s.contains(") Z "))
         })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    // Other tests in this binary run servers concurrently; only `sleep 613` is the
-    // orphan this hostile mode starts.
-    let orphans: Vec<&String> = survivors
-        .iter()
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|c| c.starts_with(b"sleep\x00613"))
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .map(|c| c.starts_with(command))
                 .unwrap_or(false)
         })
-        .collect();
-    assert!(orphans.is_empty(), "left running: {orphans:?}");
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 /// `requires: [non-root]` skips with its reason as root, and runs otherwise.

@@ -15,9 +15,11 @@
 #   no-content   answers the call with {"isError": false}: no `content`
 #   image-only   answers the call with one image block and no text
 #   null-id      answers the call with a JSON-RPC error whose id is null
+#   slow         answers every call correctly, after 0.2 s; keeps `sleep 614` beside it
 #   escapes      answers the call with terminal control sequences in the text
 #   escapes-exit writes terminal control sequences on stderr, then exits mid-call
 mode=${1:?usage: hostile.sh MODE}
+[ "$mode" = slow ] && { sleep 614 & }
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
   case "$line" in
@@ -42,6 +44,7 @@ while IFS= read -r line; do
         string-id) printf '{"jsonrpc":"2.0","id":"%s","result":{"content":[{"type":"text","text":"[PATH_NOT_FOUND] no such file"}],"isError":true}}\n' "$id" ;;
         no-content) printf '{"jsonrpc":"2.0","id":%s,"result":{"isError":false}}\n' "$id" ;;
         image-only) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}],"isError":true}}\n' "$id" ;;
+        slow) sleep 0.2; printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"[PATH_NOT_FOUND] no such file"}],"isError":true}}\n' "$id" ;;
         null-id) printf '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n' ;;
         escapes) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\\u001b[2J\\u001b]0;owned\\u0007\\rPASS fake"}]}}\n' "$id" ;;
         escapes-exit) printf '\033[2J\033]0;owned\007\rPASS fake\n-painted\n' >&2; exit 3 ;;

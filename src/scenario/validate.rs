@@ -464,8 +464,8 @@ fn placement_problems(files: &BTreeMap<String, FileSpec>, tree: Option<&Path>) -
 /// practically forever.
 const MAX_REPEAT: u32 = 1_000;
 
-/// The largest file `size:` may ask for: files are built in memory and kept for
-/// `unchanged`, and a limit test needs only a little more than the limit it tests.
+/// The largest file `size:` may ask for: a limit test needs only a little more than
+/// the limit it tests, and the file takes that much disk in every fixture.
 const MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
 
 /// How far `mtime:` may move a file from now, in seconds: a hundred years either way,

@@ -405,6 +405,10 @@ fn a_large_fixture_file_is_not_built_in_memory() {
         format!("requirement: R\nscenarios:\n  - name: a large file\n    covers: r/large\n    given: {{ files: {{ big.bin: {{ size: {SIZE} }} }} }}\n    when: {{ tool: view, args: {{ path: \"{{root}}/missing.txt\" }} }}\n    then: {{ code: PATH_NOT_FOUND }}\n"),
     )
     .expect("write");
+    #[allow(
+        clippy::zombie_processes,
+        reason = "reaped below by wait4, which also gives its peak memory"
+    )]
     let mut child = std::process::Command::new(crate::support::exe())
         .args(["run", "--color", "never", "--specs"])
         .arg(dir.path())
@@ -412,6 +416,14 @@ fn a_large_fixture_file_is_not_built_in_memory() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("toolspec starts");
+    // The output is a few lines: read it to the end (the child's exit), then reap.
+    let mut output = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        let _ = out.read_to_string(&mut output);
+    }
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut output);
+    }
     let pid = i32::try_from(child.id()).expect("pid");
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value to be filled in.
@@ -419,26 +431,9 @@ fn a_large_fixture_file_is_not_built_in_memory() {
     // SAFETY: `pid` is our own child, not yet waited for; both pointers are valid.
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(waited, pid, "wait4 failed");
-    let mut stdout = String::new();
-    for stream in [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn std::io::Read>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn std::io::Read>),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        let mut stream = stream;
-        let _ = stream.read_to_string(&mut stdout);
-    }
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "the run failed:\n{stdout}"
+        "the run failed:\n{output}"
     );
     let peak_bytes = u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
     assert!(

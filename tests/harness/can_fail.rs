@@ -389,7 +389,11 @@ fn an_image_only_result_says_non_text_content_came_back() {
 #[test]
 fn a_response_with_a_string_id_does_not_answer_a_number_id() {
     let boris = suite("specs/boris");
-    for target in [hostile("string-id"), hostile_http("string-id")] {
+    for target in [
+        hostile("string-id"),
+        hostile_http("string-id"),
+        hostile_http("sse-string-id"),
+    ] {
         let report = run(&boris, PROBE, &target, Some(10_000));
         assert_error(
             &report,

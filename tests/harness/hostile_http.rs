@@ -6,6 +6,7 @@
 //!   redirect    answers initialize with a 302 redirect to /login
 //!   no-content  completes initialize, then answers tools/call with {"isError": false}
 //!   string-id   completes initialize, then answers tools/call with its id as a string
+//!   sse-string-id  the same, with the answer as an event of an SSE stream
 //!
 //! The target's command is a plain `sleep`: the harness starts and stops it as the
 //! server process, while the answers come from here, at a fixed port in the URL.
@@ -85,10 +86,17 @@ fn reply_to(mode: &str, method: &str, id: &serde_json::Value) -> String {
         (_, "tools/call") if mode == "no-content" => json(&serde_json::json!({
             "jsonrpc": "2.0", "id": id, "result": {"isError": false}
         })),
-        (_, "tools/call") => json(&serde_json::json!({
-            "jsonrpc": "2.0", "id": id.to_string(),
-            "result": {"content": [{"type": "text", "text": "[PATH_NOT_FOUND] no such file"}], "isError": true}
-        })),
+        (_, "tools/call") => {
+            let answer = serde_json::json!({
+                "jsonrpc": "2.0", "id": id.to_string(),
+                "result": {"content": [{"type": "text", "text": "[PATH_NOT_FOUND] no such file"}], "isError": true}
+            });
+            if mode == "sse-string-id" {
+                events(&answer)
+            } else {
+                json(&answer)
+            }
+        }
         _ => plain("202 Accepted", "text/plain", ""),
     }
 }
@@ -97,6 +105,14 @@ fn json(message: &serde_json::Value) -> String {
     let body = message.to_string();
     format!(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn events(message: &serde_json::Value) -> String {
+    let body = format!("event: message\ndata: {message}\n\n");
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
 }

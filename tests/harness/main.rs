@@ -10,6 +10,7 @@
 //! - a wrong answer or a broken server caught and reported: `can_fail`;
 //! - byte-exact gemini-cli diffs: `gemini_exactness`;
 //! - scenario files refused with file, line and fix: `scenario_loading`;
+//! - mutated scenario and target files never crashing the loaders: `loader_fuzz`;
 //! - scenario-format features (`any_of`, captures) holding on the reference:
 //!   `scenario_features`;
 //! - `coverage` and `scaffold`: `coverage`;
@@ -23,6 +24,7 @@ mod coverage;
 mod gemini_exactness;
 mod golden;
 mod hostile_http;
+mod loader_fuzz;
 mod mutants;
 mod scenario_features;
 mod scenario_loading;

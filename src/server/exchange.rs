@@ -50,8 +50,20 @@ impl Exchange {
             return Ok(());
         }
         let (result, error) = (fields.get("result"), fields.get("error"));
-        if result.is_none() && error.is_none() {
-            return Ok(());
+        match (result, error) {
+            (None, None) => {
+                return Err(format!(
+                    "the server sent a message that is neither a request, a notification nor a response (it has no `method`, `result` or `error`): {}",
+                    excerpt(&message.to_string(), 300)
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "the server sent a response with both `result` and `error`: {}",
+                    excerpt(&message.to_string(), 300)
+                ))
+            }
+            _ => {}
         }
         let id = fields.get("id").unwrap_or(&Value::Null);
         if id.is_null() {
@@ -261,6 +273,20 @@ mod tests {
         assert_eq!(exchange.received(&ping), Ok(()));
         let note = json!({"jsonrpc": "2.0", "method": "notifications/message"});
         assert_eq!(exchange.received(&note), Ok(()));
+    }
+
+    #[test]
+    fn a_message_that_is_no_kind_of_message_is_reported() {
+        let exchange = waiting(&[(json!(1), "tools/call")]);
+        let neither = json!({"jsonrpc": "2.0", "id": 1});
+        let why = exchange.received(&neither).unwrap_err();
+        assert!(
+            why.contains("neither a request, a notification nor a response"),
+            "{why}"
+        );
+        let both = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}, "error": {"code": 1, "message": "m"}});
+        let why = exchange.received(&both).unwrap_err();
+        assert!(why.contains("both `result` and `error`"), "{why}");
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub(crate) struct Fixture {
     handle: Dir,
     /// The bytes each content file was created with, for `unchanged` checks.
     initial: BTreeMap<String, Vec<u8>>,
+    /// Files given by `size:`, which are written in pieces and only held whole if
+    /// an `unchanged` check asks for their bytes.
+    sized: BTreeMap<String, SizedFile>,
     /// Some entry got a mode of its own, so removal may need permissions back.
     has_modes: bool,
 }
@@ -62,6 +65,7 @@ impl Fixture {
             dir: Some(dir),
             listed: Some(listed),
             initial: BTreeMap::new(),
+            sized: BTreeMap::new(),
             has_modes: false,
         };
         if let Some(tree) = tree {
@@ -95,6 +99,10 @@ impl Fixture {
                 self.handle.create_dir_all(path)?;
             } else if let Some(target) = &detail.symlink {
                 links.push((path, target));
+            } else if let Some(size) = detail.size {
+                let sized = SizedFile::new(size, detail.fill.as_deref());
+                sized.write_to(&mut io::BufWriter::new(open_new_file(&self.handle, path)?))?;
+                self.sized.insert(name.clone(), sized);
             } else {
                 let bytes = content_of(detail).map_err(io::Error::other)?;
                 write_new_file(&self.handle, path, &bytes)?;
@@ -153,7 +161,10 @@ impl Fixture {
 
     /// The bytes a fixture file was created with, if it was a content file.
     pub(crate) fn initial_bytes(&self, name: &str) -> Option<&[u8]> {
-        self.initial.get(name).map(Vec::as_slice)
+        match self.initial.get(name) {
+            Some(bytes) => Some(bytes),
+            None => self.sized.get(name).map(SizedFile::bytes),
+        }
     }
 }
 
@@ -237,16 +248,21 @@ fn remove_link(root: &Dir, path: &Path) -> io::Result<()> {
 /// Creates (or truncates) the regular file `path` with `bytes`, never through a
 /// symlink.
 fn write_new_file(root: &Dir, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    open_new_file(root, path)?.write_all(bytes)
+}
+
+/// Opens `path` for writing from empty, replacing a link there rather than following
+/// it.
+fn open_new_file(root: &Dir, path: &Path) -> io::Result<File> {
     remove_link(root, path)?;
-    let mut file = root.open_with(
+    root.open_with(
         path,
         OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .follow(FollowSymlinks::No),
-    )?;
-    file.write_all(bytes)
+    )
 }
 
 /// Sets the permission bits of the file or folder `path` through a handle opened
@@ -333,9 +349,63 @@ fn content_of(detail: &FileDetail) -> Result<Vec<u8>, String> {
     if let Some(bytes) = &detail.bytes {
         return Ok(bytes.0.clone());
     }
-    let size = detail.size.unwrap_or(0) as usize;
-    let fill = detail.fill.as_deref().unwrap_or("a").as_bytes();
-    Ok(fill.iter().copied().cycle().take(size).collect())
+    // Sized files are written by `SizedFile`; an entry with no content is empty.
+    Ok(Vec::new())
+}
+
+/// A file of `size` bytes repeating `fill` (`size:` and `fill:`). Loading allows up
+/// to 256 MiB, so it is written a piece at a time rather than built in memory.
+struct SizedFile {
+    size: u64,
+    fill: Vec<u8>,
+    /// The whole content, made only when asked for.
+    whole: std::sync::OnceLock<Vec<u8>>,
+}
+
+impl SizedFile {
+    /// How much is written at once.
+    const PIECE: usize = 64 * 1024;
+
+    fn new(size: u64, fill: Option<&str>) -> SizedFile {
+        let fill = fill
+            .filter(|f| !f.is_empty())
+            .unwrap_or("a")
+            .as_bytes()
+            .to_vec();
+        SizedFile {
+            size,
+            fill,
+            whole: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The first `len` bytes of the content.
+    fn prefix(&self, len: usize) -> Vec<u8> {
+        self.fill.iter().copied().cycle().take(len).collect()
+    }
+
+    fn whole(&self) -> Vec<u8> {
+        self.prefix(usize::try_from(self.size).unwrap_or(usize::MAX))
+    }
+
+    /// The content, made once on the first call.
+    fn bytes(&self) -> &[u8] {
+        self.whole.get_or_init(|| self.whole())
+    }
+
+    /// Writes the content to `out` in pieces that each start where the fill does,
+    /// so the pattern runs on unbroken from one piece to the next.
+    fn write_to(&self, out: &mut impl io::Write) -> io::Result<()> {
+        let repeats = (Self::PIECE / self.fill.len().max(1)).max(1);
+        let piece = self.prefix(repeats * self.fill.len());
+        let mut left = self.size;
+        while left > 0 {
+            let now = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            out.write_all(&piece[..now])?;
+            left -= now as u64;
+        }
+        out.flush()
+    }
 }
 
 #[cfg(test)]
@@ -386,6 +456,34 @@ mod tests {
         assert!(root.join("empty").is_dir());
         assert_eq!(fs::read(root.join("link")).unwrap(), b"hi\n");
         assert_eq!(fx.initial_bytes("bin"), Some(&[0u8, 0xff][..]));
+    }
+
+    #[test]
+    fn sized_files_are_written_in_pieces_with_an_unbroken_pattern() {
+        let long_fill = "x".repeat(SizedFile::PIECE + 7);
+        for (size, fill) in [
+            (200_003u64, "0123456789\n"),
+            (150_000, long_fill.as_str()),
+            (0, "ab"),
+        ] {
+            let mut files = BTreeMap::new();
+            files.insert(
+                "big".to_string(),
+                FileSpec::Detailed(FileDetail {
+                    size: Some(size),
+                    fill: Some(fill.to_string()),
+                    ..Default::default()
+                }),
+            );
+            let fx = Fixture::build(&files).unwrap();
+            let want: Vec<u8> = fill.bytes().cycle().take(size as usize).collect();
+            assert_eq!(
+                fs::read(fx.root().join("big")).unwrap(),
+                want,
+                "fill {fill:.12}"
+            );
+            assert_eq!(fx.initial_bytes("big"), Some(want.as_slice()));
+        }
     }
 
     #[test]

@@ -48,6 +48,10 @@ pub(crate) struct RunArgs {
     /// Per-call timeout in milliseconds, overriding the suites'.
     #[arg(long)]
     timeout_ms: Option<u64>,
+    /// Deadline for a whole scenario in milliseconds, overriding the suites' (never
+    /// less than three call timeouts).
+    #[arg(long)]
+    scenario_timeout_ms: Option<u64>,
     /// Scenarios run at once (default: number of CPUs).
     #[arg(long, short)]
     jobs: Option<usize>,
@@ -115,6 +119,7 @@ pub(crate) fn run(
     }
     let options = RunOptions {
         call_timeout_ms: args.timeout_ms,
+        scenario_timeout_ms: args.scenario_timeout_ms,
         keep_failed: args.keep_failed,
         repeat: args.repeat,
     };

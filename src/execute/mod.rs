@@ -26,6 +26,8 @@ use crate::server::{Session, Target};
 pub struct RunOptions {
     /// Overrides every per-call timeout, in milliseconds.
     pub call_timeout_ms: Option<u64>,
+    /// Overrides the suites' deadline for a whole scenario, in milliseconds.
+    pub scenario_timeout_ms: Option<u64>,
     /// Leave the fixture of a failed or errored scenario on disk, for a look.
     pub keep_failed: bool,
     /// Run every scenario this many times, each in a fresh fixture and server, to
@@ -115,6 +117,7 @@ async fn run(
     options: &RunOptions,
     report: &mut ScenarioReport,
 ) -> Verdict {
+    let started = tokio::time::Instant::now();
     if let Some(unsupported) = target.unsupported(&scenario.given.settings) {
         return Verdict::Skip(unsupported.0);
     }
@@ -140,9 +143,22 @@ async fn run(
             .or(scenario.timeout_ms)
             .unwrap_or(suite.config.call_timeout_ms),
     );
-    let mut session = match Session::launch(target, fixture.root(), &settings, timeout).await {
-        Ok(s) => s,
-        Err(e) => return error(e.message, e.stderr_tail),
+    let deadline = scenario_deadline(suite, options, timeout);
+    let past_deadline = || {
+        format!(
+            "the scenario ran past its deadline of {} ms (scenario_timeout_ms, at least three \
+             call timeouts), so it was ended and the server stopped",
+            deadline.as_millis()
+        )
+    };
+    let launched = tokio::time::timeout_at(
+        started + deadline,
+        Session::launch(target, fixture.root(), &settings, timeout),
+    );
+    let mut session = match launched.await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => return error(e.message, e.stderr_tail),
+        Err(_) => return error(past_deadline(), String::new()),
     };
     let plan = Plan {
         suite,
@@ -152,13 +168,30 @@ async fn run(
         root: &root,
         timeout,
     };
-    let verdict = drive(&plan, &mut session, report).await;
+    let verdict =
+        match tokio::time::timeout_at(started + deadline, drive(&plan, &mut session, report)).await
+        {
+            Ok(verdict) => verdict,
+            Err(_) => error(past_deadline(), session.stderr_tail()),
+        };
     session.stop().await;
     if options.keep_failed && matches!(verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
         fixture.keep();
         report.root_kept = true;
     }
     verdict
+}
+
+/// How long the scenario may run in all: the suite's `scenario_timeout_ms` (or the
+/// run's override), and never less than three call timeouts, so that starting the
+/// server and the judged call always fit.
+fn scenario_deadline(suite: &Suite, options: &RunOptions, call_timeout: Duration) -> Duration {
+    let configured = Duration::from_millis(
+        options
+            .scenario_timeout_ms
+            .unwrap_or(suite.config.scenario_timeout_ms),
+    );
+    configured.max(call_timeout.saturating_mul(3))
 }
 
 /// Why this machine cannot run a scenario with these requirements, if it cannot.

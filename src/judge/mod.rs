@@ -246,6 +246,7 @@ fn judge_result(
     found: &mut Vec<Mismatch>,
 ) {
     let text = &result.text;
+    let before = found.len();
     if then.judges_the_result() {
         let breaks = convention.breaks(result);
         if !breaks.is_empty() {
@@ -358,6 +359,12 @@ fn judge_result(
                 Mismatch::new(format!("matches: {pattern:?}"), detail)
                     .keyed(format!("matches[{i}]")),
             );
+        }
+    }
+    if let Some(note) = result.no_text_note() {
+        for mismatch in &mut found[before..] {
+            mismatch.detail.push('\n');
+            mismatch.detail.push_str(&note);
         }
     }
 }

@@ -215,6 +215,54 @@ mod tests {
         assert_eq!(difference(&megabyte, &megabyte, &root()), None);
     }
 
+    /// Templates and texts made of the matcher's own markers, edge characters and
+    /// the fixture root, in many combinations from a fixed seed: comparing never
+    /// panics, a text always matches itself written as a template when it holds no
+    /// marker, and a difference is never empty.
+    #[test]
+    fn random_templates_never_panic_and_literal_text_matches_itself() {
+        const PIECES: [&str; 16] = [
+            "{int}",
+            "{int:pid}",
+            "[..]",
+            "...",
+            "\n",
+            "\n...\n",
+            "{root}",
+            "{task}",
+            "{",
+            "}",
+            "a",
+            "7",
+            "-12",
+            " ",
+            "é",
+            "\r",
+        ];
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut bindings = root();
+        bindings.bind("task", "t1");
+        for _ in 0..2000 {
+            let template: String = (0..next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let actual: String = (0..next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
+            if let Some(shown) = difference(&template, &actual, &bindings) {
+                assert!(!shown.is_empty(), "{template:?} vs {actual:?}");
+            }
+            let literal = actual.replace(['{', '['], "x").replace("...", "x");
+            assert_eq!(
+                difference(&literal, &literal, &bindings),
+                None,
+                "{literal:?} must match itself"
+            );
+        }
+    }
+
     #[test]
     fn resolved_view_keeps_only_real_differences() {
         let t = Template::new("PGID: {int}\nDone.", &root()).expect("template");

@@ -1,16 +1,12 @@
-//! Reading a suite folder into typed scenarios.
-//!
-//! YAML is parsed with serde-saphyr in strict mode: duplicate keys are refused and
-//! only `true`/`false` are booleans, so `on`, `yes` or a repeated `code:` can never
-//! slip through as something the author did not mean.
+//! Reading a suite folder into typed scenarios: every file parsed (strictly, by
+//! `yaml`) and validated, every mistake reported.
 
 use std::path::{Path, PathBuf};
-
-use serde::de::DeserializeOwned;
 
 use super::error::{find_line, LoadError};
 use super::model::{Scenario, ScenarioFile, SuiteFile};
 use super::validate::{id_part_problem, validate_file};
+use super::yaml::parse_yaml_file;
 
 /// A loaded suite: its settings and every scenario file in it, sorted by file name.
 #[derive(Debug, Clone)]
@@ -189,53 +185,4 @@ fn fixtures_dir_for(suite_dir: &Path) -> PathBuf {
 
 fn read_or_empty(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
-}
-
-/// Parses a YAML file strictly; a parse error keeps serde-saphyr's line and column.
-pub(crate) fn parse_yaml_file<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| LoadError::new(path, None, format!("cannot read: {e}")))?;
-    parse_yaml_str(path, &text)
-}
-
-pub(crate) fn parse_yaml_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, LoadError> {
-    let options = serde_saphyr::options! {
-        strict_booleans: true,
-        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
-    };
-    serde_saphyr::from_str_with_options::<T>(text, options).map_err(|e| {
-        let location = e.location();
-        LoadError {
-            column: location.map(|l| l.column() as usize),
-            ..LoadError::new(
-                path,
-                location.map(|l| l.line() as usize),
-                reword_yaml_error(&e.to_string(), path),
-            )
-        }
-    })
-}
-
-/// serde-saphyr's message without the location it repeats, with its snippet pointing
-/// at the real file, and with advice that fits a scenario author rather than a
-/// library user.
-fn reword_yaml_error(raw: &str, path: &Path) -> String {
-    let (first, snippet) = raw.split_once('\n').unwrap_or((raw, ""));
-    let message = first.strip_prefix("error: ").unwrap_or(first);
-    let message = match message.strip_prefix("line ") {
-        Some(rest) => rest.split_once(": ").map_or(message, |(_, m)| m),
-        None => message,
-    };
-    let fix = |s: &str| {
-        s.replace(
-            ", set DuplicateKeyPolicy in Options if acceptable",
-            " (each key may appear only once)",
-        )
-        .replace("<input>", &path.display().to_string())
-    };
-    if snippet.is_empty() {
-        fix(message)
-    } else {
-        format!("{}\n{}", fix(message), fix(snippet))
-    }
 }

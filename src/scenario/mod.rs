@@ -7,13 +7,14 @@ mod model;
 mod partition;
 mod placeholders;
 mod validate;
+mod yaml;
 
 pub use error::LoadError;
-pub(crate) use load::parse_yaml_file;
-#[cfg(test)]
-pub(crate) use load::parse_yaml_str;
 pub use load::{load_suite, load_suites, Suite};
 pub(crate) use load::{suite_names, SuiteScenarioFile};
 pub use model::*;
 pub(crate) use partition::Partition;
 pub(crate) use placeholders::Bindings;
+pub(crate) use yaml::parse_yaml_file;
+#[cfg(test)]
+pub(crate) use yaml::parse_yaml_str;

@@ -47,6 +47,11 @@ pub(crate) struct SuiteFile {
     /// gate can pin the version it last passed (`suites:` in a target file).
     #[serde(default = "first_version")]
     pub version: u32,
+    /// How long one scenario may run in all, in milliseconds, from its fixture to
+    /// its verdict: each call has its own timeout, but many slow calls, or a server
+    /// that keeps a session busy, must not hold a run up without end.
+    #[serde(default = "default_scenario_timeout_ms")]
+    pub scenario_timeout_ms: u64,
 }
 
 fn first_version() -> u32 {
@@ -55,6 +60,10 @@ fn first_version() -> u32 {
 
 fn default_call_timeout_ms() -> u64 {
     10_000
+}
+
+fn default_scenario_timeout_ms() -> u64 {
+    60_000
 }
 
 /// The result conventions toolspec knows how to read. How each is read lives with

@@ -2,7 +2,7 @@
 //! a scenario that could never fail, or could never run, is refused before any server
 //! starts.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path};
 
 use super::error::{find_line, LoadError};
@@ -80,6 +80,8 @@ fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario
             }
         }
     }
+    let tree = scenario.given.tree.as_ref().map(|t| fixtures_dir.join(t));
+    problems.extend(placement_problems(&scenario.given.files, tree.as_deref()));
     for key in scenario.given.settings.keys() {
         if !suite.reference.settings.contains_key(key) {
             let known: Vec<&str> = suite
@@ -118,7 +120,6 @@ fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario
     }
     problems.extend(capture_problems(scenario));
     problems.extend(shell_quoting_problems(suite, scenario));
-    let tree = scenario.given.tree.as_ref().map(|t| fixtures_dir.join(t));
     problems.extend(then_problems(
         suite,
         scenario,
@@ -444,13 +445,63 @@ fn check_relative(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Entries that cannot be built where they are: below an entry that is a file or a
+/// symlink (the fixture is built without following links, so nothing goes inside
+/// one), below such an entry of `given.tree`, or naming the same path as another
+/// entry (`a` and `a/`).
+fn placement_problems(files: &BTreeMap<String, FileSpec>, tree: Option<&Path>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for name in files.keys() {
+        let path = name.trim_end_matches('/');
+        if let Some(other) = seen.insert(path, name) {
+            problems.push(format!(
+                "given.files `{other}` and `{name}` are the same path; keep one"
+            ));
+        }
+    }
+    for name in files.keys() {
+        let path = Path::new(name.trim_end_matches('/'));
+        for above in path.ancestors().skip(1) {
+            let Some(key) = above.to_str().filter(|k| !k.is_empty()) else {
+                continue;
+            };
+            let entry = files.get(key).or_else(|| files.get(&format!("{key}/")));
+            let what = match entry {
+                Some(FileSpec::Detailed(d)) if d.symlink.is_some() => Some("a symlink entry"),
+                Some(FileSpec::Detailed(d)) if d.dir => None,
+                Some(_) => Some("a file entry"),
+                None => tree.and_then(|t| {
+                    let kind = t.join(key).symlink_metadata().ok()?.file_type();
+                    if kind.is_symlink() {
+                        Some("a symlink in given.tree")
+                    } else if kind.is_dir() {
+                        None
+                    } else {
+                        Some("a file in given.tree")
+                    }
+                }),
+            };
+            if let Some(what) = what {
+                problems.push(format!(
+                    "given.files `{name}` is below `{key}`, which is {what}; nothing can be \
+                     built inside a file or a link (links are never followed): move `{name}`, \
+                     or make `{key}` a directory with `dir: true`"
+                ));
+                break;
+            }
+        }
+    }
+    problems
+}
+
 /// The most times one set-up call may be repeated. A scenario that needs more is a
 /// load test, not a conformance check, and a typo such as `4294967295` would run
 /// practically forever.
 const MAX_REPEAT: u32 = 1_000;
 
-/// The largest file `size:` may ask for: files are built in memory and kept for
-/// `unchanged`, and a limit test needs only a little more than the limit it tests.
+/// The largest file `size:` may ask for: a limit test needs only a little more than
+/// the limit it tests, and the file takes that much disk in every fixture.
 const MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
 
 /// How far `mtime:` may move a file from now, in seconds: a hundred years either way,

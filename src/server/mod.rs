@@ -7,6 +7,8 @@
 //! line describes any other. Scenarios needing a setting the target cannot express
 //! are skipped.
 
+mod exchange;
+mod http_client;
 pub(crate) mod outcome;
 pub(crate) mod preflight;
 mod process;

@@ -34,6 +34,45 @@ impl ToolResult {
     pub(crate) fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }
+
+    /// The content blocks that are not text, each as its type and what it holds
+    /// (`image (image/png)`), read from the result as it came over the wire.
+    pub(crate) fn other_content(&self) -> Vec<String> {
+        let blocks = self.raw.get("content").and_then(Value::as_array);
+        blocks
+            .into_iter()
+            .flatten()
+            .filter(|block| block.get("type").and_then(Value::as_str) != Some("text"))
+            .map(|block| {
+                let kind = block
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("untyped");
+                let detail = block
+                    .get("mimeType")
+                    .or_else(|| block.get("uri"))
+                    .or_else(|| block.pointer("/resource/uri"))
+                    .and_then(Value::as_str);
+                match detail {
+                    Some(detail) => format!("{} ({})", kind, crate::visible::excerpt(detail, 80)),
+                    None => kind.to_string(),
+                }
+            })
+            .collect()
+    }
+
+    /// When the result has no text but other content came back, a sentence saying
+    /// so: an expectation on the text then reads as what happened, not as an empty
+    /// text.
+    pub(crate) fn no_text_note(&self) -> Option<String> {
+        let others = self.other_content();
+        (self.text.is_empty() && !others.is_empty()).then(|| {
+            format!(
+                "the result has no text content; non-text content came back instead: {}",
+                others.join(", ")
+            )
+        })
+    }
 }
 
 impl CallOutcome {
@@ -45,10 +84,16 @@ impl CallOutcome {
                     Some(b) => format!("isError: {b}"),
                     None => "isError absent".to_string(),
                 };
-                format!(
-                    "tool result ({flag}): {}",
-                    crate::visible::excerpt(&r.text, 200)
-                )
+                match r.other_content() {
+                    others if r.text.is_empty() && !others.is_empty() => format!(
+                        "tool result ({flag}) with no text, only {}",
+                        others.join(", ")
+                    ),
+                    _ => format!(
+                        "tool result ({flag}): {}",
+                        crate::visible::excerpt(&r.text, 200)
+                    ),
+                }
             }
             CallOutcome::Protocol { code, message } => {
                 format!("JSON-RPC error {code}: {message}")

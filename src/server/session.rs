@@ -9,10 +9,14 @@ use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{ClientInitializeError, RoleClient, RunningService, ServiceError};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
 
+use super::exchange::{Exchange, Recorded};
+use super::http_client::CheckedHttp;
 use super::process::ServerProcess;
 use super::stdout_guard::{guard, Fault};
 use super::Target;
@@ -54,7 +58,7 @@ impl From<ClientInitializeError> for InitFailure {
                 answered: true,
             },
             other => InitFailure {
-                why: other.to_string(),
+                why: plain_words(&other),
                 answered: false,
             },
         }
@@ -132,8 +136,11 @@ impl Session {
         };
         let connected = match &target.url {
             None => {
-                let from_server = guard(stdout, session.fault.clone());
-                tokio::time::timeout(timeout, ().serve((from_server, stdin)))
+                let exchange = Arc::new(Exchange::default());
+                let from_server = guard(stdout, session.fault.clone(), exchange.clone());
+                let transport =
+                    Recorded::new(AsyncRwTransport::new_client(from_server, stdin), exchange);
+                tokio::time::timeout(timeout, ().serve(transport))
                     .await
                     .map(|r| r.map_err(InitFailure::from))
             }
@@ -177,8 +184,10 @@ impl Session {
         }
     }
 
-    /// Connects to a server that may still be starting: retries until `timeout`,
-    /// gives up at once if the server exits, and otherwise reports the last error.
+    /// Connects to a server that may still be starting: retries while nothing
+    /// answers, until `timeout`; gives up at once when the server exits or answers
+    /// with something that is not MCP (the checked client records that as the
+    /// fault), and otherwise reports the last error.
     async fn connect_http(
         &mut self,
         url: &str,
@@ -189,8 +198,19 @@ impl Session {
             answered: false,
         };
         let deadline = tokio::time::Instant::now() + timeout;
+        let last_error = Arc::new(Mutex::new(None));
         loop {
-            let transport = StreamableHttpClientTransport::from_uri(url.to_string());
+            // A fresh exchange per attempt: requests of a failed attempt wait for nothing.
+            let exchange = Arc::new(Exchange::default());
+            let client = CheckedHttp::new(exchange.clone(), self.fault.clone(), last_error.clone())
+                .map_err(unanswered)?;
+            let transport = Recorded::new(
+                StreamableHttpClientTransport::with_client(
+                    client,
+                    StreamableHttpClientTransportConfig::with_uri(url.to_string()),
+                ),
+                exchange,
+            );
             let attempt = tokio::time::timeout_at(deadline, ().serve(transport)).await;
             let last = match attempt {
                 Ok(Ok(client)) => return Ok(client),
@@ -204,10 +224,14 @@ impl Session {
                 return Err(unanswered(why));
             }
             if tokio::time::Instant::now() >= deadline {
+                let last = last_error
+                    .lock()
+                    .ok()
+                    .and_then(|l| l.clone())
+                    .unwrap_or(last);
                 return Err(unanswered(format!(
-                    "no MCP session at {url} within {} ms; last error: {}",
+                    "no MCP session at {url} within {} ms; last error: {last}",
                     timeout.as_millis(),
-                    last
                 )));
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
@@ -248,7 +272,7 @@ impl Session {
             Ok(Err(ServiceError::UnexpectedResponse)) => CallOutcome::Transport(
                 "the server's answer to tools/call is not a valid CallToolResult".to_string(),
             ),
-            Ok(Err(other)) => CallOutcome::Transport(self.explain(&other.to_string()).await),
+            Ok(Err(other)) => CallOutcome::Transport(self.explain(&plain_words(&other)).await),
         }
     }
 
@@ -327,6 +351,19 @@ impl Session {
             .exited()
             .map(|status| format!("the server exited ({status}) before answering"))
     }
+}
+
+/// An rmcp error without the transport's Rust type name, which says nothing to
+/// whoever reads the report (`Transport [rmcp::transport::worker::...] error: `).
+fn plain_words(error: &dyn std::fmt::Display) -> String {
+    let mut words = error.to_string();
+    while let Some(start) = words.find("Transport [") {
+        let Some(end) = words[start..].find("] error: ") else {
+            break;
+        };
+        words.replace_range(start..start + end + "] error: ".len(), "");
+    }
+    words
 }
 
 /// Keeps the last `STDERR_TAIL_BYTES` of a stream; reads to the end so the server

@@ -3,11 +3,15 @@
 //! The stdio transport of MCP is one JSON-RPC message per line. A server that writes
 //! anything else there (a log line, a banner, a flood with no newline) breaks the
 //! protocol; the guard records what it saw and ends the stream, so the pending call
-//! fails at once with a clear reason instead of hanging until the timeout.
+//! fails at once with a clear reason instead of hanging until the timeout. Each
+//! message is also checked against the requests waiting for an answer (`exchange`),
+//! so a stray response or a malformed result ends the stream the same way.
 
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream};
+
+use super::exchange::Exchange;
 
 /// The longest single message accepted, in bytes.
 pub(super) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -18,7 +22,7 @@ pub(super) const MAX_TOTAL_BYTES: usize = 256 * 1024 * 1024;
 pub(super) type Fault = Arc<Mutex<Option<String>>>;
 
 /// Forwards well-formed lines from `stdout` into the returned stream.
-pub(super) fn guard<R>(stdout: R, fault: Fault) -> DuplexStream
+pub(super) fn guard<R>(stdout: R, fault: Fault, exchange: Arc<Exchange>) -> DuplexStream
 where
     R: AsyncRead + Unpin + Send + 'static,
 {
@@ -48,7 +52,7 @@ where
             if trimmed.is_empty() {
                 continue;
             }
-            if let Err(why) = check_message(trimmed) {
+            if let Err(why) = check_message(trimmed).and_then(|m| exchange.received(&m)) {
                 set(&fault, why);
                 break;
             }
@@ -103,12 +107,14 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
     }
 }
 
-/// A line must be a JSON object that says it is JSON-RPC 2.0.
-fn check_message(line: &[u8]) -> Result<(), String> {
+/// A line must be a JSON object that says it is JSON-RPC 2.0; returns the message.
+fn check_message(line: &[u8]) -> Result<serde_json::Value, String> {
     let shown = || crate::visible::excerpt(&String::from_utf8_lossy(line), 200);
     match serde_json::from_slice::<serde_json::Value>(line) {
-        Ok(serde_json::Value::Object(map)) if map.get("jsonrpc").is_some_and(|v| v == "2.0") => {
-            Ok(())
+        Ok(message @ serde_json::Value::Object(_))
+            if message.get("jsonrpc").is_some_and(|v| v == "2.0") =>
+        {
+            Ok(message)
         }
         Ok(_) => Err(format!(
             "the server wrote JSON that is not a JSON-RPC 2.0 message on stdout: {}",

@@ -3,8 +3,11 @@
 //! garbage, flood, orphaned children) ends as ERROR without stopping the run or
 //! leaving processes behind.
 
+use std::time::Duration;
+
 use toolspec::{ScenarioReport, Target, Verdict};
 
+use crate::hostile_http::hostile_http;
 use crate::support::{exe, repo, run, suite};
 
 fn assert_fails_with(report: &ScenarioReport, fragments: &[&str]) {
@@ -267,6 +270,26 @@ fn a_server_that_hangs_is_an_error_after_the_timeout() {
     );
 }
 
+/// Every call answered within its own timeout, but too many of them: the scenario
+/// ends at its deadline as an ERROR that says so, and its server is stopped.
+#[test]
+fn a_scenario_that_runs_past_its_deadline_is_an_error() {
+    let slow = suite("tests/data/specs/slow");
+    let report = run(&slow, "fifty slow set-up calls", &hostile("crawl"), None);
+    assert_error(
+        &report,
+        &["the scenario ran past its deadline of 2000 ms (scenario_timeout_ms"],
+    );
+    assert!(
+        report.elapsed < Duration::from_secs(6),
+        "ran {:?}:\n{report}",
+        report.elapsed
+    );
+    // The crawling server's `sleep 614` lives as long as the server does.
+    let left = crate::support::running(&["sleep", "614"]);
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
 #[test]
 fn a_server_that_exits_mid_call_is_an_error_with_its_stderr() {
     let boris = suite("specs/boris");
@@ -313,11 +336,98 @@ fn a_server_that_answers_with_a_malformed_result_is_an_error() {
         &run(&boris, PROBE, &hostile("bad-result"), Some(5000)),
         &["not a valid CallToolResult"],
     );
-    // An answer to a request never made leaves the real one unanswered.
+    // An answer to a request never made is reported as what it is, at once.
     assert_error(
-        &run(&boris, PROBE, &hostile("wrong-id"), Some(500)),
-        &["no answer within 500 ms"],
+        &run(&boris, PROBE, &hostile("wrong-id"), Some(5000)),
+        &["a response with id 1001 arrived; the request was 1"],
     );
+    assert_error(
+        &run(&boris, PROBE, &hostile("null-id"), Some(5000)),
+        &["a JSON-RPC error without an id", "parse error"],
+    );
+}
+
+/// A result without `content` is not an empty text: a scenario that checks only
+/// `is_error: false` would pass against a server that answers every call
+/// `{"isError": false}`.
+#[test]
+fn a_result_without_content_is_an_error_not_an_empty_text() {
+    let wrong = suite("tests/data/specs/wrong");
+    let scenario = "is_error expected false on an error";
+    let fragments = [
+        "the server's answer to tools/call is not a valid CallToolResult: it has no `content`",
+        r#"the result was {"isError":false}"#,
+    ];
+    assert_error(
+        &run(&wrong, scenario, &hostile("no-content"), Some(5000)),
+        &fragments,
+    );
+    assert_error(
+        &run(&wrong, scenario, &hostile_http("no-content"), Some(5000)),
+        &fragments,
+    );
+}
+
+/// A result with an image and no text fails an expectation on the text saying that
+/// non-text content came back, not with an empty `text: `.
+#[test]
+fn an_image_only_result_says_non_text_content_came_back() {
+    let boris = suite("specs/boris");
+    let report = run(&boris, PROBE, &hostile("image-only"), Some(5000));
+    assert!(matches!(report.verdict, Verdict::Fail(_)), "{report}");
+    assert!(
+        report.to_string().contains(
+            "the result has no text content; non-text content came back instead: image (image/png)"
+        ),
+        "{report}"
+    );
+}
+
+/// JSON-RPC ids are typed: the string "1" does not answer request 1, even with the
+/// answer the scenario wants, and the stray response is named at once rather than
+/// waited out as a timeout.
+#[test]
+fn a_response_with_a_string_id_does_not_answer_a_number_id() {
+    let boris = suite("specs/boris");
+    for target in [
+        hostile("string-id"),
+        hostile_http("string-id"),
+        hostile_http("sse-string-id"),
+    ] {
+        let report = run(&boris, PROBE, &target, Some(10_000));
+        assert_error(
+            &report,
+            &[r#"a response with id "1" arrived; the request was 1"#],
+        );
+        assert!(
+            report.elapsed < Duration::from_secs(5),
+            "waited {:?} for a stray answer:\n{report}",
+            report.elapsed
+        );
+    }
+}
+
+/// An HTTP answer that is not MCP ends the attempt at once, said in plain words:
+/// not a wait for the whole timeout ending in "no answer", and no Rust type names.
+#[test]
+fn an_http_initialize_answered_with_something_else_is_said_at_once() {
+    let boris = suite("specs/boris");
+    let cases = [
+        ("status-500", "answered initialize with HTTP 500 Internal Server Error (text/html); the body begins <html>"),
+        ("html", "answered initialize with HTTP 200 OK and a text/html body instead of JSON-RPC"),
+        ("redirect", "answered initialize with a redirect (HTTP 302 Found) to /login"),
+    ];
+    for (mode, said) in cases {
+        let report = run(&boris, PROBE, &hostile_http(mode), Some(10_000));
+        assert_error(&report, &["MCP initialize failed: http://127.0.0.1:", said]);
+        let text = report.to_string();
+        assert!(!text.contains("rmcp::"), "a Rust type name in:\n{text}");
+        assert!(
+            report.elapsed < Duration::from_secs(5),
+            "{mode}: waited {:?}:\n{text}",
+            report.elapsed
+        );
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The `toolspec` command line, as a user runs it: suites, external servers, target
 //! files with renames and baselines, and the report files a CI page reads.
 
+use std::io::Read;
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -372,4 +373,61 @@ fn a_server_cannot_steer_the_terminal_through_the_report() {
     // A stderr line that starts with `-` is the server's, not a removed diff line.
     let coloured = against_hostile("escapes-exit", "always");
     assert!(coloured.contains("\n    -painted\n"), "{coloured:?}");
+}
+
+/// A `size:` file is written to disk in pieces, not built in memory: a run with a
+/// 128 MiB fixture file peaks far below 128 MiB of memory.
+#[test]
+fn a_large_fixture_file_is_not_built_in_memory() {
+    const SIZE: u64 = 128 * 1024 * 1024;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("big");
+    std::fs::create_dir(&suite).expect("mkdir");
+    std::fs::write(
+        suite.join("suite.yaml"),
+        "suite: big\ntitle: Big\ndialect: bracket-code\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\n",
+    )
+    .expect("write");
+    std::fs::write(
+        suite.join("files.yaml"),
+        format!("requirement: R\nscenarios:\n  - name: a large file\n    covers: r/large\n    given: {{ files: {{ big.bin: {{ size: {SIZE} }} }} }}\n    when: {{ tool: view, args: {{ path: \"{{root}}/missing.txt\" }} }}\n    then: {{ code: PATH_NOT_FOUND }}\n"),
+    )
+    .expect("write");
+    #[allow(
+        clippy::zombie_processes,
+        reason = "reaped below by wait4, which also gives its peak memory"
+    )]
+    let mut child = std::process::Command::new(crate::support::exe())
+        .args(["run", "--color", "never", "--specs"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("toolspec starts");
+    // The output is a few lines: read it to the end (the child's exit), then reap.
+    let mut output = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        let _ = out.read_to_string(&mut output);
+    }
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut output);
+    }
+    let pid = i32::try_from(child.id()).expect("pid");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value to be filled in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet waited for; both pointers are valid.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4 failed");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the run failed:\n{output}"
+    );
+    let peak_bytes = u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
+    assert!(
+        peak_bytes < SIZE / 2,
+        "toolspec peaked at {} MiB for a {} MiB fixture file",
+        peak_bytes >> 20,
+        SIZE >> 20
+    );
 }

@@ -598,7 +598,7 @@ fn scaffolding_seed_000_gives_a_suite_that_loads_and_covers_every_clause() {
         .success()
         .stdout(
             predicate::str::starts_with("fresh: ")
-                .and(predicate::str::contains("(23 scenarios, from ")),
+                .and(predicate::str::contains("(23 scenarios, version 1, from ")),
         )
         .get_output()
         .stdout

@@ -1,14 +1,16 @@
 //! The harness's own integration tests, in one binary: one link step, and no doubt
 //! where a test belongs. Each module is one area of toolspec as a user meets it;
 //! `support` holds what several of them share (the binary, the repository, running
-//! one named scenario). The scenarios themselves run in the `conformance` binary and
-//! an implementer's view in `implementer`, both `harness = false`.
+//! one named scenario), and `hostile_http` a broken MCP server over HTTP. The
+//! scenarios themselves run in the `conformance` binary and an implementer's view in
+//! `implementer`, both `harness = false`.
 //!
 //! Where a new test goes:
 //! - the command line, its reports and exit codes: `cli`;
 //! - a wrong answer or a broken server caught and reported: `can_fail`;
 //! - byte-exact gemini-cli diffs: `gemini_exactness`;
 //! - scenario files refused with file, line and fix: `scenario_loading`;
+//! - mutated scenario and target files never crashing the loaders: `loader_fuzz`;
 //! - scenario-format features (`any_of`, captures) holding on the reference:
 //!   `scenario_features`;
 //! - nothing reaching outside the fixture root or outliving the run (fixtures,
@@ -27,6 +29,8 @@ mod containment;
 mod coverage;
 mod gemini_exactness;
 mod golden;
+mod hostile_http;
+mod loader_fuzz;
 mod mutants;
 mod scenario_features;
 mod scenario_loading;

@@ -115,6 +115,80 @@ fn a_fixture_entry_needs_exactly_one_kind() {
     );
 }
 
+/// An entry below a symlink or a file entry cannot be built (links are never
+/// followed); it is refused at load naming both entries, not met at run time as
+/// `File exists (os error 17)`.
+#[test]
+fn an_entry_inside_a_link_or_a_file_is_refused_naming_both() {
+    let given = |files: &str| {
+        one_error(&format!(
+            "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: {{ files: {files} }}\n    when: {{ tool: view, args: {{ path: x }} }}\n    then: {{ is_error: true }}\n"
+        ))
+    };
+    let linked = given("{ link: { symlink: elsewhere }, link/a.txt: hi }");
+    assert!(linked.contains("case.yaml:3:"), "{linked}");
+    assert!(
+        linked.contains("given.files `link/a.txt` is below `link`, which is a symlink entry"),
+        "{linked}"
+    );
+    let filed = given("{ a.txt: hi, a.txt/b/c: hi }");
+    assert!(
+        filed.contains("given.files `a.txt/b/c` is below `a.txt`, which is a file entry"),
+        "{filed}"
+    );
+    let twice = given("{ d: hi, d/: { dir: true } }");
+    assert!(twice.contains("`d` and `d/` are the same path"), "{twice}");
+    // Below a directory entry is where files go.
+    assert!(load_with(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given: { files: { d/: { dir: true }, d/a.txt: hi } }\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n"
+    )
+    .is_ok());
+}
+
+/// Aliases that expand into millions of values are refused in words that say which
+/// limit was hit and what to do, and a deep nesting is pointed at where it is.
+#[test]
+fn yaml_limits_are_said_in_plain_words_at_their_place() {
+    let mut bomb = String::from("requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given:\n      settings:\n        a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    for (name, previous) in ["b", "c", "d", "e", "f", "g", "h"]
+        .iter()
+        .zip(["a", "b", "c", "d", "e", "f", "g"])
+    {
+        let uses = vec![format!("*{previous}"); 10].join(", ");
+        bomb.push_str(&format!("        {name}: &{name} [{uses}]\n"));
+    }
+    bomb.push_str("    when: { tool: view, args: { x: *h } }\n    then: { is_error: true }\n");
+    let e = one_error(&bomb);
+    assert!(
+        e.contains("the YAML expands to more than 250000 values"),
+        "{e}"
+    );
+    assert!(e.contains("split the scenarios over several files"), "{e}");
+    assert!(!e.contains("budget breached"), "{e}");
+
+    let deep = format!(
+        "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    when: {{ tool: view, args: {{ x: {}{} }} }}\n    then: {{ is_error: true }}\n",
+        "[".repeat(70),
+        "]".repeat(70)
+    );
+    let e = one_error(&deep);
+    // Levels: the file, `scenarios`, the scenario, `when`, `args`, then the lists:
+    // the 60th list is the 65th level.
+    let column = "    when: { tool: view, args: { x: ".len() + 60;
+    assert!(
+        e.contains(&format!(
+            "case.yaml:5:{column}: the YAML is nested more than 64 levels deep"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.lines()
+            .any(|l| l.trim_start().starts_with("--> ")
+                && l.ends_with(&format!("case.yaml:5:{column}"))),
+        "{e}"
+    );
+}
+
 #[test]
 fn values_that_would_exhaust_the_machine_are_refused_at_their_scenario() {
     let given = |entry: &str| {

@@ -18,6 +18,11 @@
 #   init-error   answers initialize with a JSON-RPC error, then exits
 #   bad-result   answers the call with a result whose content is not a list
 #   wrong-id     answers the call with a response for another request id
+#   string-id    answers the call with its id as a string ("1" for 1)
+#   no-content   answers the call with {"isError": false}: no `content`
+#   image-only   answers the call with one image block and no text
+#   null-id      answers the call with a JSON-RPC error whose id is null
+#   crawl        answers every call correctly, after 0.2 s; keeps `sleep 614` beside it
 #   escapes      answers the call with terminal control sequences in the text
 #   escapes-exit writes terminal control sequences on stderr, then exits mid-call
 #   leave-fifo    makes $2/out.txt a FIFO, then answers the call with a success
@@ -27,6 +32,7 @@ mode=${1:?usage: hostile.sh MODE [ROOT [FILE]]}
 root=$2
 outside=$3
 ok() { printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"done"}]}}\n' "$1"; }
+[ "$mode" = crawl ] && { sleep 614 & }
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
   case "$line" in
@@ -55,6 +61,11 @@ while IFS= read -r line; do
           printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"outside: %s; scratch: %s"}]}}\n' "$id" "$outside" "$scratch" ;;
         bad-result) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":"not a list"}}\n' "$id" ;;
         wrong-id) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n' "$((id + 1000))" ;;
+        string-id) printf '{"jsonrpc":"2.0","id":"%s","result":{"content":[{"type":"text","text":"[PATH_NOT_FOUND] no such file"}],"isError":true}}\n' "$id" ;;
+        no-content) printf '{"jsonrpc":"2.0","id":%s,"result":{"isError":false}}\n' "$id" ;;
+        image-only) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}],"isError":true}}\n' "$id" ;;
+        crawl) sleep 0.2; printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"[PATH_NOT_FOUND] no such file"}],"isError":true}}\n' "$id" ;;
+        null-id) printf '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n' ;;
         escapes) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\\u001b[2J\\u001b]0;owned\\u0007\\rPASS fake"}]}}\n' "$id" ;;
         leave-fifo) mkfifo "$root/out.txt"; ok "$id" ;;
         leave-zero) ln -s /dev/zero "$root/out.txt"; ok "$id" ;;

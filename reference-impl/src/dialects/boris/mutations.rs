@@ -31,6 +31,7 @@ catalogue! {
         ViewWidthOfFile = "view-width-of-file": "a view_range's numbers are padded to the width of the file's line count, not of the last number shown",
         ViewRangeEndExclusive = "view-range-end-exclusive": "view_range's end is exclusive: [9, 11] shows lines 9 and 10",
         ViewNoFinalNewline = "view-no-final-newline": "numbered lines are joined with newlines, so the last one has none",
+        ViewStripsCr = "view-strips-cr": "view splits lines at CRLF too, so a `\\r` before the newline is lost",
         ViewTrimsLines = "view-trims-lines": "numbered lines lose their trailing whitespace",
         DirectoryFlatListing = "directory-flat-listing": "view of a directory lists its entries one name per line, with no tree",
         TreeAsciiGlyphs = "tree-ascii-glyphs": "the directory tree is drawn with ASCII branches (`|-- `, `` `-- ``) instead of box-drawing ones",
@@ -67,6 +68,7 @@ catalogue! {
         GlobPathOrder = "glob-path-order": "glob lists paths in path order, ignoring modification times",
         GlobOldestFirst = "glob-oldest-first": "glob lists the oldest modification first",
         GlobDirsWithSlash = "glob-dirs-with-slash": "glob writes directories with a trailing `/`",
+        GlobHidesDotfiles = "glob-hides-dotfiles": "a glob wildcard does not match a leading dot, so `*` leaves out `.env`",
         GlobNoMatchEmpty = "glob-no-match-empty": "glob answers an empty text instead of `No files found`",
         GlobTopLevelOnly = "glob-top-level-only": "a glob pattern without `/` matches only the search folder's own entries, not base names at any depth",
     }

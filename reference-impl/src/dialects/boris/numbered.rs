@@ -41,6 +41,8 @@ pub(super) fn number_lines(
         .map(|(i, line)| {
             let line = if mutations.is_active(Mutation::ViewTrimsLines) {
                 line.trim_end()
+            } else if mutations.is_active(Mutation::ViewStripsCr) {
+                line.strip_suffix('\r').unwrap_or(line)
             } else {
                 line
             };

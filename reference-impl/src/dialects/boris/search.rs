@@ -365,6 +365,9 @@ pub(super) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let mut found: Vec<Dated<String>> = search::glob(&ctx.policy, &root, &matcher, kind)
         .into_iter()
         .filter(|e| !m.is_active(Mutation::GlobTopLevelOnly) || matcher.is_match(&e.relative))
+        .filter(|e| {
+            !m.is_active(Mutation::GlobHidesDotfiles) || !base_name(&e.relative).starts_with('.')
+        })
         .map(|e| Dated {
             modified: e.modified,
             item: glob_line(ctx, &root, &e),

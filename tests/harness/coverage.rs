@@ -334,6 +334,17 @@ fn boris_covers_every_clause_of_seed_000() {
     assert!(
         stdout.contains("              boris::error-message-format::Error contains code prefix\n")
     );
+    // The success formats seed 000 is silent on are upstream topics, not unknown covers.
+    assert!(
+        stdout.contains(
+            "boris: upstream behaviour beyond the documents (basis: upstream, no clause):\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  upstream  upstream/view-directory-tree\n"),
+        "{stdout}"
+    );
 }
 
 #[test]

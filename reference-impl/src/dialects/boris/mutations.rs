@@ -34,7 +34,7 @@ catalogue! {
         ViewStripsCr = "view-strips-cr": "view splits lines at CRLF too, so a `\\r` before the newline is lost",
         ViewTrimsLines = "view-trims-lines": "numbered lines lose their trailing whitespace",
         DirectoryFlatListing = "directory-flat-listing": "view of a directory lists its entries one name per line, with no tree",
-        TreeAsciiGlyphs = "tree-ascii-glyphs": "the directory tree is drawn with ASCII branches (`|-- `, `` `-- ``) instead of box-drawing ones",
+        TreeAsciiGlyphs = "tree-ascii-glyphs": "the directory tree is drawn with ASCII branches instead of box-drawing ones (`` `-- `` for `└── `)",
         TreeOneLevel = "tree-one-level": "the directory tree shows only the directory's own entries, not those of its subdirectories",
         TreeHidesDotfiles = "tree-hides-dotfiles": "the directory tree leaves out every entry whose name starts with a dot, not only `.git`",
         BinarySizeInBytes = "binary-size-in-bytes": "a binary file's size is always given in bytes (`1536 bytes`), never in KB or MB",

@@ -117,7 +117,9 @@ pub(crate) struct ScenarioFile {
 #[serde(deny_unknown_fields)]
 pub(crate) struct Scenario {
     pub name: String,
-    /// The spec clause this scenario checks, for coverage reports.
+    /// The spec clause this scenario checks, for coverage reports; or, for a
+    /// `basis: upstream` scenario that checks what no clause speaks of,
+    /// `upstream/<topic>` ([`UPSTREAM_COVERS`]).
     pub covers: String,
     #[serde(default)]
     pub note: Option<String>,
@@ -141,6 +143,11 @@ pub(crate) struct Scenario {
     #[serde(default = "first_version")]
     pub since: u32,
 }
+
+/// The prefix of a `covers:` that names upstream behaviour beyond the documents
+/// (`upstream/glob-order`) instead of a clause: coverage lists such topics apart, and
+/// only a `basis: upstream` scenario may use one.
+pub(crate) const UPSTREAM_COVERS: &str = "upstream/";
 
 /// Where a scenario's expectation comes from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

@@ -7,7 +7,8 @@ use std::path::{Component, Path};
 
 use super::error::{find_line, LoadError};
 use super::model::{
-    Call, FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then,
+    Basis, Call, FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then,
+    UPSTREAM_COVERS,
 };
 use super::placeholders::{captures_used, check_capture_name, unquoted_values, Bindings};
 
@@ -55,6 +56,9 @@ pub(crate) fn validate_file(
                 "`since: {}` is not a version of this suite (1 to its `version: {}`); raise the suite's version when adding a scenario",
                 scenario.since, suite.version
             ));
+        }
+        if let Some(problem) = upstream_cover_problem(scenario) {
+            fail(problem);
         }
         if let Some(tree) = &scenario.given.tree {
             if let Err(p) = check_tree(fixtures_dir, tree) {
@@ -397,6 +401,37 @@ fn then_strings(then: &Then) -> Vec<&str> {
     }
     texts.extend(then.branches().iter().flat_map(then_strings));
     texts
+}
+
+/// Why a `covers: upstream/<topic>` is refused, if it is. Such a cover says that no
+/// clause of the documents speaks of what the scenario checks, which only an upstream
+/// scenario can claim: a `basis: spec` scenario must name the clause that requires
+/// it. The topic is a slug, so that two spellings of one topic cannot be listed apart.
+fn upstream_cover_problem(scenario: &Scenario) -> Option<String> {
+    let topic = scenario.covers.strip_prefix(UPSTREAM_COVERS)?;
+    if scenario.basis != Basis::Upstream {
+        return Some(format!(
+            "`covers: {}` names upstream behaviour beyond the spec documents, which only a \
+             `basis: upstream` scenario may check; name the clause of the documents this \
+             scenario checks, or mark it `basis: upstream` with a `note:` saying what the \
+             upstream program does",
+            scenario.covers
+        ));
+    }
+    let is_slug = !topic.is_empty()
+        && topic.split('-').all(|word| {
+            !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        });
+    (!is_slug).then(|| {
+        format!(
+            "`covers: {}`: the topic after `{UPSTREAM_COVERS}` must be lower-case letters and \
+             digits in words joined by `-`, such as `{UPSTREAM_COVERS}glob-order`",
+            scenario.covers
+        )
+    })
 }
 
 /// Why `part` (a file stem or a scenario name) cannot be part of an id

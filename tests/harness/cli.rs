@@ -240,7 +240,7 @@ fn the_suite_runs_over_streamable_http() {
         .success()
         .stdout(
             predicate::str::is_match(
-                r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP, .*\(target: reference-over-http; suite: built-in, version 1\)",
+                r"boris: \d+ PASS, 0 FAIL, 0 ERROR, 0 SKIP, .*\(target: reference-over-http; suite: built-in, version \d+\)",
             )
             .expect("regex"),
         );

@@ -334,6 +334,17 @@ fn boris_covers_every_clause_of_seed_000() {
     assert!(
         stdout.contains("              boris::error-message-format::Error contains code prefix\n")
     );
+    // The success formats seed 000 is silent on are upstream topics, not unknown covers.
+    assert!(
+        stdout.contains(
+            "boris: upstream behaviour beyond the documents (basis: upstream, no clause):\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  upstream  upstream/view-directory-tree\n"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -394,6 +405,124 @@ fn an_unknown_covers_fails_naming_the_scenario_and_file() {
 }
 
 #[test]
+fn upstream_topics_are_listed_apart_and_are_not_unknown() {
+    coverage_of("beyond")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "beyond: upstream behaviour beyond the documents (basis: upstream, no clause):\n\
+             \x20 upstream  upstream/glob-success\n\
+             \x20             beyond::upstream::No match\n\
+             \x20 upstream  upstream/view-success\n\
+             \x20             beyond::upstream::A file is numbered from 1\n\
+             \x20             beyond::upstream::A range is numbered from its start\n",
+        ))
+        // An upstream scenario that names a clause counts for that clause.
+        .stdout(predicate::str::contains(
+            "  covered   error-message-format/code-is-parseable (line 10)\n\
+             \x20             beyond::error-message-format::Code is parseable\n\
+             \x20             beyond::upstream::The code of a missing file, as the program words it\n",
+        ))
+        .stdout(predicate::str::contains(
+            "beyond: 3 clauses, 3 covered, 0 uncovered, 0 unknown covers; \
+             2 upstream topics beyond the documents\n",
+        ))
+        .stdout(predicate::str::contains("unknown covers (").not());
+    let output = coverage_of("beyond")
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let json: serde_json::Value = serde_json::from_slice(&output).expect("JSON");
+    let suite = &json["suites"][0];
+    assert_eq!(suite["summary"]["upstream_topics"], 2);
+    assert_eq!(suite["unknown_covers"], serde_json::json!([]));
+    assert_eq!(
+        suite["upstream_topics"][1],
+        serde_json::json!({
+            "id": "upstream/view-success",
+            "scenarios": [
+                "beyond::upstream::A file is numbered from 1",
+                "beyond::upstream::A range is numbered from its start"
+            ]
+        })
+    );
+}
+
+/// The `beyond` suite, copied into a temporary folder with one more scenario file.
+fn beyond_with(extra: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let specs = dir.path().join("repo").join("specs");
+    copy_suite(&format!("{DATA}/repo/specs/beyond"), &specs.join("beyond"));
+    std::fs::write(specs.join("beyond").join("extra.yaml"), extra).expect("write");
+    (dir, specs)
+}
+
+fn coverage_in(specs: &Path) -> Command {
+    let mut cmd = toolspec();
+    cmd.arg("--specs").arg(specs).args([
+        "coverage",
+        "--suite",
+        "beyond",
+        "--seeds",
+        &format!("{DATA}/shared/seeds"),
+    ]);
+    cmd
+}
+
+#[test]
+fn a_spec_scenario_may_not_cover_upstream_behaviour() {
+    let (_dir, specs) = beyond_with(
+        "requirement: Success formats\n\
+         scenarios:\n\
+         \x20 - name: Numbered from 1\n\
+         \x20   covers: upstream/view-success\n\
+         \x20   when: { tool: view, args: { path: \"{root}/a.txt\" } }\n\
+         \x20   then: { text: \"1\\talpha\\n\" }\n",
+    );
+    coverage_in(&specs)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("extra.yaml:3"))
+        .stderr(predicate::str::contains(
+            "scenario `Numbered from 1`: `covers: upstream/view-success` names upstream \
+             behaviour beyond the spec documents, which only a `basis: upstream` scenario may check",
+        ));
+}
+
+#[test]
+fn an_upstream_topic_is_a_slug() {
+    for (covers, ok) in [
+        ("upstream/View success", false),
+        ("upstream/", false),
+        ("upstream/view--success", false),
+        ("upstream/view-success-2", true),
+    ] {
+        let (_dir, specs) = beyond_with(&format!(
+            "requirement: Success formats\n\
+             scenarios:\n\
+             \x20 - name: Numbered from 1\n\
+             \x20   covers: \"{covers}\"\n\
+             \x20   basis: upstream\n\
+             \x20   when: {{ tool: view, args: {{ path: \"{{root}}/a.txt\" }} }}\n\
+             \x20   then: {{ text: \"1\\talpha\\n\" }}\n",
+        ));
+        let assert = coverage_in(&specs).assert();
+        if ok {
+            assert.success().stdout(predicate::str::contains(
+                "upstream  upstream/view-success-2\n",
+            ));
+        } else {
+            assert.code(2).stderr(predicate::str::contains(format!(
+                "`covers: {covers}`: the topic after `upstream/` must be lower-case letters"
+            )));
+        }
+    }
+}
+
+#[test]
 fn json_output_has_the_clauses_their_scenarios_and_a_summary() {
     let output = coverage_of("gappy")
         .arg("--json")
@@ -408,7 +537,7 @@ fn json_output_has_the_clauses_their_scenarios_and_a_summary() {
     assert_eq!(suite["suite"], "gappy");
     assert_eq!(
         suite["summary"],
-        serde_json::json!({"clauses": 3, "covered": 2, "uncovered": 1, "unknown_covers": 0})
+        serde_json::json!({"clauses": 3, "covered": 2, "uncovered": 1, "unknown_covers": 0, "upstream_topics": 0})
     );
     let clause = &suite["documents"][0]["clauses"][0];
     assert_eq!(

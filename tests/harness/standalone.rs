@@ -131,9 +131,10 @@ fn a_run_that_selects_nothing_fails_unless_allowed() {
         .success();
 }
 
-/// Exports the built-in boris suite into `dir/mine`, raises its version to 2 and
-/// marks "Code is parseable" as arriving in version 2; returns the specs folder.
-fn boris_at_version_2(dir: &Path) -> std::path::PathBuf {
+/// Exports the built-in boris suite into `dir/mine`, sets its version to 100 (above
+/// any it has) and marks "Code is parseable" as arriving in version 100; returns the
+/// specs folder.
+fn boris_at_version_100(dir: &Path) -> std::path::PathBuf {
     let out = dir.join("mine");
     lone_copy(dir)
         .args(["suites", "export", "--suite", "boris"])
@@ -143,14 +144,18 @@ fn boris_at_version_2(dir: &Path) -> std::path::PathBuf {
     let specs = out.join("specs");
     let suite = specs.join("boris/suite.yaml");
     let text = std::fs::read_to_string(&suite).expect("suite.yaml");
-    std::fs::write(&suite, text.replace("\nversion: 1 ", "\nversion: 2 ")).expect("bump");
+    let bumped = regex::Regex::new(r"(?m)^version: \d+")
+        .expect("regex")
+        .replace(&text, "version: 100")
+        .into_owned();
+    std::fs::write(&suite, bumped).expect("bump");
     let file = specs.join("boris/error-message-format.yaml");
     let text = std::fs::read_to_string(&file).expect("scenario file");
     std::fs::write(
         &file,
         text.replace(
             "  - name: Code is parseable\n",
-            "  - name: Code is parseable\n    since: 2\n",
+            "  - name: Code is parseable\n    since: 100\n",
         ),
     )
     .expect("since");
@@ -160,21 +165,21 @@ fn boris_at_version_2(dir: &Path) -> std::path::PathBuf {
 #[test]
 fn a_pinned_target_stays_green_across_a_version_bump_and_shows_what_is_new() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let specs = boris_at_version_2(dir.path());
+    let specs = boris_at_version_100(dir.path());
     lone_copy(dir.path())
         .arg("--specs")
         .arg(&specs)
-        .args(["list", "--suite", "boris", "--since", "1"])
+        .args(["list", "--suite", "boris", "--since", "99"])
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "boris: 1 scenarios arrived after version 1 (now at version 2, from",
+            "boris: 1 scenarios arrived after version 99 (now at version 100, from",
         ))
         .stdout(predicate::str::contains(
-            "  boris::error-message-format::Code is parseable (version 2)",
+            "  boris::error-message-format::Code is parseable (version 100)",
         ));
     // Of this file's scenarios, the `wrong-code` mutation fails only the new one.
-    // Pinned at 1, that failure is NEW and the gate holds.
+    // Pinned at 99, that failure is NEW and the gate holds.
     let target = |pin: &str| crate::support::target_file(dir.path(), ", --mutate, wrong-code", pin);
     let run = |target: &Path| {
         let mut cmd = lone_copy(dir.path());
@@ -191,37 +196,37 @@ fn a_pinned_target_stays_green_across_a_version_bump_and_shows_what_is_new() {
             .arg(target);
         cmd
     };
-    run(&target("suites: { boris: 1 }\n"))
+    run(&target("suites: { boris: 99 }\n"))
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "NEW boris::error-message-format::Code is parseable: arrived in suite version 2, after the version the target pins (1)",
+            "NEW boris::error-message-format::Code is parseable: arrived in suite version 100, after the version the target pins (99)",
         ))
         .stdout(predicate::str::contains(", 1 NEW (spec"))
-        .stdout(predicate::str::contains("version 2, pinned at 1)"));
-    // Raised to 2, the same failure fails the gate.
-    run(&target("suites: { boris: 2 }\n"))
+        .stdout(predicate::str::contains("version 100, pinned at 99)"));
+    // Raised to 100, the same failure fails the gate.
+    run(&target("suites: { boris: 100 }\n"))
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
             "FAIL boris::error-message-format::Code is parseable",
         ));
     // A pin above the suite's version is refused.
-    run(&target("suites: { boris: 3 }\n"))
+    run(&target("suites: { boris: 101 }\n"))
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "pins a version the suite does not have (it is at version 2)",
+            "pins a version the suite does not have (it is at version 100)",
         ));
 }
 
 #[test]
 fn a_scenario_cannot_arrive_after_its_suite_version() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let specs = boris_at_version_2(dir.path());
+    let specs = boris_at_version_100(dir.path());
     let suite = specs.join("boris/suite.yaml");
     let text = std::fs::read_to_string(&suite).expect("suite.yaml");
-    std::fs::write(&suite, text.replace("\nversion: 2 ", "\nversion: 1 ")).expect("lower");
+    std::fs::write(&suite, text.replace("\nversion: 100", "\nversion: 99")).expect("lower");
     lone_copy(dir.path())
         .arg("--specs")
         .arg(&specs)
@@ -229,18 +234,18 @@ fn a_scenario_cannot_arrive_after_its_suite_version() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "scenario `Code is parseable`: `since: 2` is not a version of this suite (1 to its `version: 1`)",
+            "scenario `Code is parseable`: `since: 100` is not a version of this suite (1 to its `version: 99`)",
         ));
 }
 
 /// A JSON report without what changes from run to run: times, temporary folders'
-/// names and the random ids of background tasks.
+/// names and the random ids of background tasks (16 hex digits).
 fn comparable(report: &serde_json::Value) -> serde_json::Value {
     let mut report = report.clone();
     for scenario in report["scenarios"].as_array_mut().expect("scenarios") {
         scenario["elapsed_ms"] = serde_json::Value::Null;
     }
-    let text = regex::Regex::new(r"toolspec-[A-Za-z0-9]{6}|task_id: [0-9a-f]{16}")
+    let text = regex::Regex::new(r"toolspec-[A-Za-z0-9]{6}|\b[0-9a-f]{16}\b")
         .expect("regex")
         .replace_all(&report.to_string(), "X")
         .into_owned();

@@ -140,18 +140,18 @@ pub(crate) enum EntryKind {
 }
 
 /// Entries under `root` whose relative path or base name matches `matcher`,
-/// as absolute paths sorted by path. A missing or non-directory root yields
-/// nothing (as upstream).
+/// in walk order (name order, depth first), for the dialect to order and name.
+/// A missing or non-directory root yields nothing (as upstream).
 pub(crate) fn glob(
     policy: &PathPolicy,
     root: &Path,
     matcher: &GlobMatcher,
     kind: EntryKind,
-) -> Vec<PathBuf> {
+) -> Vec<WalkEntry> {
     if !root.is_dir() {
         return Vec::new();
     }
-    let mut found: Vec<PathBuf> = walk(policy, root)
+    walk(policy, root)
         .into_iter()
         .filter(|e| match kind {
             EntryKind::Any => true,
@@ -162,10 +162,7 @@ pub(crate) fn glob(
             let base = e.relative.rsplit('/').next().unwrap_or(&e.relative);
             matcher.is_match(&e.relative) || matcher.is_match(base)
         })
-        .map(|e| e.path)
-        .collect();
-    found.sort();
-    found
+        .collect()
 }
 
 /// Builds the search regex. `multiline` lets `.` match newlines and searches
@@ -436,16 +433,17 @@ mod tests {
     fn glob_matches_relative_paths_and_base_names() {
         let (_dir, policy) = tree();
         let root = policy.root().to_path_buf();
+        let relative = |found: Vec<WalkEntry>| -> Vec<String> {
+            found.into_iter().map(|e| e.relative).collect()
+        };
         let all_rs = glob(
             &policy,
             &root,
             &compile_glob("**/*.rs").expect("glob"),
             EntryKind::Any,
         );
-        assert_eq!(
-            all_rs,
-            vec![root.join("src/a.rs"), root.join("src/deep/b.rs")]
-        );
+        assert_eq!(all_rs[0].path, root.join("src/a.rs"));
+        assert_eq!(relative(all_rs), ["src/a.rs", "src/deep/b.rs"]);
         let by_name = glob(
             &policy,
             &root,
@@ -459,6 +457,6 @@ mod tests {
             &compile_glob("*").expect("glob"),
             EntryKind::Directory,
         );
-        assert_eq!(dirs, vec![root.join("src"), root.join("src/deep")]);
+        assert_eq!(relative(dirs), ["src", "src/deep"]);
     }
 }

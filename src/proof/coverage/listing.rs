@@ -10,8 +10,9 @@ use super::SuiteCoverage;
 const HINT_WIDTH: usize = 100;
 
 /// The listing: each document's clauses with the scenarios covering them (or the first
-/// line of the clause's text when none does), the unknown `covers:`, then a summary
-/// line per suite.
+/// line of the clause's text when none does), the upstream topics beyond the
+/// documents with their scenarios, the unknown `covers:`, then a summary line per
+/// suite.
 pub(crate) fn text(suites: &[SuiteCoverage]) -> String {
     let mut out = String::new();
     for (i, suite) in suites.iter().enumerate() {
@@ -59,6 +60,18 @@ fn suite_text(out: &mut String, suite: &SuiteCoverage) {
                 "  note: line {} repeats the clause id `{}`; `covers:` cannot tell the two apart",
                 duplicate.line, duplicate.id
             );
+        }
+    }
+    if !suite.upstream_topics.is_empty() {
+        let _ = writeln!(
+            out,
+            "{name}: upstream behaviour beyond the documents (basis: upstream, no clause):"
+        );
+        for topic in &suite.upstream_topics {
+            let _ = writeln!(out, "  upstream  {}", topic.id);
+            for scenario in &topic.scenarios {
+                let _ = writeln!(out, "              {scenario}");
+            }
         }
     }
     if !suite.unknown_covers.is_empty() {
@@ -114,6 +127,7 @@ struct JsonSummary {
     covered: usize,
     uncovered: usize,
     unknown_covers: usize,
+    upstream_topics: usize,
 }
 
 /// The whole result as pretty JSON, with a summary per suite.
@@ -132,6 +146,7 @@ pub(crate) fn json(suites: &[SuiteCoverage]) -> String {
                         covered: clauses - uncovered,
                         uncovered,
                         unknown_covers: s.unknown_covers.len(),
+                        upstream_topics: s.upstream_topics.len(),
                     },
                 }
             })

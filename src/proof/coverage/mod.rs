@@ -5,6 +5,12 @@
 //! documents, this module matches them with a suite's scenarios, and [`listing`] prints
 //! the result. `toolspec coverage` exits 1 when a clause is uncovered or a `covers:` is
 //! unknown, so it can guard a suite in CI (the command itself is `cli::coverage`).
+//!
+//! A `basis: upstream` scenario may check what no clause speaks of (a success format
+//! the seed leaves to the program); its `covers: upstream/<topic>` is neither a clause
+//! nor unknown, and is listed apart as upstream behaviour beyond the documents.
+//! Loading refuses such a cover on a `basis: spec` scenario, so every topic listed
+//! here is backed by upstream scenarios only.
 
 pub(crate) mod clauses;
 pub(crate) mod documents;
@@ -14,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::scenario::Suite;
+use crate::scenario::{Suite, UPSTREAM_COVERS};
 use clauses::Clause;
 use documents::SpecDocument;
 
@@ -46,12 +52,23 @@ pub(crate) struct UnknownCover {
     pub did_you_mean: Option<String>,
 }
 
+/// A topic of upstream behaviour beyond the documents (`covers: upstream/<topic>`)
+/// and the `basis: upstream` scenarios that check it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct UpstreamTopic {
+    /// The whole cover, `upstream/<topic>`.
+    pub id: String,
+    pub scenarios: Vec<String>,
+}
+
 /// The coverage of one suite by its documents.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SuiteCoverage {
     pub suite: String,
     pub documents: Vec<DocumentCoverage>,
     pub unknown_covers: Vec<UnknownCover>,
+    /// Upstream behaviour the suite checks beyond its documents, by topic id.
+    pub upstream_topics: Vec<UpstreamTopic>,
 }
 
 impl SuiteCoverage {
@@ -85,9 +102,22 @@ impl SuiteCoverage {
             .iter()
             .flat_map(|d| d.clauses.iter().map(|c| c.clause.id.as_str()))
             .collect();
+        let beyond = |covers: &str| !known.contains(&covers) && covers.starts_with(UPSTREAM_COVERS);
+        let mut upstream_topics: Vec<UpstreamTopic> = Vec::new();
+        for (f, s) in suite.scenarios().filter(|(_, s)| beyond(&s.covers)) {
+            let id = suite.scenario_id(f, s);
+            match upstream_topics.iter_mut().find(|t| t.id == s.covers) {
+                Some(topic) => topic.scenarios.push(id),
+                None => upstream_topics.push(UpstreamTopic {
+                    id: s.covers.clone(),
+                    scenarios: vec![id],
+                }),
+            }
+        }
+        upstream_topics.sort_by(|a, b| a.id.cmp(&b.id));
         let unknown_covers = suite
             .scenarios()
-            .filter(|(_, s)| !known.contains(&s.covers.as_str()))
+            .filter(|(_, s)| !known.contains(&s.covers.as_str()) && !beyond(&s.covers))
             .map(|(f, s)| UnknownCover {
                 scenario: suite.scenario_id(f, s),
                 file: f.path.clone(),
@@ -100,6 +130,7 @@ impl SuiteCoverage {
             suite: suite.name.clone(),
             documents,
             unknown_covers,
+            upstream_topics,
         }
     }
 
@@ -116,12 +147,18 @@ impl SuiteCoverage {
         self.uncovered().next().is_none() && self.unknown_covers.is_empty()
     }
 
-    /// `boris: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers`.
+    /// `boris: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers`, then
+    /// `; 9 upstream topics beyond the documents` when the suite has any.
     pub(crate) fn summary(&self) -> String {
         let total = self.clauses().count();
         let uncovered = self.uncovered().count();
+        let beyond = match self.upstream_topics.len() {
+            0 => String::new(),
+            1 => "; 1 upstream topic beyond the documents".to_string(),
+            n => format!("; {n} upstream topics beyond the documents"),
+        };
         format!(
-            "{}: {total} clauses, {} covered, {uncovered} uncovered, {} unknown covers",
+            "{}: {total} clauses, {} covered, {uncovered} uncovered, {} unknown covers{beyond}",
             self.suite,
             total - uncovered,
             self.unknown_covers.len()

@@ -6,17 +6,16 @@ use rmcp::model::JsonObject;
 
 use super::failure::{argument_failure, as_requested, engine_failure, invalid};
 use super::mutations::Mutation;
+use super::numbered::{number_lines, snippet, split_lines};
 use super::params::non_empty;
+use super::tree;
 use super::Outcome;
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Reply};
 use crate::engine::{files, EngineError};
 
-/// Lines shown by `view` without a range, and characters per shown line.
+/// Lines shown by `view` without a range.
 const MAX_VIEW_LINES: usize = 2000;
-const MAX_LINE_CHARS: usize = 2000;
-/// Lines of context on each side of an edit in the `str_replace` snippet.
-const SNIPPET_CONTEXT: usize = 4;
 
 pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["path", "view_range"]).map_err(argument_failure)?;
@@ -34,31 +33,24 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
     let meta = files::stat(&path).map_err(as_requested(ctx, &path_arg))?;
     if meta.is_dir() {
-        let listing: String = files::list_dir(&path)
-            .map_err(engine_failure)?
-            .into_iter()
-            .map(|e| {
-                if e.is_dir {
-                    format!("{}/\n", e.name)
-                } else {
-                    format!("{}\n", e.name)
-                }
-            })
-            .collect();
-        return Ok(Reply::text(listing));
+        let tree = tree::draw(&ctx.policy, &ctx.mutations, &path).map_err(engine_failure)?;
+        return Ok(Reply::text(tree));
     }
     let content = files::read(&path, ctx.max_file_size).map_err(engine_failure)?;
     if content.iter().take(512).any(|&b| b == 0) {
-        return Ok(Reply::text(format!(
-            "Binary file ({})",
-            human_size(content.len() as u64)
-        )));
+        let size = content.len() as u64;
+        let size = if ctx.mutations.is_active(Mutation::BinarySizeInBytes) {
+            format!("{size} bytes")
+        } else {
+            human_size(size)
+        };
+        return Ok(Reply::text(format!("Binary file ({size})")));
     }
     let text = String::from_utf8_lossy(&content);
     let lines = split_lines(&text);
     let Some((start, end)) = range else {
         let shown = &lines[..lines.len().min(MAX_VIEW_LINES)];
-        let mut out = number_lines(shown, 1);
+        let mut out = number_lines(&ctx.mutations, shown, 1, lines.len());
         if lines.len() > MAX_VIEW_LINES {
             out.push_str(&format!(
                 "\n[Truncated: file has {} lines. Use view_range to read specific sections.]",
@@ -88,40 +80,19 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
     let last = if end == -1 {
         total
     } else {
-        usize::try_from(end).unwrap_or(usize::MAX).min(total)
+        let end = usize::try_from(end).unwrap_or(usize::MAX);
+        if ctx.mutations.is_active(Mutation::ViewRangeEndExclusive) {
+            end.saturating_sub(1).max(first - 1).min(total)
+        } else {
+            end.min(total)
+        }
     };
-    Ok(Reply::text(number_lines(&lines[first - 1..last], first)))
-}
-
-/// Splits text into lines; a final newline does not start another line.
-fn split_lines(text: &str) -> Vec<&str> {
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
-    lines
-}
-
-/// `<n>\t<line>\n` per line, `n` right-aligned to the last number's width.
-fn number_lines(lines: &[&str], first: usize) -> String {
-    let width = (first + lines.len().saturating_sub(1)).to_string().len();
-    lines
-        .iter()
-        .enumerate()
-        .map(|(i, line)| format!("{:>width$}\t{}\n", first + i, truncate_line(line)))
-        .collect()
-}
-
-fn truncate_line(line: &str) -> std::borrow::Cow<'_, str> {
-    match line.char_indices().nth(MAX_LINE_CHARS) {
-        None => line.into(),
-        Some((cut, _)) => format!(
-            "{}... [truncated, {} chars total]",
-            &line[..cut],
-            line.chars().count()
-        )
-        .into(),
-    }
+    Ok(Reply::text(number_lines(
+        &ctx.mutations,
+        &lines[first - 1..last],
+        first,
+        total,
+    )))
 }
 
 fn human_size(size: u64) -> String {
@@ -166,35 +137,34 @@ pub(super) fn str_replace(ctx: &Context, raw: &JsonObject) -> Outcome {
             other => other,
         })
         .map_err(as_requested(ctx, &path_arg))?;
+    let named = answer_path(ctx, &path, &path_arg);
     if replace_all {
+        // Upstream says "occurrences" even for one.
+        let noun = if done.count == 1 && ctx.mutations.is_active(Mutation::ReplaceAllSingular) {
+            "occurrence"
+        } else {
+            "occurrences"
+        };
         return Ok(Reply::text(format!(
-            "Replaced {} occurrences in {}",
-            done.count,
-            path.display()
+            "Replaced {} {noun} in {named}",
+            done.count
         )));
     }
     let content = String::from_utf8_lossy(&done.content);
     Ok(Reply::text(format!(
-        "Replaced in {}\n\n{}",
-        path.display(),
-        snippet(&content, done.first_offset)
+        "Replaced in {named}\n\n{}",
+        snippet(&ctx.mutations, &content, done.first_offset, new.len())
     )))
 }
 
-/// The numbered lines around byte `offset` (a few on each side).
-fn snippet(content: &str, offset: usize) -> String {
-    let lines = split_lines(content);
-    if lines.is_empty() {
-        return String::new();
+/// The path a success answer names: the resolved absolute path, or (a
+/// mutation) the path as the caller gave it.
+fn answer_path(ctx: &Context, resolved: &std::path::Path, given: &str) -> String {
+    if ctx.mutations.is_active(Mutation::AnswerNamesPathAsGiven) {
+        given.to_string()
+    } else {
+        resolved.display().to_string()
     }
-    let target = content.as_bytes()[..offset.min(content.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count();
-    let target = target.min(lines.len() - 1);
-    let start = target.saturating_sub(SNIPPET_CONTEXT);
-    let end = (target + SNIPPET_CONTEXT + 1).min(lines.len());
-    number_lines(&lines[start..end], start + 1)
 }
 
 pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
@@ -217,11 +187,17 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
         ctx.max_file_size
     };
     match files::write_atomic(&path, content.as_bytes(), limit) {
-        Ok(outcome) => Ok(Reply::text(format!(
-            "Created {} ({} bytes)",
-            path.display(),
-            outcome.bytes
-        ))),
+        Ok(outcome) => {
+            let size = if ctx.mutations.is_active(Mutation::CreatedSizeInChars) {
+                content.chars().count() as u64
+            } else {
+                outcome.bytes
+            };
+            Ok(Reply::text(format!(
+                "Created {} ({size} bytes)",
+                answer_path(ctx, &path, &path_arg)
+            )))
+        }
         Err(err @ EngineError::TooLarge { limit, .. }) => {
             if ctx.mutations.is_active(Mutation::PartialWrite) {
                 let cut = usize::try_from(limit)
@@ -233,28 +209,5 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             Err(engine_failure(err))
         }
         Err(err) => Err(engine_failure(err)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbering_aligns_to_the_last_number() {
-        let lines: Vec<&str> = vec!["a"; 10];
-        let text = number_lines(&lines, 1);
-        assert!(text.starts_with(" 1\ta\n"));
-        assert!(text.ends_with("10\ta\n"));
-        assert_eq!(number_lines(&["x", "y"], 99), " 99\tx\n100\ty\n");
-    }
-
-    #[test]
-    fn snippet_centres_on_the_edit() {
-        let content = (1..=20).map(|n| format!("line {n}\n")).collect::<String>();
-        let offset = content.find("line 10").expect("present");
-        let text = snippet(&content, offset);
-        assert!(text.starts_with(" 6\tline 6\n"), "{text}");
-        assert!(text.ends_with("14\tline 14\n"), "{text}");
     }
 }

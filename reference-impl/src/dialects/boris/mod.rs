@@ -4,20 +4,24 @@
 //! period. Where the seed is silent, formats follow the upstream program:
 //!
 //! - `bash`: `exit_code: N\n`, then `\nstderr:\n…` and `\nstdout:\n…` when
-//!   non-empty. A timeout kills the process group and is a normal result that
+//!   non-empty, each ending with a newline. A timeout kills the process group and is a normal result that
 //!   starts with `Command timed out after <ms> ms\n\n`, then `exit_code: -1`.
 //! - `view` of a file: `<n>\t<line>\n` with `n` right-aligned to the width of
 //!   the last shown number; at most 2000 lines (then a `[Truncated: …]` note)
 //!   and 2000 characters per line. A binary file (NUL in its first 512 bytes)
-//!   is `Binary file (<size>)`. A directory: one entry per line, sorted,
-//!   directories with a trailing `/`.
-//! - `grep`: `files_with_matches` lists paths (newest first, ties in path
-//!   order); `count` lists `path:N`; `content` lists `path:N:line` for
-//!   matches and `path-N-line` for context, `--` between groups and files.
-//!   Paths are relative to a searched directory, or the `path` argument as
-//!   given when it names a file. No match is an empty text.
-//! - `glob`: absolute paths, sorted, one per line; `No files found` if none.
-//!   A missing `path` is `PATH_NOT_FOUND` (the seed's rule for every tool).
+//!   is `Binary file (<size>)`. A directory: a tree two levels deep under its
+//!   name (`sub/\n└── b.txt\n`), see `tree`.
+//! - `str_replace`: `Replaced in <abs>\n\n` and the numbered lines around the
+//!   edit, four on each side (see `numbered`); with `replace_all`, `Replaced
+//!   N occurrences in <abs>`. `create_file`: `Created <abs> (<n> bytes)`.
+//! - `grep`: `files_with_matches` lists paths (newest first in whole
+//!   seconds, ties in walk order); `count` lists `path:N`; `content` lists
+//!   `path:N:line` for matches and `path-N-line` for context, `--` between
+//!   groups and files. Paths are relative to a searched directory, or the
+//!   `path` argument as given when it names a file. No match is an empty text.
+//! - `glob`: paths relative to the search folder, newest first (as grep's
+//!   file list), one per line; `No files found` if none. A missing `path` is
+//!   `PATH_NOT_FOUND` (the seed's rule for every tool).
 //!
 //! IO errors that happen as root (where permission bits do not apply):
 //! a path through a regular file (`file.txt/child`, ENOTDIR) is
@@ -30,11 +34,14 @@
 mod failure;
 mod files;
 mod mutations;
+mod numbered;
+mod order;
 mod params;
 mod render;
 mod search;
 mod shell;
 mod tools;
+mod tree;
 
 use rmcp::model::JsonObject;
 

@@ -1,17 +1,23 @@
-//! `grep` (three output modes, context, paging) and `glob`.
+//! `grep` (three output modes, context, paging) and `glob`, in Boris 1.0.0's
+//! formats where the seed is silent: paths relative to the search folder, one
+//! per line with no final newline; glob and grep's file list newest first
+//! (`order`).
 
-use std::time::SystemTime;
+use std::path::Path;
 
+use regex::Regex;
 use rmcp::model::JsonObject;
 
 use super::failure::{argument_failure, as_requested, engine_failure, failure, invalid};
 use super::mutations::Mutation;
+use super::order::{self, Dated};
 use super::params::{non_empty, non_negative, resolve_or_root};
 use super::Outcome;
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
 use crate::engine::files;
-use crate::engine::search::{self, EntryKind, FileFilter, FileHits};
+use crate::engine::search::{self, EntryKind, FileFilter, FileHits, WalkEntry};
+use crate::mutations::Mutations;
 
 /// File types accepted by grep's `type`, with their name globs.
 const FILE_TYPES: &[(&str, &[&str])] = &[
@@ -121,28 +127,41 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         .opt_bool("multiline")
         .map_err(argument_failure)?
         .unwrap_or(false);
+    let m = &ctx.mutations;
     let context = non_negative(&args, "context")?;
+    // An explicit side overrides `context` (a mutation lets `context` win).
+    let side = |explicit: Option<usize>| {
+        if m.is_active(Mutation::GrepContextOverridesExplicit) {
+            context.or(explicit).unwrap_or(0)
+        } else {
+            explicit.or(context).unwrap_or(0)
+        }
+    };
+    let line_numbers = args
+        .opt_bool("line_numbers")
+        .map_err(argument_failure)?
+        .unwrap_or(true);
     let params = GrepParams {
         mode,
-        line_numbers: args
-            .opt_bool("line_numbers")
-            .map_err(argument_failure)?
-            .unwrap_or(true),
+        line_numbers: line_numbers || m.is_active(Mutation::GrepLineNumbersIgnored),
         head_limit: non_negative(&args, "head_limit")?.unwrap_or(0),
         offset: non_negative(&args, "offset")?.unwrap_or(0),
-        before: non_negative(&args, "context_before")?
-            .or(context)
-            .unwrap_or(0),
-        after: non_negative(&args, "context_after")?
-            .or(context)
-            .unwrap_or(0),
+        before: side(non_negative(&args, "context_before")?),
+        after: side(non_negative(&args, "context_after")?),
     };
     let types = match file_type {
         None => None,
         Some(name) => Some(search::compile_glob_set(type_globs(&name)?).map_err(engine_failure)?),
     };
-    let regex =
-        search::compile_regex(&pattern, case_insensitive, multiline).map_err(engine_failure)?;
+    // Upstream adds only `(?s)` for multiline (`^` and `$` keep their whole-text
+    // meaning), then `(?i)`, and compiles the result.
+    let pattern = match (multiline, case_insensitive) {
+        (true, true) => format!("(?i)(?s){pattern}"),
+        (true, false) => format!("(?s){pattern}"),
+        (false, true) => format!("(?i){pattern}"),
+        (false, false) => pattern,
+    };
+    let regex = search::compile_regex(&pattern, false, false).map_err(engine_failure)?;
     let include = include
         .map(|glob| search::compile_glob(&glob))
         .transpose()
@@ -150,7 +169,7 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let root = resolve_or_root(ctx, path_arg.as_deref())?;
     let display = path_arg.clone().unwrap_or_default();
     let filter = FileFilter { include, types };
-    let hits = search::grep(
+    let mut hits = search::grep(
         &ctx.policy,
         &root,
         &display,
@@ -160,7 +179,28 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         ctx.max_file_size,
     )
     .map_err(as_requested(ctx, &display))?;
-    Ok(Reply::text(render_grep(hits, &params)))
+    let searched_a_tree = root.is_dir();
+    if let (Some(include), true) = (
+        &filter.include,
+        m.is_active(Mutation::GrepIncludeBaseNameOnly),
+    ) {
+        hits.retain(|h| include.is_match(base_name(&h.display)));
+    }
+    if searched_a_tree && m.is_active(Mutation::GrepAbsolutePaths) {
+        for hit in &mut hits {
+            hit.display = root.join(&hit.display).display().to_string();
+        }
+    }
+    let mut text = render_grep(m, hits, &params, &regex);
+    if m.is_active(Mutation::ListEndsWithNewline) && !text.is_empty() {
+        text.push('\n');
+    }
+    Ok(Reply::text(text))
+}
+
+/// The last component of a `/`-separated path.
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 fn type_globs(name: &str) -> Result<&'static [&'static str], Failure> {
@@ -192,40 +232,79 @@ fn window<T>(items: Vec<T>, offset: usize, head_limit: usize) -> Vec<T> {
     }
 }
 
-fn render_grep(mut hits: Vec<FileHits>, p: &GrepParams) -> String {
+fn render_grep(m: &Mutations, hits: Vec<FileHits>, p: &GrepParams, regex: &Regex) -> String {
     let lines: Vec<String> = match p.mode {
         OutputMode::FilesWithMatches => {
-            // Newest first, as upstream; the sort is stable, so equal times keep path order.
-            hits.sort_by_key(|h| std::cmp::Reverse(h.modified.unwrap_or(SystemTime::UNIX_EPOCH)));
+            let mut found: Vec<Dated<String>> = hits
+                .into_iter()
+                .map(|h| Dated {
+                    modified: h.modified,
+                    item: h.display,
+                })
+                .collect();
+            if !m.is_active(Mutation::GrepFilesPathOrder) {
+                order::newest_first(m, &mut found);
+            }
             window(
-                hits.into_iter().map(|h| h.display).collect(),
+                found.into_iter().map(|f| f.item).collect(),
                 p.offset,
                 p.head_limit,
             )
         }
         OutputMode::Count => window(
             hits.into_iter()
-                .map(|h| format!("{}:{}", h.display, h.matched.len()))
+                .map(|h| {
+                    let count = if m.is_active(Mutation::GrepCountOccurrences) {
+                        h.matched
+                            .iter()
+                            .map(|&n| regex.find_iter(&h.lines[n - 1]).count())
+                            .sum()
+                    } else {
+                        h.matched.len()
+                    };
+                    format!("{}:{count}", h.display)
+                })
                 .collect(),
             p.offset,
             p.head_limit,
         ),
         OutputMode::Content => {
+            let separate = !m.is_active(Mutation::GrepNoGroupSeparator);
             let mut out = Vec::new();
             for (i, hit) in hits.iter().enumerate() {
-                if i > 0 {
-                    out.push("--".to_string());
+                if i > 0 && separate {
+                    out.push(GROUP_SEPARATOR.to_string());
                 }
-                out.extend(content_lines(hit, p));
+                out.extend(content_lines(m, hit, p));
             }
-            window(out, p.offset, p.head_limit)
+            if m.is_active(Mutation::GrepHeadLimitSkipsSeparators) {
+                window_skipping_separators(out, p.offset, p.head_limit)
+            } else {
+                window(out, p.offset, p.head_limit)
+            }
         }
     };
     lines.join("\n")
 }
 
+/// The line between groups of content lines that are not adjacent.
+const GROUP_SEPARATOR: &str = "--";
+
+/// The `window` of a mutation: only match and context lines count, and the
+/// separators between the kept ones come along.
+fn window_skipping_separators(lines: Vec<String>, offset: usize, head_limit: usize) -> Vec<String> {
+    let counted: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i] != GROUP_SEPARATOR)
+        .collect();
+    let kept = window(counted, offset, head_limit);
+    match (kept.first(), kept.last()) {
+        (Some(&first), Some(&last)) => lines[first..=last].to_vec(),
+        _ => Vec::new(),
+    }
+}
+
 /// One file's match and context lines, `--` between separate groups.
-fn content_lines(hit: &FileHits, p: &GrepParams) -> Vec<String> {
+fn content_lines(m: &Mutations, hit: &FileHits, p: &GrepParams) -> Vec<String> {
     let total = hit.lines.len();
     let mut groups: Vec<(usize, usize)> = Vec::new();
     for &n in &hit.matched {
@@ -238,12 +317,13 @@ fn content_lines(hit: &FileHits, p: &GrepParams) -> Vec<String> {
     }
     let mut out = Vec::new();
     for (gi, (start, end)) in groups.into_iter().enumerate() {
-        if gi > 0 {
-            out.push("--".to_string());
+        if gi > 0 && !m.is_active(Mutation::GrepNoGroupSeparator) {
+            out.push(GROUP_SEPARATOR.to_string());
         }
         for n in start..=end {
             let line = &hit.lines[n - 1];
-            let sep = if hit.matched.binary_search(&n).is_ok() {
+            let is_match = hit.matched.binary_search(&n).is_ok();
+            let sep = if is_match || m.is_active(Mutation::GrepContextLinesAsMatches) {
                 ':'
             } else {
                 '-'
@@ -279,12 +359,64 @@ pub(super) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     // The seed makes a missing path PATH_NOT_FOUND for every tool (upstream
     // answers "No files found"); a regular file finds nothing, as upstream.
     files::stat(&root).map_err(as_requested(ctx, path_arg.as_deref().unwrap_or("")))?;
-    let found = search::glob(&ctx.policy, &root, &matcher, kind);
+    let m = &ctx.mutations;
+    // The engine matches the path relative to the search folder or, as
+    // upstream, the base name at any depth; a mutation keeps only the former.
+    let mut found: Vec<Dated<String>> = search::glob(&ctx.policy, &root, &matcher, kind)
+        .into_iter()
+        .filter(|e| !m.is_active(Mutation::GlobTopLevelOnly) || matcher.is_match(&e.relative))
+        .filter(|e| {
+            !m.is_active(Mutation::GlobHidesDotfiles) || !base_name(&e.relative).starts_with('.')
+        })
+        .map(|e| Dated {
+            modified: e.modified,
+            item: glob_line(ctx, &root, &e),
+        })
+        .collect();
     if found.is_empty() {
-        return Ok(Reply::text("No files found"));
+        let none = if m.is_active(Mutation::GlobNoMatchEmpty) {
+            ""
+        } else {
+            "No files found"
+        };
+        return Ok(Reply::text(none));
     }
-    let lines: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
-    Ok(Reply::text(lines.join("\n")))
+    if m.is_active(Mutation::GlobPathOrder) {
+        found.sort_by(|a, b| a.item.cmp(&b.item));
+    } else if m.is_active(Mutation::GlobOldestFirst) {
+        order::newest_first(m, &mut found);
+        found.reverse();
+    } else {
+        order::newest_first(m, &mut found);
+    }
+    let lines: Vec<String> = found.into_iter().map(|f| f.item).collect();
+    let mut text = lines.join("\n");
+    if m.is_active(Mutation::ListEndsWithNewline) {
+        text.push('\n');
+    }
+    Ok(Reply::text(text))
+}
+
+/// How glob names a found entry: its path relative to the search folder (or a
+/// mutation's absolute path, root-relative path, or directory with a `/`).
+fn glob_line(ctx: &Context, search_root: &Path, entry: &WalkEntry) -> String {
+    let m = &ctx.mutations;
+    let mut line = if m.is_active(Mutation::GlobAbsolutePaths) {
+        entry.path.display().to_string()
+    } else if m.is_active(Mutation::GlobRelativeToRoot) {
+        let absolute = search_root.join(&entry.relative);
+        absolute
+            .strip_prefix(ctx.policy.root())
+            .unwrap_or(&absolute)
+            .display()
+            .to_string()
+    } else {
+        entry.relative.clone()
+    };
+    if entry.is_dir && m.is_active(Mutation::GlobDirsWithSlash) {
+        line.push('/');
+    }
+    line
 }
 
 #[cfg(test)]
@@ -311,7 +443,7 @@ mod tests {
             after: 1,
         };
         assert_eq!(
-            content_lines(&hit, &p),
+            content_lines(&Mutations::of::<Mutation>(&[]), &hit, &p),
             vec![
                 "f.txt-2-b",
                 "f.txt:3:MATCH",

@@ -1,7 +1,11 @@
 //! `bash` (foreground, or a numbered background task) and `task_output`.
 //!
 //! A result is `exit_code: N\n`, then `\nstderr:\n…` and `\nstdout:\n…` when
-//! non-empty; a timeout prefixes `Command timed out after <ms> ms\n\n`.
+//! non-empty, each ending with a newline even when the command printed none
+//! (Boris 1.0.0 reads the streams line by line); a timeout prefixes
+//! `Command timed out after <ms> ms\n\n`. `task_output` answers `status:
+//! running\n` with the output so far, or `status: completed\n` and the
+//! command's result.
 
 use std::time::Duration;
 
@@ -15,6 +19,7 @@ use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Reply};
 use crate::engine::shell::{CommandOutput, TaskStatus, MAX_BACKGROUND_TASKS};
 use crate::engine::EngineError;
+use crate::mutations::Mutations;
 
 pub(super) async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(
@@ -65,13 +70,13 @@ pub(super) async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
         output.stderr.clear();
     }
     Ok(Reply::Success {
-        text: render_command(&output),
+        text: render_command(&ctx.mutations, &output),
         exit_code: Some(output.exit_code),
     })
 }
 
 /// `[timeout note]exit_code: N\n[\nstderr:\n…][\nstdout:\n…]`.
-fn render_command(output: &CommandOutput) -> String {
+fn render_command(mutations: &Mutations, output: &CommandOutput) -> String {
     let mut text = String::new();
     if let Some(limit) = output.timed_out_after {
         text.push_str(&format!(
@@ -79,34 +84,70 @@ fn render_command(output: &CommandOutput) -> String {
             limit.as_millis()
         ));
     }
-    text.push_str(&format!("exit_code: {}\n", output.exit_code));
-    text.push_str(&render_streams(&output.stdout, &output.stderr));
+    if output.exit_code != 0 || !mutations.is_active(Mutation::OmitZeroExitCode) {
+        text.push_str(&format!("exit_code: {}\n", output.exit_code));
+    }
+    text.push_str(&render_streams(mutations, &output.stdout, &output.stderr));
     text
 }
 
-fn render_streams(stdout: &str, stderr: &str) -> String {
-    let mut text = String::new();
-    if !stderr.is_empty() {
-        text.push_str("\nstderr:\n");
-        text.push_str(stderr);
+/// The non-empty streams as sections, stderr first: `\nstderr:\n…\n`.
+fn render_streams(mutations: &Mutations, stdout: &str, stderr: &str) -> String {
+    let folded;
+    let (stdout, stderr) = if mutations.is_active(Mutation::StderrFoldedIntoStdout) {
+        folded = format!("{}{stderr}", ended(mutations, stdout));
+        (folded.as_str(), "")
+    } else {
+        (stdout, stderr)
+    };
+    let mut sections = [("stderr", stderr), ("stdout", stdout)];
+    if mutations.is_active(Mutation::StdoutBeforeStderr) {
+        sections.reverse();
     }
-    if !stdout.is_empty() {
-        text.push_str("\nstdout:\n");
-        text.push_str(stdout);
+    let lead = if mutations.is_active(Mutation::NoBlankLineBeforeSection) {
+        ""
+    } else {
+        "\n"
+    };
+    sections
+        .iter()
+        .filter(|(_, body)| !body.is_empty())
+        .map(|(name, body)| format!("{lead}{name}:\n{}", ended(mutations, body)))
+        .collect()
+}
+
+/// A stream's text ending with a newline (unless a mutation keeps it as printed).
+fn ended(mutations: &Mutations, body: &str) -> String {
+    if body.is_empty()
+        || body.ends_with('\n')
+        || mutations.is_active(Mutation::SectionKeepsMissingNewline)
+    {
+        body.to_string()
+    } else {
+        format!("{body}\n")
     }
-    text
 }
 
 pub(super) fn task_output(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["task_id"]).map_err(argument_failure)?;
     let id = non_empty(&args, "task_id")?;
+    let m = &ctx.mutations;
+    let done = if m.is_active(Mutation::TaskStatusDone) {
+        "done"
+    } else {
+        "completed"
+    };
     Ok(match ctx.shell.task_status(&id).map_err(engine_failure)? {
-        TaskStatus::Running { stdout, stderr } => Reply::text(format!(
-            "status: running\n{}",
-            render_streams(&stdout, &stderr)
-        )),
+        TaskStatus::Running { stdout, stderr } => {
+            let so_far = if m.is_active(Mutation::TaskRunningHidesOutput) {
+                String::new()
+            } else {
+                render_streams(m, &stdout, &stderr)
+            };
+            Reply::text(format!("status: running\n{so_far}"))
+        }
         TaskStatus::Completed(output) => Reply::Success {
-            text: format!("status: completed\n{}", render_command(&output)),
+            text: format!("status: {done}\n{}", render_command(m, &output)),
             exit_code: Some(output.exit_code),
         },
     })

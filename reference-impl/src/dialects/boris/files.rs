@@ -32,9 +32,9 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
         }
     };
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
-    let meta = files::stat(&path).map_err(as_requested(ctx, &path_arg))?;
+    let meta = files::stat(&ctx.policy, &path).map_err(as_requested(ctx, &path_arg))?;
     if meta.is_dir() {
-        let listing: String = files::list_dir(&path)
+        let listing: String = files::list_dir(&ctx.policy, &path)
             .map_err(engine_failure)?
             .into_iter()
             .map(|e| {
@@ -47,7 +47,7 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
             .collect();
         return Ok(Reply::text(listing));
     }
-    let content = files::read(&path, ctx.max_file_size).map_err(engine_failure)?;
+    let content = files::read(&ctx.policy, &path, ctx.max_file_size).map_err(engine_failure)?;
     if content.iter().take(512).any(|&b| b == 0) {
         return Ok(Reply::text(format!(
             "Binary file ({})",
@@ -155,7 +155,7 @@ pub(super) fn str_replace(ctx: &Context, raw: &JsonObject) -> Outcome {
         .unwrap_or(false);
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
     let off_by_one = ctx.mutations.is_active(Mutation::AmbiguousCountOffByOne);
-    let done = files::replace(&path, &old, &new, replace_all, ctx.max_file_size)
+    let done = files::replace(&ctx.policy, &path, &old, &new, replace_all, ctx.max_file_size)
         .map_err(|err| match err {
             EngineError::AmbiguousMatch { path, count } if off_by_one => {
                 EngineError::AmbiguousMatch {
@@ -216,7 +216,7 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     } else {
         ctx.max_file_size
     };
-    match files::write_atomic(&path, content.as_bytes(), limit) {
+    match files::write_atomic(&ctx.policy, &path, content.as_bytes(), limit) {
         Ok(outcome) => Ok(Reply::text(format!(
             "Created {} ({} bytes)",
             path.display(),
@@ -228,7 +228,7 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
                     .unwrap_or(usize::MAX)
                     .min(content.len());
                 // The mutation imitates a broken server: its own failure is moot.
-                let _ = files::write_in_place_unsafely(&path, &content.as_bytes()[..cut]);
+                let _ = files::write_in_place_unsafely(&ctx.policy, &path, &content.as_bytes()[..cut]);
             }
             Err(engine_failure(err))
         }

@@ -343,3 +343,71 @@ fn gemini_search_does_not_follow_a_symlink_out_of_the_root() {
         );
     }
 }
+
+/// A file name that is not UTF-8 is listed, globbed and searched like any
+/// other, and shown the same way in every dialect: each invalid byte
+/// sequence as U+FFFD.
+#[test]
+fn names_that_are_not_utf8_are_listed_and_searched_in_every_dialect() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let odd = OsStr::from_bytes(b"bad-\xff.txt");
+    std::fs::write(root.join(odd), "needle\n").expect("write");
+    std::fs::create_dir(root.join("sub")).expect("mkdir");
+    std::fs::write(root.join("sub").join(odd), "needle\n").expect("write");
+    let shown = "bad-\u{fffd}.txt";
+    let rooted = root.display().to_string();
+    let checks: [(&str, Vec<(&str, Value)>); 4] = [
+        (
+            "boris",
+            vec![
+                ("view", json!({"path": rooted})),
+                ("glob", json!({"pattern": "**/*.txt", "path": rooted})),
+                ("grep", json!({"pattern": "needle", "path": rooted})),
+                (
+                    "grep",
+                    json!({"pattern": "needle", "path": rooted, "output_mode": "content"}),
+                ),
+            ],
+        ),
+        (
+            "gemini-cli",
+            vec![
+                ("list_directory", json!({"path": rooted})),
+                ("glob", json!({"pattern": "**/*.txt"})),
+                ("search_file_content", json!({"pattern": "needle"})),
+            ],
+        ),
+        (
+            "agent-tools",
+            vec![
+                ("list_dir", json!({"path": "."})),
+                ("glob", json!({"pattern": "**/*.txt"})),
+                ("grep", json!({"pattern": "needle"})),
+            ],
+        ),
+        (
+            "ikigai",
+            vec![
+                ("glob", json!({"pattern": "*.txt"})),
+                ("glob", json!({"pattern": "sub/*.txt"})),
+                ("grep", json!({"pattern": "needle", "glob": "*.txt"})),
+            ],
+        ),
+    ];
+    let mut missing = Vec::new();
+    for (dialect, calls) in checks {
+        let mut session = Session::start(dialect, &root, &[]);
+        for (tool, arguments) in calls {
+            let text = session.call_text(tool, arguments.clone());
+            if !text.contains(shown) {
+                missing.push(format!("{dialect} {tool} {arguments}:\n{text}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "these answers leave out (or show otherwise) the name {shown:?}:\n{}",
+        missing.join("\n\n")
+    );
+}

@@ -5,14 +5,17 @@
 //! their arguments and renders results in that suite's conventions. The
 //! [`mutations`] catalogue deliberately bends the rendering so the harness can
 //! prove its checks catch realistic deviations. [`server`] speaks MCP over
-//! stdio with rmcp, and [`http`] over streamable HTTP.
+//! stdio with rmcp (behind [`stdio_guard`], which answers requests too large
+//! or too deep for rmcp), and [`http`] over streamable HTTP.
 
 mod config;
 mod dialects;
 mod engine;
 mod http;
+mod json_shape;
 mod mutations;
 mod server;
+mod stdio_guard;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -15,6 +15,7 @@ use thiserror::Error;
 use crate::config::Config;
 use crate::dialects::{Adapter, Context};
 use crate::engine::shell::Shell;
+use crate::stdio_guard::{self, GuardedStdio};
 
 /// Tool calls are handled by the dialect; everything else is rmcp's default.
 /// Clones share one [`Context`] (one shell, one set of background tasks), so
@@ -118,10 +119,17 @@ fn context(config: Config) -> Context {
 }
 
 /// Serves until stdin closes, then kills every process group still running.
+/// Requests reach rmcp through the [`stdio_guard`], so one too large or too
+/// deep is answered with an error instead of dropped.
 pub(crate) async fn serve_stdio(config: Config) -> Result<(), ServeError> {
     let server = ToolServer::new(config);
     let cleanup = server.clone();
-    let outcome = match server.serve(rmcp::transport::stdio()).await {
+    let GuardedStdio {
+        read,
+        write,
+        output,
+    } = stdio_guard::guard(tokio::io::stdin(), tokio::io::stdout());
+    let outcome = match server.serve((read, write)).await {
         Ok(running) => running
             .waiting()
             .await
@@ -130,5 +138,7 @@ pub(crate) async fn serve_stdio(config: Config) -> Result<(), ServeError> {
         Err(err) => Err(ServeError::Initialize(Box::new(err))),
     };
     cleanup.kill_background_tasks();
+    // Everything rmcp wrote reaches stdout before the process ends.
+    let _ = output.await;
     outcome
 }

@@ -6,7 +6,7 @@
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -77,6 +77,11 @@ impl Session {
         session
     }
 
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Writes one line (a newline is added) to the server's stdin.
     pub(crate) fn send_line(&mut self, line: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin is open");
@@ -124,6 +129,36 @@ impl Session {
         match reply["result"]["content"][0]["text"].as_str() {
             Some(text) => text.to_string(),
             None => reply.to_string(),
+        }
+    }
+
+    /// Closes stdin and waits for the server to exit.
+    pub(crate) fn close(mut self, within: Duration) -> ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the server did not exit within {within:?} of its stdin closing");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits up to `within` for the server to exit on its own.
+    pub(crate) fn wait(&mut self, within: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::dialects::{Adapter, Context};
 use crate::engine::shell::Shell;
 use crate::stdio_guard::{self, GuardedStdio};
-use crate::stop_signals::stop_signals;
+use crate::stop_signals::{stop_signals, SignalError};
 
 /// Tool calls are handled by the dialect; everything else is rmcp's default.
 /// Clones share one [`Context`] (one shell, one set of background tasks), so
@@ -95,11 +95,8 @@ pub(crate) enum ServeError {
     },
     #[error("cannot read the bound address: {0}")]
     BoundAddress(std::io::Error),
-    #[error("cannot handle {signal}: {cause}")]
-    Signal {
-        signal: &'static str,
-        cause: std::io::Error,
-    },
+    #[error(transparent)]
+    Signal(#[from] SignalError),
     #[error("accepting connections failed: {0}")]
     Accept(std::io::Error),
 }

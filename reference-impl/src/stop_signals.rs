@@ -6,14 +6,21 @@
 
 use std::future::Future;
 
+use thiserror::Error;
 use tokio::signal::unix::{signal, SignalKind};
 
-use crate::server::ServeError;
+/// A handler that could not be installed.
+#[derive(Debug, Error)]
+#[error("cannot handle {signal}: {cause}")]
+pub(crate) struct SignalError {
+    signal: &'static str,
+    cause: std::io::Error,
+}
 
 /// Installs the handlers; the future resolves when one of the signals arrives.
-pub(crate) fn stop_signals() -> Result<impl Future<Output = ()>, ServeError> {
+pub(crate) fn stop_signals() -> Result<impl Future<Output = ()>, SignalError> {
     let install = |kind: SignalKind, name: &'static str| {
-        signal(kind).map_err(|cause| ServeError::Signal {
+        signal(kind).map_err(|cause| SignalError {
             signal: name,
             cause,
         })

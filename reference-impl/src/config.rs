@@ -121,6 +121,7 @@ impl Config {
             }
         };
         let catalogue = cli.dialect.adapter().mutations;
+        let scope = cli.dialect.adapter().scope;
         if cli.list_mutations {
             for mutation in catalogue {
                 println!("{}\t{}", mutation.name, mutation.what);
@@ -148,11 +149,12 @@ impl Config {
             }),
         };
         let root = cli.root.unwrap_or_default();
-        let policy =
-            PathPolicy::new(&root, &cli.allow_dirs, &cli.deny_patterns).map_err(|message| {
+        let policy = PathPolicy::new(&root, &cli.allow_dirs, &cli.deny_patterns, scope).map_err(
+            |message| {
                 eprintln!("toolspec-reference: {message}");
                 ExitCode::from(2)
-            })?;
+            },
+        )?;
         Ok(Config {
             dialect: cli.dialect,
             policy,

@@ -6,7 +6,7 @@
 //! [`ToolServer`], so all of them share one shell and its background tasks,
 //! and the process-wide cleanup kills every task whichever session started it.
 //!
-//! The process stops on SIGTERM or SIGINT, and on stdin reaching end of file
+//! The process stops on SIGTERM, SIGINT or SIGHUP, and on stdin reaching end of file
 //! when asked to (`--exit-on-stdin-eof`): a harness that closes a child's stdin
 //! to stop it gets the same cleanup as one that signals it.
 
@@ -25,10 +25,10 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpListener;
-use tokio::signal::unix::{signal, SignalKind};
 
 use crate::config::HttpOptions;
 use crate::server::{ServeError, ToolServer};
+use crate::stop_signals::stop_signals;
 
 /// The one path MCP is served at; every other path answers 404.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -131,20 +131,14 @@ async fn route(
     response
 }
 
-/// Resolves when the process has been asked to stop: SIGTERM, SIGINT, or
-/// (with `exit_on_stdin_eof`) stdin at end of file or unreadable. Installing
-/// the handlers can fail, so that happens here, before anything is served.
+/// Resolves when the process has been asked to stop: SIGTERM, SIGINT or
+/// SIGHUP ([`stop_signals`]), or (with `exit_on_stdin_eof`) stdin at end of
+/// file or unreadable. Installing the handlers can fail, so that happens
+/// here, before anything is served.
 fn stop_requested(
     exit_on_stdin_eof: bool,
 ) -> Result<impl std::future::Future<Output = ()>, ServeError> {
-    let install = |kind: SignalKind, name: &'static str| {
-        signal(kind).map_err(|cause| ServeError::Signal {
-            signal: name,
-            cause,
-        })
-    };
-    let mut terminate = install(SignalKind::terminate(), "SIGTERM")?;
-    let mut interrupt = install(SignalKind::interrupt(), "SIGINT")?;
+    let signalled = stop_signals()?;
     Ok(async move {
         let stdin_closed = async {
             if exit_on_stdin_eof {
@@ -154,8 +148,7 @@ fn stop_requested(
             }
         };
         tokio::select! {
-            _ = terminate.recv() => {}
-            _ = interrupt.recv() => {}
+            () = signalled => {}
             () = stdin_closed => {}
         }
     })

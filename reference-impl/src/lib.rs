@@ -5,14 +5,18 @@
 //! their arguments and renders results in that suite's conventions. The
 //! [`mutations`] catalogue deliberately bends the rendering so the harness can
 //! prove its checks catch realistic deviations. [`server`] speaks MCP over
-//! stdio with rmcp, and [`http`] over streamable HTTP.
+//! stdio with rmcp (behind [`stdio_guard`], which answers requests too large
+//! or too deep for rmcp), and [`http`] over streamable HTTP.
 
 mod config;
 mod dialects;
 mod engine;
 mod http;
+mod json_shape;
 mod mutations;
 mod server;
+mod stdio_guard;
+mod stop_signals;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -26,6 +30,12 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         Ok(config) => config,
         Err(exit) => return exit,
     };
+    // Before any command runs: whatever leaves its process group stays ours.
+    if let Err(err) = engine::shell::become_subreaper() {
+        eprintln!(
+            "toolspec-reference: cannot become a subreaper ({err}); a command that calls setsid may outlive the server"
+        );
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -15,6 +15,8 @@ use thiserror::Error;
 use crate::config::Config;
 use crate::dialects::{Adapter, Context};
 use crate::engine::shell::Shell;
+use crate::stdio_guard::{self, GuardedStdio};
+use crate::stop_signals::{stop_signals, SignalError};
 
 /// Tool calls are handled by the dialect; everything else is rmcp's default.
 /// Clones share one [`Context`] (one shell, one set of background tasks), so
@@ -33,10 +35,10 @@ impl ToolServer {
         }
     }
 
-    /// Kills every process group the shell still has running, whichever
-    /// clone (session) started it.
+    /// Kills everything the shell started and is still running, whichever
+    /// clone (session) started it, and whatever group it moved to.
     pub(crate) fn kill_background_tasks(&self) {
-        self.ctx.shell.kill_all();
+        self.ctx.shell.shut_down();
     }
 }
 
@@ -93,11 +95,8 @@ pub(crate) enum ServeError {
     },
     #[error("cannot read the bound address: {0}")]
     BoundAddress(std::io::Error),
-    #[error("cannot handle {signal}: {cause}")]
-    Signal {
-        signal: &'static str,
-        cause: std::io::Error,
-    },
+    #[error(transparent)]
+    Signal(#[from] SignalError),
     #[error("accepting connections failed: {0}")]
     Accept(std::io::Error),
 }
@@ -117,18 +116,37 @@ fn context(config: Config) -> Context {
     }
 }
 
-/// Serves until stdin closes, then kills every process group still running.
+/// Serves until stdin closes or a stop signal arrives ([`stop_signals`]),
+/// then kills everything the shell started. Requests reach rmcp through the
+/// [`stdio_guard`], so one too large or too deep is answered with an error
+/// instead of dropped.
 pub(crate) async fn serve_stdio(config: Config) -> Result<(), ServeError> {
+    let stop = stop_signals()?;
     let server = ToolServer::new(config);
     let cleanup = server.clone();
-    let outcome = match server.serve(rmcp::transport::stdio()).await {
-        Ok(running) => running
-            .waiting()
-            .await
-            .map(|_| ())
-            .map_err(ServeError::Stopped),
-        Err(err) => Err(ServeError::Initialize(Box::new(err))),
+    let GuardedStdio {
+        read,
+        write,
+        output,
+    } = stdio_guard::guard(tokio::io::stdin(), tokio::io::stdout());
+    let serving = async {
+        match server.serve((read, write)).await {
+            Ok(running) => running
+                .waiting()
+                .await
+                .map(|_| ())
+                .map_err(ServeError::Stopped),
+            Err(err) => Err(ServeError::Initialize(Box::new(err))),
+        }
+    };
+    let (outcome, signalled) = tokio::select! {
+        outcome = serving => (outcome, false),
+        () = stop => (Ok(()), true),
     };
     cleanup.kill_background_tasks();
+    if !signalled {
+        // Everything rmcp wrote reaches stdout before the process ends.
+        let _ = output.await;
+    }
     outcome
 }

@@ -17,7 +17,7 @@ use clap::ValueEnum;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::Value;
 
-use crate::engine::paths::PathPolicy;
+use crate::engine::paths::{PathPolicy, Scope};
 use crate::engine::shell::Shell;
 use crate::mutations::{MutationInfo, Mutations};
 
@@ -155,6 +155,9 @@ pub(crate) struct Adapter {
     /// Turns a reply into result text and error flag, applying the active
     /// mutations.
     pub(crate) render: fn(&Mutations, Reply) -> Rendered,
+    /// Where the dialect's tools may reach when no `--allow-dir` is given:
+    /// the root unless [`Adapter::reaching`] says otherwise.
+    pub(crate) scope: Scope,
 }
 
 impl Adapter {
@@ -171,6 +174,12 @@ impl Adapter {
             tools,
             call,
             render,
+            scope: Scope::Root,
         }
+    }
+
+    /// The same adapter, reaching `scope` when no `--allow-dir` is given.
+    pub(crate) const fn reaching(self, scope: Scope) -> Adapter {
+        Adapter { scope, ..self }
     }
 }

@@ -2,14 +2,17 @@
 //!
 //! Writes are atomic (a temporary file in the same directory, then a rename),
 //! so a failed write never leaves a half-written file behind; edits count
-//! matches first and write nothing unless the edit is unambiguous.
+//! matches first and write nothing unless the edit is unambiguous. Every
+//! access goes through the policy's confined handles (see
+//! [`super::confined_fs`]), never through a path opened by name.
 
-use std::fs::{self, Metadata};
-use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::io::{self, Read};
+use std::path::Path;
 
+use super::confined_fs::Metadata;
 use super::error::{EngineError, IoOp};
+use super::names::display_name;
+use super::paths::PathPolicy;
 
 /// Mode for newly created files (before the umask-free temp file is renamed).
 const NEW_FILE_MODE: u32 = 0o644;
@@ -17,8 +20,8 @@ const NEW_FILE_MODE: u32 = 0o644;
 /// Stats `path` (following symlinks): missing -> [`EngineError::NotFound`],
 /// anything else that fails (e.g. a parent that is a regular file, ENOTDIR)
 /// -> an IO error naming `stat`.
-pub(crate) fn stat(path: &Path) -> Result<Metadata, EngineError> {
-    fs::metadata(path).map_err(|err| {
+pub(crate) fn stat(policy: &PathPolicy, path: &Path) -> Result<Metadata, EngineError> {
+    policy.stat(path).map_err(|err| {
         if err.kind() == io::ErrorKind::NotFound {
             EngineError::NotFound {
                 path: path.to_path_buf(),
@@ -30,9 +33,15 @@ pub(crate) fn stat(path: &Path) -> Result<Metadata, EngineError> {
 }
 
 /// Reads a whole regular file, refusing directories, FIFOs and devices
-/// (reading those would fail or block) and files over `max_size`.
-pub(crate) fn read(path: &Path, max_size: u64) -> Result<Vec<u8>, EngineError> {
-    let meta = stat(path)?;
+/// (reading those would fail or block) and files over `max_size`. The size
+/// is checked on the opened file, so a file swapped after the stat is
+/// still held to it.
+pub(crate) fn read(
+    policy: &PathPolicy,
+    path: &Path,
+    max_size: u64,
+) -> Result<Vec<u8>, EngineError> {
+    let meta = stat(policy, path)?;
     ensure_regular(path, &meta, IoOp::Read)?;
     if meta.len() > max_size {
         return Err(EngineError::TooLarge {
@@ -41,7 +50,28 @@ pub(crate) fn read(path: &Path, max_size: u64) -> Result<Vec<u8>, EngineError> {
             limit: max_size,
         });
     }
-    fs::read(path).map_err(|err| EngineError::io(IoOp::Read, path, &err))
+    let read_err = |err: io::Error| EngineError::io(IoOp::Read, path, &err);
+    let file = policy.open_read(path).map_err(read_err)?;
+    let opened = file.metadata().map_err(read_err)?;
+    if !opened.is_file() {
+        return Err(EngineError::Io {
+            op: IoOp::Read,
+            path: path.to_path_buf(),
+            cause: "not a regular file".to_string(),
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(max_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(read_err)?;
+    if bytes.len() as u64 > max_size {
+        return Err(EngineError::TooLarge {
+            path: path.to_path_buf(),
+            size: opened.len(),
+            limit: max_size,
+        });
+    }
+    Ok(bytes)
 }
 
 fn ensure_regular(path: &Path, meta: &Metadata, op: IoOp) -> Result<(), EngineError> {
@@ -62,25 +92,34 @@ fn ensure_regular(path: &Path, meta: &Metadata, op: IoOp) -> Result<(), EngineEr
 /// One entry of a directory listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DirEntry {
+    /// The name as shown (see [`display_name`]).
     pub(crate) name: String,
     /// True for directories and symlinks to directories.
     pub(crate) is_dir: bool,
 }
 
-/// Lists a directory's entries sorted by name.
-pub(crate) fn list_dir(path: &Path) -> Result<Vec<DirEntry>, EngineError> {
-    let reader = fs::read_dir(path).map_err(|err| EngineError::io(IoOp::List, path, &err))?;
-    let mut entries = Vec::new();
-    for entry in reader {
-        let entry = entry.map_err(|err| EngineError::io(IoOp::List, path, &err))?;
-        let is_dir = fs::metadata(entry.path())
-            .map(|m| m.is_dir())
-            .unwrap_or(false);
-        entries.push(DirEntry {
-            name: entry.file_name().to_string_lossy().into_owned(),
-            is_dir,
-        });
-    }
+/// Lists a directory's entries sorted by name. A symlink counts as a
+/// directory when it leads to one that the policy allows.
+pub(crate) fn list_dir(policy: &PathPolicy, path: &Path) -> Result<Vec<DirEntry>, EngineError> {
+    let listed = policy
+        .read_dir(path)
+        .map_err(|err| EngineError::io(IoOp::List, path, &err))?;
+    let mut entries: Vec<DirEntry> = listed
+        .into_iter()
+        .map(|entry| {
+            let is_dir = if entry.metadata.is_symlink() {
+                policy
+                    .stat(&path.join(&entry.name))
+                    .is_ok_and(|m| m.is_dir())
+            } else {
+                entry.metadata.is_dir()
+            };
+            DirEntry {
+                name: display_name(&entry.name),
+                is_dir,
+            }
+        })
+        .collect();
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(entries)
 }
@@ -96,6 +135,7 @@ pub(crate) struct WriteOutcome {
 /// the size limit first so an oversized write touches nothing. An existing
 /// file keeps its permission bits.
 pub(crate) fn write_atomic(
+    policy: &PathPolicy,
     path: &Path,
     content: &[u8],
     max_size: u64,
@@ -108,7 +148,7 @@ pub(crate) fn write_atomic(
             limit: max_size,
         });
     }
-    let existing = match fs::metadata(path) {
+    let existing = match policy.stat(path) {
         Ok(meta) => {
             ensure_regular(path, &meta, IoOp::Write)?;
             Some(meta)
@@ -116,20 +156,16 @@ pub(crate) fn write_atomic(
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
         Err(err) => return Err(EngineError::io(IoOp::Write, path, &err)),
     };
-    let parent = parent_of(path);
-    fs::create_dir_all(&parent).map_err(|err| EngineError::io(IoOp::CreateDir, &parent, &err))?;
-    let mode = existing
-        .as_ref()
-        .map_or(NEW_FILE_MODE, |m| m.permissions().mode() & 0o7777);
+    let mode = existing.as_ref().map_or(NEW_FILE_MODE, |m| {
+        cap_std::fs::PermissionsExt::mode(&m.permissions()) & 0o7777
+    });
     let write_err = |err: io::Error| EngineError::io(IoOp::Write, path, &err);
-    let mut temp = tempfile::Builder::new()
-        .prefix(".toolspec-write-")
-        .tempfile_in(&parent)
+    let real = policy.follow(path).map_err(write_err)?;
+    create_parents(policy, path, &real)?;
+    policy
+        .fs()
+        .write_atomic(&real, content, mode)
         .map_err(write_err)?;
-    temp.write_all(content).map_err(write_err)?;
-    temp.as_file().sync_all().map_err(write_err)?;
-    fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode)).map_err(write_err)?;
-    temp.persist(path).map_err(|err| write_err(err.error))?;
     Ok(WriteOutcome {
         created: existing.is_none(),
         bytes: size,
@@ -139,15 +175,30 @@ pub(crate) fn write_atomic(
 /// Writes `content` straight into `path`, truncating first and without any
 /// atomicity. Only the `partial-write` mutation uses this, to imitate a
 /// server that leaves a truncated file behind when a write fails.
-pub(crate) fn write_in_place_unsafely(path: &Path, content: &[u8]) -> Result<(), EngineError> {
-    let parent = parent_of(path);
-    fs::create_dir_all(&parent).map_err(|err| EngineError::io(IoOp::CreateDir, &parent, &err))?;
-    fs::write(path, content).map_err(|err| EngineError::io(IoOp::Write, path, &err))
+pub(crate) fn write_in_place_unsafely(
+    policy: &PathPolicy,
+    path: &Path,
+    content: &[u8],
+) -> Result<(), EngineError> {
+    let write_err = |err: io::Error| EngineError::io(IoOp::Write, path, &err);
+    let real = policy.follow(path).map_err(write_err)?;
+    create_parents(policy, path, &real)?;
+    policy
+        .fs()
+        .write_in_place(&real, content)
+        .map_err(write_err)
 }
 
-fn parent_of(path: &Path) -> PathBuf {
-    path.parent()
-        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf)
+/// Creates the missing parents of `real` (which `path` names), an error
+/// naming the parent as the caller named it.
+fn create_parents(policy: &PathPolicy, path: &Path, real: &Path) -> Result<(), EngineError> {
+    let (Some(parent), Some(named)) = (real.parent(), path.parent()) else {
+        return Ok(());
+    };
+    policy
+        .fs()
+        .create_dir_all(parent)
+        .map_err(|err| EngineError::io(IoOp::CreateDir, named, &err))
 }
 
 /// A successful string replacement.
@@ -164,6 +215,7 @@ pub(crate) struct Replacement {
 /// Replaces `old` with `new` in the file at `path`. Without `replace_all`
 /// exactly one occurrence must exist; on every error the file is untouched.
 pub(crate) fn replace(
+    policy: &PathPolicy,
     path: &Path,
     old: &str,
     new: &str,
@@ -175,7 +227,7 @@ pub(crate) fn replace(
             "old_str must not be empty".to_string(),
         ));
     }
-    let original = read(path, max_size)?;
+    let original = read(policy, path, max_size)?;
     let replacement =
         replace_in(&original, old.as_bytes(), new.as_bytes(), replace_all).map_err(|count| {
             match count {
@@ -188,7 +240,7 @@ pub(crate) fn replace(
                 },
             }
         })?;
-    write_atomic(path, &replacement.content, max_size)?;
+    write_atomic(policy, path, &replacement.content, max_size)?;
     Ok(replacement)
 }
 
@@ -244,6 +296,18 @@ pub(crate) fn find_all(haystack: &[u8], needle: &[u8]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::paths::Scope;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::PathBuf;
+
+    /// A fresh root and a policy confined to it.
+    fn confined() -> (tempfile::TempDir, PathBuf, PathPolicy) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = fs::canonicalize(dir.path()).expect("canonical");
+        let policy = PathPolicy::new(&root, &[], &[], Scope::Root).expect("policy");
+        (dir, root, policy)
+    }
 
     #[test]
     fn replace_counts_non_overlapping_matches() {
@@ -262,10 +326,10 @@ mod tests {
 
     #[test]
     fn failed_replace_leaves_the_file_untouched() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("dup.txt");
+        let (_dir, root, policy) = confined();
+        let path = root.join("dup.txt");
         fs::write(&path, "x\nx\nx\n").expect("write");
-        let err = replace(&path, "x", "y", false, 1024).expect_err("ambiguous");
+        let err = replace(&policy, &path, "x", "y", false, 1024).expect_err("ambiguous");
         assert_eq!(
             err,
             EngineError::AmbiguousMatch {
@@ -274,15 +338,15 @@ mod tests {
             }
         );
         assert_eq!(fs::read_to_string(&path).expect("read"), "x\nx\nx\n");
-        replace(&path, "x", "y", true, 1024).expect("replace all");
+        replace(&policy, &path, "x", "y", true, 1024).expect("replace all");
         assert_eq!(fs::read_to_string(&path).expect("read"), "y\ny\ny\n");
     }
 
     #[test]
     fn atomic_write_creates_parents_and_respects_the_limit() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("a/b/c.txt");
-        let outcome = write_atomic(&path, b"hello", 10).expect("write");
+        let (_dir, root, policy) = confined();
+        let path = root.join("a/b/c.txt");
+        let outcome = write_atomic(&policy, &path, b"hello", 10).expect("write");
         assert_eq!(
             outcome,
             WriteOutcome {
@@ -290,7 +354,7 @@ mod tests {
                 bytes: 5
             }
         );
-        let err = write_atomic(&path, b"far too long", 10).expect_err("too large");
+        let err = write_atomic(&policy, &path, b"far too long", 10).expect_err("too large");
         assert!(matches!(
             err,
             EngineError::TooLarge {
@@ -300,17 +364,17 @@ mod tests {
             }
         ));
         assert_eq!(fs::read(&path).expect("read"), b"hello", "old content kept");
-        let leftovers: Vec<_> = fs::read_dir(dir.path().join("a/b")).expect("ls").collect();
+        let leftovers: Vec<_> = fs::read_dir(root.join("a/b")).expect("ls").collect();
         assert_eq!(leftovers.len(), 1, "no temporary files left behind");
     }
 
     #[test]
     fn atomic_write_keeps_the_existing_mode() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("script.sh");
+        let (_dir, root, policy) = confined();
+        let path = root.join("script.sh");
         fs::write(&path, "old").expect("write");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
-        write_atomic(&path, b"new", 100).expect("write");
+        write_atomic(&policy, &path, b"new", 100).expect("write");
         assert_eq!(
             fs::metadata(&path).expect("stat").permissions().mode() & 0o777,
             0o755
@@ -319,20 +383,20 @@ mod tests {
 
     #[test]
     fn directories_and_fifos_are_io_errors_not_reads() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let err = read(dir.path(), 100).expect_err("dir");
+        let (_dir, root, policy) = confined();
+        let err = read(&policy, &root, 100).expect_err("dir");
         assert!(
             matches!(err, EngineError::Io { op: IoOp::Read, ref cause, .. } if cause == "is a directory")
         );
-        let fifo = dir.path().join("fifo");
+        let fifo = root.join("fifo");
         let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("cstring");
         // SAFETY: c_path is a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
-        let err = read(&fifo, 100).expect_err("fifo");
+        let err = read(&policy, &fifo, 100).expect_err("fifo");
         assert!(
             matches!(err, EngineError::Io { op: IoOp::Read, ref cause, .. } if cause == "not a regular file")
         );
-        let err = write_atomic(dir.path(), b"x", 100).expect_err("dir");
+        let err = write_atomic(&policy, &root, b"x", 100).expect_err("dir");
         assert!(matches!(
             err,
             EngineError::Io {
@@ -344,13 +408,13 @@ mod tests {
 
     #[test]
     fn a_regular_file_used_as_a_directory_is_a_stat_error() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        fs::write(dir.path().join("file.txt"), "x").expect("write");
-        let err = stat(&dir.path().join("file.txt/child")).expect_err("enotdir");
+        let (_dir, root, policy) = confined();
+        fs::write(root.join("file.txt"), "x").expect("write");
+        let err = stat(&policy, &root.join("file.txt/child")).expect_err("enotdir");
         assert!(
             matches!(err, EngineError::Io { op: IoOp::Stat, ref cause, .. } if cause == "not a directory")
         );
-        let err = stat(&dir.path().join("missing")).expect_err("missing");
+        let err = stat(&policy, &root.join("missing")).expect_err("missing");
         assert!(matches!(err, EngineError::NotFound { .. }));
     }
 }

@@ -2,8 +2,10 @@
 //! [`EngineError`]; turning either into text is the dialects' job, so the
 //! same engine can serve suites with very different conventions.
 
+pub(crate) mod confined_fs;
 pub(crate) mod error;
 pub(crate) mod files;
+pub(crate) mod names;
 pub(crate) mod paths;
 pub(crate) mod search;
 pub(crate) mod shell;

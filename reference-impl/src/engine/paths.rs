@@ -5,6 +5,11 @@
 //! yet, *before* the allow list and deny patterns are checked. Checking the
 //! text of the path instead would let `..` or a symlink planted inside an
 //! allowed directory reach anything on the machine.
+//!
+//! Resolving is only half of it: the tree can change between the check and
+//! the use. So the policy also holds the [`ConfinedFs`] that every access
+//! goes through (its methods here resolve and check first, then open the
+//! resolved path beneath a directory handle without following any link).
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -14,6 +19,7 @@ use std::path::{Component, Path, PathBuf};
 use globset::{GlobBuilder, GlobMatcher};
 use thiserror::Error;
 
+use super::confined_fs::{ConfinedFs, ListedEntry, Metadata};
 use super::error::{describe_io, DenyReason, EngineError, IoOp};
 
 /// Symlinks followed while resolving one path before giving up (Linux uses 40).
@@ -39,22 +45,37 @@ pub(crate) enum PolicyError {
     DenyPattern { text: String, cause: globset::Error },
 }
 
-/// Where tools may go: a root, optional allowed directories and deny patterns.
-#[derive(Debug, Clone)]
+/// Where a dialect's tools may reach when no `--allow-dir` is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Only the root (gemini-cli, agent-tools, ikigai confine every path to it).
+    Root,
+    /// Anywhere on the machine (boris without allowed directories), deny
+    /// patterns aside.
+    Anywhere,
+}
+
+/// Where tools may go: a root, optional allowed directories and deny
+/// patterns, and the directory handles every access starts from.
+#[derive(Debug)]
 pub(crate) struct PathPolicy {
     root: PathBuf,
     allow: Vec<PathBuf>,
     deny: Vec<DenyPattern>,
+    fs: ConfinedFs,
 }
 
 impl PathPolicy {
     /// Builds the policy; the root must be an existing directory. Allowed
     /// directories are resolved like tool paths, so a symlinked allow dir
-    /// compares equal to the real paths under it.
+    /// compares equal to the real paths under it. Accesses start from the
+    /// root and each allowed directory, and from `/` only for a dialect of
+    /// [`Scope::Anywhere`] without allowed directories.
     pub(crate) fn new(
         root: &Path,
         allow: &[PathBuf],
         deny: &[String],
+        scope: Scope,
     ) -> Result<PathPolicy, PolicyError> {
         let root = std::fs::canonicalize(root).map_err(|err| PolicyError::Root {
             path: root.to_path_buf(),
@@ -88,7 +109,21 @@ impl PathPolicy {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(PathPolicy { root, allow, deny })
+        let mut jails = vec![root.clone()];
+        jails.extend(allow.iter().cloned());
+        if allow.is_empty() && scope == Scope::Anywhere {
+            jails.push(PathBuf::from("/"));
+        }
+        let fs = ConfinedFs::open(&jails).map_err(|err| PolicyError::Root {
+            path: root.clone(),
+            cause: describe_io(&err),
+        })?;
+        Ok(PathPolicy {
+            root,
+            allow,
+            deny,
+            fs,
+        })
     }
 
     /// The canonical working directory.
@@ -123,6 +158,76 @@ impl PathPolicy {
             }
         }
         out
+    }
+
+    /// The handles every access goes through, for paths already resolved.
+    pub(crate) fn fs(&self) -> &ConfinedFs {
+        &self.fs
+    }
+
+    /// `path` (absolute) with every symlink resolved, if the policy allows
+    /// the result and a jail holds it; otherwise a permission error, so a
+    /// walk or a listing can treat it like any other unusable entry.
+    pub(crate) fn follow(&self, path: &Path) -> io::Result<PathBuf> {
+        let real = resolve_real(path)?;
+        if self.check(&real).is_err() {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} is refused by the path policy", real.display()),
+            ));
+        }
+        if !self.fs.contains(&real) {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} is outside the confined directories", real.display()),
+            ));
+        }
+        Ok(real)
+    }
+
+    /// Stats `path`, following symlinks (within the policy), like `fs::metadata`.
+    pub(crate) fn stat(&self, path: &Path) -> io::Result<Metadata> {
+        self.fs.metadata(&self.follow(path)?)
+    }
+
+    /// Stats `path` itself, a symlink at its end not followed, like
+    /// `fs::symlink_metadata`.
+    pub(crate) fn lstat(&self, path: &Path) -> io::Result<Metadata> {
+        self.fs.metadata(&self.follow_parent(path)?)
+    }
+
+    /// Reads the file at `path` whole, following symlinks (within the policy).
+    pub(crate) fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.fs.read(&self.follow(path)?)
+    }
+
+    /// Opens the file at `path` for reading (see [`ConfinedFs::open_read`]).
+    pub(crate) fn open_read(&self, path: &Path) -> io::Result<std::fs::File> {
+        self.fs.open_read(&self.follow(path)?)
+    }
+
+    /// Opens the file at `path` for writing, without truncating it: the
+    /// check that an existing file may be written to.
+    pub(crate) fn open_write(&self, path: &Path) -> io::Result<std::fs::File> {
+        self.fs.open_write(&self.follow(path)?)
+    }
+
+    /// The entries of the directory at `path` (see [`ConfinedFs::read_dir`]).
+    pub(crate) fn read_dir(&self, path: &Path) -> io::Result<Vec<ListedEntry>> {
+        self.fs.read_dir(&self.follow(path)?)
+    }
+
+    /// Removes the file or link at `path` itself.
+    pub(crate) fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.fs.remove_file(&self.follow_parent(path)?)
+    }
+
+    /// `path` with its parent resolved and its last component kept.
+    fn follow_parent(&self, path: &Path) -> io::Result<PathBuf> {
+        match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => Ok(self.follow(parent)?.join(name)),
+            _ => self.follow(path),
+        }
     }
 
     /// Checks an already-real absolute path (e.g. an entry found by a walk).
@@ -223,7 +328,7 @@ mod tests {
     #[test]
     fn relative_paths_resolve_against_root() {
         let (_dir, root) = setup();
-        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        let policy = PathPolicy::new(&root, &[], &[], Scope::Anywhere).expect("policy");
         assert_eq!(policy.resolve("a/b.txt").expect("ok"), root.join("a/b.txt"));
         assert_eq!(policy.resolve("a/../c").expect("ok"), root.join("c"));
     }
@@ -231,7 +336,8 @@ mod tests {
     #[test]
     fn dotdot_cannot_escape_allowed_dir() {
         let (_dir, root) = setup();
-        let policy = PathPolicy::new(&root, std::slice::from_ref(&root), &[]).expect("policy");
+        let policy = PathPolicy::new(&root, std::slice::from_ref(&root), &[], Scope::Anywhere)
+            .expect("policy");
         let err = policy.resolve("../outside.txt").expect_err("denied");
         assert!(matches!(
             err,
@@ -254,7 +360,8 @@ mod tests {
         let outside = tempfile::tempdir().expect("tempdir");
         symlink(outside.path(), inside.join("escape")).expect("symlink");
         symlink(outside.path().join("nothing-yet"), inside.join("dangling")).expect("symlink");
-        let policy = PathPolicy::new(&root, std::slice::from_ref(&inside), &[]).expect("policy");
+        let policy = PathPolicy::new(&root, std::slice::from_ref(&inside), &[], Scope::Anywhere)
+            .expect("policy");
         assert!(matches!(
             policy.resolve("inside/escape/x.txt"),
             Err(EngineError::AccessDenied { .. })
@@ -269,7 +376,8 @@ mod tests {
     #[test]
     fn deny_patterns_match_the_path_and_its_parents() {
         let (_dir, root) = setup();
-        let policy = PathPolicy::new(&root, &[], &["**/.env".to_string()]).expect("policy");
+        let policy =
+            PathPolicy::new(&root, &[], &["**/.env".to_string()], Scope::Anywhere).expect("policy");
         let err = policy.resolve(".env").expect_err("denied");
         assert_eq!(
             err,
@@ -283,7 +391,8 @@ mod tests {
             Err(EngineError::AccessDenied { .. })
         ));
         assert!(policy.resolve("env.txt").is_ok());
-        let bare = PathPolicy::new(&root, &[], &[".env".to_string()]).expect("policy");
+        let bare =
+            PathPolicy::new(&root, &[], &[".env".to_string()], Scope::Anywhere).expect("policy");
         assert!(
             bare.resolve(".env").is_ok(),
             "a bare name never matches an absolute path"
@@ -294,7 +403,7 @@ mod tests {
     fn lexical_keeps_symlinks_but_folds_dots() {
         let (_dir, root) = setup();
         symlink("/nonexistent-target", root.join("dangling")).expect("symlink");
-        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        let policy = PathPolicy::new(&root, &[], &[], Scope::Anywhere).expect("policy");
         assert_eq!(policy.lexical("./a/../dangling"), root.join("dangling"));
         assert_eq!(
             policy.resolve("dangling").expect("ok"),
@@ -306,7 +415,7 @@ mod tests {
     fn a_file_used_as_a_directory_resolves_without_error() {
         let (_dir, root) = setup();
         std::fs::write(root.join("file.txt"), "x").expect("write");
-        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        let policy = PathPolicy::new(&root, &[], &[], Scope::Anywhere).expect("policy");
         assert_eq!(
             policy.resolve("file.txt/child").expect("ok"),
             root.join("file.txt/child")

@@ -3,9 +3,11 @@
 //! Both walk directories in sorted order, so results are deterministic, skip
 //! `.git` and `node_modules` (as the upstream servers do), never follow
 //! symlinks to directories (no loops, no escaping the tree), and silently
-//! skip entries the path policy refuses.
+//! skip entries the path policy refuses (a symlink to a file is followed only
+//! where the policy allows its target). Every directory is listed and every
+//! file read through the policy's confined handles. A name that is not UTF-8
+//! is walked under its real bytes and shown as [`display_name`] renders it.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -14,6 +16,7 @@ use regex::{Regex, RegexBuilder};
 
 use super::error::EngineError;
 use super::files;
+use super::names::display_name;
 use super::paths::PathPolicy;
 
 /// Directory names never descended into.
@@ -41,47 +44,43 @@ pub(crate) fn walk(policy: &PathPolicy, root: &Path) -> Vec<WalkEntry> {
 }
 
 fn walk_into(policy: &PathPolicy, dir: &Path, prefix: &str, out: &mut Vec<WalkEntry>) {
-    let Ok(reader) = fs::read_dir(dir) else {
+    let Ok(mut listed) = policy.read_dir(dir) else {
         return;
     };
-    let mut names: Vec<_> = reader
-        .filter_map(Result::ok)
-        .map(|e| e.file_name())
-        .collect();
-    names.sort();
-    for name in names {
-        let name = name.to_string_lossy().into_owned();
+    listed.sort_by(|a, b| a.name.cmp(&b.name));
+    for entry in listed {
+        let name = display_name(&entry.name);
         if SKIPPED_DIRS.contains(&name.as_str()) {
             continue;
         }
-        let path = dir.join(&name);
-        let Ok(link_meta) = fs::symlink_metadata(&path) else {
-            continue;
-        };
+        let path = dir.join(&entry.name);
         let relative = if prefix.is_empty() {
             name.clone()
         } else {
             format!("{prefix}/{name}")
         };
-        let meta = if link_meta.file_type().is_symlink() {
+        let meta = if entry.metadata.is_symlink() {
             // A symlink to a file is listed (after checking where it really
             // points); a symlink to a directory is not followed.
-            match (fs::metadata(&path), fs::canonicalize(&path)) {
-                (Ok(meta), Ok(real)) if !meta.is_dir() && policy.check(&real).is_ok() => meta,
+            match policy.stat(&path) {
+                Ok(meta) if !meta.is_dir() => meta,
                 _ => continue,
             }
         } else {
             if policy.check(&path).is_err() {
                 continue;
             }
-            link_meta
+            entry.metadata
         };
         let is_dir = meta.is_dir();
         out.push(WalkEntry {
             path: path.clone(),
             relative: relative.clone(),
             is_dir,
-            modified: meta.modified().ok(),
+            modified: meta
+                .modified()
+                .ok()
+                .map(cap_std::time::SystemTime::into_std),
         });
         if is_dir {
             walk_into(policy, &path, &relative, out);
@@ -148,7 +147,7 @@ pub(crate) fn glob(
     matcher: &GlobMatcher,
     kind: EntryKind,
 ) -> Vec<WalkEntry> {
-    if !root.is_dir() {
+    if !policy.stat(root).is_ok_and(|meta| meta.is_dir()) {
         return Vec::new();
     }
     walk(policy, root)
@@ -236,15 +235,18 @@ pub(crate) fn grep(
     filter: &FileFilter,
     max_size: u64,
 ) -> Result<Vec<FileHits>, EngineError> {
-    let meta = files::stat(root)?;
+    let meta = files::stat(policy, root)?;
     if !meta.is_dir() {
-        let content = files::read(root, max_size)?;
+        let content = files::read(policy, root, max_size)?;
         return Ok(search_content(&content, regex, multiline)
             .map(|(lines, matched)| FileHits {
                 display: display.to_string(),
                 lines,
                 matched,
-                modified: meta.modified().ok(),
+                modified: meta
+                    .modified()
+                    .ok()
+                    .map(cap_std::time::SystemTime::into_std),
             })
             .into_iter()
             .collect());
@@ -265,7 +267,7 @@ pub(crate) fn grep(
                 continue;
             }
         }
-        let Ok(content) = files::read(&entry.path, max_size) else {
+        let Ok(content) = files::read(policy, &entry.path, max_size) else {
             continue;
         };
         if let Some((lines, matched)) = search_content(&content, regex, multiline) {
@@ -344,10 +346,11 @@ fn line_of(text: &str, at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn tree() -> (tempfile::TempDir, PathPolicy) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let root = fs::canonicalize(dir.path()).expect("canonical");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
         fs::create_dir_all(root.join("src/deep")).expect("mkdir");
         fs::create_dir_all(root.join(".git")).expect("mkdir");
         fs::write(root.join("src/a.rs"), "fn main() {}\n// TODO one\n").expect("write");
@@ -355,7 +358,8 @@ mod tests {
         fs::write(root.join("notes.md"), "TODO notes\n").expect("write");
         fs::write(root.join(".git/config"), "TODO hidden\n").expect("write");
         fs::write(root.join("bin.dat"), b"TODO\0binary").expect("write");
-        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        let policy =
+            PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
         (dir, policy)
     }
 

@@ -3,9 +3,16 @@
 //! transport; helpers both use go in `util`.
 //!
 //! Where a new test goes: a check of what crosses stdin/stdout in `stdio`,
-//! of the HTTP transport or of process shutdown in `http`. A tool's wording
-//! belongs in the dialect's unit tests or in a suite under `specs/`, not here.
+//! of the HTTP transport in `http`, of what a client can reach on disk
+//! (symlinks, races, odd names) in `containment`, of what the server leaves
+//! running when it stops in `shutdown`. A tool's
+//! wording belongs in the dialect's unit tests or in a suite under `specs/`,
+//! not here. `session` is a synchronous client for tests that hold a
+//! session open.
 
+mod containment;
 mod http;
+mod session;
+mod shutdown;
 mod stdio;
 mod util;

@@ -2,9 +2,11 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::session::Session;
 use crate::util;
 
 fn exchange(root: &std::path::Path, calls: &[Value]) -> Vec<Value> {
@@ -89,4 +91,35 @@ fn boris_tools_answer_over_stdio() {
         replies[4]["result"]["content"][0]["text"],
         "[INVALID_INPUT] missing required parameter \"path\""
     );
+}
+
+/// A request nested deeper than the JSON parser takes, or longer than the
+/// line limit, is answered with a JSON-RPC error addressed to its id, and
+/// the server goes on serving.
+#[test]
+fn requests_too_deep_or_too_large_are_answered_and_serving_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let mut session = Session::start("boris", &root, &[]);
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{{"name":"view","arguments":{{"path":{}"x"{}}}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    let large = format!(
+        r#"{{"jsonrpc":"2.0","id":"large","method":"tools/call","params":{{"name":"view","arguments":{{"path":"{}"}}}}}}"#,
+        "a".repeat(17 << 20)
+    );
+    for (id, request, says) in [("deep", deep, "levels deep"), ("large", large, "bytes")] {
+        session.send_line(request.as_bytes());
+        let answer = session
+            .next_message(Duration::from_secs(10))
+            .unwrap_or_else(|why| panic!("the {id} request: {why}"));
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{answer}");
+    }
+    let still = session.call_text("bash", json!({"command": "echo still serving"}));
+    assert!(still.contains("still serving"), "{still}");
 }

@@ -4,7 +4,6 @@
 //! target is inside the root. No match is the success `(no matches)`.
 
 use std::collections::BTreeSet;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -32,8 +31,11 @@ struct IgnoreRule {
     dir_only: bool,
 }
 
-fn ignore_rules(root: &Path) -> Vec<IgnoreRule> {
-    let Ok(text) = fs::read_to_string(root.join(".gitignore")) else {
+fn ignore_rules(ctx: &Context, root: &Path) -> Vec<IgnoreRule> {
+    let Ok(bytes) = ctx.policy.read(&root.join(".gitignore")) else {
+        return Vec::new();
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
         return Vec::new();
     };
     text.lines()
@@ -70,27 +72,22 @@ struct Found {
 fn walk(ctx: &Context, base: &Path, respect_ignore: bool) -> Vec<Found> {
     let root = ctx.policy.root();
     let rules = if respect_ignore {
-        ignore_rules(root)
+        ignore_rules(ctx, root)
     } else {
         Vec::new()
     };
     let mut found = Vec::new();
     let mut pending = vec![base.to_path_buf()];
     while let Some(dir) = pending.pop() {
-        let Ok(reader) = fs::read_dir(&dir) else {
+        let Ok(mut listed) = ctx.policy.read_dir(&dir) else {
             continue;
         };
-        let mut names: Vec<_> = reader
-            .filter_map(Result::ok)
-            .map(|e| e.file_name())
-            .collect();
-        names.sort();
+        listed.sort_by(|a, b| a.name.cmp(&b.name));
         let mut subdirs = Vec::new();
-        for name in names {
+        for entry in listed {
+            let name = entry.name;
             let path = dir.join(&name);
-            let Ok(link) = fs::symlink_metadata(&path) else {
-                continue;
-            };
+            let link = entry.metadata;
             let is_dir = link.is_dir();
             if respect_ignore && is_dir && name == ".git" {
                 continue;
@@ -108,9 +105,10 @@ fn walk(ctx: &Context, base: &Path, respect_ignore: bool) -> Vec<Found> {
                 subdirs.push(path);
                 continue;
             }
-            let meta = if link.file_type().is_symlink() {
-                match (fs::metadata(&path), fs::canonicalize(&path)) {
-                    (Ok(meta), Ok(real)) if meta.is_file() && real.starts_with(root) => meta,
+            let meta = if link.is_symlink() {
+                // Followed only where the confinement allows (inside the root).
+                match ctx.policy.stat(&path) {
+                    Ok(meta) if meta.is_file() => meta,
                     _ => continue,
                 }
             } else {
@@ -119,7 +117,7 @@ fn walk(ctx: &Context, base: &Path, respect_ignore: bool) -> Vec<Found> {
             found.push(Found {
                 under_base: relative_to(base, &path).unwrap_or_else(|| shown.clone()),
                 shown,
-                modified: meta.modified().ok(),
+                modified: meta.modified().ok().map(cap_std::time::SystemTime::into_std),
                 path,
             });
         }
@@ -155,7 +153,7 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         .unwrap_or(true);
     let base = workspace::resolve(ctx, &path)?;
     let meta =
-        fs::metadata(&base.real).map_err(|err| workspace::fs_failure(&err, &base.shown, "stat"))?;
+        ctx.policy.stat(&base.real).map_err(|err| workspace::fs_failure(&err, &base.shown, "stat"))?;
     if !meta.is_dir() {
         return Err(workspace::not_directory(&base.shown));
     }
@@ -258,7 +256,7 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         .map(|g| compile_glob(&g).map_err(|err| glob_failure(err, &g)))
         .transpose()?;
     let target = workspace::resolve(ctx, &path)?;
-    let meta = fs::metadata(&target.real)
+    let meta = ctx.policy.stat(&target.real)
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
     let candidates: Vec<(PathBuf, String)> = if meta.is_dir() {
         walk(ctx, &target.real, true)
@@ -316,11 +314,11 @@ fn search_file(
     regex: &Regex,
     multiline: bool,
 ) -> Option<FileHits> {
-    let meta = fs::metadata(path).ok()?;
+    let meta = ctx.policy.stat(path).ok()?;
     if !meta.is_file() || meta.len() > ctx.max_file_size {
         return None;
     }
-    let bytes = fs::read(path).ok()?;
+    let bytes = ctx.policy.read(path).ok()?;
     if looks_binary(&bytes) {
         return None;
     }

@@ -6,7 +6,6 @@
 //! started (for example one containing a NUL byte, which no `exec` accepts)
 //! is `io_error`.
 
-use std::fs;
 use std::time::Duration;
 
 use rmcp::model::JsonObject;
@@ -62,7 +61,7 @@ pub(super) async fn bash(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failu
 
 fn working_directory(ctx: &Context, raw: &str) -> Result<std::path::PathBuf, Failure> {
     let Target { real, shown } = workspace::resolve(ctx, raw)?;
-    let meta = fs::metadata(&real).map_err(|err| workspace::fs_failure(&err, &shown, "stat"))?;
+    let meta = ctx.policy.stat(&real).map_err(|err| workspace::fs_failure(&err, &shown, "stat"))?;
     if !meta.is_dir() {
         return Err(workspace::not_directory(&shown));
     }

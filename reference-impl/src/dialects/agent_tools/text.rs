@@ -7,9 +7,6 @@
 //! not one of them and is reported as `internal`, exactly as upstream's
 //! unguarded `readFile` after its `stat` is.
 
-use std::fs;
-use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use serde_json::Value;
@@ -23,7 +20,7 @@ const BINARY_SCAN_BYTES: usize = 8000;
 /// Reads `target` whole, refusing directories, files over the size limit
 /// and binary files.
 pub(crate) fn read_text(ctx: &Context, target: &Target) -> Result<Vec<u8>, Failure> {
-    let meta = fs::metadata(&target.real)
+    let meta = ctx.policy.stat(&target.real)
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
     if meta.is_dir() {
         return Err(workspace::is_directory(&target.shown));
@@ -47,7 +44,7 @@ pub(crate) fn read_text(ctx: &Context, target: &Target) -> Result<Vec<u8>, Failu
             .insert("limit".into(), Value::from(ctx.max_file_size));
         return Err(failure);
     }
-    let bytes = read_without_blocking(&target.real)
+    let bytes = read_without_blocking(ctx, &target.real)
         .map_err(|err| workspace::internal(format!("reading {}: {err}", target.real.display())))?;
     if looks_binary(&bytes) {
         return Err(workspace::with_path(
@@ -63,14 +60,8 @@ pub(crate) fn read_text(ctx: &Context, target: &Target) -> Result<Vec<u8>, Failu
 
 /// Opens with `O_NONBLOCK` so that a FIFO nobody writes to reads as empty
 /// instead of hanging the call.
-fn read_without_blocking(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+fn read_without_blocking(ctx: &Context, path: &Path) -> std::io::Result<Vec<u8>> {
+    ctx.policy.read(path)
 }
 
 /// A NUL byte near either end of the file.

@@ -31,12 +31,12 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
         }
     };
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
-    let meta = files::stat(&path).map_err(as_requested(ctx, &path_arg))?;
+    let meta = files::stat(&ctx.policy, &path).map_err(as_requested(ctx, &path_arg))?;
     if meta.is_dir() {
         let tree = tree::draw(&ctx.policy, &ctx.mutations, &path).map_err(engine_failure)?;
         return Ok(Reply::text(tree));
     }
-    let content = files::read(&path, ctx.max_file_size).map_err(engine_failure)?;
+    let content = files::read(&ctx.policy, &path, ctx.max_file_size).map_err(engine_failure)?;
     if content.iter().take(512).any(|&b| b == 0) {
         let size = content.len() as u64;
         let size = if ctx.mutations.is_active(Mutation::BinarySizeInBytes) {
@@ -126,7 +126,7 @@ pub(super) fn str_replace(ctx: &Context, raw: &JsonObject) -> Outcome {
         .unwrap_or(false);
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
     let off_by_one = ctx.mutations.is_active(Mutation::AmbiguousCountOffByOne);
-    let done = files::replace(&path, &old, &new, replace_all, ctx.max_file_size)
+    let done = files::replace(&ctx.policy, &path, &old, &new, replace_all, ctx.max_file_size)
         .map_err(|err| match err {
             EngineError::AmbiguousMatch { path, count } if off_by_one => {
                 EngineError::AmbiguousMatch {
@@ -186,7 +186,7 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     } else {
         ctx.max_file_size
     };
-    match files::write_atomic(&path, content.as_bytes(), limit) {
+    match files::write_atomic(&ctx.policy, &path, content.as_bytes(), limit) {
         Ok(outcome) => {
             let size = if ctx.mutations.is_active(Mutation::CreatedSizeInChars) {
                 content.chars().count() as u64
@@ -204,7 +204,7 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
                     .unwrap_or(usize::MAX)
                     .min(content.len());
                 // The mutation imitates a broken server: its own failure is moot.
-                let _ = files::write_in_place_unsafely(&path, &content.as_bytes()[..cut]);
+                let _ = files::write_in_place_unsafely(&ctx.policy, &path, &content.as_bytes()[..cut]);
             }
             Err(engine_failure(err))
         }

@@ -46,14 +46,18 @@ mod tree;
 use rmcp::model::JsonObject;
 
 use super::{Adapter, Call, Context, Failure, Reply};
+use crate::engine::paths::Scope;
 use mutations::Mutation;
 
 /// A tool's outcome before rendering.
 type Outcome = Result<Reply, Failure>;
 
-/// The boris adapter, registered in `registry!` (`super`).
+/// The boris adapter, registered in `registry!` (`super`). Without
+/// `--allow-dir`, boris may reach any path on the machine (deny patterns
+/// aside), as upstream does.
 pub(crate) const ADAPTER: Adapter =
-    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render);
+    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render)
+        .reaching(Scope::Anywhere);
 
 /// Runs one boris tool; `None` for an unknown tool name.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

@@ -358,7 +358,7 @@ pub(super) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let root = resolve_or_root(ctx, path_arg.as_deref())?;
     // The seed makes a missing path PATH_NOT_FOUND for every tool (upstream
     // answers "No files found"); a regular file finds nothing, as upstream.
-    files::stat(&root).map_err(as_requested(ctx, path_arg.as_deref().unwrap_or("")))?;
+    files::stat(&ctx.policy, &root).map_err(as_requested(ctx, path_arg.as_deref().unwrap_or("")))?;
     let m = &ctx.mutations;
     // The engine matches the path relative to the search folder or, as
     // upstream, the base name at any depth; a mutation keeps only the former.

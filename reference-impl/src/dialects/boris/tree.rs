@@ -34,7 +34,7 @@ pub(super) fn draw(
     dir: &Path,
 ) -> Result<String, EngineError> {
     if mutations.is_active(Mutation::DirectoryFlatListing) {
-        return Ok(files::list_dir(dir)?
+        return Ok(files::list_dir(policy, dir)?
             .into_iter()
             .map(|e| format!("{}{}\n", e.name, if e.is_dir { "/" } else { "" }))
             .collect());
@@ -98,7 +98,7 @@ fn draw_level(
         return Ok(());
     }
     let hide_dotfiles = mutations.is_active(Mutation::TreeHidesDotfiles);
-    let entries: Vec<files::DirEntry> = files::list_dir(dir)?
+    let entries: Vec<files::DirEntry> = files::list_dir(policy, dir)?
         .into_iter()
         .filter(|e| !LEFT_OUT.contains(&e.name.as_str()))
         .filter(|e| !(hide_dotfiles && e.name.starts_with('.')))

@@ -10,7 +10,6 @@
 //! `Background PIDs` is always `(none)`; `directory` may not lead outside the
 //! root, nor name a file.
 
-use std::fs;
 use std::path::Path;
 
 use rmcp::model::JsonObject;
@@ -80,7 +79,7 @@ pub(crate) async fn run_shell_command(ctx: &Context, raw: &JsonObject) -> Outcom
                     Refusal::Unusable(why) => why,
                 })
             })?;
-            match fs::metadata(&real) {
+            match ctx.policy.stat(&real) {
                 Err(_) => return Err(rejected("Directory must exist.".into())),
                 Ok(meta) if !meta.is_dir() => {
                     return Err(rejected(

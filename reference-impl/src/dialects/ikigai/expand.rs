@@ -10,10 +10,12 @@
 //! Nothing outside the root is listed or returned: a directory to list or a
 //! match whose real path (symlinks resolved) leaves the root is left out.
 
-use std::fs;
+use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::wildcard::{Wildcard, WildcardError};
+use crate::engine::names::display_name;
 use crate::engine::paths::PathPolicy;
 
 /// A match: the text shown and the real path it names.
@@ -66,31 +68,35 @@ pub(crate) fn expand_with(
         None if pattern.starts_with('/') => "/".to_string(),
         None => String::new(),
     };
-    let mut candidates = vec![start];
+    // Each candidate is the text shown and the path it names, built from
+    // the names' real bytes (a name that is not UTF-8 is shown replaced but
+    // still reached).
+    let mut candidates = vec![(policy.root().join(&start), start)];
     for (index, component) in components.iter().enumerate() {
         let last = index + 1 == components.len();
         let mut next = Vec::new();
-        for shown in &candidates {
+        for (path, shown) in &candidates {
             match component.literal() {
                 // A name is looked up, not listed, so the directories on the
                 // way to the root (`/`, `/tmp`) may be walked through.
                 Some(name) => {
-                    let child = policy.root().join(shown).join(&name);
-                    if exists_as(&child, last) {
-                        next.push(join(shown, &name));
+                    let child = path.join(&name);
+                    if exists_as(policy, &child, last) {
+                        next.push((child, join(shown, &name)));
                     }
                 }
                 None => {
-                    let Some(dir) = inside_root(policy, shown) else {
+                    let Some(dir) = inside_root(policy, path) else {
                         continue;
                     };
-                    for name in sorted_names(&dir) {
+                    for (name, real_name) in sorted_names(policy, &dir) {
                         let matched = match leading_dot {
                             LeadingDot::Literal => component.matches(&name),
                             LeadingDot::Wildcard => component.matches_dotfiles_too(&name),
                         };
-                        if matched && exists_as(&dir.join(&name), last) {
-                            next.push(join(shown, &name));
+                        let child = dir.join(&real_name);
+                        if matched && exists_as(policy, &child, last) {
+                            next.push((child, join(shown, &name)));
                         }
                     }
                 }
@@ -100,36 +106,43 @@ pub(crate) fn expand_with(
     }
     let mut found: Vec<Found> = candidates
         .into_iter()
-        .filter_map(|shown| inside_root(policy, &shown).map(|real| Found { shown, real }))
+        .filter_map(|(path, shown)| inside_root(policy, &path).map(|real| Found { shown, real }))
         .collect();
     found.sort_by(|a, b| a.shown.cmp(&b.shown));
     Ok(found)
 }
 
-/// The real path that `shown` names, if it is the root or under it and the
+/// The real path that `path` names, if it is the root or under it and the
 /// policy allows it.
-fn inside_root(policy: &PathPolicy, shown: &str) -> Option<PathBuf> {
-    let real = policy.resolve(shown).ok()?;
+fn inside_root(policy: &PathPolicy, path: &Path) -> Option<PathBuf> {
+    let real = policy.follow(path).ok()?;
     real.starts_with(policy.root()).then_some(real)
 }
 
 /// Whether `path` exists (a dangling symlink counts, as a name that glob
-/// lists); a component that is not the last must also be a directory.
-fn exists_as(path: &Path, last: bool) -> bool {
-    if last {
-        fs::symlink_metadata(path).is_ok()
+/// lists); a component that is not the last must also be a directory. A
+/// path the confinement will not look at (a directory on the way down to
+/// the root) is let through: [`inside_root`] has the last word on matches.
+fn exists_as(policy: &PathPolicy, path: &Path, last: bool) -> bool {
+    let looked = if last {
+        policy.lstat(path).map(|_| true)
     } else {
-        fs::metadata(path).is_ok_and(|meta| meta.is_dir())
+        policy.stat(path).map(|meta| meta.is_dir())
+    };
+    match looked {
+        Ok(exists) => exists,
+        Err(err) => err.kind() == io::ErrorKind::PermissionDenied,
     }
 }
 
-fn sorted_names(dir: &Path) -> Vec<String> {
-    let Ok(reader) = fs::read_dir(dir) else {
+/// The entries of `dir` by shown name, each with its real name.
+fn sorted_names(policy: &PathPolicy, dir: &Path) -> Vec<(String, OsString)> {
+    let Ok(listed) = policy.read_dir(dir) else {
         return Vec::new();
     };
-    let mut names: Vec<String> = reader
-        .filter_map(Result::ok)
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+    let mut names: Vec<(String, OsString)> = listed
+        .into_iter()
+        .map(|entry| (display_name(&entry.name), entry.name))
         .collect();
     names.sort();
     names
@@ -148,10 +161,11 @@ fn join(shown: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn tree() -> (tempfile::TempDir, PathPolicy) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let root = fs::canonicalize(dir.path()).expect("canonical");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
         fs::create_dir_all(root.join("src/deep")).expect("mkdir");
         for file in [
             "a.c",
@@ -163,7 +177,7 @@ mod tests {
         ] {
             fs::write(root.join(file), "x\n").expect("write");
         }
-        let policy = PathPolicy::new(&root, &[], &[]).expect("policy");
+        let policy = PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
         (dir, policy)
     }
 

@@ -1,6 +1,5 @@
 //! `file_read` and `file_write`.
 
-use std::fs::{self, OpenOptions};
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -42,7 +41,7 @@ pub(crate) fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
     let path = confine(ctx, &path_arg)?;
     let shown = named(ctx, &path_arg, &path);
     // Checked before opening: opening a FIFO would block.
-    let meta = fs::metadata(&path).map_err(|err| open_failure(&err, &shown))?;
+    let meta = ctx.policy.stat(&path).map_err(|err| open_failure(&err, &shown))?;
     if !meta.is_file() {
         return Err(path_failure("Cannot open file", &path_arg));
     }
@@ -60,7 +59,8 @@ pub(crate) fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
         });
     }
     let mut content = Vec::new();
-    fs::File::open(&path)
+    ctx.policy
+        .open_read(&path)
         .map_err(|err| open_failure(&err, &shown))?
         .read_to_end(&mut content)
         .map_err(|_| path_failure("Failed to read file", &path_arg))?;
@@ -84,22 +84,21 @@ pub(crate) fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
     // be writable (an atomic rename alone would replace a read-only file).
     let parent_is_dir = path
         .parent()
-        .is_some_and(|parent| fs::metadata(parent).is_ok_and(|meta| meta.is_dir()));
+        .is_some_and(|parent| ctx.policy.stat(parent).is_ok_and(|meta| meta.is_dir()));
     if !parent_is_dir {
         return Err(path_failure("Cannot open file", &shown));
     }
-    match fs::metadata(&path) {
+    match ctx.policy.stat(&path) {
         Ok(meta) if !meta.is_file() => return Err(path_failure("Cannot open file", &path_arg)),
         Ok(_) => {
-            OpenOptions::new()
-                .write(true)
-                .open(&path)
+            ctx.policy
+                .open_write(&path)
                 .map_err(|err| open_failure(&err, &shown))?;
         }
         Err(err) if err.kind() == io::ErrorKind::NotFound => {}
         Err(err) => return Err(open_failure(&err, &path_arg)),
     }
-    let written = files::write_atomic(&path, content.as_bytes(), ctx.max_file_size)
+    let written = files::write_atomic(&ctx.policy, &path, content.as_bytes(), ctx.max_file_size)
         .map_err(|err| write_failure(err, &path_arg))?;
     let bytes = if ctx.mutations.is_active(Mutation::BytesAsChars) {
         content.chars().count() as u64

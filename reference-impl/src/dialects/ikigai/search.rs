@@ -1,7 +1,5 @@
 //! `glob` and `grep`.
 
-use std::fs;
-
 use regex::Regex;
 use rmcp::model::JsonObject;
 
@@ -12,6 +10,7 @@ use super::render::Data;
 use super::{confine, ere, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
+use crate::engine::names::display_name;
 
 /// The `path` argument; empty counts as absent, as upstream.
 fn base_arg(args: &Args) -> Result<Option<String>, Failure> {
@@ -81,7 +80,10 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let file_pattern = filter.as_deref().unwrap_or("*");
     let mut files = find(ctx, base.as_deref(), file_pattern)?;
     if ctx.mutations.is_active(Mutation::GrepRecursive) {
-        files = files.into_iter().flat_map(descend).collect();
+        files = files
+            .into_iter()
+            .flat_map(|found| descend(ctx, found))
+            .collect();
     }
     let rules = LineRules {
         strip_carriage_return: ctx.mutations.is_active(Mutation::GrepStripCr),
@@ -96,7 +98,7 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     };
     let mut lines = Vec::new();
     for file in files {
-        if !fs::metadata(&file.real).is_ok_and(|meta| meta.is_file()) {
+        if !ctx.policy.stat(&file.real).is_ok_and(|meta| meta.is_file()) {
             continue;
         }
         if let Some(content) = readable(ctx, &file) {
@@ -115,26 +117,26 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
 /// A match and, when it is a directory, every regular file below it (the
 /// `grep-recursive` mutation; upstream searches only what the glob names).
 /// Symlinks below are not followed, so nothing outside the root is reached.
-fn descend(found: Found) -> Vec<Found> {
-    if !fs::metadata(&found.real).is_ok_and(|meta| meta.is_dir()) {
+fn descend(ctx: &Context, found: Found) -> Vec<Found> {
+    if !ctx.policy.stat(&found.real).is_ok_and(|meta| meta.is_dir()) {
         return vec![found];
     }
-    let Ok(reader) = fs::read_dir(&found.real) else {
+    let Ok(mut listed) = ctx.policy.read_dir(&found.real) else {
         return Vec::new();
     };
-    let mut names: Vec<String> = reader
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_ok_and(|kind| !kind.is_symlink()))
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
+    listed.retain(|entry| !entry.metadata.is_symlink());
+    listed.sort_by(|a, b| a.name.cmp(&b.name));
+    listed
         .into_iter()
-        .flat_map(|name| {
-            descend(Found {
-                shown: format!("{}/{name}", found.shown.trim_end_matches('/')),
-                real: found.real.join(&name),
-            })
+        .flat_map(|entry| {
+            let name = display_name(&entry.name);
+            descend(
+                ctx,
+                Found {
+                    shown: format!("{}/{name}", found.shown.trim_end_matches('/')),
+                    real: found.real.join(&entry.name),
+                },
+            )
         })
         .collect()
 }
@@ -152,11 +154,11 @@ struct LineRules {
 /// A file's text, or `None` when it cannot be read (or is over the size
 /// limit): such files are skipped, as upstream skips what it cannot open.
 fn readable(ctx: &Context, file: &Found) -> Option<String> {
-    let meta = fs::metadata(&file.real).ok()?;
+    let meta = ctx.policy.stat(&file.real).ok()?;
     if meta.len() > ctx.max_file_size {
         return None;
     }
-    let bytes = fs::read(&file.real).ok()?;
+    let bytes = ctx.policy.read(&file.real).ok()?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 

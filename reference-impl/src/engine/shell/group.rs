@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::process::Command;
 
-use super::{lock, Shell};
+use super::{lock, orphans, Shell};
 use crate::engine::error::{describe_io, EngineError};
 
 /// Kills a process group when dropped: on normal completion (stragglers), on
@@ -22,7 +22,11 @@ pub(super) struct GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         kill_group(self.pgid);
-        lock(&self.groups).remove(&self.pgid);
+        let mut groups = lock(&self.groups);
+        groups.remove(&self.pgid);
+        // A good moment to reap what left the group and has exited since;
+        // under the lock, so no shell being spawned is taken for one.
+        orphans::reap_adopted(&groups);
     }
 }
 
@@ -62,6 +66,9 @@ impl Shell {
         stdout: Stdio,
         stderr: Stdio,
     ) -> Result<(tokio::process::Child, GroupGuard), EngineError> {
+        // Held from the spawn to the registration, so that a shell exiting at
+        // once is never taken for an adopted orphan and reaped behind tokio.
+        let mut groups = lock(&self.groups);
         let child = Command::new("bash")
             .arg("-c")
             .arg(command)
@@ -81,7 +88,8 @@ impl Shell {
             .ok_or_else(|| EngineError::StartFailed {
                 cause: "the process exited before it could be tracked".into(),
             })?;
-        lock(&self.groups).insert(pgid);
+        groups.insert(pgid);
+        drop(groups);
         Ok((
             child,
             GroupGuard {

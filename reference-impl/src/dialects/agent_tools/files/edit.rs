@@ -56,7 +56,7 @@ pub(in crate::dialects::agent_tools) fn edit_file(
         }
         Err(failure) => return Err(with_path(failure, &target.shown)),
     };
-    write(&target, &edited.content)?;
+    write(ctx, &target, &edited.content)?;
     let noun = if edited.count == 1 {
         "occurrence"
     } else {
@@ -144,10 +144,10 @@ pub(in crate::dialects::agent_tools) fn multi_edit(
             Err(failure) => return Err(numbered(failure, index, &target.shown)),
         }
         if ctx.mutations.is_active(Mutation::MultiEditPartialWrite) {
-            write(&target, &content)?;
+            write(ctx, &target, &content)?;
         }
     }
-    write(&target, &content)?;
+    write(ctx, &target, &content)?;
     let noun = if edits.len() == 1 { "edit" } else { "edits" };
     Ok(Reply::text(format!(
         "Applied {} {noun} to {}.",
@@ -163,8 +163,8 @@ fn numbered(mut failure: Failure, index: usize, shown: &str) -> Failure {
     with_path(failure, shown)
 }
 
-fn write(target: &Target, content: &[u8]) -> Result<(), Failure> {
-    write_atomic(&target.real, content, u64::MAX)
+fn write(ctx: &Context, target: &Target, content: &[u8]) -> Result<(), Failure> {
+    write_atomic(&ctx.policy, &target.real, content, u64::MAX)
         .map(|_| ())
         .map_err(|err| workspace::engine_failure(err, &target.shown))
 }

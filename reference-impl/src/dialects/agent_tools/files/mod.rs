@@ -8,7 +8,6 @@ mod patch;
 pub(super) use edit::{edit_file, multi_edit};
 pub(super) use patch::apply_patch;
 
-use std::fs;
 
 use rmcp::model::JsonObject;
 use serde_json::Value;
@@ -20,6 +19,7 @@ use super::text::{decode, read_text, split_lines};
 use super::workspace::{self, with_path};
 use crate::dialects::common::args::Args;
 use crate::engine::files::write_atomic;
+use crate::engine::names::display_name;
 
 /// Lines shown when `limit` is absent or 0, and characters kept per line.
 const DEFAULT_LIMIT: usize = 2000;
@@ -111,21 +111,25 @@ pub(crate) fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure
         .map_err(argument_failure)?
         .unwrap_or_else(|| ".".into());
     let target = workspace::resolve(ctx, &path)?;
-    let meta = fs::metadata(&target.real)
+    let meta = ctx.policy.stat(&target.real)
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
     if !meta.is_dir() {
         return Err(workspace::not_directory(&target.shown));
     }
-    let reader = fs::read_dir(&target.real)
+    let listed = ctx
+        .policy
+        .read_dir(&target.real)
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "list"))?;
     let mut entries = Vec::new();
-    for entry in reader {
-        let entry = entry.map_err(|err| workspace::fs_failure(&err, &target.shown, "list"))?;
-        // Symlinks are followed; a dangling one is listed as an empty file.
-        let (is_dir, size) =
-            fs::metadata(entry.path()).map_or((false, 0), |m| (m.is_dir(), m.len()));
+    for entry in listed {
+        // Symlinks are followed (within the root); a dangling one, or one
+        // leading out of the root, is listed as an empty file.
+        let (is_dir, size) = ctx
+            .policy
+            .stat(&target.real.join(&entry.name))
+            .map_or((false, 0), |m| (m.is_dir(), m.len()));
         entries.push(Entry {
-            name: entry.file_name().to_string_lossy().into_owned(),
+            name: display_name(&entry.name),
             is_dir,
             size,
         });
@@ -170,14 +174,14 @@ pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failu
         content.push('\n');
     }
     let target = workspace::resolve(ctx, &path)?;
-    let existed = match fs::metadata(&target.real) {
+    let existed = match ctx.policy.stat(&target.real) {
         Ok(meta) if meta.is_dir() => return Err(workspace::is_directory(&target.shown)),
         Ok(_) => true,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => false,
         Err(err) => return Err(workspace::fs_failure(&err, &target.shown, "stat")),
     };
     // Upstream puts no size limit on writes (too_large is about input files).
-    write_atomic(&target.real, content.as_bytes(), u64::MAX)
+    write_atomic(&ctx.policy, &target.real, content.as_bytes(), u64::MAX)
         .map_err(|err| workspace::engine_failure(err, &target.shown))?;
     let bytes = if ctx.mutations.is_active(Mutation::WriteCountsChars) {
         content.chars().count()

@@ -12,10 +12,9 @@
 //! match, never before the previous hunk.
 
 use std::collections::HashSet;
-use std::fs;
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+
+use cap_std::fs::PermissionsExt;
 
 use rmcp::model::JsonObject;
 use serde_json::Value;
@@ -26,6 +25,7 @@ use crate::dialects::agent_tools::text::{decode, read_text, split_lines};
 use crate::dialects::agent_tools::workspace::{self, with_path, Target};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
+use crate::engine::confined_fs::StagedWrite;
 
 // ------------------------------------------------------------------ parsing
 
@@ -306,12 +306,12 @@ pub(in crate::dialects::agent_tools) fn apply_patch(
         let (block_changes, line) = plan(ctx, file, &mut claimed)?;
         summary.push(line);
         if not_atomic {
-            commit(block_changes)?;
+            commit(ctx, block_changes)?;
         } else {
             changes.extend(block_changes);
         }
     }
-    commit(changes)?;
+    commit(ctx, changes)?;
     Ok(Reply::text(format!(
         "Applied patch:\n{}",
         summary.join("\n")
@@ -345,7 +345,7 @@ fn plan(
         (None, Some(new)) => {
             let target = workspace::resolve(ctx, new)?;
             claim(&target)?;
-            match fs::symlink_metadata(&target.real) {
+            match ctx.policy.lstat(&target.real) {
                 Ok(_) => {
                     return Err(with_path(
                         invalid(format!("Cannot create {}: it already exists", target.shown)),
@@ -398,7 +398,7 @@ fn plan(
                 ));
             }
             claim(&to)?;
-            if fs::symlink_metadata(&to.real).is_ok() {
+            if ctx.policy.lstat(&to.real).is_ok() {
                 return Err(with_path(
                     invalid(format!(
                         "Cannot rename onto {}: it already exists",
@@ -440,32 +440,34 @@ fn patched(source: &Lines, file: &FilePatch, target: &Target) -> Result<Lines, F
 
 /// A write staged beside its target, and what the target held before.
 struct Staged {
-    temp: tempfile::NamedTempFile,
+    temp: StagedWrite,
     target: Target,
 }
 
 /// Makes every change or none: writes are staged first (a failure there
 /// touches nothing), then renamed into place in order; if a step fails,
 /// the changes already made are undone from the originals kept in memory.
-fn commit(changes: Vec<Change>) -> Result<(), Failure> {
+/// Every file access goes through the policy's confined handles.
+fn commit(ctx: &Context, changes: Vec<Change>) -> Result<(), Failure> {
     let mut staged = Vec::new();
     let mut deletes = Vec::new();
     for change in changes {
         match change {
-            Change::Write { target, content } => staged.push(stage(target, &content)?),
+            Change::Write { target, content } => staged.push(stage(ctx, target, &content)?),
             Change::Delete { target } => deletes.push(target),
         }
     }
     let mut undo: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
     let result = (|| {
         for Staged { temp, target } in staged {
-            undo.push((target.real.clone(), fs::read(&target.real).ok()));
-            temp.persist(&target.real)
-                .map_err(|err| workspace::fs_failure(&err.error, &target.shown, "write"))?;
+            undo.push((target.real.clone(), ctx.policy.read(&target.real).ok()));
+            temp.persist()
+                .map_err(|err| workspace::fs_failure(&err, &target.shown, "write"))?;
         }
         for target in deletes {
-            let before = fs::read(&target.real).ok();
-            fs::remove_file(&target.real)
+            let before = ctx.policy.read(&target.real).ok();
+            ctx.policy
+                .remove_file(&target.real)
                 .map_err(|err| workspace::fs_failure(&err, &target.shown, "delete"))?;
             undo.push((target.real.clone(), before));
         }
@@ -473,34 +475,36 @@ fn commit(changes: Vec<Change>) -> Result<(), Failure> {
     })();
     if result.is_err() {
         for (path, before) in undo.into_iter().rev() {
-            restore(&path, before);
+            restore(ctx, &path, before);
         }
     }
     result
 }
 
-fn stage(target: Target, content: &[u8]) -> Result<Staged, Failure> {
-    let parent = target
-        .real
-        .parent()
-        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+fn stage(ctx: &Context, target: Target, content: &[u8]) -> Result<Staged, Failure> {
     let fail = |err: std::io::Error| workspace::fs_failure(&err, &target.shown, "write");
-    fs::create_dir_all(&parent).map_err(fail)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".toolspec-patch-")
-        .tempfile_in(&parent)
-        .map_err(fail)?;
-    temp.write_all(content).map_err(fail)?;
-    let mode = fs::metadata(&target.real).map_or(0o644, |m| m.permissions().mode() & 0o7777);
-    fs::set_permissions(temp.path(), fs::Permissions::from_mode(mode)).map_err(fail)?;
+    let mode = existing_mode(ctx, &target.real);
+    let real = ctx.policy.follow(&target.real).map_err(fail)?;
+    let temp = ctx.policy.fs().stage(&real, content, mode).map_err(fail)?;
     Ok(Staged { temp, target })
 }
 
+/// The permission bits of the file at `path`, or 0644 for a new one.
+fn existing_mode(ctx: &Context, path: &Path) -> u32 {
+    ctx.policy
+        .stat(path)
+        .map_or(0o644, |m| m.permissions().mode() & 0o7777)
+}
+
 /// Best effort: puts back what a path held before the patch.
-fn restore(path: &Path, before: Option<Vec<u8>>) {
+fn restore(ctx: &Context, path: &Path, before: Option<Vec<u8>>) {
     let outcome = match before {
-        Some(content) => fs::write(path, content),
-        None => fs::remove_file(path),
+        Some(content) => ctx.policy.follow(path).and_then(|real| {
+            ctx.policy
+                .fs()
+                .write_atomic(&real, &content, existing_mode(ctx, path))
+        }),
+        None => ctx.policy.remove_file(path),
     };
     if let Err(err) = outcome {
         eprintln!(

@@ -1,7 +1,7 @@
 //! `list_directory`: `Directory listing for <path>:` and one entry per line,
 //! directories first with a `[DIR] ` prefix, each group in name order.
 
-use std::fs;
+use std::ffi::OsString;
 use std::path::Path;
 
 use rmcp::model::JsonObject;
@@ -14,6 +14,7 @@ use crate::dialects::gemini_cli::{
     invalid_params, node_error, plain_error, sentence, Context, Outcome,
 };
 use crate::dialects::Reply;
+use crate::engine::names::display_name;
 use crate::engine::star_match::star_match;
 
 /// One listed entry.
@@ -40,7 +41,7 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
             Refusal::Unusable(why) => why,
         })
     })?;
-    let meta = fs::metadata(&real).map_err(|err| {
+    let meta = ctx.policy.stat(&real).map_err(|err| {
         plain_error(format!(
             "Error listing directory: {}",
             node_error::describe(&err, "stat", &path)
@@ -51,7 +52,7 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
             "Error: Path is not a directory: {path}"
         )));
     }
-    let names = read_names(&real).map_err(|err| {
+    let names = read_names(ctx, &real).map_err(|err| {
         plain_error(format!(
             "Error listing directory: {}",
             node_error::describe(&err, "scandir", &path)
@@ -67,16 +68,22 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
     let hide_dotfiles = ctx.mutations.is_active(Mutation::HideDotfiles);
     let mut entries: Vec<Entry> = names
         .into_iter()
-        .filter(|name| !(hide_dotfiles && name.starts_with('.')))
-        .filter(|name| {
+        .map(|name| (display_name(&name), name))
+        .filter(|(shown, _)| !(hide_dotfiles && shown.starts_with('.')))
+        .filter(|(shown, _)| {
             !ignore
                 .iter()
-                .any(|pattern| ignored_by(pattern, name, unanchored))
+                .any(|pattern| ignored_by(pattern, shown, unanchored))
         })
-        // An entry that cannot be stat'ed (a dangling link) is left out, as upstream.
-        .filter_map(|name| {
-            let is_dir = fs::metadata(real.join(&name)).ok()?.is_dir();
-            Some(Entry { name, is_dir })
+        // An entry that cannot be stat'ed (a dangling link) is left out, as
+        // upstream; a link the confinement will not follow is listed as it is.
+        .filter_map(|(shown, name)| {
+            let is_dir = match ctx.policy.stat(&real.join(&name)) {
+                Ok(meta) => meta.is_dir(),
+                Err(err) if err.kind() == std::io::ErrorKind::PermissionDenied => false,
+                Err(_) => return None,
+            };
+            Some(Entry { name: shown, is_dir })
         })
         .collect();
     sort_entries(
@@ -99,10 +106,13 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
     )))
 }
 
-fn read_names(dir: &Path) -> std::io::Result<Vec<String>> {
-    fs::read_dir(dir)?
-        .map(|entry| entry.map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect()
+fn read_names(ctx: &Context, dir: &Path) -> std::io::Result<Vec<OsString>> {
+    Ok(ctx
+        .policy
+        .read_dir(dir)?
+        .into_iter()
+        .map(|entry| entry.name)
+        .collect())
 }
 
 /// Directories first, then files, each in name order. `names_only` (a

@@ -4,8 +4,6 @@
 //! as gemini-cli words it. Lines are counted as JavaScript's
 //! `split('\n')` counts them, so a final newline makes one more (empty) line.
 
-use std::fs;
-
 use rmcp::model::JsonObject;
 
 use crate::dialects::gemini_cli::confine::{self, Refusal};
@@ -48,7 +46,7 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let limit = limit.map_or(DEFAULT_LINE_LIMIT, |l| {
         usize::try_from(l).unwrap_or(usize::MAX)
     });
-    let Ok(meta) = fs::metadata(&real) else {
+    let Ok(meta) = ctx.policy.stat(&real) else {
         return Err(plain_error(format!("File not found: {path}")));
     };
     if meta.is_dir() {
@@ -67,7 +65,7 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             meta.len()
         )));
     }
-    let bytes = fs::read(&real).map_err(|err| {
+    let bytes = ctx.policy.read(&real).map_err(|err| {
         reading_failed(crate::dialects::gemini_cli::node_error::describe(
             &err, "open", &path,
         ))

@@ -4,7 +4,6 @@
 //! exactly what was sent: gemini-cli 0.1.13 trims it when overwriting, a
 //! defect the suite does not copy (the `trim-on-overwrite` mutation does).
 
-use std::fs;
 use std::io;
 
 use rmcp::model::JsonObject;
@@ -54,8 +53,8 @@ pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let path = params.string("file_path").map_err(invalid_params)?;
     let content = params.string("content").map_err(invalid_params)?;
     let real = confine::absolute_within_root(ctx, &path).map_err(|r| refuse(ctx, &path, r))?;
-    let existing = fs::metadata(&real).ok();
-    if existing.as_ref().is_some_and(fs::Metadata::is_dir) {
+    let existing = ctx.policy.stat(&real).ok();
+    if existing.as_ref().is_some_and(|meta| meta.is_dir()) {
         return Err(invalid_params(format!(
             "Path is a directory, not a file: {path}"
         )));
@@ -66,7 +65,7 @@ pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     } else {
         content.as_str()
     };
-    files::write_atomic(&real, content.as_bytes(), ctx.max_file_size).map_err(|err| {
+    files::write_atomic(&ctx.policy, &real, content.as_bytes(), ctx.max_file_size).map_err(|err| {
         plain_error(format!(
             "Error writing to file: {}",
             describe_write_error(err)
@@ -95,7 +94,7 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     let real = confine::absolute_within_root(ctx, &path).map_err(|r| refuse(ctx, &path, r))?;
     let preparing = |why: String| plain_error(format!("Error preparing edit: {why}"));
-    let current = match fs::metadata(&real) {
+    let current = match ctx.policy.stat(&real) {
         Ok(meta) if meta.is_dir() => return Err(preparing(node_error::READ_DIRECTORY.into())),
         Ok(meta) if meta.len() > ctx.max_file_size => {
             return Err(preparing(format!(
@@ -105,7 +104,7 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
             )))
         }
         Ok(_) => Some(
-            fs::read(&real).map_err(|err| preparing(node_error::describe(&err, "open", &path)))?,
+            ctx.policy.read(&real).map_err(|err| preparing(node_error::describe(&err, "open", &path)))?,
         ),
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
         Err(err) => return Err(preparing(node_error::describe(&err, "open", &path))),
@@ -120,7 +119,7 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
         if !old.is_empty() {
             return Err(plain_error(format!("File not found: {path}")));
         }
-        files::write_atomic(&real, new.as_bytes(), ctx.max_file_size).map_err(executing)?;
+        files::write_atomic(&ctx.policy, &real, new.as_bytes(), ctx.max_file_size).map_err(executing)?;
         return Ok(Reply::text(sentence(
             ctx,
             format!("Created new file: {path} with provided content"),
@@ -138,7 +137,7 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     if edited.count != expected {
         if ctx.mutations.is_active(Mutation::WriteDespiteError) {
             // The mutation imitates a broken server: its own failure is moot.
-            let _ = files::write_atomic(&real, &edited.content, ctx.max_file_size);
+            let _ = files::write_atomic(&ctx.policy, &real, &edited.content, ctx.max_file_size);
         }
         let term = occurrence_term(
             expected,
@@ -149,7 +148,7 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
             edited.count
         )));
     }
-    files::write_atomic(&real, &edited.content, ctx.max_file_size).map_err(executing)?;
+    files::write_atomic(&ctx.policy, &real, &edited.content, ctx.max_file_size).map_err(executing)?;
     Ok(Reply::text(sentence(
         ctx,
         format!(

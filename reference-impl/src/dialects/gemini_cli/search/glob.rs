@@ -63,7 +63,7 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
             Refusal::Unusable(why) => why,
         })
     })?;
-    match std::fs::metadata(&real) {
+    match ctx.policy.stat(&real) {
         Err(_) => {
             return Err(invalid_params(format!(
                 "Search path does not exist {named_dir}"

@@ -52,7 +52,7 @@ pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
             Refusal::Unusable(why) => why,
         })
     })?;
-    match std::fs::metadata(&real) {
+    match ctx.policy.stat(&real) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => {
             return Err(invalid_params(format!(

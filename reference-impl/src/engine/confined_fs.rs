@@ -1,0 +1,409 @@
+//! File access beneath directory handles opened once, at start-up.
+//!
+//! Checking a path and then opening it by name is a race: between the two, a
+//! directory on the way can be swapped for a symlink to somewhere else. So
+//! every file operation of the server goes through here, and here a path is
+//! never opened by name from `/`. It is split at the jail that holds it (the
+//! root, or each allowed directory; see [`Jail`]), and opened one component
+//! at a time from that jail's handle, without following any symlink, with
+//! `cap-std` making sure no step leaves the handle. A caller hands in a path
+//! it has already resolved (its symlinks replaced by what they point to, see
+//! [`super::paths`]), so an honest tree opens exactly as resolved, and a tree
+//! changed since then fails with an error instead of leading elsewhere.
+//!
+//! Writes make a temporary file in the target's own (confined) directory and
+//! rename it there, so a write is atomic and never goes through a link.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
+
+/// What a stat answers (cap-std's, which has the same methods as std's).
+pub(crate) type Metadata = cap_std::fs::Metadata;
+
+/// Prefix of the temporary files that writes rename into place.
+const TEMP_PREFIX: &str = ".toolspec-write-";
+/// Attempts at a fresh temporary name before giving up.
+const TEMP_ATTEMPTS: u32 = 64;
+
+/// Where the server may go: one directory handle per confinement directory.
+#[derive(Debug)]
+pub(crate) struct ConfinedFs {
+    jails: Vec<Jail>,
+}
+
+/// One confinement directory: its real path (to split paths at) and the
+/// handle every access under it starts from.
+#[derive(Debug)]
+struct Jail {
+    path: PathBuf,
+    dir: Dir,
+}
+
+/// A path split at its jail: the jail's handle itself, or the directory
+/// holding the last component (opened without following links) and that
+/// component's name.
+enum Located<'a> {
+    Jail(&'a Dir),
+    Child { parent: Dir, name: OsString },
+}
+
+/// One entry of [`ConfinedFs::read_dir`], not followed if it is a link.
+#[derive(Debug)]
+pub(crate) struct ListedEntry {
+    pub(crate) name: OsString,
+    pub(crate) metadata: Metadata,
+}
+
+impl ConfinedFs {
+    /// Opens a handle on each of `paths` (real, absolute directories).
+    pub(crate) fn open(paths: &[PathBuf]) -> io::Result<ConfinedFs> {
+        let jails = paths
+            .iter()
+            .map(|path| {
+                Ok(Jail {
+                    path: path.clone(),
+                    dir: Dir::open_ambient_dir(path, cap_std::ambient_authority())?,
+                })
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok(ConfinedFs { jails })
+    }
+
+    /// Whether `real` lies in one of the jails.
+    pub(crate) fn contains(&self, real: &Path) -> bool {
+        self.jails.iter().any(|jail| real.starts_with(&jail.path))
+    }
+
+    /// Splits `real` at the deepest jail holding it and opens its parent
+    /// directory from there, one component at a time, following no link.
+    fn locate(&self, real: &Path) -> io::Result<Located<'_>> {
+        let jail = self
+            .jails
+            .iter()
+            .filter(|jail| real.starts_with(&jail.path))
+            .max_by_key(|jail| jail.path.components().count())
+            .ok_or_else(|| outside(real))?;
+        let rest = real.strip_prefix(&jail.path).map_err(|_| outside(real))?;
+        let mut names = rest
+            .components()
+            .map(|component| match component {
+                Component::Normal(name) => Ok(name),
+                _ => Err(outside(real)),
+            })
+            .collect::<io::Result<Vec<&OsStr>>>()?;
+        let Some(name) = names.pop() else {
+            return Ok(Located::Jail(&jail.dir));
+        };
+        let mut parent = jail.dir.try_clone()?;
+        for step in names {
+            parent = parent.open_dir_nofollow(step)?;
+        }
+        Ok(Located::Child {
+            parent,
+            name: name.to_os_string(),
+        })
+    }
+
+    /// Stats `real` without following a link at its end.
+    pub(crate) fn metadata(&self, real: &Path) -> io::Result<Metadata> {
+        match self.locate(real)? {
+            Located::Jail(dir) => dir.dir_metadata(),
+            Located::Child { parent, name } => parent.symlink_metadata(name),
+        }
+    }
+
+    /// Opens `real` for reading, refusing a link at its end. `O_NONBLOCK`
+    /// keeps a FIFO from hanging the call; directories are refused with
+    /// EISDIR, as reading one would be.
+    pub(crate) fn open_read(&self, real: &Path) -> io::Result<std::fs::File> {
+        let file = match self.locate(real)? {
+            Located::Jail(_) => return Err(io::Error::from_raw_os_error(libc::EISDIR)),
+            Located::Child { parent, name } => parent.open_with(
+                name,
+                OpenOptions::new()
+                    .read(true)
+                    .follow(FollowSymlinks::No)
+                    .custom_flags(libc::O_NONBLOCK),
+            )?,
+        };
+        let file = file.into_std();
+        if file.metadata()?.is_dir() {
+            return Err(io::Error::from_raw_os_error(libc::EISDIR));
+        }
+        Ok(file)
+    }
+
+    /// Opens `real` for writing without truncating or creating it, refusing a
+    /// link at its end (`O_NONBLOCK`, so a FIFO cannot hang the call).
+    pub(crate) fn open_write(&self, real: &Path) -> io::Result<std::fs::File> {
+        match self.locate(real)? {
+            Located::Jail(_) => Err(is_a_directory()),
+            Located::Child { parent, name } => Ok(parent
+                .open_with(
+                    name,
+                    OpenOptions::new()
+                        .write(true)
+                        .follow(FollowSymlinks::No)
+                        .custom_flags(libc::O_NONBLOCK),
+                )?
+                .into_std()),
+        }
+    }
+
+    /// Reads `real` whole (see [`ConfinedFs::open_read`]).
+    pub(crate) fn read(&self, real: &Path) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        self.open_read(real)?.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// The entries of directory `real`, in the order the system gives them.
+    pub(crate) fn read_dir(&self, real: &Path) -> io::Result<Vec<ListedEntry>> {
+        let dir = match self.locate(real)? {
+            Located::Jail(dir) => dir.try_clone()?,
+            Located::Child { parent, name } => parent.open_dir_nofollow(name)?,
+        };
+        let mut entries = Vec::new();
+        for entry in dir.entries()? {
+            let entry = entry?;
+            entries.push(ListedEntry {
+                name: entry.file_name(),
+                metadata: entry.metadata()?,
+            });
+        }
+        Ok(entries)
+    }
+
+    /// Creates directory `real` and its missing parents.
+    pub(crate) fn create_dir_all(&self, real: &Path) -> io::Result<()> {
+        self.make_dirs(real).map(drop)
+    }
+
+    /// Opens directory `real`, creating it and its missing parents, each
+    /// step from the handle of the one before.
+    fn make_dirs(&self, real: &Path) -> io::Result<Dir> {
+        match self.locate(real) {
+            Ok(Located::Jail(dir)) => dir.try_clone(),
+            Ok(Located::Child { parent, name }) => open_or_create_dir(&parent, &name),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                let up = real.parent().ok_or(err)?;
+                let parent = self.make_dirs(up)?;
+                let name = real.file_name().ok_or_else(|| outside(real))?;
+                open_or_create_dir(&parent, name)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Replaces (or creates) file `real` with `content` and permission bits
+    /// `mode`: a temporary file in the same directory, then a rename there.
+    /// Missing parent directories are created.
+    pub(crate) fn write_atomic(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<()> {
+        self.stage(real, content, mode)?.persist()
+    }
+
+    /// The first half of [`ConfinedFs::write_atomic`]: `content` written to
+    /// a temporary file beside `real` (its parents created), renamed over
+    /// `real` by [`StagedWrite::persist`] and removed if never persisted. A
+    /// caller that changes several files stages them all first.
+    pub(crate) fn stage(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<StagedWrite> {
+        let name = real.file_name().ok_or_else(is_a_directory)?;
+        let parent = self.make_dirs(real.parent().ok_or_else(|| outside(real))?)?;
+        let (temp_name, mut temp) = create_temp(&parent)?;
+        let staged = StagedWrite {
+            parent,
+            temp: temp_name,
+            name: name.to_os_string(),
+            persisted: false,
+        };
+        temp.write_all(content)?;
+        temp.sync_all()?;
+        temp.set_permissions(Permissions::from_mode(mode))?;
+        Ok(staged)
+    }
+
+    /// Truncates `real` and writes `content` into it, not atomically. Only
+    /// the `partial-write` mutation uses this.
+    pub(crate) fn write_in_place(&self, real: &Path, content: &[u8]) -> io::Result<()> {
+        let name = real.file_name().ok_or_else(is_a_directory)?;
+        let parent = self.make_dirs(real.parent().ok_or_else(|| outside(real))?)?;
+        let mut file = parent.open_with(
+            name,
+            OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .follow(FollowSymlinks::No),
+        )?;
+        file.write_all(content)
+    }
+
+    /// Removes the file (or link) `real` itself.
+    pub(crate) fn remove_file(&self, real: &Path) -> io::Result<()> {
+        match self.locate(real)? {
+            Located::Jail(_) => Err(is_a_directory()),
+            Located::Child { parent, name } => parent.remove_file(name),
+        }
+    }
+}
+
+/// A temporary file waiting to be renamed over its target (see
+/// [`ConfinedFs::stage`]).
+#[derive(Debug)]
+pub(crate) struct StagedWrite {
+    parent: Dir,
+    temp: OsString,
+    name: OsString,
+    persisted: bool,
+}
+
+impl StagedWrite {
+    /// Renames the temporary file over the target, in the same directory.
+    pub(crate) fn persist(mut self) -> io::Result<()> {
+        self.parent.rename(&self.temp, &self.parent, &self.name)?;
+        self.persisted = true;
+        Ok(())
+    }
+}
+
+impl Drop for StagedWrite {
+    fn drop(&mut self) {
+        if !self.persisted {
+            // Best effort: a temporary file that cannot be removed is harmless.
+            let _ = self.parent.remove_file(&self.temp);
+        }
+    }
+}
+
+/// Opens directory `name` of `parent` (not through a link), creating it first
+/// when it is missing.
+fn open_or_create_dir(parent: &Dir, name: &OsStr) -> io::Result<Dir> {
+    match parent.open_dir_nofollow(name) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            match parent.create_dir(name) {
+                Err(err) if err.kind() != io::ErrorKind::AlreadyExists => return Err(err),
+                _ => {}
+            }
+            parent.open_dir_nofollow(name)
+        }
+        other => other,
+    }
+}
+
+/// A new, empty temporary file in `dir`, created exclusively (so never
+/// through a link) under a fresh name.
+fn create_temp(dir: &Dir) -> io::Result<(OsString, cap_std::fs::File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
+    for _ in 0..TEMP_ATTEMPTS {
+        let name = OsString::from(format!(
+            "{TEMP_PREFIX}{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match dir.open_with(
+            &name,
+            OpenOptions::new().write(true).create_new(true).mode(0o600),
+        ) {
+            Ok(file) => return Ok((name, file)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => last = err,
+            Err(err) => return Err(err),
+        }
+    }
+    Err(last)
+}
+
+/// The error for a path that no jail holds (or that is not a resolved path).
+fn outside(real: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{} is outside the confined directories", real.display()),
+    )
+}
+
+fn is_a_directory() -> io::Error {
+    io::Error::from_raw_os_error(libc::EISDIR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn jail() -> (tempfile::TempDir, PathBuf, ConfinedFs) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        let fs = ConfinedFs::open(std::slice::from_ref(&root)).expect("open");
+        (dir, root, fs)
+    }
+
+    #[test]
+    fn writes_create_parents_and_leave_no_temporary_file() {
+        let (_dir, root, fs) = jail();
+        let path = root.join("a/b/c.txt");
+        fs.write_atomic(&path, b"hello", 0o640).expect("write");
+        assert_eq!(fs.read(&path).expect("read"), b"hello");
+        let mode = fs.metadata(&path).expect("stat").permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        let names: Vec<_> = fs
+            .read_dir(&root.join("a/b"))
+            .expect("ls")
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, vec![OsString::from("c.txt")]);
+    }
+
+    #[test]
+    fn a_link_on_the_way_is_never_followed() {
+        let (_dir, root, fs) = jail();
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("secret.txt"), "secret").expect("write");
+        symlink(outside.path(), root.join("d")).expect("symlink");
+        let through = root.join("d/secret.txt");
+        assert!(fs.read(&through).is_err());
+        assert!(fs.metadata(&through).is_err());
+        assert!(fs
+            .write_atomic(&root.join("d/new.txt"), b"x", 0o644)
+            .is_err());
+        assert!(fs.create_dir_all(&root.join("d/sub")).is_err());
+        assert!(!outside.path().join("new.txt").exists());
+        assert!(!outside.path().join("sub").exists());
+        std::fs::write(root.join("inside.txt"), "in").expect("write");
+        symlink(root.join("inside.txt"), root.join("link.txt")).expect("symlink");
+        assert!(fs.read(&root.join("link.txt")).is_err(), "a final link too");
+    }
+
+    #[test]
+    fn paths_outside_every_jail_are_refused() {
+        let (_dir, root, fs) = jail();
+        let err = fs.read(Path::new("/etc/hostname")).expect_err("outside");
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+        assert!(!fs.contains(Path::new("/etc")));
+        assert!(fs.contains(&root.join("x")));
+        let err = fs
+            .read(&root.join("a/../../etc"))
+            .expect_err("not resolved");
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+    }
+
+    #[test]
+    fn errors_keep_their_os_meaning() {
+        let (_dir, root, fs) = jail();
+        std::fs::write(root.join("file.txt"), "x").expect("write");
+        let missing = fs.metadata(&root.join("missing")).expect_err("missing");
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        let through_file = fs.metadata(&root.join("file.txt/child")).expect_err("file");
+        assert_eq!(through_file.raw_os_error(), Some(libc::ENOTDIR));
+        let dir = fs.read(&root).expect_err("dir");
+        assert_eq!(dir.raw_os_error(), Some(libc::EISDIR));
+        std::fs::create_dir(root.join("sub")).expect("mkdir");
+        let sub = fs.read(&root.join("sub")).expect_err("dir");
+        assert_eq!(sub.raw_os_error(), Some(libc::EISDIR));
+    }
+}

@@ -1,0 +1,189 @@
+//! Processes that left their command's process group.
+//!
+//! A command can escape its group (`setsid`, `setpgid`), so killing the
+//! groups the shell knows is not enough. The server makes itself a child
+//! subreaper ([`become_subreaper`]): a process of its subtree whose parent
+//! dies is re-parented to the server instead of to init, so everything the
+//! server started stays among its descendants, whatever groups or sessions
+//! it moved to. On the way out the server kills every descendant it still
+//! has ([`kill_descendants`]), and while it runs it reaps the adopted ones as
+//! they exit ([`reap_adopted`]).
+//!
+//! tokio waits for the shells it spawned by their pid; an adopted process is
+//! reaped by its own pid too, and only when it is not one of the shells the
+//! caller tracks, so no exit status tokio waits for is ever taken from it
+//! (there is no `waitpid(-1)` here).
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Rounds of killing (a process may fork while its parent is being killed).
+const KILL_ROUNDS: usize = 50;
+/// Pause between rounds, for the killed to die and their children to move.
+const ROUND_PAUSE: Duration = Duration::from_millis(5);
+
+/// Set once this process is a subreaper. Until then every zombie child is
+/// one of tokio's (nothing is adopted), so [`reap_adopted`] does nothing:
+/// several shells in one process (unit tests) never reap each other's.
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// A process as `/proc/<pid>/stat` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ProcessEntry {
+    pid: i32,
+    parent: i32,
+    zombie: bool,
+}
+
+/// Makes this process the subreaper of its subtree. Returns the OS error
+/// when the kernel refuses (then escaped processes are re-parented to init
+/// and cannot be found at shutdown).
+pub(crate) fn become_subreaper() -> std::io::Result<()> {
+    // SAFETY: PR_SET_CHILD_SUBREAPER takes one integer argument and touches
+    // no memory of ours.
+    let done = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    if done == 0 {
+        SUBREAPER.store(true, Ordering::SeqCst);
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// SIGKILLs every live descendant of this process, round after round until
+/// none is left (or [`KILL_ROUNDS`] have passed). Process-wide: only for the
+/// server's way out.
+pub(super) fn kill_descendants() {
+    let me = own_pid();
+    for round in 0..KILL_ROUNDS {
+        let living: Vec<i32> = descendants_of(me, &process_table())
+            .into_iter()
+            .filter(|entry| !entry.zombie)
+            .map(|entry| entry.pid)
+            .collect();
+        if living.is_empty() {
+            return;
+        }
+        for pid in living {
+            // SAFETY: kill has no memory-safety preconditions; a process
+            // that is already gone yields ESRCH, which is ignored.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        if round + 1 < KILL_ROUNDS {
+            std::thread::sleep(ROUND_PAUSE);
+        }
+    }
+}
+
+/// Reaps the zombies among this process's children that are not in
+/// `tracked` (the shells tokio waits for): processes adopted as subreaper.
+pub(super) fn reap_adopted(tracked: &HashSet<i32>) {
+    if !SUBREAPER.load(Ordering::SeqCst) {
+        return;
+    }
+    let me = own_pid();
+    for entry in process_table() {
+        if entry.parent == me && entry.zombie && !tracked.contains(&entry.pid) {
+            let mut status = 0;
+            // SAFETY: status is a valid place for waitpid to write to; the pid
+            // is one specific child, never -1.
+            unsafe {
+                libc::waitpid(entry.pid, &mut status, libc::WNOHANG);
+            }
+        }
+    }
+}
+
+fn own_pid() -> i32 {
+    i32::try_from(std::process::id()).unwrap_or(i32::MAX)
+}
+
+/// Every process visible in `/proc` (those that vanish while being read are
+/// left out).
+fn process_table() -> Vec<ProcessEntry> {
+    let Ok(listing) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    listing
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            parse_stat(pid, &stat)
+        })
+        .collect()
+}
+
+/// State and parent from a `/proc/<pid>/stat` line. The command name is in
+/// parentheses and may itself hold spaces and parentheses, so the fields
+/// are read after the last `)`.
+fn parse_stat(pid: i32, stat: &str) -> Option<ProcessEntry> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?;
+    let parent = fields.next()?.parse().ok()?;
+    Some(ProcessEntry {
+        pid,
+        parent,
+        zombie: state == "Z" || state == "X",
+    })
+}
+
+/// The entries below `root` in the parent tree, in no particular order.
+fn descendants_of(root: i32, table: &[ProcessEntry]) -> Vec<ProcessEntry> {
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    let mut seen = HashSet::from([root]);
+    while let Some(parent) = frontier.pop() {
+        for entry in table.iter().filter(|entry| entry.parent == parent) {
+            if seen.insert(entry.pid) {
+                found.push(*entry);
+                frontier.push(entry.pid);
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_lines_are_read_after_the_command_name() {
+        let entry = parse_stat(42, "42 (odd) name (x)) S 7 42 42 0 -1").expect("parsed");
+        assert_eq!(
+            entry,
+            ProcessEntry {
+                pid: 42,
+                parent: 7,
+                zombie: false
+            }
+        );
+        assert!(parse_stat(9, "9 (z) Z 1 9").expect("parsed").zombie);
+        assert_eq!(parse_stat(1, "garbage"), None);
+    }
+
+    #[test]
+    fn descendants_follow_the_parent_links_only() {
+        let entry = |pid, parent| ProcessEntry {
+            pid,
+            parent,
+            zombie: false,
+        };
+        let table = [
+            entry(10, 1),
+            entry(11, 10),
+            entry(12, 11),
+            entry(20, 1),
+            entry(13, 10),
+        ];
+        let mut below: Vec<i32> = descendants_of(10, &table).iter().map(|e| e.pid).collect();
+        below.sort_unstable();
+        assert_eq!(below, vec![11, 12, 13]);
+        assert!(descendants_of(12, &table).is_empty());
+    }
+}

@@ -1,0 +1,173 @@
+//! A small synchronous MCP client over the binary's stdin/stdout, for tests
+//! that hold a session open (races, limits, shutdown). Replies are read on a
+//! thread, so a server that never answers fails the test after a timeout
+//! instead of hanging it.
+
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::util;
+
+/// How long a reply may take before the test gives up on it.
+pub(crate) const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A running server and the reading end of its stdout.
+pub(crate) struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Session {
+    /// Starts `--dialect <dialect> --root <root>` plus `extra`, and
+    /// initializes the session. The server's stderr is passed through.
+    pub(crate) fn start(dialect: &str, root: &Path, extra: &[&OsStr]) -> Session {
+        Session::start_with(dialect, root, extra, Stdio::inherit())
+    }
+
+    /// [`Session::start`] with the server's stderr thrown away, for tests
+    /// that provoke thousands of expected failures.
+    pub(crate) fn start_quiet(dialect: &str, root: &Path, extra: &[&OsStr]) -> Session {
+        Session::start_with(dialect, root, extra, Stdio::null())
+    }
+
+    fn start_with(dialect: &str, root: &Path, extra: &[&OsStr], stderr: Stdio) -> Session {
+        let mut child = Command::new(util::SERVER)
+            .args(["--dialect", dialect, "--root"])
+            .arg(root)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("spawn server");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut session = Session {
+            child,
+            stdin,
+            lines,
+            next_id: 1,
+        };
+        session.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "0"}}),
+        );
+        session.send_line(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                .to_string()
+                .as_bytes(),
+        );
+        session
+    }
+
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Writes one line (a newline is added) to the server's stdin.
+    pub(crate) fn send_line(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line).expect("write request");
+        stdin.write_all(b"\n").expect("write newline");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next JSON line the server writes, within `timeout`.
+    pub(crate) fn next_message(&self, timeout: Duration) -> Result<Value, String> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => serde_json::from_str(&line)
+                .map_err(|err| format!("stdout line is not JSON ({err}): {line}")),
+            Err(RecvTimeoutError::Timeout) => Err(format!("no reply within {timeout:?}")),
+            Err(RecvTimeoutError::Disconnected) => Err("the server closed stdout".to_string()),
+        }
+    }
+
+    /// Sends a request and returns the reply with its id.
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_line(message.to_string().as_bytes());
+        self.reply_to(id)
+    }
+
+    /// The reply to request `id`, skipping notifications.
+    pub(crate) fn reply_to(&self, id: u64) -> Value {
+        let deadline = Instant::now() + REPLY_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .next_message(left)
+                .unwrap_or_else(|why| panic!("request {id}: {why}"));
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+        }
+    }
+
+    /// Calls a tool; the text of the result (or of a JSON-RPC error).
+    pub(crate) fn call_text(&mut self, tool: &str, arguments: Value) -> String {
+        let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        match reply["result"]["content"][0]["text"].as_str() {
+            Some(text) => text.to_string(),
+            None => reply.to_string(),
+        }
+    }
+
+    /// Closes stdin and waits for the server to exit.
+    pub(crate) fn close(mut self, within: Duration) -> ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the server did not exit within {within:?} of its stdin closing");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits up to `within` for the server to exit on its own.
+    pub(crate) fn wait(&mut self, within: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

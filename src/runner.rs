@@ -188,31 +188,15 @@ fn external_target() -> Result<Option<Target>, String> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
     use crate::execute::Excuse;
     use crate::judge::Mismatch;
-    use crate::scenario::Basis;
 
     fn report(verdict: Verdict, excuse: Excuse) -> ScenarioReport {
         ScenarioReport {
-            id: "s::f::x".into(),
-            requirement: String::new(),
-            covers: String::new(),
             excuse,
-            warnings: Vec::new(),
-            verdict,
-            attempts: Vec::new(),
-            call: String::new(),
-            root: String::new(),
-            root_kept: false,
-            note: None,
-            basis: Basis::Spec,
-            since: 1,
-            pinned: None,
-            elapsed: Duration::ZERO,
-            position: 0,
+            ..ScenarioReport::blank("s::f::x", verdict)
         }
     }
 

@@ -75,21 +75,13 @@ pub(crate) fn run_scenario(
         .unwrap_or_default();
     let mut report = ScenarioReport {
         excuse: Excuse::of(&target.baseline, &id),
-        warnings: Vec::new(),
-        attempts: Vec::new(),
-        id,
         requirement,
         covers: scenario.covers.clone(),
-        verdict: Verdict::Pass,
-        call: String::new(),
-        root: String::new(),
-        root_kept: false,
         note: scenario.note.clone(),
         basis: scenario.basis,
         since: scenario.since,
         pinned: target.pins.get(&suite.name).copied(),
-        elapsed: Duration::ZERO,
-        position: 0,
+        ..ScenarioReport::blank(id, Verdict::Pass)
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -142,6 +142,30 @@ pub struct ScenarioReport {
 }
 
 impl ScenarioReport {
+    /// A report of the scenario `id` with `verdict` and nothing else known yet: no
+    /// call made, no baseline entry, basis `spec`, arrived in version 1. Callers fill
+    /// in what they know with struct update syntax.
+    pub(crate) fn blank(id: impl Into<String>, verdict: Verdict) -> ScenarioReport {
+        ScenarioReport {
+            id: id.into(),
+            requirement: String::new(),
+            covers: String::new(),
+            excuse: Excuse::None,
+            warnings: Vec::new(),
+            verdict,
+            attempts: Vec::new(),
+            call: String::new(),
+            root: String::new(),
+            root_kept: false,
+            note: None,
+            basis: Basis::Spec,
+            since: 1,
+            pinned: None,
+            elapsed: Duration::ZERO,
+            position: 0,
+        }
+    }
+
     /// The scenario arrived after the suite version the target pins.
     pub fn is_newer_than_the_pin(&self) -> bool {
         self.pinned.is_some_and(|pin| self.since > pin)

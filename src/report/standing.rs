@@ -240,29 +240,15 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
-    use std::time::Duration;
 
     use super::*;
     use crate::judge::Mismatch;
 
     fn report(verdict: Verdict, excuse: Excuse, attempts: Vec<Verdict>) -> ScenarioReport {
         ScenarioReport {
-            id: "s::f::x".into(),
-            requirement: String::new(),
-            covers: String::new(),
             excuse,
-            warnings: Vec::new(),
-            verdict,
             attempts,
-            call: String::new(),
-            root: String::new(),
-            root_kept: false,
-            note: None,
-            basis: Basis::Spec,
-            since: 1,
-            pinned: None,
-            elapsed: Duration::ZERO,
-            position: 0,
+            ..ScenarioReport::blank("s::f::x", verdict)
         }
     }
 

@@ -264,29 +264,16 @@ mod tests {
     use crate::judge::Mismatch;
 
     fn failing(detail: &str, stderr: Option<&str>) -> ScenarioReport {
-        ScenarioReport {
-            id: "s::f::x".into(),
-            requirement: String::new(),
-            covers: String::new(),
-            excuse: Excuse::None,
-            warnings: Vec::new(),
-            attempts: Vec::new(),
-            verdict: match stderr {
-                Some(tail) => Verdict::Error {
-                    what: "died".into(),
-                    stderr_tail: tail.into(),
-                },
-                None => Verdict::Fail(vec![Mismatch::new("text", detail)]),
+        let verdict = match stderr {
+            Some(tail) => Verdict::Error {
+                what: "died".into(),
+                stderr_tail: tail.into(),
             },
+            None => Verdict::Fail(vec![Mismatch::new("text", detail)]),
+        };
+        ScenarioReport {
             call: "view {}".into(),
-            root: String::new(),
-            root_kept: false,
-            note: None,
-            basis: Basis::Spec,
-            since: 1,
-            pinned: None,
-            elapsed: Duration::ZERO,
-            position: 0,
+            ..ScenarioReport::blank("s::f::x", verdict)
         }
     }
 

@@ -31,7 +31,7 @@ use processes::MARK_VAR;
 /// The seed unless `TOOLSPEC_SOAK_SEED` says otherwise.
 const DEFAULT_SEED: u64 = 14;
 /// Calls per dialect unless `TOOLSPEC_SOAK_CALLS` says otherwise.
-const DEFAULT_CALLS: usize = 2000;
+const DEFAULT_CALLS: usize = 3000;
 /// How long one call may take to be answered.
 const CALL_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the server may take to stop, and what it started to die.
@@ -43,9 +43,10 @@ const SHOWN_CHARS: usize = 400;
 fn settings() -> (u64, usize) {
     fn read<T: std::str::FromStr>(name: &str, default: T) -> T {
         match std::env::var(name) {
-            Ok(text) => text.trim().parse().unwrap_or_else(|_| {
-                panic!("{name}={text:?} is not a non-negative whole number")
-            }),
+            Ok(text) => text
+                .trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("{name}={text:?} is not a non-negative whole number")),
             Err(_) => default,
         }
     }
@@ -123,7 +124,12 @@ fn malformed(reply: &Value) -> Option<String> {
             (None, Some(error)) => error["code"].is_i64() && error["message"].is_string(),
             _ => false,
         };
-    (!well_formed).then(|| format!("the reply is neither a tool result nor an error: {}", shown(reply)))
+    (!well_formed).then(|| {
+        format!(
+            "the reply is neither a tool result nor an error: {}",
+            shown(reply)
+        )
+    })
 }
 
 /// Tallies of how the calls were answered.
@@ -277,7 +283,10 @@ fn finish(
                 .map(|tool| tool.name)
                 .collect();
             if now != names {
-                problems.push(format!("tools/list changed from {names:?} to {}", shown(&reply)));
+                problems.push(format!(
+                    "tools/list changed from {names:?} to {}",
+                    shown(&reply)
+                ));
             }
         }
         Err(why) => problems.push(format!("tools/list got no answer: {why}")),
@@ -286,22 +295,32 @@ fn finish(
         problems.push("no listed tool takes a command, so nothing can be left running".into());
         return problems;
     };
-    let leave = json!({"name": shell.name,
-                       "arguments": {"command": "setsid sleep 300 > /dev/null 2>&1 < /dev/null &"}});
-    if let Err(why) = session.try_request("tools/call", leave, CALL_TIMEOUT) {
-        problems.push(format!("the call leaving a process running got no answer: {why}"));
-    }
+    // The command waits until the process has left its group: the server
+    // kills the group when the shell exits, and would otherwise often kill
+    // the process before it got away.
+    let leave = json!({"name": shell.name, "arguments": {"command":
+        "setsid sh -c ': > .soak-left; exec sleep 300' > /dev/null 2>&1 < /dev/null & \
+         while [ ! -e .soak-left ]; do sleep 0.01; done"}});
+    let answer = session
+        .try_request("tools/call", leave, CALL_TIMEOUT)
+        .unwrap_or_else(|why| json!(format!("no answer: {why}")));
     let deadline = Instant::now() + GRACE;
     while processes::marked(mark, Some(server)).is_empty() {
         if Instant::now() > deadline {
-            problems.push("the process left running on purpose never showed up: the leftover check would see nothing".into());
+            problems.push(format!(
+                "the process left running on purpose never showed up, so the leftover \
+                 check would see nothing; the call's answer: {}",
+                shown(&answer)
+            ));
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
     match session.try_close(GRACE) {
         Ok(status) if status.success() => {}
-        Ok(status) => problems.push(format!("the server exited with {status} when its stdin closed")),
+        Ok(status) => problems.push(format!(
+            "the server exited with {status} when its stdin closed"
+        )),
         Err(why) => problems.push(why),
     }
     problems.extend(watch.log.panic());

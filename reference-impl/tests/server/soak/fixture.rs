@@ -83,7 +83,13 @@ impl Fixture {
     pub(super) fn state(&self) -> State {
         let names = std::fs::read_dir(&self.base)
             .expect("list the base")
-            .map(|entry| entry.expect("base entry").file_name().to_string_lossy().into_owned())
+            .map(|entry| {
+                entry
+                    .expect("base entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect();
         let mut canary = BTreeMap::new();
         let mut pending = vec![self.canary.clone()];
@@ -169,7 +175,11 @@ impl State {
                 Some(_) => {}
             }
         }
-        for path in now.canary.keys().filter(|path| !self.canary.contains_key(*path)) {
+        for path in now
+            .canary
+            .keys()
+            .filter(|path| !self.canary.contains_key(*path))
+        {
             out.push(format!("{} appeared", path.display()));
         }
         out

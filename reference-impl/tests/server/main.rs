@@ -5,7 +5,8 @@
 //! Where a new test goes: a check of what crosses stdin/stdout in `stdio`,
 //! of the HTTP transport in `http`, of what a client can reach on disk
 //! (symlinks, races, odd names) in `containment`, of what the server leaves
-//! running when it stops in `shutdown`. A tool's
+//! running when it stops in `shutdown`; thousands of random calls per
+//! dialect, checked for all of these at once, in `soak`. A tool's
 //! wording belongs in the dialect's unit tests or in a suite under `specs/`,
 //! not here. `session` is a synchronous client for tests that hold a
 //! session open.
@@ -14,5 +15,6 @@ mod containment;
 mod http;
 mod session;
 mod shutdown;
+mod soak;
 mod stdio;
 mod util;

@@ -29,20 +29,30 @@ impl Session {
     /// Starts `--dialect <dialect> --root <root>` plus `extra`, and
     /// initializes the session. The server's stderr is passed through.
     pub(crate) fn start(dialect: &str, root: &Path, extra: &[&OsStr]) -> Session {
-        Session::start_with(dialect, root, extra, Stdio::inherit())
+        Session::start_with(dialect, root, extra, Stdio::inherit(), &[])
     }
 
     /// [`Session::start`] with the server's stderr thrown away, for tests
     /// that provoke thousands of expected failures.
     pub(crate) fn start_quiet(dialect: &str, root: &Path, extra: &[&OsStr]) -> Session {
-        Session::start_with(dialect, root, extra, Stdio::null())
+        Session::start_with(dialect, root, extra, Stdio::null(), &[])
     }
 
-    fn start_with(dialect: &str, root: &Path, extra: &[&OsStr], stderr: Stdio) -> Session {
+    /// [`Session::start`] with the server's stderr going where `stderr`
+    /// says and `env` added to its environment (which the commands it runs
+    /// inherit, so a test can find them by it).
+    pub(crate) fn start_with(
+        dialect: &str,
+        root: &Path,
+        extra: &[&OsStr],
+        stderr: Stdio,
+        env: &[(&str, &str)],
+    ) -> Session {
         let mut child = Command::new(util::SERVER)
             .args(["--dialect", dialect, "--root"])
             .arg(root)
             .args(extra)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr)
@@ -109,6 +119,34 @@ impl Session {
         self.reply_to(id)
     }
 
+    /// Sends a request and returns the reply with its id, or why there is
+    /// none within `within` (no reply, stdout closed, stdin broken, a line
+    /// that is not JSON), for tests that report it with their own context.
+    pub(crate) fn try_request(
+        &mut self,
+        method: &str,
+        params: Value,
+        within: Duration,
+    ) -> Result<Value, String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let stdin = self.stdin.as_mut().ok_or("stdin is closed")?;
+        stdin
+            .write_all(message.to_string().as_bytes())
+            .and_then(|()| stdin.write_all(b"\n"))
+            .and_then(|()| stdin.flush())
+            .map_err(|err| format!("writing the request: {err}"))?;
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self.next_message(left)?;
+            if message.get("id") == Some(&json!(id)) {
+                return Ok(message);
+            }
+        }
+    }
+
     /// The reply to request `id`, skipping notifications.
     pub(crate) fn reply_to(&self, id: u64) -> Value {
         let deadline = Instant::now() + REPLY_TIMEOUT;
@@ -133,18 +171,22 @@ impl Session {
     }
 
     /// Closes stdin and waits for the server to exit.
-    pub(crate) fn close(mut self, within: Duration) -> ExitStatus {
+    pub(crate) fn close(self, within: Duration) -> ExitStatus {
+        self.try_close(within).unwrap_or_else(|why| panic!("{why}"))
+    }
+
+    /// Closes stdin and waits for the server to exit; if it does not within
+    /// `within`, kills it and says so.
+    pub(crate) fn try_close(mut self, within: Duration) -> Result<ExitStatus, String> {
         drop(self.stdin.take());
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
-                return status;
-            }
-            if Instant::now() > deadline {
+        match self.wait(within) {
+            Some(status) => Ok(status),
+            None => {
                 let _ = self.child.kill();
-                panic!("the server did not exit within {within:?} of its stdin closing");
+                Err(format!(
+                    "the server did not exit within {within:?} of its stdin closing"
+                ))
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

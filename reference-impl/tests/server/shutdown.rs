@@ -43,7 +43,7 @@ fn pid_in(root: &Path, name: &str) -> i32 {
 }
 
 /// Running or sleeping (a zombie has died; it waits only to be reaped).
-fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| Some(stat.rsplit_once(')')?.1.trim_start().to_string()))

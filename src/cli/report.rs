@@ -9,6 +9,7 @@ use super::output::say;
 use super::report_files::ReportFiles;
 use super::Outcome;
 use crate::report::{read_json, RunFacts, Tally};
+use crate::scenario::Partition;
 
 /// `toolspec report ...`.
 #[derive(clap::Subcommand, Debug)]
@@ -127,18 +128,12 @@ fn describe(run: &RunFacts) -> String {
 /// Every shard K of N, of one kind, must be there: a missing one would make the
 /// joined report pass on part of the run.
 fn check_complete(partitions: &BTreeSet<String>) -> Result<(), CliError> {
-    let parsed: Vec<(String, u32, u32)> = partitions
+    let parsed = partitions
         .iter()
-        .filter_map(|p| {
-            let (kind, shard) = p.split_once(':')?;
-            let (k, n) = shard.split_once('/')?;
-            Some((kind.to_string(), k.parse().ok()?, n.parse().ok()?))
-        })
-        .collect();
-    let kinds: BTreeSet<(&str, u32)> = parsed
-        .iter()
-        .map(|(kind, _, n)| (kind.as_str(), *n))
-        .collect();
+        .map(|p| p.parse::<Partition>().map(|p| p.parts()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|why| CliError::Merge(format!("a shard's partition {why}")))?;
+    let kinds: BTreeSet<(&str, u32)> = parsed.iter().map(|(kind, _, of)| (*kind, *of)).collect();
     let [(kind, of)] = kinds.into_iter().collect::<Vec<_>>()[..] else {
         return Err(CliError::Merge(format!(
             "the shards were split in different ways: {}",

@@ -151,21 +151,21 @@ pub(crate) fn run(
         }
         .sandboxed_where_possible();
         target_name.clone_from(&target.name);
-        let work: Vec<_> = suite
+        let chosen: Vec<_> = suite
             .scenarios()
             .filter(|(f, s)| selected(args, suite, f, s))
+            .collect();
+        let first = position;
+        position += chosen.len();
+        let (positions, work): (Vec<usize>, Vec<_>) = chosen
+            .into_iter()
             .enumerate()
-            .map(|(i, work)| (position + i, work))
+            .map(|(i, work)| (first + i, work))
             .filter(|(at, (f, s))| {
                 args.partition
                     .is_none_or(|p| p.admits(*at, &suite.scenario_id(f, s)))
             })
-            .collect();
-        position += suite
-            .scenarios()
-            .filter(|(f, s)| selected(args, suite, f, s))
-            .count();
-        let (positions, work): (Vec<usize>, Vec<_>) = work.into_iter().unzip();
+            .unzip();
         let preflight_timeout = Duration::from_millis(
             options
                 .call_timeout_ms

@@ -18,6 +18,15 @@ pub(crate) enum Partition {
 }
 
 impl Partition {
+    /// How the run was split (`count` or `hash`) and into how many shards, and
+    /// which shard this is: shards of one run agree on the first two.
+    pub(crate) fn parts(&self) -> (&'static str, u32, u32) {
+        match *self {
+            Partition::Count { shard, of } => ("count", shard, of),
+            Partition::Hash { shard, of } => ("hash", shard, of),
+        }
+    }
+
     /// Whether the scenario `id`, the `position`-th selected one, is in this shard.
     pub(crate) fn admits(&self, position: usize, id: &str) -> bool {
         match *self {

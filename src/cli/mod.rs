@@ -118,8 +118,7 @@ pub fn main() -> ExitCode {
     if crate::server::interrupted() {
         // The interrupt watcher is stopping the servers and removing the fixtures;
         // finish that before leaving, which would end it midway.
-        crate::server::kill_every_session();
-        crate::fixture::remove_every_fixture();
+        crate::server::finish_interrupted_run();
         return ExitCode::from(exit::INTERRUPTED);
     }
     match result {

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::scenario::{ServerLaunch, Suite};
 
-pub(crate) use process::{interrupted, kill_every_session, stop_servers_on_interrupt};
+pub(crate) use process::{finish_interrupted_run, interrupted, stop_servers_on_interrupt};
 pub(crate) use session::Session;
 pub use target_file::load_target_file;
 

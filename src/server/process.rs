@@ -235,6 +235,28 @@ fn still_running(pid: i32) -> bool {
     })
 }
 
+/// Whether the interrupted run has been wound up (servers stopped, fixtures removed,
+/// the message printed). Held while that happens.
+static WOUND_UP: Mutex<bool> = Mutex::new(false);
+
+/// Stops every server, removes every fixture and says so, once. Both the interrupt
+/// watcher and the main thread (which may see the interrupt first and return) call
+/// it before exiting 130; whichever comes second waits for the first to finish, so
+/// the message is never lost to an exit racing it nor printed twice.
+pub(crate) fn finish_interrupted_run() {
+    let mut wound_up = WOUND_UP
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if *wound_up {
+        return;
+    }
+    let stopped = kill_every_session();
+    // After the servers: none may write into a fixture being removed.
+    crate::fixture::remove_every_fixture();
+    eprintln!("toolspec: interrupted; stopped {stopped} server(s)");
+    *wound_up = true;
+}
+
 /// On Ctrl-C or SIGTERM, end every server this run started (they sit in process
 /// groups of their own, so the terminal's signal does not reach them), remove every
 /// fixture on disk, and exit 130.
@@ -265,10 +287,7 @@ pub(crate) fn stop_servers_on_interrupt() {
                     _ = int.recv() => {}
                     _ = term.recv() => {}
                 }
-                let stopped = kill_every_session();
-                // After the servers: none may write into a fixture being removed.
-                crate::fixture::remove_every_fixture();
-                eprintln!("toolspec: interrupted; stopped {stopped} server(s)");
+                finish_interrupted_run();
                 std::process::exit(130);
             });
         });

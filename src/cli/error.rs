@@ -38,6 +38,12 @@ pub(crate) enum CliError {
         "say where the files go: --out DIR, or --specs DIR with --suite NAME (its folder there); built-in suites are not written to (`toolspec suites export DIR` writes them out to edit)"
     )]
     ScaffoldNeedsAPlace,
+    /// A JSON report (for `diff` or `matrix`) that could not be read.
+    #[error("{0}")]
+    ReadReport(#[from] crate::report::ReadError),
+    /// `matrix` could not run a target or write its folder.
+    #[error("matrix: {0}")]
+    Matrix(String),
     /// `report merge` refused its shards.
     #[error("report merge: {0}")]
     Merge(String),

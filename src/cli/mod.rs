@@ -5,8 +5,10 @@
 mod catalogue;
 mod color;
 mod coverage;
+mod diff;
 mod error;
 mod list;
+mod matrix;
 mod mutants;
 mod output;
 mod report;
@@ -82,6 +84,13 @@ enum Command {
     /// Mutation testing: run each suite against every deliberate deviation of the
     /// bundled server and report which ones the suite catches; exits 1 if any survives.
     Mutants(mutants::MutantsArgs),
+    /// One suite across several servers: a folder with the results page
+    /// (index.html), matrix.json, matrix.md and a badge per server, from JSON
+    /// reports already written or by running each --target.
+    Matrix(matrix::MatrixArgs),
+    /// What changed between two JSON reports of one suite: the scenarios that
+    /// flipped, with the answers diffed; exits 1 on a new failure.
+    Diff(diff::DiffArgs),
     /// Reports already written: `toolspec report merge A.json B.json ...` joins the
     /// shards of a partitioned run.
     #[command(subcommand)]
@@ -106,6 +115,8 @@ pub fn main() -> ExitCode {
         Command::ReferenceServer { args } => return toolspec_reference::main_with_args(args),
         Command::Suites(command) => suites::suites(&command),
         Command::Report(command) => report::report(&command),
+        Command::Diff(args) => diff::diff(&args),
+        Command::Matrix(args) => matrix::matrix(&args, cli.specs.as_deref()),
         command => {
             crate::server::stop_servers_on_interrupt();
             Catalogue::open(cli.specs.as_deref())
@@ -147,8 +158,10 @@ fn dispatch(
         Command::Coverage(args) => coverage::coverage(catalogue, &args),
         Command::Scaffold(args) => scaffold::scaffold(catalogue, specs, &args),
         Command::Mutants(args) => mutants::mutants(catalogue, &args),
-        Command::Suites(_) | Command::Report(_) | Command::ReferenceServer { .. } => {
-            Ok(Outcome::Held)
-        }
+        Command::Suites(_)
+        | Command::Report(_)
+        | Command::Diff(_)
+        | Command::Matrix(_)
+        | Command::ReferenceServer { .. } => Ok(Outcome::Held),
     }
 }

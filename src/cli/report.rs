@@ -30,6 +30,9 @@ pub(crate) enum ReportCommand {
         /// Write the joined Markdown matrix here.
         #[arg(long)]
         markdown: Option<PathBuf>,
+        /// Write the joined run's results page (HTML) here.
+        #[arg(long)]
+        html: Option<PathBuf>,
     },
 }
 
@@ -39,6 +42,7 @@ pub(crate) fn report(command: &ReportCommand) -> Result<Outcome, CliError> {
         json,
         junit,
         markdown,
+        html,
     } = command;
     let mut first: Option<RunFacts> = None;
     let mut partitions = BTreeSet::new();
@@ -100,6 +104,7 @@ pub(crate) fn report(command: &ReportCommand) -> Result<Outcome, CliError> {
         json: json.as_deref(),
         junit: junit.as_deref(),
         markdown: markdown.as_deref(),
+        html: html.as_deref(),
     }
     .write(&run, &reports)?;
     let tally = Tally::of(&reports);

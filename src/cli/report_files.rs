@@ -1,4 +1,5 @@
-//! The report files a command was asked for (`--json`, `--junit`, `--markdown`),
+//! The report files a command was asked for (`--json`, `--junit`, `--markdown`,
+//! `--html`),
 //! written the same way by `run` and by `report merge`.
 
 use std::path::Path;
@@ -12,6 +13,7 @@ pub(crate) struct ReportFiles<'a> {
     pub json: Option<&'a Path>,
     pub junit: Option<&'a Path>,
     pub markdown: Option<&'a Path>,
+    pub html: Option<&'a Path>,
 }
 
 impl ReportFiles<'_> {
@@ -29,6 +31,9 @@ impl ReportFiles<'_> {
         }
         if let Some(path) = self.markdown {
             report::write_markdown(path, &run.target, reports).map_err(failed(path))?;
+        }
+        if let Some(path) = self.html {
+            report::write_html(path, run, reports).map_err(failed(path))?;
         }
         Ok(())
     }

@@ -39,6 +39,9 @@ pub(crate) struct RunArgs {
     /// Write a Markdown conformance matrix (one row per requirement) here.
     #[arg(long)]
     markdown: Option<PathBuf>,
+    /// Write the results page (one self-contained HTML file) here.
+    #[arg(long)]
+    html: Option<PathBuf>,
     /// Write the ids of every failing scenario here, as a baseline file for a target.
     #[arg(long)]
     write_baseline: Option<PathBuf>,
@@ -396,6 +399,7 @@ fn write_reports(
         json: args.json.as_deref(),
         junit: args.junit.as_deref(),
         markdown: args.markdown.as_deref(),
+        html: args.html.as_deref(),
     };
     files.write(run, reports)?;
     if let Some(path) = &args.write_baseline {

@@ -8,6 +8,7 @@ pub(crate) mod parallel;
 mod unsupported;
 mod verdict;
 
+pub(crate) use verdict::ANSWER_LIMIT;
 pub use verdict::{Excuse, ScenarioReport, Verdict};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -269,6 +270,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     }
     report.call = render_call(target, last, &bindings);
     let outcome = make_call(session, target, last, &bindings, timeout).await;
+    report.answer = Some(outcome.answer_text(ANSWER_LIMIT));
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
     }

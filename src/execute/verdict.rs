@@ -101,6 +101,10 @@ impl Excuse {
     }
 }
 
+/// The most of an answer a report keeps: enough for any diff a person reads, and
+/// a flooding server cannot make a report of gigabytes.
+pub(crate) const ANSWER_LIMIT: usize = 64 * 1024;
+
 /// Everything a report needs about one scenario run.
 #[derive(Debug, Clone)]
 pub struct ScenarioReport {
@@ -122,6 +126,11 @@ pub struct ScenarioReport {
     pub attempts: Vec<Verdict>,
     /// The judged call, as sent (with `{root}` filled in).
     pub call: String,
+    /// What the server answered to the judged call, as text (a tool result's text,
+    /// or what came instead: an error, a broken connection, a timeout), at most
+    /// 64 KiB; None when the judged call was never made. Kept so two
+    /// runs can be compared by what the server said.
+    pub answer: Option<String>,
     /// The fixture root the server ran in.
     pub root: String,
     /// The fixture root was left on disk (`keep_failed`).
@@ -155,6 +164,7 @@ impl ScenarioReport {
             verdict,
             attempts: Vec::new(),
             call: String::new(),
+            answer: None,
             root: String::new(),
             root_kept: false,
             note: None,

@@ -10,10 +10,17 @@ use similar::{ChangeTag, TextDiff};
 
 /// A unified diff of `expected` (-) against `actual` (+), whitespace made visible.
 pub(crate) fn unified(expected: &str, actual: &str) -> String {
-    let diff = TextDiff::from_lines(expected, actual);
+    unified_between(("expected", expected), ("actual", actual))
+}
+
+/// A unified diff of one text (-) against another (+), each named in the header
+/// (`--- old`, `+++ new`), whitespace made visible: what two runs of a server
+/// answered are compared the way the judge compares an answer with the spec.
+pub(crate) fn unified_between(before: (&str, &str), after: (&str, &str)) -> String {
+    let diff = TextDiff::from_lines(before.1, after.1);
     let mut out = String::new();
-    let _ = writeln!(out, "--- expected");
-    let _ = writeln!(out, "+++ actual");
+    let _ = writeln!(out, "--- {}", before.0);
+    let _ = writeln!(out, "+++ {}", after.0);
     for group in diff.grouped_ops(3) {
         let mut removed: Vec<String> = Vec::new();
         for op in &group {

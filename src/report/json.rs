@@ -11,7 +11,7 @@ use crate::execute::{Excuse, ScenarioReport, Verdict};
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
 /// with any change a reader could notice, and the schema with it.
-pub(super) const REPORT_SCHEMA_VERSION: u64 = 2;
+pub(super) const REPORT_SCHEMA_VERSION: u64 = 3;
 
 /// Writes the run's counts and every report as JSON to `path`.
 pub(crate) fn write_json(
@@ -52,7 +52,7 @@ pub(crate) fn write_json(
 }
 
 /// The counts of the summary line, by the same names.
-fn counts_json(t: &Tally) -> Value {
+pub(super) fn counts_json(t: &Tally) -> Value {
     json!({
         "PASS": t.passed,
         "FAIL": t.failed,
@@ -115,6 +115,7 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "error": error,
         "reason": reason,
         "call": r.call,
+        "answer": r.answer,
         "warnings": r.warnings,
         "note": r.note,
         "fixture_root": r.root,

@@ -1,13 +1,18 @@
 //! Reports of a run: what each verdict means for the run (with the target's
 //! baseline of known failures), and machine-readable files for CI pages.
 
+mod flips;
+mod html;
 mod json;
 mod junit;
 mod markdown;
+pub(crate) mod matrix;
 mod read;
 mod standing;
 pub(crate) mod text;
 
+pub(crate) use flips::Flips;
+pub(crate) use html::page as html_page;
 pub(crate) use json::write_json;
 pub(crate) use junit::write_junit;
 pub(crate) use markdown::write_markdown;
@@ -35,6 +40,18 @@ pub(crate) struct SuiteFacts {
     pub version: u32,
     /// Where it came from: `built-in`, or `from DIR`.
     pub origin: String,
+}
+
+/// The results page of one run (`run --html`): the page of a matrix of one column.
+pub(crate) fn write_html(
+    path: &std::path::Path,
+    run: &RunFacts,
+    reports: &[ScenarioReport],
+) -> std::io::Result<()> {
+    let column = matrix::Column::new(run.target.clone(), run.clone(), reports.to_vec());
+    let suites: Vec<&str> = run.suites.iter().map(|s| s.name.as_str()).collect();
+    let title = format!("toolspec: {} against {}", suites.join(", "), run.target);
+    std::fs::write(path, html_page(&matrix::Matrix::new(title, vec![column])))
 }
 
 /// The name of the suite of a scenario id (`suite::file::name`).

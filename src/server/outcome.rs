@@ -76,6 +76,30 @@ impl ToolResult {
 }
 
 impl CallOutcome {
+    /// What came back, as the text a reader compares: a tool result's text, else
+    /// [`CallOutcome::summary`]; cut at `limit` bytes (on a character boundary) with
+    /// a note saying how much was left out.
+    pub(crate) fn answer_text(&self, limit: usize) -> String {
+        let whole = match self {
+            CallOutcome::Result(r) if !r.text.is_empty() || r.other_content().is_empty() => {
+                r.text.clone()
+            }
+            other => other.summary(),
+        };
+        if whole.len() <= limit {
+            return whole;
+        }
+        let mut end = limit;
+        while !whole.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!(
+            "{}\n[... {} more bytes left out of the report]",
+            &whole[..end],
+            whole.len() - end
+        )
+    }
+
     /// One line saying what came back, for reports.
     pub(crate) fn summary(&self) -> String {
         match self {

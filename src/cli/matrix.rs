@@ -30,6 +30,9 @@ pub(crate) struct MatrixArgs {
     /// A target file (as for `run --target`); repeat, one column each.
     #[arg(long, requires = "suite")]
     target: Vec<PathBuf>,
+    /// Only scenarios whose id contains this text (passed to each run).
+    #[arg(long, requires = "target")]
+    filter: Option<String>,
     /// The folder to write into (made if missing).
     #[arg(long)]
     out: PathBuf,
@@ -173,6 +176,9 @@ fn run_one(
     command.arg(jobs.to_string());
     for suite in &args.suite {
         command.arg("--suite").arg(suite);
+    }
+    if let Some(filter) = &args.filter {
+        command.arg("--filter").arg(filter);
     }
     command
         .arg("--target")

@@ -19,6 +19,8 @@
 //! - `coverage` and `scaffold`: `coverage`;
 //! - `mutants`: `mutants`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
+//! - `run --html`, `matrix`, badges and `diff`: `results_page` (the page in a
+//!   real browser: the `browser` binary);
 //! - verdicts, standings, baselines and the counts every report gives: `verdict_model`;
 //! - the console text pinned as a whole, and the JSON files' schemas: `golden` (a new
 //!   pinned command line is a case file in `tests/golden/`, not a Rust test).
@@ -32,6 +34,7 @@ mod golden;
 mod hostile_http;
 mod loader_fuzz;
 mod mutants;
+mod results_page;
 mod scenario_features;
 mod scenario_loading;
 mod standalone;

@@ -69,7 +69,7 @@ const LEGEND: &str = "<ul class=\"legend\">\
 fn filters(html: &mut String, matrix: &Matrix) {
     html.push_str(
         "<noscript><p class=\"lead\">Filters need JavaScript; every row is shown.</p></noscript>\n\
-         <form id=\"filters\" hidden>\
+         <form id=\"filters\" hidden><a href=\"#failures\">failures, opened</a> \
          <label><input type=\"checkbox\" id=\"failures-only\"> failures only</label> \
          <label>requirement <select id=\"requirement\"><option value=\"\">all</option>",
     );

@@ -41,5 +41,16 @@
   basis.addEventListener("change", apply);
   document.getElementById("open-all").addEventListener("click", function () { openAll(true); });
   document.getElementById("fold-all").addEventListener("click", function () { openAll(false); });
-  apply();
+  // `index.html#failures` opens on the failures, each cell open: a link to share.
+  function fromHash() {
+    if (window.location.hash === "#failures") {
+      failuresOnly.checked = true;
+      apply();
+      openAll(true);
+    } else {
+      apply();
+    }
+  }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
 })();

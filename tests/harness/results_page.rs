@@ -1,0 +1,285 @@
+//! One suite across several servers, from the command line: `run --html`, `matrix`
+//! (from JSON reports, and by running targets), the badges and `diff`. Real FAILs
+//! come from the reference server with a deliberate deviation (`wrong-code`:
+//! `PATH_NOT_FOUND` reported as `IO_ERROR`). The page in a real browser is the
+//! `browser` test binary's.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::{assert_matches_schema, exe, toolspec, REPORT_SCHEMA};
+
+/// The schema of `matrix.json`, relative to the repository root.
+const MATRIX_SCHEMA: &str = "docs/matrix.schema.json";
+
+/// The scenarios every test here runs: one requirement of boris, which `wrong-code`
+/// breaks in a few scenarios and not in others.
+const REQUIREMENT: &str = "boris::cross-tool-error-codes::";
+
+/// A scenario `wrong-code` breaks.
+const BROKEN: &str = "boris::cross-tool-error-codes::PATH_NOT_FOUND on missing file";
+
+/// Runs the requirement against the reference server (with `mutate`, if any) and
+/// writes its JSON report to `dir/name.json`; returns the path.
+fn run_json(dir: &Path, name: &str, mutate: Option<&str>) -> PathBuf {
+    let json = dir.join(format!("{name}.json"));
+    let mut cmd = toolspec();
+    cmd.args([
+        "run",
+        "--suite",
+        "boris",
+        "--filter",
+        REQUIREMENT,
+        "-j",
+        "2",
+    ])
+    .arg("--json")
+    .arg(&json);
+    if let Some(m) = mutate {
+        cmd.args(["--mutate", m]);
+    }
+    cmd.assert().code(if mutate.is_some() { 1 } else { 0 });
+    json
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The `<tr>` of scenario `id` in a page.
+fn row<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html
+        .find(&format!("data-id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no row for {id}"));
+    let end = html[start..].find("</tr>").expect("row ends") + start;
+    &html[start..end]
+}
+
+#[test]
+fn run_html_shows_a_fail_as_fail_with_its_call_and_diff() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let page = dir.path().join("run.html");
+    let json = dir.path().join("run.json");
+    toolspec()
+        .args([
+            "run",
+            "--suite",
+            "boris",
+            "--mutate",
+            "wrong-code",
+            "--filter",
+            BROKEN,
+        ])
+        .arg("--html")
+        .arg(&page)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .code(1);
+    let doc = assert_matches_schema(REPORT_SCHEMA, &json);
+    let answer = doc["scenarios"][0]["answer"].as_str().expect("an answer");
+    assert!(answer.starts_with("[IO_ERROR] "), "{answer}");
+    let html = read(&page);
+    let cells = row(&html, BROKEN);
+    assert!(
+        cells.contains("<td class=\"s-fail\" data-standing=\"FAIL\"><details><summary><span class=\"word\">FAIL</span>"),
+        "the cell says FAIL and opens: {cells}"
+    );
+    assert!(
+        cells.contains("<span class=\"del\">-PATH_NOT_FOUND⊘ (no newline at end)</span>"),
+        "{cells}"
+    );
+    assert!(
+        cells.contains("<span class=\"ins\">+IO_ERROR⊘ (no newline at end)</span>"),
+        "{cells}"
+    );
+    assert!(
+        cells.contains("<pre class=\"call\">view {&quot;path&quot;:"),
+        "{cells}"
+    );
+    // The filter matches the scenario and its variants (`... (grep path)`), and
+    // `wrong-code` breaks them all.
+    assert!(
+        html.contains("<div class=\"score\" data-level=\"spec\">spec 0/"),
+        "{html}"
+    );
+    assert!(
+        html.contains(" <b>0%</b></div>"),
+        "the column's score: {html}"
+    );
+}
+
+#[test]
+fn matrix_from_json_writes_the_page_data_summary_and_badges() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let honest = run_json(dir.path(), "honest", None);
+    let mutated = run_json(dir.path(), "mutated", Some("wrong-code"));
+    let out = dir.path().join("out");
+    let assert = toolspec()
+        .args(["matrix", "--from-json"])
+        .arg(&honest)
+        .arg(&mutated)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let report: serde_json::Value = serde_json::from_str(&read(&mutated)).expect("JSON");
+    let spec = &report["counts"]["spec"];
+    let (passed, total) = (
+        spec["passed"].as_u64().expect("n"),
+        spec["total"].as_u64().expect("n"),
+    );
+    assert!(
+        passed < total,
+        "wrong-code breaks some spec scenarios: {spec}"
+    );
+    let score = format!("{passed}/{total} ({}%)", passed * 100 / total);
+    assert!(
+        stdout.contains(&format!("reference (mutated): spec {passed}/{total}")),
+        "{stdout}"
+    );
+
+    let matrix = assert_matches_schema(MATRIX_SCHEMA, &out.join("matrix.json"));
+    assert_eq!(matrix["servers"][0]["name"], "reference");
+    assert_eq!(matrix["servers"][1]["name"], "reference (mutated)");
+    let scenario = matrix["requirements"][0]["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .find(|s| s["id"] == BROKEN)
+        .expect("the broken scenario");
+    assert_eq!(scenario["results"][0]["standing"], "PASS");
+    assert_eq!(scenario["results"][1]["standing"], "FAIL");
+
+    let badge = read(&out.join("badges/reference-mutated.svg"));
+    assert!(
+        badge.contains(&format!(">{score}</text>")),
+        "badge: {badge}"
+    );
+    let endpoint: serde_json::Value =
+        serde_json::from_str(&read(&out.join("badges/reference-mutated.json"))).expect("JSON");
+    assert_eq!(endpoint["message"], score.as_str());
+    assert_eq!(endpoint["schemaVersion"], 1);
+    assert!(read(&out.join("badges/reference.svg")).contains("(100%)</text>"));
+
+    let md = read(&out.join("matrix.md"));
+    assert!(md.contains("## What did not hold"), "{md}");
+    assert!(
+        md.contains(&format!("- **reference (mutated)**: FAIL: `{BROKEN}`")),
+        "{md}"
+    );
+    assert!(
+        !md.contains("- **reference**:"),
+        "the honest server broke nothing: {md}"
+    );
+
+    let html = read(&out.join("index.html"));
+    let cells = row(&html, BROKEN);
+    let pass = cells.find("s-pass").expect("a PASS cell");
+    let fail = cells.find("s-fail").expect("a FAIL cell");
+    assert!(pass < fail, "columns in the order given: {cells}");
+}
+
+#[test]
+fn diff_exits_1_on_a_new_failure_and_0_on_a_fix() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let honest = run_json(dir.path(), "honest", None);
+    let mutated = run_json(dir.path(), "mutated", Some("wrong-code"));
+    let worse = toolspec()
+        .arg("diff")
+        .arg(&honest)
+        .arg(&mutated)
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&worse.get_output().stdout).to_string();
+    assert!(
+        text.starts_with("boris: Cross-tool error codes\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("  PASS -> FAIL  {BROKEN}  (new failure)\n    call: view {{\"path\":\"{{root}}/missing.txt\"}}\n    --- old\n    +++ new\n    -[PATH_NOT_FOUND] {{root}}/missing.txt")),
+        "{text}"
+    );
+    assert!(
+        text.contains("    +[IO_ERROR] {root}/missing.txt"),
+        "{text}"
+    );
+    let better = toolspec()
+        .arg("diff")
+        .arg(&mutated)
+        .arg(&honest)
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&better.get_output().stdout).to_string();
+    assert!(
+        text.contains(&format!("  FAIL -> PASS  {BROKEN}\n")),
+        "{text}"
+    );
+    assert!(text.contains("(0 new failure(s))"), "{text}");
+    toolspec()
+        .arg("diff")
+        .arg(&honest)
+        .arg(&honest)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("0 flipped (0 new failure(s))"));
+}
+
+#[test]
+fn matrix_runs_the_suite_against_every_target() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = |name: &str, extra: &str| {
+        let path = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "name: {name}\ncommand: [\"{}\", reference-server, --dialect, boris, --root, \"{{root}}\"{extra}]\n",
+                exe().display()
+            ),
+        )
+        .expect("target file");
+        path
+    };
+    let honest = target("honest", "");
+    let mutated = target("wrong-code", ", --mutate, wrong-code");
+    let out = dir.path().join("out");
+    toolspec()
+        .args([
+            "matrix",
+            "--suite",
+            "boris",
+            "--filter",
+            REQUIREMENT,
+            "-j",
+            "2",
+        ])
+        .arg("--target")
+        .arg(&honest)
+        .arg("--target")
+        .arg(&mutated)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0);
+    let matrix = assert_matches_schema(MATRIX_SCHEMA, &out.join("matrix.json"));
+    assert_eq!(matrix["servers"][0]["name"], "honest");
+    assert_eq!(matrix["servers"][1]["name"], "wrong-code");
+    assert_eq!(matrix["servers"][0]["counts"]["FAIL"], 0);
+    assert!(
+        matrix["servers"][1]["counts"]["FAIL"].as_u64() > Some(0),
+        "{matrix}"
+    );
+    for run in ["1-honest", "2-wrong-code"] {
+        assert_matches_schema(REPORT_SCHEMA, &out.join(format!("runs/{run}.json")));
+    }
+    // A target that cannot be run is an error naming its log, not an empty column.
+    let missing = dir.path().join("missing.yaml");
+    toolspec()
+        .args(["matrix", "--suite", "boris", "--target"])
+        .arg(&missing)
+        .arg("--out")
+        .arg(dir.path().join("out2"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("missing.yaml"));
+}

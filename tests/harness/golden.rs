@@ -71,6 +71,7 @@ fn a_valid_report() -> Value {
             "error": null,
             "reason": null,
             "call": "view {\"path\":\"/tmp/toolspec-x/missing.txt\"}",
+            "answer": "[PATH_NOT_FOUND] /tmp/toolspec-x/missing.txt does not exist",
             "warnings": [],
             "note": null,
             "fixture_root": "/tmp/toolspec-x",
@@ -91,6 +92,7 @@ fn a_valid_report() -> Value {
     let mut skip = scenario("skips", "SKIP", "SKIP");
     skip["reason"] = json!("cannot express setting max_file_size");
     skip["call"] = json!("");
+    skip["answer"] = json!(null);
     let mut unsupported = scenario("lacks a tool", "UNSUPPORTED", "UNSUPPORTED");
     unsupported["reason"] = json!("the server does not list `view`");
     let mut flaky = scenario("flaky", "FAIL", "FLAKY");
@@ -102,7 +104,7 @@ fn a_valid_report() -> Value {
         "spec": { "passed": 1, "total": 5 }, "upstream": { "passed": 0, "total": 0 },
     });
     json!({
-        "schema_version": 2,
+        "schema_version": 3,
         "target": "boris-reference",
         "partition": null,
         "counts": counts,
@@ -146,8 +148,19 @@ fn the_report_schema_refuses_a_report_that_breaks_the_contract() {
     assert_refused(
         REPORT_SCHEMA,
         &valid,
-        |d| d["schema_version"] = json!(1),
-        &["schema_version", "2"],
+        |d| d["schema_version"] = json!(2),
+        &["schema_version", "3"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| {
+            d["scenarios"][0]
+                .as_object_mut()
+                .expect("scenario")
+                .remove("answer");
+        },
+        &["/scenarios/0", "missing properties 'answer'"],
     );
     assert_refused(
         REPORT_SCHEMA,

@@ -283,3 +283,49 @@ fn matrix_runs_the_suite_against_every_target() {
         .code(2)
         .stderr(predicates::str::contains("missing.yaml"));
 }
+
+#[test]
+fn the_matrix_schema_refuses_a_matrix_that_breaks_the_contract() {
+    let counts = serde_json::json!({
+        "PASS": 1, "FAIL": 1, "ERROR": 0, "SKIP": 0, "UNSUPPORTED": 0, "KNOWN": 0,
+        "FLAKY": 0, "STALE": 0, "NEW": 0,
+        "spec": { "passed": 1, "total": 2 }, "upstream": { "passed": 0, "total": 0 },
+    });
+    let valid = serde_json::json!({
+        "schema_version": 1,
+        "title": "t",
+        "servers": [{
+            "name": "a", "target": "a", "counts": counts,
+            "suites": [{ "name": "boris", "version": 2, "origin": "built-in" }],
+            "badge": { "svg": "badges/a.svg", "endpoint": "badges/a.json" },
+        }],
+        "requirements": [{
+            "suite": "boris", "file": "f", "requirement": "R",
+            "scenarios": [{
+                "id": "boris::f::x", "name": "x", "covers": "f/x", "basis": "spec",
+                "results": [{ "standing": "FAIL", "verdict": "FAIL" }],
+            }],
+        }],
+    });
+    crate::support::schema_errors(MATRIX_SCHEMA, &valid).expect("the sample is valid");
+    let refused = |edit: &dyn Fn(&mut serde_json::Value), says: &str| {
+        let mut doc = valid.clone();
+        edit(&mut doc);
+        let why = crate::support::schema_errors(MATRIX_SCHEMA, &doc)
+            .expect_err("a broken matrix is accepted");
+        assert!(why.contains(says), "the message lacks {says:?}:\n{why}");
+    };
+    refused(&|d| d["schema_version"] = 2.into(), "/schema_version");
+    refused(
+        &|d| d["requirements"][0]["scenarios"][0]["results"][0]["standing"] = "Failed".into(),
+        "/requirements/0/scenarios/0/results/0",
+    );
+    refused(
+        &|d| d["servers"][0]["badge"]["svg"] = "../x.svg".into(),
+        "/servers/0/badge/svg",
+    );
+    refused(
+        &|d| d["servers"][0]["counts"]["spec"] = 1.into(),
+        "/servers/0/counts/spec",
+    );
+}

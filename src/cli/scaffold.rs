@@ -11,7 +11,7 @@ use super::error::CliError;
 use super::output::say;
 use super::Outcome;
 use crate::proof::coverage::documents::{read_documents, SpecDocument};
-use crate::proof::coverage::index::{render, with_documents};
+use crate::proof::coverage::index::{render, with_documents, UPSTREAM_UNKNOWN};
 use crate::proof::scaffold::{covered_ids, plan, write, TODO_PREFIX};
 use crate::scenario::{read_clause_index, LoadError, CLAUSE_INDEX_FILE};
 
@@ -120,8 +120,17 @@ fn write_index(out: &Path, documents: &[SpecDocument]) -> Result<String, Vec<Loa
     std::fs::create_dir_all(out)
         .and_then(|()| std::fs::write(&path, &text))
         .map_err(|e| vec![LoadError::new(&path, None, format!("cannot write: {e}"))])?;
+    let unnamed = index
+        .documents
+        .iter()
+        .any(|d| d.name == d.file || d.upstream == UPSTREAM_UNKNOWN);
     Ok(format!(
-        "wrote {} (the clause index: {counted}; give each document a readable `name` and its `upstream`)",
-        path.display()
+        "wrote {} (the clause index: {counted}{})",
+        path.display(),
+        if unnamed {
+            "; give each document a readable `name` and its `upstream`"
+        } else {
+            ""
+        }
     ))
 }

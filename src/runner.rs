@@ -5,6 +5,13 @@
 //! the files and not from their order. Because nextest owns the test binary's argv,
 //! the target is chosen by environment: `TOOLSPEC_SERVER='cmd args {root}'` points the
 //! trials at any stdio MCP server instead of the bundled one.
+//!
+//! A scenario that cannot run here whatever the server says (a `requires:` the
+//! machine does not meet, a setting the target cannot express) is marked ignored when
+//! the trials are listed, so both `cargo test` and nextest count it as ignored or
+//! skipped, not passed. What is only known by running (UNSUPPORTED, KNOWN, NEW) ends
+//! as libtest's runtime "ignored" with its reason, which `cargo test` shows; nextest
+//! reads only the exit code, so there they count as passed (`docs/architecture.md`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,7 +21,7 @@ use std::time::Duration;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
-use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
+use crate::execute::{run_scenario, skip_reason, RunOptions, ScenarioReport, Verdict};
 use crate::report::Standing;
 use crate::scenario::{load_suites, Suite};
 use crate::server::{load_target_file, Target};
@@ -27,6 +34,8 @@ pub const TARGET_ENV: &str = "TOOLSPEC_TARGET";
 pub const KEEP_ENV: &str = "TOOLSPEC_KEEP_FAILED";
 /// Environment variable overriding every per-call timeout, in milliseconds.
 pub const TIMEOUT_ENV: &str = "TOOLSPEC_CALL_TIMEOUT_MS";
+/// Set (to `1`) by cargo-nextest in every test process it runs.
+const NEXTEST_ENV: &str = "NEXTEST";
 
 /// The `main` of a `harness = false` test: every scenario under `specs_dir` against
 /// the reference server in `toolspec_exe`, or the server named by `TOOLSPEC_TARGET`
@@ -70,6 +79,7 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     // The bundled server lists every tool of its suite, so only an external target
     // is asked for its tool list (once per suite, by the first trial that runs).
     let ask_for_tools = external.is_some();
+    let under_nextest = std::env::var_os(NEXTEST_ENV).is_some_and(|v| v == "1");
     let trials = trials(
         suites,
         |suite| {
@@ -81,21 +91,57 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
         },
         options,
         ask_for_tools,
+        under_nextest,
     );
+    if !args.list {
+        print_skipped(&args, &trials);
+    }
+    let trials = trials.into_iter().map(|t| t.trial).collect();
     crate::server::stop_servers_on_interrupt();
     libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// A scenario as a libtest trial, and why it is ignored before it runs, if it is.
+pub(crate) struct ScenarioTrial {
+    pub(crate) trial: Trial,
+    pub(crate) skip: Option<String>,
+}
+
+/// Says on stderr why each trial this run selects but leaves out as ignored is
+/// ignored: libtest-mimic prints a bare `ignored` for a trial ignored before it runs.
+fn print_skipped(args: &Arguments, trials: &[ScenarioTrial]) {
+    let skipped: Vec<(&str, &str)> = trials
+        .iter()
+        .filter(|t| !args.is_filtered_out(&t.trial) && args.is_ignored(&t.trial))
+        .filter_map(|t| Some((t.trial.name(), t.skip.as_deref()?)))
+        .collect();
+    if skipped.is_empty() {
+        return;
+    }
+    eprintln!(
+        "note: {} scenario{} cannot run here and {} listed as ignored (SKIP):",
+        skipped.len(),
+        if skipped.len() == 1 { "" } else { "s" },
+        if skipped.len() == 1 { "is" } else { "are" }
+    );
+    for (name, why) in skipped {
+        eprintln!("  {name}: {why}");
+    }
 }
 
 /// One trial per scenario of every suite, each against the target `target_for` gives.
 /// With `ask_for_tools`, the first trial of a suite to run asks the server for its
 /// tool list, and a scenario calling a suite tool it lacks is UNSUPPORTED, which
-/// does not fail its test, as under `toolspec run`.
+/// does not fail its test, as under `toolspec run`. A scenario that cannot run here
+/// ([`skip_reason`]) is marked ignored; `under_nextest`, such a scenario run anyway
+/// (`--run-ignored`) fails with its reason, since nextest would show it as passed.
 pub(crate) fn trials(
     suites: Vec<Suite>,
     target_for: impl Fn(&Suite) -> Target,
     options: RunOptions,
     ask_for_tools: bool,
-) -> Vec<Trial> {
+    under_nextest: bool,
+) -> Vec<ScenarioTrial> {
     let mut trials = Vec::new();
     for suite in suites {
         let target = Arc::new(target_for(&suite));
@@ -104,6 +150,7 @@ pub(crate) fn trials(
         for (file_index, file) in suite.files.iter().enumerate() {
             for (index, scenario) in file.content.scenarios.iter().enumerate() {
                 let id = suite.scenario_id(file, scenario);
+                let skip = skip_reason(scenario, &target);
                 let (suite, target, options, listed) = (
                     suite.clone(),
                     target.clone(),
@@ -124,9 +171,10 @@ pub(crate) fn trials(
                         &options,
                         listed.as_ref(),
                     );
-                    completion(&report)
-                });
-                trials.push(trial);
+                    completion(&report, under_nextest)
+                })
+                .with_ignored_flag(skip.is_some());
+                trials.push(ScenarioTrial { trial, skip });
             }
         }
     }
@@ -136,10 +184,19 @@ pub(crate) fn trials(
 /// How a scenario's report shows under libtest: a failure with its report, a pass,
 /// or "ignored" with the reason for one that was not judged (SKIP, UNSUPPORTED) or
 /// whose failure the baseline excuses, so none of them reads as a plain pass.
-fn completion(report: &ScenarioReport) -> Result<Completion, Failed> {
+/// `under_nextest`, which takes a test that returns for a pass, a SKIP (a scenario
+/// listed as ignored and run anyway) fails with its reason instead.
+fn completion(report: &ScenarioReport, under_nextest: bool) -> Result<Completion, Failed> {
     let standing = Standing::of(report);
     if standing.breaks_the_run() {
         return Err(Failed::from(report.to_string()));
+    }
+    if let (true, Verdict::Skip(why)) = (under_nextest, &report.verdict) {
+        return Err(Failed::from(format!(
+            "SKIP: {why}\nnot judged: the scenario cannot run here, which is why it is \
+             listed as ignored; run anyway (--run-ignored), it fails rather than show under \
+             nextest as passed"
+        )));
     }
     Ok(match (standing, &report.verdict) {
         (Standing::Skipped, Verdict::Skip(why)) => Completion::ignored_with(format!("SKIP: {why}")),
@@ -201,7 +258,7 @@ mod tests {
     }
 
     fn ignored_reason(report: &ScenarioReport) -> Option<String> {
-        match completion(report) {
+        match completion(report, false) {
             Ok(Completion::Ignored { reason }) => reason,
             Ok(Completion::Completed) => Some("<completed>".into()),
             Err(_) => Some("<failed>".into()),
@@ -227,9 +284,95 @@ mod tests {
             Some("KNOWN: the baseline excuses its FAIL")
         );
         assert!(matches!(
-            completion(&report(Verdict::Pass, Excuse::None)),
+            completion(&report(Verdict::Pass, Excuse::None), false),
             Ok(Completion::Completed)
         ));
-        assert!(completion(&report(fail(), Excuse::None)).is_err());
+        assert!(completion(&report(fail(), Excuse::None), false).is_err());
+    }
+
+    #[test]
+    fn under_nextest_a_skip_run_anyway_fails_with_its_reason_and_the_rest_is_unchanged() {
+        let skip = report(Verdict::Skip("requires non-root".into()), Excuse::None);
+        let Err(failed) = completion(&skip, true) else {
+            panic!("a SKIP must fail under nextest");
+        };
+        let message = failed.message().unwrap_or_default();
+        assert!(
+            message.starts_with("SKIP: requires non-root\nnot judged:"),
+            "{message}"
+        );
+        let lacking = report(Verdict::Unsupported("no `bash`".into()), Excuse::None);
+        assert!(matches!(
+            completion(&lacking, true),
+            Ok(Completion::Ignored { .. })
+        ));
+        assert!(matches!(
+            completion(&report(Verdict::Pass, Excuse::None), true),
+            Ok(Completion::Completed)
+        ));
+    }
+
+    fn trials_of(suite_dir: &str, target: &Target) -> Vec<ScenarioTrial> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(suite_dir);
+        let suite = crate::scenario::load_suite(&dir).expect("suite loads");
+        trials(
+            vec![suite],
+            |_| target.clone(),
+            RunOptions::default(),
+            false,
+            false,
+        )
+    }
+
+    #[test]
+    fn a_setting_the_target_cannot_express_is_ignored_when_listed() {
+        // A target with no flags for settings cannot express `max_file_size`.
+        let target = Target::from_command_line("true {root}").expect("target");
+        let trials = trials_of("specs/boris", &target);
+        let ignored: Vec<&ScenarioTrial> = trials
+            .iter()
+            .filter(|t| t.trial.has_ignored_flag())
+            .collect();
+        assert!(!ignored.is_empty());
+        for t in &ignored {
+            let why = t.skip.as_deref().unwrap_or_default();
+            assert!(
+                why.contains("cannot express setting"),
+                "{}: {why}",
+                t.trial.name()
+            );
+        }
+        assert!(trials
+            .iter()
+            .filter(|t| !t.trial.has_ignored_flag())
+            .all(|t| t.skip.is_none()));
+    }
+
+    #[test]
+    fn a_requirement_this_machine_does_not_meet_is_ignored_when_listed() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/ikigai");
+        let suite = crate::scenario::load_suite(&dir).expect("suite loads");
+        let target = Target::reference(std::path::Path::new("toolspec"), &suite);
+        let trials = trials_of("specs/ikigai", &target);
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let as_root = unsafe { libc::geteuid() == 0 };
+        let needing: Vec<&ScenarioTrial> = trials
+            .iter()
+            .filter(|t| t.trial.name().contains("::Permission denied"))
+            .collect();
+        assert_eq!(needing.len(), 2);
+        for t in needing {
+            assert_eq!(t.trial.has_ignored_flag(), as_root, "{}", t.trial.name());
+            assert_eq!(
+                t.skip
+                    .as_deref()
+                    .is_some_and(|w| w.starts_with("requires non-root")),
+                as_root
+            );
+        }
+        assert_eq!(
+            trials.iter().filter(|t| t.trial.has_ignored_flag()).count(),
+            if as_root { 2 } else { 0 }
+        );
     }
 }

@@ -1,13 +1,14 @@
 //! `toolspec coverage`: which clauses of each suite's spec documents have a scenario,
-//! as a listing or JSON; exits 1 when one has none or a `covers:` names no clause.
+//! as a listing or JSON; exits 1 when one has none, a `covers:` names no clause, or
+//! a document read has other clauses than the suite's clause index records.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::catalogue::{Catalogue, Origin};
+use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::print;
 use super::Outcome;
-use crate::proof::coverage::documents::{default_seeds_dir, given_documents, suite_documents};
+use crate::proof::coverage::documents::{from_folder, from_index, from_paths};
 use crate::proof::coverage::{listing, SuiteCoverage};
 
 /// `toolspec coverage`.
@@ -16,45 +17,34 @@ pub(crate) struct CoverageArgs {
     /// Suite to check; repeat for several (default: all).
     #[arg(long)]
     suite: Vec<String>,
-    /// Spec document to take the clauses from; repeat for several. Needs exactly one
-    /// --suite. Default: the suite's `documents:`, read from the seeds folder.
+    /// Spec document to read the clauses from, compared with the suite's clause index
+    /// entry of the same file name (or content); repeat for several. Needs exactly one
+    /// --suite. Default: the clauses the suite's index records.
     #[arg(long)]
     spec: Vec<PathBuf>,
-    /// Folder holding the documents named in suite.yaml (default: ../shared/seeds,
-    /// seen from the folder that holds the specs folder).
-    #[arg(long, conflicts_with = "spec")]
-    seeds: Option<PathBuf>,
+    /// Folder holding the suites' documents under the file names their clause
+    /// indexes give: each is read and compared with its index entry.
+    #[arg(long, alias = "seeds", conflicts_with = "spec")]
+    documents: Option<PathBuf>,
     /// Print machine-readable JSON instead of the listing.
     #[arg(long)]
     json: bool,
 }
 
 /// Runs `toolspec coverage`: prints the listing (or JSON) and exits 1 when a suite is
-/// not completely covered.
+/// not completely covered or its clause index is out of date.
 pub(crate) fn coverage(catalogue: &Catalogue, args: &CoverageArgs) -> Result<Outcome, CliError> {
     if !args.spec.is_empty() && args.suite.len() != 1 {
         return Err(CliError::SpecNeedsOneSuite);
     }
     let suites = catalogue.select(&args.suite)?;
-    // A suite's documents are in the seeds folder beside the checkout its specs
-    // folder belongs to: for a built-in suite, the one toolspec was built from.
-    let seeds_for =
-        |suite: &crate::scenario::Suite| match (&args.seeds, catalogue.origin(&suite.name)) {
-            (Some(seeds), _) => seeds.clone(),
-            (None, Some(Origin::Folder(specs))) => default_seeds_dir(specs),
-            (None, _) => default_seeds_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("specs")),
-        };
     let mut results = Vec::new();
     let mut errors = Vec::new();
     for suite in &suites {
-        let documents = if args.spec.is_empty() {
-            suite_documents(
-                &suite.dir.join("suite.yaml"),
-                &suite.config.documents,
-                &seeds_for(suite),
-            )
-        } else {
-            given_documents(&args.spec)
+        let documents = match (&args.documents, args.spec.is_empty()) {
+            (_, false) => from_paths(suite, &args.spec),
+            (Some(dir), true) => from_folder(suite, dir),
+            (None, true) => from_index(suite),
         };
         match documents {
             Ok(documents) => results.push(SuiteCoverage::of(suite, &documents)),

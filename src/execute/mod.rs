@@ -111,11 +111,8 @@ async fn run(
     report: &mut ScenarioReport,
 ) -> Verdict {
     let started = tokio::time::Instant::now();
-    if let Some(unsupported) = target.unsupported(&scenario.given.settings) {
-        return Verdict::Skip(unsupported.0);
-    }
-    if let Some(unmet) = unmet_requirement(&scenario.requires) {
-        return Verdict::Skip(unmet);
+    if let Some(why) = skip_reason(scenario, target) {
+        return Verdict::Skip(why);
     }
     let tree = scenario
         .given
@@ -185,6 +182,17 @@ fn scenario_deadline(suite: &Suite, options: &RunOptions, call_timeout: Duration
             .unwrap_or(suite.config.scenario_timeout_ms),
     );
     configured.max(call_timeout.saturating_mul(3))
+}
+
+/// Why `scenario` cannot run against `target` on this machine, if it cannot: a
+/// setting the target has no flag for, or a `requires:` the machine does not meet.
+/// Both are known before anything starts, so the libtest runner lists such a
+/// scenario as ignored, and this is what a run of it ends in (SKIP).
+pub(crate) fn skip_reason(scenario: &Scenario, target: &Target) -> Option<String> {
+    target
+        .unsupported(&scenario.given.settings)
+        .map(|u| u.0)
+        .or_else(|| unmet_requirement(&scenario.requires))
 }
 
 /// Why this machine cannot run a scenario with these requirements, if it cannot.

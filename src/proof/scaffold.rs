@@ -5,7 +5,9 @@
 //! being filled in) and must fail when run, never pass by accident: each scenario calls
 //! a tool named `TODO` and expects the text `TODO: ...`, and its name starts with
 //! `TODO: ` so unfinished ones stand out in listings and reports. The clause's own text
-//! is quoted above each scenario as comments. Existing files are never overwritten.
+//! is quoted above each scenario as comments. Existing files are never overwritten
+//! (the suite's clause index, which the command also writes, is data it owns:
+//! `proof::coverage::index`).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -14,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::proof::coverage::clauses::{slug, Clause};
 use crate::proof::coverage::documents::SpecDocument;
-use crate::scenario::{load_suite, LoadError};
+use crate::scenario::{load_suite, LoadError, CLAUSE_INDEX_FILE};
 
 /// Prefix of every scaffolded scenario's name, until someone fills it in.
 pub(crate) const TODO_PREFIX: &str = "TODO: ";
@@ -63,6 +65,12 @@ pub(crate) fn plan(
                     (slug(&stem), stem)
                 }
             };
+            // `clauses.yaml` is the suite's clause index, not a scenario file.
+            let stem = if format!("{stem}.yaml") == CLAUSE_INDEX_FILE {
+                format!("{stem}-section")
+            } else {
+                stem
+            };
             match groups.iter_mut().find(|g| g.stem == stem) {
                 Some(group) => group.clauses.push((document.name.clone(), clause.clone())),
                 None => groups.push(Group {
@@ -82,7 +90,7 @@ pub(crate) fn plan(
     if !out.join("suite.yaml").exists() {
         plan.push(Planned {
             path: out.join("suite.yaml"),
-            text: suite_skeleton(out, documents),
+            text: suite_skeleton(out),
             scenarios: 0,
             beside: None,
         });
@@ -182,11 +190,10 @@ fn quoted(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 
-fn suite_skeleton(out: &Path, documents: &[SpecDocument]) -> String {
+fn suite_skeleton(out: &Path) -> String {
     let name = out
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let documents: Vec<String> = documents.iter().map(|d| quoted(&d.name)).collect();
     let mut text = String::new();
     let _ = writeln!(
         text,
@@ -194,11 +201,6 @@ fn suite_skeleton(out: &Path, documents: &[SpecDocument]) -> String {
     );
     let _ = writeln!(text, "suite: {}", quoted(&name));
     let _ = writeln!(text, "title: {}", quoted("TODO: what this suite checks"));
-    let _ = writeln!(
-        text,
-        "documents: [{}]   # looked up in ../shared/seeds; or give --spec FILE to `toolspec coverage`",
-        documents.join(", ")
-    );
     let _ = writeln!(
         text,
         "dialect: plain   # TODO: bracket-code, plain, json-error-envelope or json-result-envelope"
@@ -324,6 +326,22 @@ mod tests {
         let errors = plan(&[document(SPEC)], &BTreeSet::new(), dir.path()).expect_err("clash");
         assert_eq!(errors.len(), 1);
         assert!(errors[0].to_string().contains("codes.scaffold.yaml"));
+    }
+
+    #[test]
+    fn a_section_named_clauses_does_not_take_the_clause_index_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let plan = plan(
+            &[document("## Clauses\n- `a`: b\n")],
+            &BTreeSet::new(),
+            dir.path(),
+        )
+        .expect("plan");
+        assert!(
+            plan[1].path.ends_with("clauses-section.yaml"),
+            "{:?}",
+            plan[1].path
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::clause_index::{read_clause_index, ClauseIndex, CLAUSE_INDEX_FILE};
 use super::error::{find_line, LoadError};
 use super::model::{Scenario, ScenarioFile, SuiteFile};
 use super::validate::{id_part_problem, validate_file};
@@ -17,6 +18,8 @@ pub struct Suite {
     /// Where `given.tree` names are looked up: `fixtures/` beside the specs folder.
     pub(crate) fixtures_dir: PathBuf,
     pub(crate) config: SuiteFile,
+    /// The clauses of its spec documents (`clauses.yaml`), when it has the file.
+    pub(crate) clause_index: Option<ClauseIndex>,
     pub(crate) files: Vec<SuiteScenarioFile>,
 }
 
@@ -91,7 +94,15 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         .unwrap_or_default()
         .to_string();
     let suite_path = dir.join("suite.yaml");
-    let config: SuiteFile = parse_yaml_file(&suite_path).map_err(|e| vec![e])?;
+    let config: SuiteFile = parse_yaml_file(&suite_path).map_err(|mut e| {
+        if e.message.contains("unknown field `documents`") {
+            e.message.push_str(&format!(
+                "\nhint: a suite's documents are listed in its clause index, {CLAUSE_INDEX_FILE}, \
+                 with their clauses; `toolspec scaffold --spec FILE --suite {name}` writes it"
+            ));
+        }
+        vec![e]
+    })?;
     if config.version == 0 {
         return Err(vec![LoadError::new(
             &suite_path,
@@ -122,7 +133,8 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         .map(|e| e.path())
         .filter(|p| {
             p.extension().is_some_and(|x| x == "yaml" || x == "yml")
-                && p.file_name().is_some_and(|n| n != "suite.yaml")
+                && p.file_name()
+                    .is_some_and(|n| n != "suite.yaml" && n != CLAUSE_INDEX_FILE)
         })
         .collect();
     paths.sort();
@@ -130,6 +142,10 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
     let fixtures_dir = fixtures_dir_for(dir);
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    let clause_index = read_clause_index(dir).unwrap_or_else(|mut e| {
+        errors.append(&mut e);
+        None
+    });
     for path in paths {
         let stem = path
             .file_stem()
@@ -167,6 +183,7 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
             dir: dir.to_path_buf(),
             fixtures_dir,
             config,
+            clause_index,
             files,
         })
     } else {

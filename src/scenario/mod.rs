@@ -1,6 +1,7 @@
 //! Scenario files: their typed model, and loading them from `specs/` with errors that
 //! name the file, the line and the fix.
 
+mod clause_index;
 mod error;
 mod load;
 mod model;
@@ -9,6 +10,9 @@ mod placeholders;
 mod validate;
 mod yaml;
 
+pub(crate) use clause_index::{
+    read_clause_index, ClauseIndex, IndexedClause, IndexedDocument, CLAUSE_INDEX_FILE,
+};
 pub use error::LoadError;
 pub use load::{load_suite, load_suites, Suite};
 pub(crate) use load::{suite_names, SuiteScenarioFile};

@@ -20,9 +20,6 @@ pub(crate) struct SuiteFile {
     /// Must equal the folder name, so a copied file cannot pose as another suite.
     pub suite: String,
     pub title: String,
-    /// Spec documents this suite is derived from (file names in the seeds folder).
-    #[serde(default)]
-    pub documents: Vec<String>,
     /// How results are read: which text is an error and where its code is. The key
     /// is `dialect` in `suite.yaml`.
     #[serde(rename = "dialect")]

@@ -1,6 +1,9 @@
-//! `toolspec coverage` and `toolspec scaffold` as a user runs them, and clause
-//! extraction on the real seed documents (when `../shared/seeds` is present): the ids
-//! the suites' `covers:` use must come out exactly.
+//! `toolspec coverage` and `toolspec scaffold` as a user runs them, each suite's
+//! clause index checked against the seed documents, and clause extraction on the
+//! real seeds: the ids the suites' `covers:` use must come out exactly.
+//!
+//! The tests that read a seed need `../shared/seeds`, which CI always has beside the
+//! repository; without it they fail and say so (`seeds`), never pass unchecked.
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +16,7 @@ use serde_json::Value;
 const DATA: &str = "tests/data/coverage";
 
 /// `toolspec --specs tests/data/coverage/repo/specs coverage --suite <suite>`: the
-/// suites there name `mini-spec.md`, found in `tests/data/coverage/shared/seeds`.
+/// suites there index `mini-spec.md`, which is in `tests/data/coverage/shared/seeds`.
 fn coverage_of(suite: &str) -> Command {
     let mut cmd = toolspec();
     cmd.args([
@@ -26,11 +29,21 @@ fn coverage_of(suite: &str) -> Command {
     cmd
 }
 
-fn seeds_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// The seed documents, `../shared/seeds` beside the repository; a test that needs
+/// them fails with this message when they are not there.
+fn seeds() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join("shared")
-        .join("seeds")
+        .join("seeds");
+    assert!(
+        dir.is_dir(),
+        "{} is missing: this test reads the seed documents the suites are written from \
+         (CI always has them beside the repository); put the project's `shared` folder \
+         beside the repository to run it",
+        dir.display()
+    );
+    dir
 }
 
 /// The clauses (id, line) that `toolspec coverage --json` reads out of `document`,
@@ -60,17 +73,12 @@ fn clauses_of(document: &Path) -> Vec<(String, u64)> {
         .collect()
 }
 
-/// The clause ids of the seed whose file name starts with `prefix`, or None (with a
-/// note) when the seeds are not on this machine.
-fn seed_ids(prefix: &str) -> Option<Vec<String>> {
-    let Some(path) = seed_path(prefix) else {
-        eprintln!(
-            "note: {} is missing; seed extraction not checked",
-            seeds_dir().display()
-        );
-        return None;
-    };
-    Some(clauses_of(&path).into_iter().map(|(id, _)| id).collect())
+/// The clause ids of the seed whose file name starts with `prefix`.
+fn seed_ids(prefix: &str) -> Vec<String> {
+    clauses_of(&seed_path(prefix))
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect()
 }
 
 fn expand(groups: &[(&str, &[&str])]) -> Vec<String> {
@@ -99,7 +107,7 @@ fn assert_same(mut got: Vec<String>, mut want: Vec<String>) {
 
 #[test]
 fn seed_000_openspec_requirements_and_scenarios() {
-    let Some(ids) = seed_ids("000_") else { return };
+    let ids = seed_ids("000_");
     let want = expand(&[
         (
             "error-message-format",
@@ -159,10 +167,7 @@ fn seed_000_openspec_requirements_and_scenarios() {
 
 #[test]
 fn seed_001_design_rationale_has_no_clauses() {
-    let Some(seed) = seed_path("001_") else {
-        eprintln!("note: seeds missing; seed 001 not checked");
-        return;
-    };
+    let seed = seed_path("001_");
     coverage_of("complete")
         .arg("--spec")
         .arg(&seed)
@@ -175,7 +180,7 @@ fn seed_001_design_rationale_has_no_clauses() {
 
 #[test]
 fn seed_002_numbered_items_under_tool_headings() {
-    let Some(ids) = seed_ids("002_") else { return };
+    let ids = seed_ids("002_");
     let want = expand(&[
         (
             "list-directory",
@@ -245,7 +250,7 @@ fn seed_002_numbered_items_under_tool_headings() {
 
 #[test]
 fn seed_003_one_clause_per_code_row() {
-    let Some(ids) = seed_ids("003_") else { return };
+    let ids = seed_ids("003_");
     let want = expand(&[(
         "",
         &[
@@ -270,7 +275,7 @@ fn seed_003_one_clause_per_code_row() {
 
 #[test]
 fn seed_004_fields_rationale_and_example_sections() {
-    let Some(ids) = seed_ids("004_") else { return };
+    let ids = seed_ids("004_");
     let want = expand(&[
         ("glob", &["output", "count"]),
         ("file-read", &["output"]),
@@ -292,10 +297,11 @@ fn seed_004_fields_rationale_and_example_sections() {
     assert_same(ids, want);
 }
 
-/// The path of the seed whose name starts with `prefix`, when the seeds are here.
-fn seed_path(prefix: &str) -> Option<PathBuf> {
-    std::fs::read_dir(seeds_dir())
-        .ok()?
+/// The path of the seed whose name starts with `prefix`.
+fn seed_path(prefix: &str) -> PathBuf {
+    let dir = seeds();
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .filter_map(Result::ok)
         .map(|e| e.path())
         .find(|p| {
@@ -303,14 +309,12 @@ fn seed_path(prefix: &str) -> Option<PathBuf> {
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with(prefix))
         })
+        .unwrap_or_else(|| panic!("no seed named {prefix}* in {}", dir.display()))
 }
 
 #[test]
 fn boris_covers_every_clause_of_seed_000() {
-    let Some(seed) = seed_path("000_") else {
-        eprintln!("note: seeds missing; boris coverage not checked");
-        return;
-    };
+    let seed = seed_path("000_");
     let output = toolspec()
         .args(["coverage", "--suite", "boris", "--spec"])
         .arg(&seed)
@@ -348,20 +352,51 @@ fn boris_covers_every_clause_of_seed_000() {
 }
 
 #[test]
-fn boris_documents_from_suite_yaml_report_the_rationale_as_no_clauses() {
-    if seed_path("001_").is_none() {
-        return;
-    }
+fn boris_coverage_from_its_index_names_the_documents_and_the_rationale_has_no_clauses() {
     toolspec()
         .args(["coverage", "--suite", "boris"])
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "boris: 001_621815e78ccb4767.txt: no clauses",
+            "boris: Boris MCP tool errors, design (seed 001): no clauses\n",
         ))
         .stdout(predicate::str::contains(
-            "boris: 000_73441da57f37eb96.txt (23 clauses)",
-        ));
+            "boris: Boris MCP tool errors, spec (seed 000): 23 clauses\n",
+        ))
+        .stdout(predicate::str::contains("000_73441da57f37eb96.txt").not());
+}
+
+/// Every suite's clause index against the seeds: each document there, byte for byte
+/// the one indexed, with the same clauses. A seed edited without scaffolding the
+/// index again fails here (and in CI's `coverage --documents ../shared/seeds`).
+#[test]
+fn every_suite_clause_index_matches_the_seed_documents() {
+    let output = toolspec()
+        .args(["coverage", "--json", "--documents"])
+        .arg(seeds())
+        .output()
+        .expect("toolspec runs");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "coverage --json is not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let mut documents = 0;
+    for suite in report["suites"].as_array().expect("suites") {
+        for document in suite["documents"].as_array().expect("documents") {
+            documents += 1;
+            let name = format!("{} / {}", suite["suite"], document["name"]);
+            assert_eq!(document["indexed"], true, "{name}");
+            assert_eq!(
+                document["changes"],
+                serde_json::json!({"indexed_sha256": null, "added": [], "removed": [], "renamed": []}),
+                "{name}: the seed differs from the suite's clauses.yaml; scaffold the index again"
+            );
+        }
+    }
+    assert_eq!(documents, 5, "{report}");
+    assert_eq!(output.status.code(), Some(0), "{report}");
 }
 
 #[test]
@@ -376,14 +411,23 @@ fn a_suite_covering_its_document_passes() {
 
 #[test]
 fn an_uncovered_clause_fails_and_is_named_with_its_text() {
+    // From the index alone, the clause is shown by its title...
     coverage_of("gappy")
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "UNCOVERED error-message-format/code-is-parseable (line 10)\n              | - **WHEN** a client cuts the text",
+            "UNCOVERED error-message-format/code-is-parseable (line 10)\n              | Code is parseable\n",
         ))
         .stdout(predicate::str::contains(
             "gappy: 3 clauses, 2 covered, 1 uncovered, 0 unknown covers",
+        ));
+    // ...and with the document read, by the first line of what it says.
+    coverage_of("gappy")
+        .args(["--documents", &format!("{DATA}/shared/seeds")])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "UNCOVERED error-message-format/code-is-parseable (line 10)\n              | - **WHEN** a client cuts the text",
         ));
 }
 
@@ -466,7 +510,7 @@ fn coverage_in(specs: &Path) -> Command {
         "coverage",
         "--suite",
         "beyond",
-        "--seeds",
+        "--documents",
         &format!("{DATA}/shared/seeds"),
     ]);
     cmd
@@ -537,7 +581,7 @@ fn json_output_has_the_clauses_their_scenarios_and_a_summary() {
     assert_eq!(suite["suite"], "gappy");
     assert_eq!(
         suite["summary"],
-        serde_json::json!({"clauses": 3, "covered": 2, "uncovered": 1, "unknown_covers": 0, "upstream_topics": 0})
+        serde_json::json!({"clauses": 3, "covered": 2, "uncovered": 1, "unknown_covers": 0, "upstream_topics": 0, "stale_documents": 0})
     );
     let clause = &suite["documents"][0]["clauses"][0];
     assert_eq!(
@@ -545,7 +589,12 @@ fn json_output_has_the_clauses_their_scenarios_and_a_summary() {
         "error-message-format/error-contains-code-prefix"
     );
     assert_eq!(clause["line"], 6);
-    assert_eq!(clause["kind"], "scenario");
+    assert_eq!(clause["title"], "Error contains code prefix");
+    let document = &suite["documents"][0];
+    assert_eq!(document["name"], "Mini spec (test data)");
+    assert_eq!(document["file"], "mini-spec.md");
+    assert_eq!(document["read_from"], serde_json::Value::Null);
+    assert_eq!(document["changes"], serde_json::Value::Null);
     assert_eq!(
         clause["scenarios"],
         serde_json::json!(["gappy::error-message-format::Error contains code prefix"])
@@ -557,36 +606,157 @@ fn json_output_has_the_clauses_their_scenarios_and_a_summary() {
 }
 
 #[test]
-fn a_missing_seeds_folder_is_named() {
+fn a_suite_without_a_clause_index_or_a_missing_document_is_named() {
     let dir = tempfile::tempdir().expect("tempdir");
     let specs = dir.path().join("repo").join("specs");
     copy_suite(
         &format!("{DATA}/repo/specs/complete"),
         &specs.join("complete"),
     );
-    toolspec()
-        .arg("--specs")
-        .arg(&specs)
-        .args(["coverage", "--suite", "complete"])
+    let coverage = |extra: &[&str]| {
+        let mut cmd = toolspec();
+        cmd.arg("--specs")
+            .arg(&specs)
+            .args(["coverage", "--suite", "complete"])
+            .args(extra);
+        cmd
+    };
+    // The documents folder lacks the document the index names (by its readable name).
+    coverage(&["--documents", "tests/data"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "shared/seeds, which does not exist",
-        ))
-        .stderr(predicate::str::contains("--spec FILE"));
-    // --seeds points elsewhere.
+            "tests/data/mini-spec.md: Mini spec (test data) (`mini-spec.md` in clauses.yaml \
+             of suite `complete`) is not in this folder",
+        ));
+    coverage(&["--documents", "no/such/folder"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no/such/folder: --documents names a folder that does not exist",
+        ));
+    // `--seeds` is the older name of `--documents`.
+    coverage(&["--seeds", &format!("{DATA}/shared/seeds")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "  read from tests/data/coverage/shared/seeds/mini-spec.md: as indexed\n",
+        ));
+    std::fs::remove_file(specs.join("complete/clauses.yaml")).expect("remove the index");
+    coverage(&[])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "suite `complete` has no clause index; `toolspec scaffold --spec FILE --suite \
+             complete` writes it",
+        ));
+    // Given by path, a document is still checked without an index.
+    coverage(&["--spec", &format!("{DATA}/shared/seeds/mini-spec.md")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "mini-spec.md: not in the suite's clause index\n",
+        ));
+}
+
+/// The `complete` suite in a temporary folder, and a documents folder beside it
+/// holding `mini-spec.md` as `edit` leaves it.
+fn documents_edited(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let specs = dir.path().join("specs");
+    copy_suite(
+        &format!("{DATA}/repo/specs/complete"),
+        &specs.join("complete"),
+    );
+    let documents = dir.path().join("documents");
+    std::fs::create_dir_all(&documents).expect("mkdir");
+    let original = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(DATA)
+            .join("shared/seeds/mini-spec.md"),
+    )
+    .expect("mini-spec.md");
+    std::fs::write(documents.join("mini-spec.md"), edit(&original)).expect("write");
+    (dir, specs, documents)
+}
+
+#[test]
+fn a_document_whose_clauses_changed_since_its_index_fails_naming_each_change() {
+    let (_dir, specs, documents) = documents_edited(|text| {
+        text.replace(
+            "#### Scenario: Code is parseable",
+            "#### Scenario: Code can be parsed",
+        )
+        .replace(
+            "### Requirement: Bash tool error codes",
+            "### Requirement: Shell errors",
+        )
+        .replace(
+            "#### Scenario: Error contains code prefix",
+            "#### Scenario: Error contains Code Prefix",
+        )
+    });
+    let stdout = toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["coverage", "--suite", "complete", "--documents"])
+        .arg(&documents)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let stdout = String::from_utf8_lossy(&stdout);
+    for line in [
+        "complete: Mini spec (test data): 3 clauses\n",
+        "  upstream: tests/data/coverage/shared/seeds/mini-spec.md in this repository\n",
+        "/documents/mini-spec.md: changed since the clause index was written (sha256 ad59a18b9dbc there, ",
+        "  added     error-message-format/code-can-be-parsed (line 10)\n",
+        "  removed   error-message-format/code-is-parseable (line 10 then)\n",
+        "  renamed   error-message-format/error-contains-code-prefix: title \"Error contains code prefix\" -> \"Error contains Code Prefix\"\n",
+        "  renamed   bash-tool-error-codes/empty-command -> shell-errors/empty-command (\"Empty command\")\n",
+        "  the clause index is out of date; write it again with `toolspec --specs DIR scaffold --suite complete --spec ",
+        "complete: 3 clauses, 1 covered, 2 uncovered, 2 unknown covers; the clause index is out of date for 1 document\n",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+}
+
+#[test]
+fn a_document_with_the_same_clauses_but_other_bytes_is_noted_and_holds() {
+    let (_dir, specs, documents) = documents_edited(|text| {
+        text.replace(
+            "## ADDED Requirements",
+            "## ADDED Requirements\n\nA new line of prose.",
+        )
+    });
     toolspec()
         .arg("--specs")
         .arg(&specs)
-        .args([
-            "coverage",
-            "--suite",
-            "complete",
-            "--seeds",
-            &format!("{DATA}/shared/seeds"),
-        ])
+        .args(["coverage", "--suite", "complete", "--documents"])
+        .arg(&documents)
         .assert()
-        .success();
+        .success()
+        .stdout(predicate::str::contains("; its clauses are the same\n"))
+        .stdout(predicate::str::contains("out of date").not());
+}
+
+#[test]
+fn a_document_given_by_path_is_matched_by_file_name_or_content() {
+    let (_dir, specs, documents) = documents_edited(str::to_string);
+    let renamed = documents.join("my copy.md");
+    std::fs::rename(documents.join("mini-spec.md"), &renamed).expect("rename");
+    toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["coverage", "--suite", "complete", "--spec"])
+        .arg(&renamed)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "complete: Mini spec (test data): 3 clauses\n",
+        ))
+        .stdout(predicate::str::contains("my copy.md: as indexed\n"));
 }
 
 #[test]
@@ -672,7 +842,7 @@ fn scaffold_writes_only_what_a_suite_lacks_and_never_overwrites() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "every clause already has a scenario; nothing written",
+            "every clause already has a scenario; no scenario written",
         ));
     // With both files present and the clause uncovered again, it refuses.
     std::fs::write(
@@ -700,10 +870,7 @@ fn scaffold_needs_a_place_to_write() {
 
 #[test]
 fn scaffolding_seed_000_gives_a_suite_that_loads_and_covers_every_clause() {
-    let Some(seed) = seed_path("000_") else {
-        eprintln!("note: seeds missing; seed scaffold not checked");
-        return;
-    };
+    let seed = seed_path("000_");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("specs").join("fresh");
     toolspec()
@@ -717,7 +884,11 @@ fn scaffolding_seed_000_gives_a_suite_that_loads_and_covers_every_clause() {
         .stdout(predicate::str::contains(
             "error-message-format.yaml (2 scenarios)",
         ))
-        .stdout(predicate::str::contains("scaffolded 23 clauses"));
+        .stdout(predicate::str::contains("scaffolded 23 clauses"))
+        .stdout(predicate::str::contains(
+            "/fresh/clauses.yaml (the clause index: 1 document, 23 clauses; give each \
+             document a readable `name` and its `upstream`)",
+        ));
     let specs = dir.path().join("specs");
     let listed = toolspec()
         .arg("--specs")
@@ -748,5 +919,54 @@ fn scaffolding_seed_000_gives_a_suite_that_loads_and_covers_every_clause() {
         .success()
         .stdout(predicate::str::contains(
             "fresh: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers",
+        ));
+    // The index it wrote gives coverage without the document, and keeps the name
+    // someone gives the document when the document is scaffolded again.
+    let index = out.join("clauses.yaml");
+    let text = std::fs::read_to_string(&index).expect("clauses.yaml");
+    std::fs::write(
+        &index,
+        text.replace(
+            "  - name: \"000_73441da57f37eb96.txt\"",
+            "  - name: \"Boris errors\"",
+        ),
+    )
+    .expect("name the document");
+    toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["coverage", "--suite", "fresh"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "fresh: Boris errors: 23 clauses\n  upstream: unknown (TODO: where this document is published)\n",
+        ));
+    toolspec()
+        .arg("--specs")
+        .arg(&specs)
+        .args(["scaffold", "--suite", "fresh", "--spec"])
+        .arg(&seed)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "every clause already has a scenario; no scenario written\n",
+        ))
+        .stdout(predicate::str::contains(
+            "/fresh/clauses.yaml is up to date (1 document, 23 clauses)\n",
+        ));
+    assert!(std::fs::read_to_string(&index)
+        .expect("clauses.yaml")
+        .contains("Boris errors"));
+}
+
+#[test]
+fn scaffold_refuses_documents_without_a_clause() {
+    toolspec()
+        .args(["scaffold", "--out", "unused", "--spec"])
+        .arg(format!("{DATA}/shared/seeds/no-clauses.md"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no-clauses.md: no clauses found in this document",
         ));
 }

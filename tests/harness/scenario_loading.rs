@@ -495,3 +495,43 @@ fn a_capture_on_the_judged_call_is_refused() {
     assert!(e.contains("case.yaml:3:"), "{e}");
     assert!(e.contains("`capture` on the judged call"), "{e}");
 }
+
+#[test]
+fn a_suite_yaml_still_listing_documents_is_told_where_they_went() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("demo");
+    std::fs::create_dir(&suite).expect("mkdir");
+    std::fs::write(
+        suite.join("suite.yaml"),
+        format!("{SUITE}documents: [spec.md]\n"),
+    )
+    .expect("write");
+    let errors = load_suite(&suite).expect_err("refused");
+    let e = errors[0].to_string();
+    assert!(e.contains("unknown field `documents`"), "{e}");
+    assert!(
+        e.contains(
+            "hint: a suite's documents are listed in its clause index, clauses.yaml, with \
+             their clauses; `toolspec scaffold --spec FILE --suite demo` writes it"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_broken_clause_index_is_refused_with_the_suite() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("demo");
+    std::fs::create_dir(&suite).expect("mkdir");
+    std::fs::write(suite.join("suite.yaml"), SUITE).expect("write");
+    // A scenario file saved under the index's name is not silently skipped.
+    std::fs::write(
+        suite.join("clauses.yaml"),
+        format!("{HEAD}    then: {{ is_error: false }}\n"),
+    )
+    .expect("write");
+    let errors = load_suite(&suite).expect_err("refused");
+    let e = errors[0].to_string();
+    assert!(e.contains("demo/clauses.yaml:1:"), "{e}");
+    assert!(e.contains("unknown field `requirement`"), "{e}");
+}

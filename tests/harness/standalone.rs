@@ -1,5 +1,6 @@
-//! toolspec outside its own repository: the suites built into the binary, `--specs`
-//! adding or replacing suites, `suites export`, and a gate that cannot pass on nothing.
+//! toolspec outside its own repository: the suites built into the binary (with their
+//! clause indexes, so coverage needs no document beside it), `--specs` adding or
+//! replacing suites, `suites export`, and a gate that cannot pass on nothing.
 
 use std::path::Path;
 
@@ -51,6 +52,44 @@ fn a_lone_copy_lists_and_runs_the_built_in_suites_from_any_folder() {
         0,
         "the written-out suites are removed"
     );
+}
+
+#[test]
+fn a_lone_copy_gives_coverage_from_the_built_in_clause_indexes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let listing = lone_copy(dir.path())
+        .arg("coverage")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let listing = String::from_utf8_lossy(&listing);
+    for line in [
+        "boris: Boris MCP tool errors, spec (seed 000): 23 clauses\n",
+        "boris: Boris MCP tool errors, design (seed 001): no clauses\n",
+        "boris: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers; ",
+        "gemini-cli: 26 clauses, 26 covered, 0 uncovered, 0 unknown covers\n",
+        "agent-tools: 13 clauses, 13 covered, 0 uncovered, 0 unknown covers\n",
+        "ikigai: 16 clauses, 16 covered, 0 uncovered, 0 unknown covers\n",
+        "  upstream: Written for mjkoo/boris (https://github.com/mjkoo/boris",
+    ] {
+        assert!(listing.contains(line), "missing {line:?} in:\n{listing}");
+    }
+    // Documents are named by their readable names, never by seed file names, and
+    // nothing was read: there is no document here to read.
+    let seed_file = regex::Regex::new(r"\d{3}_[0-9a-f]{16}\.txt").expect("regex");
+    assert!(!seed_file.is_match(&listing), "{listing}");
+    assert!(!listing.contains("\n  read from "), "{listing}");
+    // Asked to compare with documents that are not there, it says which and where.
+    lone_copy(dir.path())
+        .args(["coverage", "--suite", "ikigai", "--documents", "."])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "004_e4cdd3422e67f61f.txt: ikigai tool result format (seed 004) \
+             (`004_e4cdd3422e67f61f.txt` in clauses.yaml of suite `ikigai`) is not in this folder",
+        ));
 }
 
 #[test]

@@ -4,15 +4,17 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::SuiteCoverage;
+use super::{DocumentCoverage, SuiteCoverage};
 
 /// Longest clause text shown under an uncovered clause, in characters.
 const HINT_WIDTH: usize = 100;
 
-/// The listing: each document's clauses with the scenarios covering them (or the first
-/// line of the clause's text when none does), the upstream topics beyond the
-/// documents with their scenarios, the unknown `covers:`, then a summary line per
-/// suite.
+/// The listing: each document (by its readable name, with where it lives upstream
+/// and, when it was read, how it compares with the clause index) with its clauses
+/// and the scenarios covering them (or, when none does, the first line of the
+/// clause's text, or its title when only the index was read), the upstream topics
+/// beyond the documents with their scenarios, the unknown `covers:`, then a summary
+/// line per suite.
 pub(crate) fn text(suites: &[SuiteCoverage]) -> String {
     let mut out = String::new();
     for (i, suite) in suites.iter().enumerate() {
@@ -27,16 +29,18 @@ pub(crate) fn text(suites: &[SuiteCoverage]) -> String {
 fn suite_text(out: &mut String, suite: &SuiteCoverage) {
     let name = &suite.suite;
     for document in &suite.documents {
-        if document.clauses.is_empty() {
-            let _ = writeln!(out, "{name}: {}: no clauses", document.name);
-            continue;
+        match document.clauses.len() {
+            0 => {
+                let _ = writeln!(out, "{name}: {}: no clauses", document.name);
+            }
+            1 => {
+                let _ = writeln!(out, "{name}: {}: 1 clause", document.name);
+            }
+            n => {
+                let _ = writeln!(out, "{name}: {}: {n} clauses", document.name);
+            }
         }
-        let _ = writeln!(
-            out,
-            "{name}: {} ({} clauses)",
-            document.name,
-            document.clauses.len()
-        );
+        document_origin(out, name, document);
         for entry in &document.clauses {
             let clause = &entry.clause;
             let status = if entry.scenarios.is_empty() {
@@ -49,9 +53,8 @@ fn suite_text(out: &mut String, suite: &SuiteCoverage) {
                 let _ = writeln!(out, "              {scenario}");
             }
             if entry.scenarios.is_empty() {
-                if let Some(first) = clause.text.iter().find(|t| !t.trim().is_empty()) {
-                    let _ = writeln!(out, "              | {}", shorten(first.trim()));
-                }
+                let hint = entry.says.as_deref().unwrap_or(&clause.title);
+                let _ = writeln!(out, "              | {}", shorten(hint));
             }
         }
         for duplicate in &document.duplicates {
@@ -99,6 +102,80 @@ fn suite_text(out: &mut String, suite: &SuiteCoverage) {
     let _ = writeln!(out, "{}", suite.summary());
 }
 
+/// Where the document lives upstream, and, when it was read, from where and what
+/// changed since the clause index was written.
+fn document_origin(out: &mut String, suite: &str, document: &DocumentCoverage) {
+    if let Some(upstream) = &document.upstream {
+        let _ = writeln!(out, "  upstream: {upstream}");
+    }
+    let Some(path) = &document.read_from else {
+        return;
+    };
+    let path = path.display();
+    let Some(changes) = &document.changes else {
+        let _ = writeln!(out, "  read from {path}: not in the suite's clause index");
+        return;
+    };
+    match (&changes.indexed_sha256, changes.clauses_changed()) {
+        (None, false) => {
+            let _ = writeln!(out, "  read from {path}: as indexed");
+        }
+        (Some(before), clauses_changed) => {
+            let _ = writeln!(
+                out,
+                "  read from {path}: changed since the clause index was written \
+                 (sha256 {} there, {} now){}",
+                short_hash(before),
+                short_hash(&document.sha256),
+                if clauses_changed {
+                    ""
+                } else {
+                    "; its clauses are the same"
+                }
+            );
+        }
+        (None, true) => {
+            let _ = writeln!(
+                out,
+                "  read from {path}: the same bytes, but the clause index lists other clauses"
+            );
+        }
+    }
+    for clause in &changes.added {
+        let _ = writeln!(out, "  added     {} (line {})", clause.id, clause.line);
+    }
+    for clause in &changes.removed {
+        let _ = writeln!(out, "  removed   {} (line {} then)", clause.id, clause.line);
+    }
+    for renamed in &changes.renamed {
+        if renamed.from.id == renamed.to.id {
+            let _ = writeln!(
+                out,
+                "  renamed   {}: title {:?} -> {:?}",
+                renamed.to.id, renamed.from.title, renamed.to.title
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  renamed   {} -> {} ({:?})",
+                renamed.from.id, renamed.to.id, renamed.to.title
+            );
+        }
+    }
+    if changes.clauses_changed() {
+        let _ = writeln!(
+            out,
+            "  the clause index is out of date; write it again with \
+             `toolspec --specs DIR scaffold --suite {suite} --spec {path}`"
+        );
+    }
+}
+
+/// The first 12 hex digits, enough to tell two hashes apart by eye.
+fn short_hash(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
 fn shorten(text: &str) -> String {
     if text.chars().count() <= HINT_WIDTH {
         return text.to_string();
@@ -128,6 +205,8 @@ struct JsonSummary {
     uncovered: usize,
     unknown_covers: usize,
     upstream_topics: usize,
+    /// Documents read whose clauses differ from their clause index entries.
+    stale_documents: usize,
 }
 
 /// The whole result as pretty JSON, with a summary per suite.
@@ -147,6 +226,7 @@ pub(crate) fn json(suites: &[SuiteCoverage]) -> String {
                         uncovered,
                         unknown_covers: s.unknown_covers.len(),
                         upstream_topics: s.upstream_topics.len(),
+                        stale_documents: s.stale_documents().count(),
                     },
                 }
             })

@@ -1,10 +1,14 @@
 //! Spec coverage: which clauses of a suite's spec documents have a scenario (through
 //! `covers:`), which have none, and which `covers:` name no clause at all.
 //!
-//! [`clauses`] reads clauses out of a markdown document, [`documents`] finds the
-//! documents, this module matches them with a suite's scenarios, and [`listing`] prints
-//! the result. `toolspec coverage` exits 1 when a clause is uncovered or a `covers:` is
-//! unknown, so it can guard a suite in CI (the command itself is `cli::coverage`).
+//! The clauses come from the suite's clause index (`clauses.yaml`), or from the
+//! documents themselves when they are read. [`clauses`] reads clauses out of a
+//! markdown document, [`documents`] reads the documents and sets each beside its
+//! index entry, [`drift`] tells what changed since the index was written, [`index`]
+//! writes the index, this module matches clauses with a suite's scenarios, and
+//! [`listing`] prints the result. `toolspec coverage` exits 1 when a clause is
+//! uncovered, a `covers:` is unknown or a document read has other clauses than its
+//! index entry, so it can guard a suite in CI (the command itself is `cli::coverage`).
 //!
 //! A `basis: upstream` scenario may check what no clause speaks of (a success format
 //! the seed leaves to the program); its `covers: upstream/<topic>` is neither a clause
@@ -14,31 +18,60 @@
 
 pub(crate) mod clauses;
 pub(crate) mod documents;
+pub(crate) mod drift;
+pub(crate) mod index;
 pub(crate) mod listing;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::scenario::{Suite, UPSTREAM_COVERS};
-use clauses::Clause;
-use documents::SpecDocument;
+use crate::scenario::{IndexedClause, Suite, UPSTREAM_COVERS};
+use documents::CheckedDocument;
+use drift::IndexDrift;
 
 /// One clause and the ids (`suite::file::name`) of the scenarios that cover it.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ClauseCoverage {
     #[serde(flatten)]
-    pub clause: Clause,
+    pub clause: IndexedClause,
+    /// The first line of what the clause says, when the document was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub says: Option<String>,
     pub scenarios: Vec<String>,
 }
 
+/// One document's clauses and what covers them.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct DocumentCoverage {
+    /// The readable name the clause index gives it.
     pub name: String,
-    pub path: PathBuf,
+    /// Its file name.
+    pub file: String,
+    /// Where it lives upstream, as the index says; null for a document the index
+    /// does not have.
+    pub upstream: Option<String>,
+    /// SHA-256 of the document read, or the one the index records.
+    pub sha256: String,
+    /// Where the document was read from; null when the index alone was used.
+    pub read_from: Option<PathBuf>,
+    /// Whether the suite's clause index has this document.
+    pub indexed: bool,
     pub clauses: Vec<ClauseCoverage>,
     /// Clauses whose id repeats an earlier one in the same document.
-    pub duplicates: Vec<Clause>,
+    pub duplicates: Vec<IndexedClause>,
+    /// What changed since the index was written, for a document read that the index
+    /// has; null otherwise.
+    pub changes: Option<IndexDrift>,
+}
+
+impl DocumentCoverage {
+    /// The document was read and its clauses are not those of its index entry.
+    pub(crate) fn index_is_stale(&self) -> bool {
+        self.changes
+            .as_ref()
+            .is_some_and(IndexDrift::clauses_changed)
+    }
 }
 
 /// A `covers:` that names no clause of the suite's documents.
@@ -74,7 +107,7 @@ pub(crate) struct SuiteCoverage {
 impl SuiteCoverage {
     /// Matches every scenario's `covers:` against the clauses of `documents`. A clause id
     /// that two documents share is covered in both by the same scenario.
-    pub(crate) fn of(suite: &Suite, documents: &[SpecDocument]) -> SuiteCoverage {
+    pub(crate) fn of(suite: &Suite, documents: &[CheckedDocument]) -> SuiteCoverage {
         let covering = |id: &str| -> Vec<String> {
             suite
                 .scenarios()
@@ -86,16 +119,22 @@ impl SuiteCoverage {
             .iter()
             .map(|d| DocumentCoverage {
                 name: d.name.clone(),
-                path: d.path.clone(),
+                file: d.file.clone(),
+                upstream: d.upstream.clone(),
+                sha256: d.sha256.clone(),
+                read_from: d.read_from.clone(),
+                indexed: d.indexed,
                 clauses: d
                     .clauses
                     .iter()
                     .map(|c| ClauseCoverage {
-                        clause: c.clone(),
-                        scenarios: covering(&c.id),
+                        clause: c.clause.clone(),
+                        says: c.says.clone(),
+                        scenarios: covering(&c.clause.id),
                     })
                     .collect(),
                 duplicates: d.duplicates.clone(),
+                changes: d.drift.clone(),
             })
             .collect();
         let known: Vec<&str> = documents
@@ -142,13 +181,22 @@ impl SuiteCoverage {
         self.clauses().filter(|c| c.scenarios.is_empty())
     }
 
-    /// Every clause covered and every `covers:` known.
+    /// The documents read whose clauses differ from their index entries.
+    pub(crate) fn stale_documents(&self) -> impl Iterator<Item = &DocumentCoverage> {
+        self.documents.iter().filter(|d| d.index_is_stale())
+    }
+
+    /// Every clause covered, every `covers:` known, and every document read as its
+    /// index entry describes it.
     pub(crate) fn is_complete(&self) -> bool {
-        self.uncovered().next().is_none() && self.unknown_covers.is_empty()
+        self.uncovered().next().is_none()
+            && self.unknown_covers.is_empty()
+            && self.stale_documents().next().is_none()
     }
 
     /// `boris: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers`, then
-    /// `; 9 upstream topics beyond the documents` when the suite has any.
+    /// `; 9 upstream topics beyond the documents` when the suite has any, and
+    /// `; the clause index is out of date for 1 document` when it is.
     pub(crate) fn summary(&self) -> String {
         let total = self.clauses().count();
         let uncovered = self.uncovered().count();
@@ -157,8 +205,13 @@ impl SuiteCoverage {
             1 => "; 1 upstream topic beyond the documents".to_string(),
             n => format!("; {n} upstream topics beyond the documents"),
         };
+        let stale = match self.stale_documents().count() {
+            0 => String::new(),
+            1 => "; the clause index is out of date for 1 document".to_string(),
+            n => format!("; the clause index is out of date for {n} documents"),
+        };
         format!(
-            "{}: {total} clauses, {} covered, {uncovered} uncovered, {} unknown covers{beyond}",
+            "{}: {total} clauses, {} covered, {uncovered} uncovered, {} unknown covers{beyond}{stale}",
             self.suite,
             total - uncovered,
             self.unknown_covers.len()

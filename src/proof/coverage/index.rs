@@ -1,0 +1,139 @@
+//! Writing a suite's clause index (`clauses.yaml`, whose shape is
+//! `scenario::ClauseIndex`) from the documents read: `toolspec scaffold` adds an
+//! entry for a new document and refreshes the entry of one it already has.
+//!
+//! The index is data the command writes again whenever a document changes, so it is
+//! rendered whole; only an entry's `name` and `upstream`, which a person gives, are
+//! carried over from the file it replaces.
+
+use std::fmt::Write as _;
+
+use super::documents::SpecDocument;
+use crate::scenario::{ClauseIndex, IndexedDocument};
+
+/// What `upstream:` says of a new document until someone says where it lives.
+pub(crate) const UPSTREAM_UNKNOWN: &str = "unknown (TODO: where this document is published)";
+
+/// `existing` (or an empty index) with an entry for each of `documents`: a document
+/// the index has by file name gets its hash and clauses refreshed, keeping its name
+/// and upstream; a new one is added after the others, named by its file name.
+pub(crate) fn with_documents(
+    existing: Option<&ClauseIndex>,
+    documents: &[SpecDocument],
+) -> ClauseIndex {
+    let mut entries: Vec<IndexedDocument> = existing.map_or_else(Vec::new, |i| i.documents.clone());
+    for document in documents {
+        let fresh = |name: String, upstream: String| IndexedDocument {
+            name,
+            file: document.name.clone(),
+            upstream,
+            sha256: document.sha256.clone(),
+            clauses: document.indexed_clauses(),
+        };
+        match entries.iter_mut().find(|e| e.file == document.name) {
+            Some(entry) => *entry = fresh(entry.name.clone(), entry.upstream.clone()),
+            None => entries.push(fresh(document.name.clone(), UPSTREAM_UNKNOWN.to_string())),
+        }
+    }
+    ClauseIndex { documents: entries }
+}
+
+/// The index as the text of `clauses.yaml`.
+pub(crate) fn render(index: &ClauseIndex) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "# The clause index of this suite's spec documents, written by `toolspec scaffold`."
+    );
+    let _ = writeln!(
+        text,
+        "# `toolspec coverage` reads it; `--documents DIR` or `--spec FILE` compares it with the"
+    );
+    let _ = writeln!(
+        text,
+        "# documents. Edit `name` and `upstream` by hand (scaffold keeps them); the rest is"
+    );
+    let _ = writeln!(text, "# written again when a document is scaffolded anew.");
+    let _ = writeln!(text, "documents:");
+    for document in &index.documents {
+        let _ = writeln!(text, "  - name: {}", quoted(&document.name));
+        let _ = writeln!(text, "    file: {}", quoted(&document.file));
+        let _ = writeln!(text, "    upstream: {}", quoted(&document.upstream));
+        let _ = writeln!(text, "    sha256: {}", quoted(&document.sha256));
+        if document.clauses.is_empty() {
+            let _ = writeln!(text, "    clauses: []");
+            continue;
+        }
+        let _ = writeln!(text, "    clauses:");
+        for clause in &document.clauses {
+            let _ = writeln!(
+                text,
+                "      - {{ id: {}, line: {}, title: {} }}",
+                quoted(&clause.id),
+                clause.line,
+                quoted(&clause.title)
+            );
+        }
+    }
+    text
+}
+
+/// A YAML double-quoted string (JSON's escapes are valid YAML).
+fn quoted(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::scenario::parse_yaml_str;
+
+    fn document(file: &str, text: &str) -> SpecDocument {
+        SpecDocument::from_text(Path::new(file), text)
+    }
+
+    #[test]
+    fn a_new_document_is_added_and_a_known_one_refreshed_keeping_its_name() {
+        let first = with_documents(None, &[document("a.md", "## S\n- `x`: one\n")]);
+        assert_eq!(first.documents[0].name, "a.md");
+        assert_eq!(first.documents[0].upstream, UPSTREAM_UNKNOWN);
+        let mut named = first.clone();
+        named.documents[0].name = "Spec A".into();
+        named.documents[0].upstream = "https://example.org/a".into();
+        let second = with_documents(
+            Some(&named),
+            &[
+                document("b.md", "## T\n- `y`: two\n"),
+                document("a.md", "## S\n- `x`: one\n- `z`: three\n"),
+            ],
+        );
+        let a = &second.documents[0];
+        assert_eq!(
+            (a.name.as_str(), a.upstream.as_str()),
+            ("Spec A", "https://example.org/a")
+        );
+        assert_eq!(a.clauses.len(), 2);
+        assert_ne!(a.sha256, first.documents[0].sha256);
+        assert_eq!(second.documents[1].file, "b.md");
+    }
+
+    #[test]
+    fn the_rendered_index_reads_back_as_the_same_index() {
+        let index = with_documents(
+            None,
+            &[
+                document(
+                    "we\"ird: name.md",
+                    "## `read_file`\n1. **Says \"hi\": ** a\n",
+                ),
+                document("empty.md", "No clauses.\n"),
+            ],
+        );
+        let text = render(&index);
+        let back: ClauseIndex = parse_yaml_str(Path::new("clauses.yaml"), &text).expect("parses");
+        assert_eq!(back, index);
+        assert!(text.contains("    clauses: []\n"), "{text}");
+    }
+}

@@ -82,8 +82,10 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
         options,
         ask_for_tools,
     );
-    crate::server::stop_servers_on_interrupt();
-    libtest_mimic::run(&args, trials).exit_code()
+    crate::server::contain_the_run();
+    let conclusion = libtest_mimic::run(&args, trials);
+    crate::server::end_what_escaped();
+    conclusion.exit_code()
 }
 
 /// One trial per scenario of every suite, each against the target `target_for` gives.

@@ -11,8 +11,17 @@
 //! [`super::paths`]), so an honest tree opens exactly as resolved, and a tree
 //! changed since then fails with an error instead of leading elsewhere.
 //!
+//! Each step is a directory opened with `O_PATH` (cap-std asks for no more
+//! when a directory's entries are not read), so passing through a folder
+//! needs only its search permission, as a plain `open()` does: a server run as
+//! an ordinary user reaches a file below a folder of mode 0111.
+//!
 //! Writes make a temporary file in the target's own (confined) directory and
-//! rename it there, so a write is atomic and never goes through a link.
+//! rename it there, so a write is atomic and never goes through a link. Where
+//! no file can be made (a folder the server may enter but not write), a file
+//! that is already there and that the server may write is rewritten in place,
+//! as a plain `open()` would: opened from the same directory handle, without
+//! following a link.
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
@@ -214,8 +223,21 @@ impl ConfinedFs {
     pub(crate) fn stage(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<StagedWrite> {
         let name = real.file_name().ok_or_else(is_a_directory)?;
         let parent = self.make_dirs(real.parent().ok_or_else(|| outside(real))?)?;
-        let (temp_name, mut temp) = create_temp(&parent)?;
-        let staged = StagedWrite {
+        let (temp_name, mut temp) = match create_temp(&parent) {
+            Ok(created) => created,
+            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
+                // The folder is not writable; an existing, writable file in it
+                // still is (and keeps its mode), else the folder's refusal stands.
+                return open_in_place(&parent, name)
+                    .map(|file| StagedWrite::InPlace {
+                        file,
+                        content: content.to_vec(),
+                    })
+                    .map_err(|_| err);
+            }
+            Err(err) => return Err(err),
+        };
+        let staged = TempBeside {
             parent,
             temp: temp_name,
             name: name.to_os_string(),
@@ -224,7 +246,7 @@ impl ConfinedFs {
         temp.write_all(content)?;
         temp.sync_all()?;
         temp.set_permissions(Permissions::from_mode(mode))?;
-        Ok(staged)
+        Ok(StagedWrite::Renamed(staged))
     }
 
     /// Truncates `real` and writes `content` into it, not atomically. Only
@@ -252,26 +274,50 @@ impl ConfinedFs {
     }
 }
 
-/// A temporary file waiting to be renamed over its target (see
-/// [`ConfinedFs::stage`]).
+/// A write waiting to land (see [`ConfinedFs::stage`]).
 #[derive(Debug)]
-pub(crate) struct StagedWrite {
+pub(crate) enum StagedWrite {
+    /// A temporary file beside the target, to be renamed over it.
+    Renamed(TempBeside),
+    /// The target itself, opened for writing, to be rewritten in place: its
+    /// folder lets no temporary file be made.
+    InPlace {
+        file: std::fs::File,
+        content: Vec<u8>,
+    },
+}
+
+impl StagedWrite {
+    /// Puts the content in place: renames the temporary file over the target
+    /// (in the same directory), or truncates the target and writes it.
+    pub(crate) fn persist(self) -> io::Result<()> {
+        match self {
+            StagedWrite::Renamed(mut staged) => {
+                staged
+                    .parent
+                    .rename(&staged.temp, &staged.parent, &staged.name)?;
+                staged.persisted = true;
+                Ok(())
+            }
+            StagedWrite::InPlace { mut file, content } => {
+                file.set_len(0)?;
+                file.write_all(&content)?;
+                file.sync_all()
+            }
+        }
+    }
+}
+
+/// A temporary file beside its target, removed unless renamed over it.
+#[derive(Debug)]
+pub(crate) struct TempBeside {
     parent: Dir,
     temp: OsString,
     name: OsString,
     persisted: bool,
 }
 
-impl StagedWrite {
-    /// Renames the temporary file over the target, in the same directory.
-    pub(crate) fn persist(mut self) -> io::Result<()> {
-        self.parent.rename(&self.temp, &self.parent, &self.name)?;
-        self.persisted = true;
-        Ok(())
-    }
-}
-
-impl Drop for StagedWrite {
+impl Drop for TempBeside {
     fn drop(&mut self) {
         if !self.persisted {
             // Best effort: a temporary file that cannot be removed is harmless.
@@ -293,6 +339,25 @@ fn open_or_create_dir(parent: &Dir, name: &OsStr) -> io::Result<Dir> {
         }
         other => other,
     }
+}
+
+/// Opens the existing regular file `name` of `parent` for writing, neither
+/// creating nor truncating it and not through a link (`O_NONBLOCK`, so a FIFO
+/// cannot hang the call; anything but a regular file is refused).
+fn open_in_place(parent: &Dir, name: &OsStr) -> io::Result<std::fs::File> {
+    let file = parent
+        .open_with(
+            name,
+            OpenOptions::new()
+                .write(true)
+                .follow(FollowSymlinks::No)
+                .custom_flags(libc::O_NONBLOCK),
+        )?
+        .into_std();
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
+    Ok(file)
 }
 
 /// A new, empty temporary file in `dir`, created exclusively (so never

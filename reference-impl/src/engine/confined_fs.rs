@@ -23,8 +23,11 @@
 //! as a plain `open()` would: opened from the same directory handle, without
 //! following a link.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::{CString, OsStr, OsString};
 use std::io::{self, Read, Write};
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -61,11 +64,28 @@ enum Located<'a> {
     Child { parent: Dir, name: OsString },
 }
 
-/// One entry of [`ConfinedFs::read_dir`], not followed if it is a link.
+/// One entry of [`ConfinedFs::read_dir`]: its own metadata (a link not
+/// followed), and what it leads to.
 #[derive(Debug)]
 pub(crate) struct ListedEntry {
     pub(crate) name: OsString,
     pub(crate) metadata: Metadata,
+    pub(crate) leads_to: LeadsTo,
+}
+
+/// What a listed entry is once a link is followed, wherever it leads: only the
+/// type is read (see [`type_through_link`]), so a listing can show a link to a
+/// directory as a directory, as the real programs do, without reading or
+/// listing anything through it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LeadsTo {
+    /// A directory, or a link to one.
+    Directory,
+    /// Anything else that exists: a file, a device, a link to one.
+    NotADirectory,
+    /// A link that leads nowhere: dangling, a loop, or through a folder the
+    /// server may not search.
+    Nowhere,
 }
 
 impl ConfinedFs {
@@ -180,9 +200,19 @@ impl ConfinedFs {
         let mut entries = Vec::new();
         for entry in dir.entries()? {
             let entry = entry?;
+            let name = entry.file_name();
+            let metadata = entry.metadata()?;
+            let leads_to = if metadata.is_symlink() {
+                type_through_link(&dir, &name)
+            } else if metadata.is_dir() {
+                LeadsTo::Directory
+            } else {
+                LeadsTo::NotADirectory
+            };
             entries.push(ListedEntry {
-                name: entry.file_name(),
-                metadata: entry.metadata()?,
+                name,
+                metadata,
+                leads_to,
             });
         }
         Ok(entries)
@@ -326,6 +356,31 @@ impl Drop for TempBeside {
     }
 }
 
+/// The type of what link `name` of `dir` leads to, wherever it leads: one
+/// `fstatat` that follows the link from the listing's own directory handle. It
+/// opens nothing and reads no content or entries, so a link out of the
+/// confinement shows only whether it leads to a directory.
+fn type_through_link(dir: &Dir, name: &OsStr) -> LeadsTo {
+    let Ok(name) = CString::new(name.as_bytes()) else {
+        return LeadsTo::Nowhere;
+    };
+    let mut stat = MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: the descriptor is an open directory and `name` a NUL-terminated
+    // string; fstatat fills `stat` when it returns 0.
+    let found =
+        unsafe { libc::fstatat(dir.as_fd().as_raw_fd(), name.as_ptr(), stat.as_mut_ptr(), 0) };
+    if found != 0 {
+        return LeadsTo::Nowhere;
+    }
+    // SAFETY: fstatat returned 0, so it filled `stat`.
+    let stat = unsafe { stat.assume_init() };
+    if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
+        LeadsTo::Directory
+    } else {
+        LeadsTo::NotADirectory
+    }
+}
+
 /// Opens directory `name` of `parent` (not through a link), creating it first
 /// when it is missing.
 fn open_or_create_dir(parent: &Dir, name: &OsStr) -> io::Result<Dir> {
@@ -442,6 +497,43 @@ mod tests {
         std::fs::write(root.join("inside.txt"), "in").expect("write");
         symlink(root.join("inside.txt"), root.join("link.txt")).expect("symlink");
         assert!(fs.read(&root.join("link.txt")).is_err(), "a final link too");
+    }
+
+    #[test]
+    fn a_listing_tells_where_links_lead_without_following_them_further() {
+        let (_dir, root, fs) = jail();
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(outside.path().join("sub")).expect("mkdir");
+        std::fs::write(outside.path().join("secret.txt"), "secret").expect("write");
+        std::fs::create_dir(root.join("dir")).expect("mkdir");
+        std::fs::write(root.join("file.txt"), "x").expect("write");
+        symlink(outside.path().join("sub"), root.join("out-dir")).expect("symlink");
+        symlink(outside.path().join("secret.txt"), root.join("out-file")).expect("symlink");
+        symlink("dir", root.join("in-dir")).expect("symlink");
+        symlink("missing", root.join("dangling")).expect("symlink");
+        symlink("loop", root.join("loop")).expect("symlink");
+        let mut found: Vec<(String, LeadsTo)> = fs
+            .read_dir(&root)
+            .expect("ls")
+            .into_iter()
+            .map(|e| (e.name.to_string_lossy().into_owned(), e.leads_to))
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let expected = [
+            ("dangling", LeadsTo::Nowhere),
+            ("dir", LeadsTo::Directory),
+            ("file.txt", LeadsTo::NotADirectory),
+            ("in-dir", LeadsTo::Directory),
+            ("loop", LeadsTo::Nowhere),
+            ("out-dir", LeadsTo::Directory),
+            ("out-file", LeadsTo::NotADirectory),
+        ];
+        let expected: Vec<(String, LeadsTo)> =
+            expected.iter().map(|(n, l)| (n.to_string(), *l)).collect();
+        assert_eq!(found, expected);
+        // Only the type: nothing is read or listed through the link.
+        assert!(fs.read(&root.join("out-file")).is_err());
+        assert!(fs.read_dir(&root.join("out-dir")).is_err());
     }
 
     #[test]

@@ -587,3 +587,82 @@ fn an_unprivileged_server_reads_and_writes_below_a_folder_it_may_enter_but_not_l
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }
+
+/// A listing shows a symlink that leads out of the root as what it leads to (a
+/// directory or not), the same in every dialect that lists, as gemini-cli does
+/// with `fs.stat`; only that type is read: nothing is listed or read through
+/// the link, and no size of a file outside is shown.
+#[test]
+fn listings_show_a_link_out_of_the_root_by_its_type_and_never_go_through_it() {
+    let root_dir = tempfile::tempdir().expect("tempdir");
+    let outside_dir = tempfile::tempdir().expect("tempdir");
+    let root = std::fs::canonicalize(root_dir.path()).expect("canonical");
+    let outside = std::fs::canonicalize(outside_dir.path()).expect("canonical");
+    std::fs::create_dir(outside.join("sub")).expect("mkdir");
+    std::fs::write(outside.join("sub").join(format!("{SECRET}.txt")), "x").expect("write");
+    std::fs::write(outside.join("file.txt"), format!("{SECRET}\n")).expect("write");
+    symlink(outside.join("sub"), root.join("out-dir")).expect("symlink");
+    symlink(outside.join("file.txt"), root.join("out-file")).expect("symlink");
+    let rooted = root.display().to_string();
+    let allow_root = [OsStr::new("--allow-dir"), OsStr::new(".")];
+    let checks: [(&str, &[&OsStr], Vec<Expected>); 3] = [
+        (
+            "boris",
+            &allow_root,
+            vec![
+                (
+                    "view",
+                    json!({"path": rooted}),
+                    "├── out-dir/\n└── out-file\n",
+                ),
+                (
+                    "view",
+                    json!({"path": at(&root, "out-dir")}),
+                    "[ACCESS_DENIED]",
+                ),
+            ],
+        ),
+        (
+            "gemini-cli",
+            &[],
+            vec![
+                (
+                    "list_directory",
+                    json!({"path": rooted}),
+                    "[DIR] out-dir\nout-file",
+                ),
+                (
+                    "list_directory",
+                    json!({"path": at(&root, "out-dir")}),
+                    "Error",
+                ),
+            ],
+        ),
+        (
+            "agent-tools",
+            &[],
+            vec![
+                ("list_dir", json!({"path": "."}), "out-dir/\nout-file\t0"),
+                ("list_dir", json!({"path": "out-dir"}), "path_escape"),
+            ],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (dialect, extra, calls) in checks {
+        let mut session = Session::start(dialect, &root, extra);
+        for (tool, arguments, expected) in calls {
+            let text = session.call_text(tool, arguments.clone());
+            if !text.contains(expected) || text.contains(SECRET) {
+                wrong.push(format!(
+                    "{dialect} {tool} {arguments}: want {expected:?}, got\n{text}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+/// `name` below `root`, as text.
+fn at(root: &Path, name: &str) -> String {
+    root.join(name).display().to_string()
+}

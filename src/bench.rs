@@ -93,7 +93,8 @@ fn session_start_stop(ctx: &Ctx) {
         let t0 = Instant::now();
         let session = rt.block_on(start(&ctx.target, &argv, empty.root()));
         let t1 = Instant::now();
-        rt.block_on(session.stop());
+        rt.block_on(session.stop())
+            .expect("the reference server stays in its containment");
         let t2 = Instant::now();
         if i >= WARMUP {
             starts.push(t1 - t0);
@@ -146,7 +147,8 @@ fn one_call(ctx: &Ctx) {
             times.push(took);
         }
     }
-    rt.block_on(session.stop());
+    rt.block_on(session.stop())
+        .expect("the reference server stays in its containment");
     header();
     row("view (40-line file)", &mut times, "calls");
 }
@@ -286,7 +288,8 @@ fn scale_grep(ctx: &Ctx) {
         }
         results.push((label, times, lines));
     }
-    rt.block_on(session.stop());
+    rt.block_on(session.stop())
+        .expect("the reference server stays in its containment");
 
     let bytes: usize = files.values().map(spec_bytes).sum();
     println!(

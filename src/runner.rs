@@ -97,8 +97,10 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
         print_skipped(&args, &trials);
     }
     let trials = trials.into_iter().map(|t| t.trial).collect();
-    crate::server::stop_servers_on_interrupt();
-    libtest_mimic::run(&args, trials).exit_code()
+    crate::server::contain_the_run();
+    let conclusion = libtest_mimic::run(&args, trials);
+    crate::server::end_what_escaped();
+    conclusion.exit_code()
 }
 
 /// A scenario as a libtest trial, and why it is ignored before it runs, if it is.

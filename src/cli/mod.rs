@@ -118,12 +118,14 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => diff::diff(&args),
         Command::Matrix(args) => matrix::matrix(&args, cli.specs.as_deref()),
         command => {
-            crate::server::stop_servers_on_interrupt();
-            Catalogue::open(cli.specs.as_deref())
+            crate::server::contain_the_run();
+            let result = Catalogue::open(cli.specs.as_deref())
                 .map_err(CliError::from)
                 .and_then(|catalogue| {
                     dispatch(&catalogue, cli.specs.as_deref(), command, cli.color)
-                })
+                });
+            crate::server::end_what_escaped();
+            result
         }
     };
     if crate::server::interrupted() {

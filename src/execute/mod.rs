@@ -158,13 +158,17 @@ async fn run(
         root: &root,
         timeout,
     };
-    let verdict =
+    let mut verdict =
         match tokio::time::timeout_at(started + deadline, drive(&plan, &mut session, report)).await
         {
             Ok(verdict) => verdict,
             Err(_) => error(past_deadline(), session.stderr_tail()),
         };
-    session.stop().await;
+    let stderr_tail = session.stderr_tail();
+    if let Err(broken) = session.stop().await {
+        // Whatever the calls showed, the run did not hold the server.
+        verdict = error(broken.to_string(), stderr_tail);
+    }
     if options.keep_failed && matches!(verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
         fixture.keep();
         report.root_kept = true;

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use crate::execute::parallel::run_scenarios;
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
 use crate::scenario::Suite;
-use crate::server::Target;
+use crate::server::{output_of_listed, Target};
 
 /// One deviation of the reference server's catalogue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,15 +113,16 @@ pub(crate) fn catalogue(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, Muta
             suite: suite.name.clone(),
             why: u.0,
         })?;
-    let output = Command::new(&target.program)
-        .args(&args)
-        .arg("--list-mutations")
-        .output()
-        .map_err(|source| MutantsError::Spawn {
-            suite: suite.name.clone(),
-            program: target.program.clone(),
-            source,
-        })?;
+    let output = output_of_listed(
+        Command::new(&target.program)
+            .args(&args)
+            .arg("--list-mutations"),
+    )
+    .map_err(|source| MutantsError::Spawn {
+        suite: suite.name.clone(),
+        program: target.program.clone(),
+        source,
+    })?;
     if !output.status.success() {
         return Err(MutantsError::Catalogue {
             suite: suite.name.clone(),

@@ -7,6 +7,7 @@
 //! line describes any other. Scenarios needing a setting the target cannot express
 //! are skipped.
 
+mod escapes;
 mod exchange;
 mod http_client;
 pub(crate) mod outcome;
@@ -25,7 +26,10 @@ use serde_json::{Map, Value};
 
 use crate::scenario::{ServerLaunch, Suite};
 
-pub(crate) use process::{finish_interrupted_run, interrupted, stop_servers_on_interrupt};
+pub use escapes::adopt_escaped_processes;
+pub(crate) use process::{
+    contain_the_run, end_what_escaped, finish_interrupted_run, interrupted, output_of_listed,
+};
 pub(crate) use session::Session;
 pub use target_file::load_target_file;
 

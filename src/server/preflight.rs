@@ -91,6 +91,9 @@ pub(crate) enum PreflightError {
     /// `tools/list` failed.
     #[error("{0}")]
     List(String),
+    /// The server broke out of its containment while it was asked.
+    #[error("{0}")]
+    Containment(String),
 }
 
 /// Starts the target once on an empty fixture and compares its tool list with what
@@ -110,7 +113,10 @@ pub(crate) fn check(
             .await
             .map_err(|e| PreflightError::Start(e.message))?;
         let listed = session.list_tools(timeout).await;
-        session.stop().await;
+        session
+            .stop()
+            .await
+            .map_err(|broken| PreflightError::Containment(broken.to_string()))?;
         let listed: BTreeMap<String, Option<Vec<String>>> =
             listed.map_err(PreflightError::List)?.into_iter().collect();
         let declared: BTreeSet<String> = suite

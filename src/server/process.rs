@@ -2,32 +2,42 @@
 //! its own process group, and ended with everything it started.
 //!
 //! The supervisor holds the server's whole process tree, detached daemons included,
-//! and ends all of it when the server exits or when toolspec closes its control
-//! pipe. Every control pipe is listed here, so that an interrupted run closes them
+//! and ends all of it when the server exits or when toolspec ends its control
+//! socket. Every control socket is listed here, so that an interrupted run ends them
 //! all (and waits for the supervisors to finish) before it exits; if toolspec dies
-//! without that, the kernel closes the pipes and the supervisors do the same.
+//! without that, the kernel closes the sockets and the supervisors do the same.
+//!
+//! A supervisor says on its socket that it has ended its server's tree. One that
+//! exits without saying so was killed (by the server, most likely), and its
+//! scenario is told its containment broke; what escaped was reparented to toolspec,
+//! which kills it here when it adopts escaped processes (`escapes.rs`). Every child
+//! toolspec starts itself is listed here until it is reaped, so that only what it
+//! did not start is taken for an escaped process.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tokio::process::{Child, Command};
 
+use super::escapes;
 use super::sandbox::Sandbox;
-use super::supervisor::become_supervisor;
+use super::supervisor::{become_supervisor, FINISHED};
 use crate::fixture::Scratch;
 
 pub(super) struct ServerProcess {
     /// The supervisor, which exits as the server does (same code or signal).
     pub child: Child,
-    /// The process group the server runs in (the supervisor leads it).
-    pgid: Option<i32>,
+    /// The supervisor's pid, which is also the process group the server runs in.
+    pid: Option<i32>,
     /// This server's entry in [`SUPERVISED`]; `None` once its containment is ended.
     supervised: Option<u64>,
+    /// toolspec's end of the control socket.
+    control: Arc<OwnedFd>,
     /// Under `--sandbox`, the server's `TMPDIR`, removed after the server.
     _scratch: Option<Scratch>,
 }
@@ -54,8 +64,8 @@ impl ServerProcess {
         if supervised.stopping {
             return Err(std::io::Error::other("the run is being interrupted"));
         }
-        let (control_read, control_write) = control_pipe()?;
-        let control = control_read.as_raw_fd();
+        let (control_theirs, control_ours) = control_socket()?;
+        let control = control_theirs.as_raw_fd();
         let mut command = Command::new(program);
         command
             .args(argv)
@@ -80,21 +90,24 @@ impl ServerProcess {
             });
         }
         let child = command.spawn()?;
-        drop(control_read);
+        drop(control_theirs);
         let pid = child.id().and_then(|id| i32::try_from(id).ok());
         let number = supervised.next;
         supervised.next += 1;
+        let control = Arc::new(control_ours);
         supervised.servers.insert(
             number,
             Supervisor {
                 pid,
-                control: control_write,
+                control: control.clone(),
             },
         );
+        supervised.children.extend(pid);
         Ok(ServerProcess {
             child,
-            pgid: pid,
+            pid,
             supervised: Some(number),
+            control,
             _scratch: scratch,
         })
     }
@@ -107,8 +120,12 @@ impl ServerProcess {
     /// Ends the server politely, then by force, and returns once every process it
     /// started is gone. With `stdin_closed`, the server was asked to stop the stdio
     /// way and gets `grace` to do so before SIGTERM; otherwise (HTTP) SIGTERM is the
-    /// polite ask.
-    pub(super) async fn stop(&mut self, grace: Duration, stdin_closed: bool) {
+    /// polite ask. An error says the supervisor had let the server's tree go.
+    pub(super) async fn stop(
+        &mut self,
+        grace: Duration,
+        stdin_closed: bool,
+    ) -> Result<(), BrokenContainment> {
         let exited_alone =
             stdin_closed && tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !exited_alone {
@@ -117,26 +134,57 @@ impl ServerProcess {
         }
         // The supervisor kills whatever is left and exits once nothing is.
         self.end_containment();
-        if tokio::time::timeout(SUPERVISOR_GRACE, self.child.wait())
-            .await
-            .is_err()
-        {
-            // Only a supervisor stuck in the kernel gets here; never leave it.
-            let _ = self.child.start_kill();
-            let _ = self.child.wait().await;
+        let status = match tokio::time::timeout(SUPERVISOR_GRACE, self.child.wait()).await {
+            Ok(waited) => waited.ok(),
+            Err(_) => {
+                // Only a supervisor stuck in the kernel gets here; never leave it.
+                let _ = self.child.start_kill();
+                self.child.wait().await.ok()
+            }
+        };
+        if status.is_some() {
+            // Reaped by tokio: its pid is no child of toolspec's any more.
+            if let Some(pid) = self.pid {
+                supervised().children.remove(&pid);
+            }
         }
+        if self.supervisor_finished() {
+            return Ok(());
+        }
+        Err(BrokenContainment {
+            supervisor: status,
+            ended: escapes::adopting().then(end_escaped_processes),
+        })
     }
 
-    /// Closes the control pipe: the supervisor kills the server's whole tree and
-    /// exits. Safe to repeat.
+    /// Whether the supervisor said, before it exited, that it had ended its
+    /// server's whole tree. Asked once the supervisor has been reaped.
+    fn supervisor_finished(&self) -> bool {
+        let mut said = [0u8; 1];
+        // SAFETY: a non-blocking read of at most one byte into `said`, from a socket
+        // this process owns.
+        let read = unsafe {
+            libc::recv(
+                self.control.as_raw_fd(),
+                said.as_mut_ptr().cast(),
+                said.len(),
+                libc::MSG_DONTWAIT,
+            )
+        };
+        read == 1 && said == FINISHED
+    }
+
+    /// Ends the control socket: the supervisor kills the server's whole tree and
+    /// exits (and can still say it finished). Safe to repeat.
     fn end_containment(&mut self) {
         if let Some(number) = self.supervised.take() {
             supervised().servers.remove(&number);
+            shut_down(&self.control, libc::SHUT_WR);
         }
     }
 
     fn signal_group(&self, signal: i32) {
-        if let Some(pgid) = self.pgid {
+        if let Some(pgid) = self.pid {
             // SAFETY: killpg only sends a signal; a stale group id fails with ESRCH.
             // The supervisor, which leads the group, ignores the polite signals.
             unsafe {
@@ -156,24 +204,26 @@ impl Drop for ServerProcess {
 /// How long a supervisor may take to end a server's tree once asked.
 const SUPERVISOR_GRACE: Duration = Duration::from_secs(5);
 
-/// A running supervisor: its pid and the write end of its control pipe.
+/// A running supervisor: its pid and toolspec's end of its control socket.
 struct Supervisor {
     pid: Option<i32>,
-    #[allow(dead_code, reason = "held, never read: closing it is the message")]
-    control: OwnedFd,
+    control: Arc<OwnedFd>,
 }
 
-/// Every running supervisor, and whether the run is being interrupted.
+/// Every running supervisor, every child toolspec started and has not reaped yet,
+/// and whether the run is being interrupted.
 struct Supervised {
     stopping: bool,
     next: u64,
     servers: BTreeMap<u64, Supervisor>,
+    children: BTreeSet<i32>,
 }
 
 static SUPERVISED: Mutex<Supervised> = Mutex::new(Supervised {
     stopping: false,
     next: 0,
     servers: BTreeMap::new(),
+    children: BTreeSet::new(),
 });
 
 fn supervised() -> MutexGuard<'static, Supervised> {
@@ -183,18 +233,101 @@ fn supervised() -> MutexGuard<'static, Supervised> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// A pipe whose ends are closed on exec, so that no other program started from
-/// toolspec holds a server's control pipe open.
-fn control_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+/// A connected pair of Unix stream sockets (the supervisor's end, toolspec's),
+/// closed on exec, so that no other program started from toolspec holds one open.
+/// toolspec ends its side to ask the supervisor to finish; the supervisor sends
+/// [`FINISHED`] when it has.
+fn control_socket() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut ends = [0; 2];
-    // SAFETY: pipe2 writes two descriptors into `ends`, which we then own.
+    // SAFETY: socketpair writes two descriptors into `ends`, which we then own.
     unsafe {
-        if libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+        if libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            ends.as_mut_ptr(),
+        ) != 0
+        {
             return Err(std::io::Error::last_os_error());
         }
         use std::os::fd::FromRawFd;
         Ok((OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])))
     }
+}
+
+/// Shuts down `how` (`SHUT_WR`, `SHUT_RDWR`) of a control socket: the supervisor
+/// reads the end of it.
+fn shut_down(control: &OwnedFd, how: libc::c_int) {
+    // SAFETY: shutdown on a socket this process owns; a failure changes nothing.
+    unsafe {
+        libc::shutdown(control.as_raw_fd(), how);
+    }
+}
+
+/// Why a scenario's containment broke: the server's supervisor exited (`supervisor`,
+/// its status if it was reaped) without having ended the server's tree, most likely
+/// killed by the server, so what the server started was reparented away from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BrokenContainment {
+    supervisor: Option<ExitStatus>,
+    /// How many processes this process adopted and ended; `None` when it does not
+    /// adopt them (see [`escapes::adopt_escaped_processes`]).
+    ended: Option<usize>,
+}
+
+impl std::fmt::Display for BrokenContainment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "containment broken: the server's supervisor ended")?;
+        if let Some(status) = self.supervisor {
+            write!(f, " ({status})")?;
+        }
+        write!(
+            f,
+            " before the processes it held did (a server that kills its supervisor does \
+             this); "
+        )?;
+        match self.ended {
+            Some(count) => write!(f, "toolspec adopted and ended {count} of them"),
+            None => write!(
+                f,
+                "this process does not adopt them (see toolspec::adopt_escaped_processes), \
+                 so they may still be running"
+            ),
+        }
+    }
+}
+
+/// Kills and reaps every child of this process that toolspec did not start: what
+/// escaped a supervisor and was reparented here. Does nothing (0) unless this
+/// process adopts escaped processes.
+fn end_escaped_processes() -> usize {
+    // Held throughout, so no child is started unlisted meanwhile.
+    let supervised = supervised();
+    escapes::end_strays(&supervised.children)
+}
+
+/// Runs `command` to its end and returns its output (stdin empty), listed as a
+/// child of toolspec's own while it runs, so that it is never taken for an escaped
+/// process.
+pub(crate) fn output_of_listed(
+    command: &mut std::process::Command,
+) -> std::io::Result<std::process::Output> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = {
+        let mut supervised = supervised();
+        let child = command.spawn()?;
+        supervised.children.extend(i32::try_from(child.id()).ok());
+        child
+    };
+    let pid = i32::try_from(child.id()).ok();
+    let output = child.wait_with_output();
+    if let Some(pid) = pid {
+        supervised().children.remove(&pid);
+    }
+    output
 }
 
 /// Set once the run is being interrupted.
@@ -217,7 +350,10 @@ pub(crate) fn kill_every_session() -> usize {
         std::mem::take(&mut supervised.servers)
     };
     let pids: Vec<i32> = servers.values().filter_map(|s| s.pid).collect();
-    // Closing the control pipes asks every supervisor at once.
+    // Ending the control sockets asks every supervisor at once.
+    for server in servers.values() {
+        shut_down(&server.control, libc::SHUT_RDWR);
+    }
     drop(servers);
     let deadline = Instant::now() + SUPERVISOR_GRACE;
     while pids.iter().any(|pid| still_running(*pid)) && Instant::now() < deadline {
@@ -251,10 +387,34 @@ pub(crate) fn finish_interrupted_run() {
         return;
     }
     let stopped = kill_every_session();
+    // What escaped a supervisor before the interrupt is still this process's.
+    end_escaped_processes();
     // After the servers: none may write into a fixture being removed.
     crate::fixture::remove_every_fixture();
     eprintln!("toolspec: interrupted; stopped {stopped} server(s)");
     *wound_up = true;
+}
+
+/// What a run that starts servers sets up first: this process adopts whatever
+/// escapes a server's supervisor (see `escapes.rs`), and an interrupt stops every
+/// server (see [`stop_servers_on_interrupt`]).
+pub(crate) fn contain_the_run() {
+    if let Err(e) = escapes::adopt_escaped_processes() {
+        eprintln!(
+            "toolspec: cannot adopt processes that escape a server's supervisor ({e}); a \
+             server that kills its supervisor may leave processes behind"
+        );
+    }
+    stop_servers_on_interrupt();
+}
+
+/// At the end of a run: ends whatever escaped a supervisor and is still here (each
+/// scenario's own stop has ended what escaped it), and says so if there was any.
+pub(crate) fn end_what_escaped() {
+    let ended = end_escaped_processes();
+    if ended > 0 {
+        eprintln!("toolspec: ended {ended} process(es) that escaped their servers' containment");
+    }
 }
 
 /// On Ctrl-C or SIGTERM, end every server this run started (they sit in process
@@ -263,7 +423,7 @@ pub(crate) fn finish_interrupted_run() {
 ///
 /// Returns once the handlers are in place (or could not be), so that no server is
 /// started while a Ctrl-C would still end toolspec the default way, leaving them.
-pub(crate) fn stop_servers_on_interrupt() {
+fn stop_servers_on_interrupt() {
     let (ready, listening) = std::sync::mpsc::channel::<()>();
     let watcher = std::thread::Builder::new()
         .name("interrupt".into())

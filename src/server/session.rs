@@ -17,7 +17,7 @@ use tokio::io::AsyncReadExt;
 
 use super::exchange::{Exchange, Recorded};
 use super::http_client::CheckedHttp;
-use super::process::ServerProcess;
+use super::process::{BrokenContainment, ServerProcess};
 use super::stdout_guard::{guard, Fault};
 use super::Target;
 use crate::server::outcome::{CallOutcome, ToolResult};
@@ -308,13 +308,14 @@ impl Session {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
-    /// Closes stdin, gives the server a moment to exit, then kills what is left.
-    pub(crate) async fn stop(mut self) {
+    /// Closes stdin, gives the server a moment to exit, then kills what is left. An
+    /// error says the server had broken out of its containment.
+    pub(crate) async fn stop(mut self) -> Result<(), BrokenContainment> {
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(EXIT_GRACE, client.cancel()).await;
         }
         let over_http = self.stdin.take().is_some();
-        self.process.stop(EXIT_GRACE, !over_http).await;
+        self.process.stop(EXIT_GRACE, !over_http).await
     }
 
     /// Prefers what the guard saw, then the exit status, over a transport's words.

@@ -6,12 +6,18 @@
 //! any marker in its environment. So each server is started under a supervisor of
 //! its own, which is a *child subreaper* (`PR_SET_CHILD_SUBREAPER`): whatever the
 //! server forks, however it detaches, is reparented to the supervisor when its
-//! parent dies, never to init. When the server exits, or toolspec closes the
-//! control pipe (on stop, on interrupt, or because toolspec itself died), the
-//! supervisor kills its children until it has none left, then exits with the
-//! server's own status. It kills only its own descendants, so scenarios running in
-//! parallel never touch each other's processes, and it runs in a process of its own,
-//! so it never reaps (`waitpid(-1)`) a child of toolspec's runtime.
+//! parent dies, never to init. When the server exits, or toolspec ends the control
+//! socket (on stop, on interrupt, or because toolspec itself died), the supervisor
+//! kills its children until it has none left, says so on the control socket, then
+//! exits with the server's own status. It kills only its own descendants, so
+//! scenarios running in parallel never touch each other's processes, and it runs in
+//! a process of its own, so it never reaps (`waitpid(-1)`) a child of toolspec's
+//! runtime.
+//!
+//! A server can still kill its supervisor (same user). Then the supervisor never
+//! says it finished, which toolspec notices, and what the server started is
+//! reparented to toolspec, which adopts it as the subreaper of last resort
+//! (`escapes.rs`).
 //!
 //! It is not a program of its own: [`become_supervisor`] runs as the spawn's
 //! `pre_exec` hook, in the child forked for the server, and forks the server from
@@ -24,8 +30,8 @@ use std::os::fd::RawFd;
 
 /// Runs in the child forked for a server, before `exec`. Forks once more: the new
 /// child returns `Ok` and goes on to `exec` the server, and this process becomes its
-/// supervisor and never returns. `control` is the read end of the control pipe; its
-/// write end is toolspec's alone.
+/// supervisor and never returns. `control` is the supervisor's end of the control
+/// socket; the other end is toolspec's alone.
 ///
 /// # Safety
 /// Only to be called between `fork` and `exec` (a `pre_exec` hook), with `control`
@@ -46,18 +52,31 @@ pub(super) unsafe fn become_supervisor(control: RawFd) -> io::Result<()> {
     supervise(server, control)
 }
 
-/// The supervisor's life: wait for the server to exit or the control pipe to
-/// close, end every descendant, and exit as the server did.
+/// The supervisor's life: wait for the server to exit or the control socket to
+/// end, end every descendant, say so if none is left, and exit as the server did.
 unsafe fn supervise(server: libc::pid_t, control: RawFd) -> ! {
     settle(control);
     let mut status = wait_for_the_end(server, control);
-    end_every_descendant(server, &mut status);
+    if end_every_descendant(server, &mut status) {
+        // Read by toolspec once this process is reaped: a supervisor that dies
+        // without sending it (killed by the server) let its tree go.
+        libc::send(
+            control,
+            FINISHED.as_ptr().cast(),
+            FINISHED.len(),
+            libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
+        );
+    }
     exit_like(status)
 }
 
+/// What a supervisor sends on the control socket when it has ended every process of
+/// its server's tree.
+pub(super) const FINISHED: [u8; 1] = [b'.'];
+
 /// Lets go of everything inherited from toolspec: stdio (so the server's pipes close
 /// when the server's tree is gone), every other descriptor (another server's control
-/// pipe, std's exec-error pipe), and the signals aimed at the server's group.
+/// socket, std's exec-error pipe), and the signals aimed at the server's group.
 unsafe fn settle(control: RawFd) {
     let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
     if null >= 0 {
@@ -112,8 +131,8 @@ unsafe fn close_from(first: RawFd, keep: RawFd) {
     }
 }
 
-/// Waits until the server exits (its wait status) or the control pipe closes
-/// (`None`: the server is still running). Orphans reparented here meanwhile are
+/// Waits until the server exits (its wait status) or toolspec ends the control
+/// socket (`None`: the server is still running). Orphans reparented here meanwhile are
 /// reaped as they die.
 unsafe fn wait_for_the_end(server: libc::pid_t, control: RawFd) -> Option<libc::c_int> {
     // A pidfd wakes the poll when the server exits; without one (Linux before 5.3)
@@ -138,7 +157,7 @@ unsafe fn wait_for_the_end(server: libc::pid_t, control: RawFd) -> Option<libc::
             return Some(status);
         }
         if polled[0].revents != 0 {
-            // toolspec never writes: anything readable is the end of the pipe.
+            // toolspec never writes: anything readable is the end of the socket.
             return None;
         }
     }
@@ -161,9 +180,10 @@ unsafe fn reap_ready(server: libc::pid_t) -> Option<libc::c_int> {
 }
 
 /// SIGKILLs every child, reaps it, and does it again for the grandchildren that are
-/// reparented here as their parents die, until no child is left. The server's wait
-/// status is recorded into `status` if it is reaped here.
-unsafe fn end_every_descendant(server: libc::pid_t, status: &mut Option<libc::c_int>) {
+/// reparented here as their parents die, until no child is left; true once none is
+/// (false if some stayed out of sight too long). The server's wait status is
+/// recorded into `status` if it is reaped here.
+unsafe fn end_every_descendant(server: libc::pid_t, status: &mut Option<libc::c_int>) -> bool {
     let mut idle_rounds = 0u32;
     loop {
         let killed = kill_children();
@@ -172,7 +192,7 @@ unsafe fn end_every_descendant(server: libc::pid_t, status: &mut Option<libc::c_
         let pid = libc::waitpid(-1, &mut child_status, options);
         if pid < 0 {
             // ECHILD: nothing is left (EINTR cannot happen: no handlers here).
-            return;
+            return true;
         }
         if pid == server {
             *status = Some(child_status);
@@ -185,7 +205,7 @@ unsafe fn end_every_descendant(server: libc::pid_t, status: &mut Option<libc::c_
         // missing on a kernel without it): look again shortly, but not forever.
         idle_rounds += 1;
         if idle_rounds > 2_000 {
-            return;
+            return false;
         }
         let pause = libc::timespec {
             tv_sec: 0,

@@ -419,3 +419,128 @@ fn every_suite_passes_on_the_reference_under_the_sandbox() {
         assert!(stdout.contains(" 0 FAIL, 0 ERROR,"), "{suite}:\n{stdout}");
     }
 }
+
+/// A server whose call leaves `sleep SECONDS` behind by a double fork into a new
+/// session, then kills its own supervisor (`kill -9 $PPID`), which frees the sleep
+/// and the server itself from it, and answers.
+fn supervisor_killer(seconds: &str) -> String {
+    format!(
+        "bash {} kill-supervisor {seconds}",
+        crate::support::repo()
+            .join("tests/servers/hostile.sh")
+            .display()
+    )
+}
+
+#[test]
+fn a_server_that_kills_its_supervisor_is_an_error_and_leaves_nothing_under_the_cli() {
+    let suite = TempSuite::new(ANSWERED);
+    let (code, stdout) = run_cli(&suite, &supervisor_killer("623"), Duration::from_secs(30));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("ERROR demo::case::answered"), "{stdout}");
+    assert!(
+        stdout.contains("containment broken: the server's supervisor ended (signal: 9"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("toolspec adopted and ended 2 of them"),
+        "{stdout}"
+    );
+    assert_eq!(
+        crate::support::running(&["sleep", "623"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_server_that_kills_its_supervisor_is_an_error_where_nothing_adopts_what_escaped() {
+    // This test binary runs other tests' programs beside it, so it does not adopt
+    // (it would take their children for escaped ones): the scenario still says that
+    // its containment broke, and this test ends the leftover itself.
+    let suite = TempSuite::new(ANSWERED);
+    let target = Target::from_command_line(&supervisor_killer("627")).expect("command line");
+    let report = suite.run("answered", Some(target));
+    let left = crate::support::running(&["sleep", "627"]);
+    for pid in &left {
+        let pid: i32 = pid.parse().expect("pid");
+        // SAFETY: only sends a signal, to the leftover this test made.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+    match &report.verdict {
+        Verdict::Error { what, .. } => {
+            assert!(what.contains("the server's supervisor ended"), "{report}");
+            assert!(
+                what.contains("this process does not adopt them"),
+                "{report}"
+            );
+        }
+        _ => panic!("not an ERROR: {report}"),
+    }
+    assert_eq!(left.len(), 1, "the sleep should have escaped: {left:?}");
+}
+
+#[test]
+fn a_server_that_kills_its_supervisor_leaves_nothing_in_a_test_process_that_adopts() {
+    // A test binary whose main is toolspec's runner adopts what escapes; so does
+    // this binary when it runs only the test below, in a process of its own.
+    let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "containment::escaped_processes_are_adopted_and_ended",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .output()
+        .expect("run the test binary");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(
+        crate::support::running(&["sleep", "625"]),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+#[ignore = "run in a process of its own by a_server_that_kills_its_supervisor_leaves_nothing_in_a_test_process_that_adopts"]
+fn escaped_processes_are_adopted_and_ended() {
+    toolspec::adopt_escaped_processes().expect("become a subreaper");
+    // Beside the supervisor killers, a slow scenario whose supervisor and server
+    // must survive every sweep of what escaped the others.
+    let slow = std::thread::spawn({
+        let target = Target::from_command_line(&format!(
+            "bash {} slow",
+            crate::support::repo()
+                .join("tests/servers/hostile.sh")
+                .display()
+        ))
+        .expect("command line");
+        let suite = TempSuite::new(ANSWERED);
+        move || suite.run("answered", Some(target))
+    });
+    let suite = TempSuite::new(ANSWERED);
+    let killer = Target::from_command_line(&supervisor_killer("625")).expect("command line");
+    for _ in 0..3 {
+        let report = suite.run("answered", Some(killer.clone()));
+        match &report.verdict {
+            Verdict::Error { what, .. } => assert!(
+                what.contains("toolspec adopted and ended 2 of them"),
+                "{report}"
+            ),
+            _ => panic!("not an ERROR: {report}"),
+        }
+        assert_eq!(
+            crate::support::running(&["sleep", "625"]),
+            Vec::<String>::new()
+        );
+    }
+    let report = slow.join().expect("the slow scenario");
+    assert!(matches!(report.verdict, Verdict::Pass), "{report}");
+}

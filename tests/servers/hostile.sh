@@ -11,6 +11,9 @@
 #   daemon       starts `sleep $2` (617 if not given) in a new session with an empty
 #                environment (setsid env -i), detached from the server's stdio, then
 #                answers the call (once it has had time to detach)
+#   kill-supervisor starts `sleep $2` (623 if not given) in a new session by a double
+#                fork, then kills its own parent (toolspec's supervisor of it) with
+#                SIGKILL, and answers the call
 #   slow         answers the call after two seconds
 #   write-outside writes $2/written (a folder outside the root) and $TMPDIR/scratch,
 #                then answers with what each write said
@@ -53,6 +56,9 @@ while IFS= read -r line; do
         flood) head -c 41943040 /dev/zero | tr '\0' 'x'; exec sleep 600 ;;
         orphan) setsid sleep "${2:-613}" & exec sleep 600 ;;
         daemon) setsid env -i sleep "${2:-617}" </dev/null >/dev/null 2>&1 & sleep 0.3; ok "$id" ;;
+        kill-supervisor)
+          ( setsid sleep "${2:-623}" </dev/null >/dev/null 2>&1 & )
+          kill -9 "$PPID"; sleep 0.3; ok "$id" ;;
         slow) sleep 2; ok "$id" ;;
         write-outside)
           outside=refused scratch=refused

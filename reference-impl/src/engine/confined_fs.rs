@@ -11,11 +11,23 @@
 //! [`super::paths`]), so an honest tree opens exactly as resolved, and a tree
 //! changed since then fails with an error instead of leading elsewhere.
 //!
+//! Each step is a directory opened with `O_PATH` (cap-std asks for no more
+//! when a directory's entries are not read), so passing through a folder
+//! needs only its search permission, as a plain `open()` does: a server run as
+//! an ordinary user reaches a file below a folder of mode 0111.
+//!
 //! Writes make a temporary file in the target's own (confined) directory and
-//! rename it there, so a write is atomic and never goes through a link.
+//! rename it there, so a write is atomic and never goes through a link. Where
+//! no file can be made (a folder the server may enter but not write), a file
+//! that is already there and that the server may write is rewritten in place,
+//! as a plain `open()` would: opened from the same directory handle, without
+//! following a link.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::{CString, OsStr, OsString};
 use std::io::{self, Read, Write};
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -52,11 +64,28 @@ enum Located<'a> {
     Child { parent: Dir, name: OsString },
 }
 
-/// One entry of [`ConfinedFs::read_dir`], not followed if it is a link.
+/// One entry of [`ConfinedFs::read_dir`]: its own metadata (a link not
+/// followed), and what it leads to.
 #[derive(Debug)]
 pub(crate) struct ListedEntry {
     pub(crate) name: OsString,
     pub(crate) metadata: Metadata,
+    pub(crate) leads_to: LeadsTo,
+}
+
+/// What a listed entry is once a link is followed, wherever it leads: only the
+/// type is read (see [`type_through_link`]), so a listing can show a link to a
+/// directory as a directory, as the real programs do, without reading or
+/// listing anything through it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LeadsTo {
+    /// A directory, or a link to one.
+    Directory,
+    /// Anything else that exists: a file, a device, a link to one.
+    NotADirectory,
+    /// A link that leads nowhere: dangling, a loop, or through a folder the
+    /// server may not search.
+    Nowhere,
 }
 
 impl ConfinedFs {
@@ -171,9 +200,19 @@ impl ConfinedFs {
         let mut entries = Vec::new();
         for entry in dir.entries()? {
             let entry = entry?;
+            let name = entry.file_name();
+            let metadata = entry.metadata()?;
+            let leads_to = if metadata.is_symlink() {
+                type_through_link(&dir, &name)
+            } else if metadata.is_dir() {
+                LeadsTo::Directory
+            } else {
+                LeadsTo::NotADirectory
+            };
             entries.push(ListedEntry {
-                name: entry.file_name(),
-                metadata: entry.metadata()?,
+                name,
+                metadata,
+                leads_to,
             });
         }
         Ok(entries)
@@ -214,8 +253,21 @@ impl ConfinedFs {
     pub(crate) fn stage(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<StagedWrite> {
         let name = real.file_name().ok_or_else(is_a_directory)?;
         let parent = self.make_dirs(real.parent().ok_or_else(|| outside(real))?)?;
-        let (temp_name, mut temp) = create_temp(&parent)?;
-        let staged = StagedWrite {
+        let (temp_name, mut temp) = match create_temp(&parent) {
+            Ok(created) => created,
+            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
+                // The folder is not writable; an existing, writable file in it
+                // still is (and keeps its mode), else the folder's refusal stands.
+                return open_in_place(&parent, name)
+                    .map(|file| StagedWrite::InPlace {
+                        file,
+                        content: content.to_vec(),
+                    })
+                    .map_err(|_| err);
+            }
+            Err(err) => return Err(err),
+        };
+        let staged = TempBeside {
             parent,
             temp: temp_name,
             name: name.to_os_string(),
@@ -224,7 +276,7 @@ impl ConfinedFs {
         temp.write_all(content)?;
         temp.sync_all()?;
         temp.set_permissions(Permissions::from_mode(mode))?;
-        Ok(staged)
+        Ok(StagedWrite::Renamed(staged))
     }
 
     /// Truncates `real` and writes `content` into it, not atomically. Only
@@ -252,31 +304,80 @@ impl ConfinedFs {
     }
 }
 
-/// A temporary file waiting to be renamed over its target (see
-/// [`ConfinedFs::stage`]).
+/// A write waiting to land (see [`ConfinedFs::stage`]).
 #[derive(Debug)]
-pub(crate) struct StagedWrite {
+pub(crate) enum StagedWrite {
+    /// A temporary file beside the target, to be renamed over it.
+    Renamed(TempBeside),
+    /// The target itself, opened for writing, to be rewritten in place: its
+    /// folder lets no temporary file be made.
+    InPlace {
+        file: std::fs::File,
+        content: Vec<u8>,
+    },
+}
+
+impl StagedWrite {
+    /// Puts the content in place: renames the temporary file over the target
+    /// (in the same directory), or truncates the target and writes it.
+    pub(crate) fn persist(self) -> io::Result<()> {
+        match self {
+            StagedWrite::Renamed(mut staged) => {
+                staged
+                    .parent
+                    .rename(&staged.temp, &staged.parent, &staged.name)?;
+                staged.persisted = true;
+                Ok(())
+            }
+            StagedWrite::InPlace { mut file, content } => {
+                file.set_len(0)?;
+                file.write_all(&content)?;
+                file.sync_all()
+            }
+        }
+    }
+}
+
+/// A temporary file beside its target, removed unless renamed over it.
+#[derive(Debug)]
+pub(crate) struct TempBeside {
     parent: Dir,
     temp: OsString,
     name: OsString,
     persisted: bool,
 }
 
-impl StagedWrite {
-    /// Renames the temporary file over the target, in the same directory.
-    pub(crate) fn persist(mut self) -> io::Result<()> {
-        self.parent.rename(&self.temp, &self.parent, &self.name)?;
-        self.persisted = true;
-        Ok(())
-    }
-}
-
-impl Drop for StagedWrite {
+impl Drop for TempBeside {
     fn drop(&mut self) {
         if !self.persisted {
             // Best effort: a temporary file that cannot be removed is harmless.
             let _ = self.parent.remove_file(&self.temp);
         }
+    }
+}
+
+/// The type of what link `name` of `dir` leads to, wherever it leads: one
+/// `fstatat` that follows the link from the listing's own directory handle. It
+/// opens nothing and reads no content or entries, so a link out of the
+/// confinement shows only whether it leads to a directory.
+fn type_through_link(dir: &Dir, name: &OsStr) -> LeadsTo {
+    let Ok(name) = CString::new(name.as_bytes()) else {
+        return LeadsTo::Nowhere;
+    };
+    let mut stat = MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: the descriptor is an open directory and `name` a NUL-terminated
+    // string; fstatat fills `stat` when it returns 0.
+    let found =
+        unsafe { libc::fstatat(dir.as_fd().as_raw_fd(), name.as_ptr(), stat.as_mut_ptr(), 0) };
+    if found != 0 {
+        return LeadsTo::Nowhere;
+    }
+    // SAFETY: fstatat returned 0, so it filled `stat`.
+    let stat = unsafe { stat.assume_init() };
+    if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
+        LeadsTo::Directory
+    } else {
+        LeadsTo::NotADirectory
     }
 }
 
@@ -293,6 +394,25 @@ fn open_or_create_dir(parent: &Dir, name: &OsStr) -> io::Result<Dir> {
         }
         other => other,
     }
+}
+
+/// Opens the existing regular file `name` of `parent` for writing, neither
+/// creating nor truncating it and not through a link (`O_NONBLOCK`, so a FIFO
+/// cannot hang the call; anything but a regular file is refused).
+fn open_in_place(parent: &Dir, name: &OsStr) -> io::Result<std::fs::File> {
+    let file = parent
+        .open_with(
+            name,
+            OpenOptions::new()
+                .write(true)
+                .follow(FollowSymlinks::No)
+                .custom_flags(libc::O_NONBLOCK),
+        )?
+        .into_std();
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
+    Ok(file)
 }
 
 /// A new, empty temporary file in `dir`, created exclusively (so never
@@ -377,6 +497,43 @@ mod tests {
         std::fs::write(root.join("inside.txt"), "in").expect("write");
         symlink(root.join("inside.txt"), root.join("link.txt")).expect("symlink");
         assert!(fs.read(&root.join("link.txt")).is_err(), "a final link too");
+    }
+
+    #[test]
+    fn a_listing_tells_where_links_lead_without_following_them_further() {
+        let (_dir, root, fs) = jail();
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(outside.path().join("sub")).expect("mkdir");
+        std::fs::write(outside.path().join("secret.txt"), "secret").expect("write");
+        std::fs::create_dir(root.join("dir")).expect("mkdir");
+        std::fs::write(root.join("file.txt"), "x").expect("write");
+        symlink(outside.path().join("sub"), root.join("out-dir")).expect("symlink");
+        symlink(outside.path().join("secret.txt"), root.join("out-file")).expect("symlink");
+        symlink("dir", root.join("in-dir")).expect("symlink");
+        symlink("missing", root.join("dangling")).expect("symlink");
+        symlink("loop", root.join("loop")).expect("symlink");
+        let mut found: Vec<(String, LeadsTo)> = fs
+            .read_dir(&root)
+            .expect("ls")
+            .into_iter()
+            .map(|e| (e.name.to_string_lossy().into_owned(), e.leads_to))
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let expected = [
+            ("dangling", LeadsTo::Nowhere),
+            ("dir", LeadsTo::Directory),
+            ("file.txt", LeadsTo::NotADirectory),
+            ("in-dir", LeadsTo::Directory),
+            ("loop", LeadsTo::Nowhere),
+            ("out-dir", LeadsTo::Directory),
+            ("out-file", LeadsTo::NotADirectory),
+        ];
+        let expected: Vec<(String, LeadsTo)> =
+            expected.iter().map(|(n, l)| (n.to_string(), *l)).collect();
+        assert_eq!(found, expected);
+        // Only the type: nothing is read or listed through the link.
+        assert!(fs.read(&root.join("out-file")).is_err());
+        assert!(fs.read_dir(&root.join("out-dir")).is_err());
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use std::io::{self, Read};
 use std::path::Path;
 
-use super::confined_fs::Metadata;
+use super::confined_fs::{LeadsTo, Metadata};
 use super::error::{EngineError, IoOp};
 use super::names::display_name;
 use super::paths::PathPolicy;
@@ -99,25 +99,17 @@ pub(crate) struct DirEntry {
 }
 
 /// Lists a directory's entries sorted by name. A symlink counts as a
-/// directory when it leads to one that the policy allows.
+/// directory when it leads to one, wherever that is (only its type is read;
+/// nothing is listed through it).
 pub(crate) fn list_dir(policy: &PathPolicy, path: &Path) -> Result<Vec<DirEntry>, EngineError> {
     let listed = policy
         .read_dir(path)
         .map_err(|err| EngineError::io(IoOp::List, path, &err))?;
     let mut entries: Vec<DirEntry> = listed
         .into_iter()
-        .map(|entry| {
-            let is_dir = if entry.metadata.is_symlink() {
-                policy
-                    .stat(&path.join(&entry.name))
-                    .is_ok_and(|m| m.is_dir())
-            } else {
-                entry.metadata.is_dir()
-            };
-            DirEntry {
-                name: display_name(&entry.name),
-                is_dir,
-            }
+        .map(|entry| DirEntry {
+            name: display_name(&entry.name),
+            is_dir: entry.leads_to == LeadsTo::Directory,
         })
         .collect();
     entries.sort_by(|a, b| a.name.cmp(&b.name));

@@ -411,3 +411,258 @@ fn names_that_are_not_utf8_are_listed_and_searched_in_every_dialect() {
         missing.join("\n\n")
     );
 }
+
+/// The user and group a test running as root drops to (`nobody`), since root
+/// ignores permission bits.
+const UNPRIVILEGED: u32 = 65534;
+
+/// Starts `dialect` on `root` as an unprivileged user: `nobody` when the test
+/// runs as root, otherwise the test's own user, which already is one.
+fn start_unprivileged(dialect: &str, root: &Path) -> Session {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        Session::start_as(dialect, root, UNPRIVILEGED, UNPRIVILEGED)
+    } else {
+        Session::start(dialect, root, &[])
+    }
+}
+
+/// A call (tool and arguments) and a piece of text its answer must hold.
+type Expected = (&'static str, Value, &'static str);
+
+/// A folder the server may enter but not list (mode 0111) is passed through as
+/// a plain `open()` would: a file below it is read and written, one in it that
+/// the server may write is rewritten in place (no temporary file can be made
+/// there), and only listing the folder itself is refused.
+#[test]
+fn an_unprivileged_server_reads_and_writes_below_a_folder_it_may_enter_but_not_list() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    let mode = |path: &Path, bits: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(bits)).expect("chmod");
+    };
+    std::fs::create_dir_all(root.join("locked/inner")).expect("mkdir");
+    mode(&root, 0o755);
+    mode(&root.join("locked/inner"), 0o777);
+    let at = |name: &str| root.join(name).display().to_string();
+    let calls: [(&str, Vec<Expected>); 4] = [
+        (
+            "boris",
+            vec![
+                ("view", json!({"path": at("locked/inner/f.txt")}), "alpha"),
+                ("view", json!({"path": at("locked/g.txt")}), "gamma"),
+                (
+                    "create_file",
+                    json!({"path": at("locked/inner/new.txt"), "content": "new\n"}),
+                    "Created",
+                ),
+                (
+                    "create_file",
+                    json!({"path": at("locked/g.txt"), "content": "GAMMA\n"}),
+                    "Created",
+                ),
+                (
+                    "str_replace",
+                    json!({"path": at("locked/inner/f.txt"), "old_str": "alpha", "new_str": "bravo"}),
+                    "Replaced",
+                ),
+                ("view", json!({"path": at("locked")}), "[IO_ERROR]"),
+            ],
+        ),
+        (
+            "gemini-cli",
+            vec![
+                (
+                    "read_file",
+                    json!({"absolute_path": at("locked/inner/f.txt")}),
+                    "alpha",
+                ),
+                (
+                    "read_file",
+                    json!({"absolute_path": at("locked/g.txt")}),
+                    "gamma",
+                ),
+                (
+                    "write_file",
+                    json!({"file_path": at("locked/inner/new.txt"), "content": "new\n"}),
+                    "Successfully",
+                ),
+                (
+                    "write_file",
+                    json!({"file_path": at("locked/g.txt"), "content": "GAMMA\n"}),
+                    "Successfully",
+                ),
+                (
+                    "replace",
+                    json!({"file_path": at("locked/inner/f.txt"), "old_string": "alpha", "new_string": "bravo"}),
+                    "Successfully modified",
+                ),
+                ("list_directory", json!({"path": at("locked")}), "EACCES"),
+            ],
+        ),
+        (
+            "agent-tools",
+            vec![
+                ("read_file", json!({"path": "locked/inner/f.txt"}), "alpha"),
+                ("read_file", json!({"path": "locked/g.txt"}), "gamma"),
+                (
+                    "write_file",
+                    json!({"path": "locked/inner/new.txt", "content": "new\n"}),
+                    "Wrote",
+                ),
+                (
+                    "write_file",
+                    json!({"path": "locked/g.txt", "content": "GAMMA\n"}),
+                    "Wrote",
+                ),
+                (
+                    "edit_file",
+                    json!({"path": "locked/inner/f.txt", "old_string": "alpha", "new_string": "bravo"}),
+                    "Replaced 1",
+                ),
+                ("list_dir", json!({"path": "locked"}), "\"error\""),
+            ],
+        ),
+        (
+            "ikigai",
+            vec![
+                ("file_read", json!({"path": "locked/inner/f.txt"}), "alpha"),
+                ("file_read", json!({"path": "locked/g.txt"}), "gamma"),
+                (
+                    "file_write",
+                    json!({"path": "locked/inner/new.txt", "content": "new\n"}),
+                    "Wrote",
+                ),
+                (
+                    "file_write",
+                    json!({"path": "locked/g.txt", "content": "GAMMA\n"}),
+                    "Wrote",
+                ),
+                (
+                    "file_write",
+                    json!({"path": "locked/inner/f.txt", "content": "bravo\n"}),
+                    "Wrote",
+                ),
+                ("glob", json!({"pattern": "locked/*"}), "\"count\":0"),
+            ],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (dialect, calls) in calls {
+        // As the test's own user (root ignores the modes): a fresh tree each time.
+        mode(&root.join("locked"), 0o755);
+        let _ = std::fs::remove_file(root.join("locked/inner/new.txt"));
+        for (name, content) in [
+            ("locked/inner/f.txt", "alpha\n"),
+            ("locked/g.txt", "gamma\n"),
+        ] {
+            std::fs::write(root.join(name), content).expect("write");
+            mode(&root.join(name), 0o666);
+        }
+        mode(&root.join("locked"), 0o111);
+        let mut session = start_unprivileged(dialect, &root);
+        for (tool, arguments, expected) in calls {
+            let text = session.call_text(tool, arguments.clone());
+            if !text.contains(expected) {
+                wrong.push(format!(
+                    "{dialect} {tool} {arguments}: no {expected:?} in\n{text}"
+                ));
+            }
+        }
+        drop(session);
+        mode(&root.join("locked"), 0o755);
+        for (name, content) in [
+            ("locked/inner/f.txt", "bravo\n"),
+            ("locked/inner/new.txt", "new\n"),
+            ("locked/g.txt", "GAMMA\n"),
+        ] {
+            let found = std::fs::read_to_string(root.join(name)).unwrap_or_else(|e| e.to_string());
+            if found != content {
+                wrong.push(format!(
+                    "{dialect}: {name} holds {found:?}, not {content:?}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+/// A listing shows a symlink that leads out of the root as what it leads to (a
+/// directory or not), the same in every dialect that lists, as gemini-cli does
+/// with `fs.stat`; only that type is read: nothing is listed or read through
+/// the link, and no size of a file outside is shown.
+#[test]
+fn listings_show_a_link_out_of_the_root_by_its_type_and_never_go_through_it() {
+    let root_dir = tempfile::tempdir().expect("tempdir");
+    let outside_dir = tempfile::tempdir().expect("tempdir");
+    let root = std::fs::canonicalize(root_dir.path()).expect("canonical");
+    let outside = std::fs::canonicalize(outside_dir.path()).expect("canonical");
+    std::fs::create_dir(outside.join("sub")).expect("mkdir");
+    std::fs::write(outside.join("sub").join(format!("{SECRET}.txt")), "x").expect("write");
+    std::fs::write(outside.join("file.txt"), format!("{SECRET}\n")).expect("write");
+    symlink(outside.join("sub"), root.join("out-dir")).expect("symlink");
+    symlink(outside.join("file.txt"), root.join("out-file")).expect("symlink");
+    let rooted = root.display().to_string();
+    let allow_root = [OsStr::new("--allow-dir"), OsStr::new(".")];
+    let checks: [(&str, &[&OsStr], Vec<Expected>); 3] = [
+        (
+            "boris",
+            &allow_root,
+            vec![
+                (
+                    "view",
+                    json!({"path": rooted}),
+                    "├── out-dir/\n└── out-file\n",
+                ),
+                (
+                    "view",
+                    json!({"path": at(&root, "out-dir")}),
+                    "[ACCESS_DENIED]",
+                ),
+            ],
+        ),
+        (
+            "gemini-cli",
+            &[],
+            vec![
+                (
+                    "list_directory",
+                    json!({"path": rooted}),
+                    "[DIR] out-dir\nout-file",
+                ),
+                (
+                    "list_directory",
+                    json!({"path": at(&root, "out-dir")}),
+                    "Error",
+                ),
+            ],
+        ),
+        (
+            "agent-tools",
+            &[],
+            vec![
+                ("list_dir", json!({"path": "."}), "out-dir/\nout-file\t0"),
+                ("list_dir", json!({"path": "out-dir"}), "path_escape"),
+            ],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (dialect, extra, calls) in checks {
+        let mut session = Session::start(dialect, &root, extra);
+        for (tool, arguments, expected) in calls {
+            let text = session.call_text(tool, arguments.clone());
+            if !text.contains(expected) || text.contains(SECRET) {
+                wrong.push(format!(
+                    "{dialect} {tool} {arguments}: want {expected:?}, got\n{text}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+/// `name` below `root`, as text.
+fn at(root: &Path, name: &str) -> String {
+    root.join(name).display().to_string()
+}

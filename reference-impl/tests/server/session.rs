@@ -5,6 +5,7 @@
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -48,14 +49,43 @@ impl Session {
         stderr: Stdio,
         env: &[(&str, &str)],
     ) -> Session {
-        let mut child = Command::new(util::SERVER)
+        let mut command = Command::new(util::SERVER);
+        command
             .args(["--dialect", dialect, "--root"])
             .arg(root)
             .args(extra)
             .envs(env.iter().copied())
+            .stderr(stderr);
+        Session::spawn(command)
+    }
+
+    /// [`Session::start`] as user `uid` and group `gid` with no supplementary
+    /// groups, for what an unprivileged server may do. Only root can ask.
+    pub(crate) fn start_as(dialect: &str, root: &Path, uid: u32, gid: u32) -> Session {
+        let mut command = Command::new(util::SERVER);
+        command.args(["--dialect", dialect, "--root"]).arg(root);
+        // SAFETY: only async-signal-safe calls (setgroups, setgid, setuid) run
+        // between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setgid(gid) != 0
+                    || libc::setuid(uid) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        Session::spawn(command)
+    }
+
+    /// Starts `command` (the server with its arguments) on piped stdin and
+    /// stdout, and initializes the session.
+    fn spawn(mut command: Command) -> Session {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(stderr)
             .spawn()
             .expect("spawn server");
         let stdin = child.stdin.take();

@@ -18,6 +18,7 @@ use super::params::{argument_failure, int_at_least, invalid};
 use super::text::{decode, read_text, split_lines};
 use super::workspace::{self, with_path};
 use crate::dialects::common::args::Args;
+use crate::engine::confined_fs::LeadsTo;
 use crate::engine::files::write_atomic;
 use crate::engine::names::display_name;
 
@@ -122,12 +123,17 @@ pub(crate) fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "list"))?;
     let mut entries = Vec::new();
     for entry in listed {
-        // Symlinks are followed (within the root); a dangling one, or one
-        // leading out of the root, is listed as an empty file.
-        let (is_dir, size) = ctx
-            .policy
-            .stat(&target.real.join(&entry.name))
-            .map_or((false, 0), |m| (m.is_dir(), m.len()));
+        // A symlink is listed as what it leads to, wherever that is (only the
+        // type is read); the size is that of a file inside the root, and 0 for
+        // a dangling link or one to a file outside.
+        let is_dir = entry.leads_to == LeadsTo::Directory;
+        let size = if is_dir {
+            0
+        } else {
+            ctx.policy
+                .stat(&target.real.join(&entry.name))
+                .map_or(0, |m| m.len())
+        };
         entries.push(Entry {
             name: display_name(&entry.name),
             is_dir,

@@ -1,8 +1,9 @@
 //! `list_directory`: `Directory listing for <path>:` and one entry per line,
 //! directories first with a `[DIR] ` prefix, each group in name order.
-
-use std::ffi::OsString;
-use std::path::Path;
+//!
+//! Like upstream (which calls `fs.stat` on each entry), a symlink is listed as
+//! what it leads to, even outside the root: only that type is read, and a
+//! dangling link is left out.
 
 use rmcp::model::JsonObject;
 
@@ -14,6 +15,7 @@ use crate::dialects::gemini_cli::{
     invalid_params, node_error, plain_error, sentence, Context, Outcome,
 };
 use crate::dialects::Reply;
+use crate::engine::confined_fs::LeadsTo;
 use crate::engine::names::display_name;
 use crate::engine::star_match::star_match;
 
@@ -52,13 +54,13 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
             "Error: Path is not a directory: {path}"
         )));
     }
-    let names = read_names(ctx, &real).map_err(|err| {
+    let listed = ctx.policy.read_dir(&real).map_err(|err| {
         plain_error(format!(
             "Error listing directory: {}",
             node_error::describe(&err, "scandir", &path)
         ))
     })?;
-    if names.is_empty() {
+    if listed.is_empty() {
         return Ok(Reply::text(sentence(
             ctx,
             format!("Directory {path} is empty"),
@@ -66,9 +68,9 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     let unanchored = ctx.mutations.is_active(Mutation::IgnoreUnanchored);
     let hide_dotfiles = ctx.mutations.is_active(Mutation::HideDotfiles);
-    let mut entries: Vec<Entry> = names
+    let mut entries: Vec<Entry> = listed
         .into_iter()
-        .map(|name| (display_name(&name), name))
+        .map(|entry| (display_name(&entry.name), entry.leads_to))
         .filter(|(shown, _)| !(hide_dotfiles && shown.starts_with('.')))
         .filter(|(shown, _)| {
             !ignore
@@ -76,12 +78,12 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
                 .any(|pattern| ignored_by(pattern, shown, unanchored))
         })
         // An entry that cannot be stat'ed (a dangling link) is left out, as
-        // upstream; a link the confinement will not follow is listed as it is.
-        .filter_map(|(shown, name)| {
-            let is_dir = match ctx.policy.stat(&real.join(&name)) {
-                Ok(meta) => meta.is_dir(),
-                Err(err) if err.kind() == std::io::ErrorKind::PermissionDenied => false,
-                Err(_) => return None,
+        // upstream.
+        .filter_map(|(shown, leads_to)| {
+            let is_dir = match leads_to {
+                LeadsTo::Directory => true,
+                LeadsTo::NotADirectory => false,
+                LeadsTo::Nowhere => return None,
             };
             Some(Entry { name: shown, is_dir })
         })
@@ -104,15 +106,6 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
         "Directory listing for {path}:\n{}",
         lines.join("\n")
     )))
-}
-
-fn read_names(ctx: &Context, dir: &Path) -> std::io::Result<Vec<OsString>> {
-    Ok(ctx
-        .policy
-        .read_dir(dir)?
-        .into_iter()
-        .map(|entry| entry.name)
-        .collect())
 }
 
 /// Directories first, then files, each in name order. `names_only` (a

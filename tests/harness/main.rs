@@ -22,9 +22,12 @@
 //! - `run --html`, `matrix`, badges and `diff`: `results_page` (the page in a
 //!   real browser: the `browser` binary);
 //! - verdicts, standings, baselines and the counts every report gives: `verdict_model`;
+//! - how many crates a release build compiles, against `build-budget.txt`:
+//!   `build_budget`;
 //! - the console text pinned as a whole, and the JSON files' schemas: `golden` (a new
 //!   pinned command line is a case file in `tests/golden/`, not a Rust test).
 
+mod build_budget;
 mod can_fail;
 mod cli;
 mod containment;

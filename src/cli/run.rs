@@ -91,6 +91,34 @@ pub(crate) struct RunArgs {
     sandbox: bool,
 }
 
+impl RunArgs {
+    /// The run `toolspec init` makes: one suite against the proposed target file,
+    /// writing the ids of what fails as the first baseline.
+    pub(super) fn first_baseline(
+        target: &Path,
+        suite: &str,
+        baseline: &Path,
+    ) -> Result<RunArgs, CliError> {
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            args: RunArgs,
+        }
+        let line = [
+            "run".into(),
+            "--suite".into(),
+            std::ffi::OsString::from(suite),
+            "--target".into(),
+            target.as_os_str().to_owned(),
+            "--write-baseline".into(),
+            baseline.as_os_str().to_owned(),
+        ];
+        <Line as clap::Parser>::try_parse_from(line)
+            .map(|l| l.args)
+            .map_err(|e| CliError::Init(format!("cannot make the first run: {e}")))
+    }
+}
+
 /// `--basis`: which conformance levels to run.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum BasisFilter {

@@ -20,7 +20,8 @@ use crate::server::{load_target_file, preflight, Target};
 /// `toolspec run`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct RunArgs {
-    /// Suite to run; repeat for several (default: all).
+    /// Suite to run; repeat for several (default: the suites a target file pins in
+    /// `suites:`, else all).
     #[arg(long)]
     suite: Vec<String>,
     /// A stdio MCP server to test instead of the bundled one: 'CMD ARGS {root}'.
@@ -142,9 +143,18 @@ pub(crate) fn run(
     args: &RunArgs,
     colour: bool,
 ) -> Result<Outcome, CliError> {
-    let suites = catalogue.select(&args.suite)?;
-    let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let external = external_target(args)?;
+    // Without --suite, a target file that pins suites is gated on those suites alone.
+    let pinned: Vec<String> = match &external {
+        Some(target) if args.suite.is_empty() => target.pins.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    let suites = catalogue.select(if pinned.is_empty() {
+        &args.suite
+    } else {
+        &pinned
+    })?;
+    let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     if let Some(target) = &external {
         check_baseline(target, &suites, args.target.as_deref())?;
     }

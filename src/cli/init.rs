@@ -72,15 +72,17 @@ pub(crate) fn init(
         }
     }
     let table = Synonyms::builtin()?;
-    let server = Target::from_command_line(&args.server).map_err(|source| {
-        CliError::ServerLine {
+    let server =
+        Target::from_command_line(&args.server).map_err(|source| CliError::ServerLine {
             line: args.server.clone(),
             source,
-        }
-    })?;
+        })?;
     let timeout = Duration::from_millis(args.timeout_ms);
     let listed = preflight::describe(&server, timeout).map_err(|why| {
-        CliError::Init(format!("cannot read the tools/list of `{}`: {why}", args.server))
+        CliError::Init(format!(
+            "cannot read the tools/list of `{}`: {why}",
+            args.server
+        ))
     })?;
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let names: Vec<String> = args.suite.iter().cloned().collect();
@@ -96,7 +98,9 @@ pub(crate) fn init(
         }
     }
     let Some(Candidate { suite, matches }) = best else {
-        return Err(CliError::Init("no suite to propose a target for".to_string()));
+        return Err(CliError::Init(
+            "no suite to propose a target for".to_string(),
+        ));
     };
     let claimed: BTreeSet<&str> = matches.iter().filter_map(|m| m.server.as_deref()).collect();
     let unclaimed: Vec<String> = listed
@@ -104,9 +108,8 @@ pub(crate) fn init(
         .map(|t| t.name.clone())
         .filter(|n| !claimed.contains(n.as_str()))
         .collect();
-    let words = shell_words::split(&args.server).map_err(|e| {
-        CliError::Init(format!("--server `{}` cannot be split: {e}", args.server))
-    })?;
+    let words = shell_words::split(&args.server)
+        .map_err(|e| CliError::Init(format!("--server `{}` cannot be split: {e}", args.server)))?;
     let text = render(&Draft {
         server_line: &args.server,
         words: &words,
@@ -137,13 +140,19 @@ pub(crate) fn init(
             serde_json::Value::String(name)
         ),
     )?;
-    say(format_args!("init: baseline written to {}", baseline.display()));
+    say(format_args!(
+        "init: baseline written to {}",
+        baseline.display()
+    ));
     say("next:");
     say(format_args!(
         "  1. review {} (each rename says why and how sure; settings are commented out)",
         args.out.display()
     ));
-    say(format_args!("  2. toolspec run --target {}", args.out.display()));
+    say(format_args!(
+        "  2. toolspec run --target {}",
+        args.out.display()
+    ));
     // A first run that judged nothing leaves no gate worth the name.
     Ok(match outcome {
         Outcome::Broken if !baseline.exists() => Outcome::Broken,
@@ -169,9 +178,8 @@ fn spec_tools(exe: &Path, suite: &Suite, timeout: Duration) -> Result<Vec<Listed
         .iter()
         .map(|name| {
             let known = listed.iter().find(|t| t.name == *name);
-            let mut arguments: Vec<String> = known
-                .and_then(|t| t.arguments.clone())
-                .unwrap_or_default();
+            let mut arguments: Vec<String> =
+                known.and_then(|t| t.arguments.clone()).unwrap_or_default();
             for extra in sent.get(name).into_iter().flatten() {
                 if !arguments.contains(extra) {
                     arguments.push(extra.clone());

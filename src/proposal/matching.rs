@@ -148,6 +148,9 @@ fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     a.intersection(b).count() as f64 / all as f64
 }
 
+/// Whether two argument names are alike, by one pass's measure.
+type Alike<'a> = dyn Fn(&str, &str) -> bool + 'a;
+
 /// Pairs each of `spec`'s argument names with one of `server`'s: the same name
 /// first, then names of one synonym group, then names sharing half their words.
 pub(crate) fn match_arguments(
@@ -164,7 +167,7 @@ pub(crate) fn match_arguments(
         })
         .collect();
     let mut taken: BTreeSet<&str> = BTreeSet::new();
-    let passes: [(&'static str, &dyn Fn(&str, &str) -> bool); 3] = [
+    let passes: [(&'static str, &Alike); 3] = [
         ("same name", &|a, b| a == b),
         ("synonyms", &|a, b| table.same_argument(a, b)),
         ("shared words", &|a, b| {
@@ -203,15 +206,39 @@ mod tests {
     fn renamed_tools_and_arguments_are_found_and_a_stranger_is_left_alone() {
         let table = Synonyms::builtin().expect("table");
         let spec = [
-            tool("view", "View a file with line numbers.", &["path", "view_range"]),
-            tool("create_file", "Create or overwrite a file.", &["path", "content"]),
-            tool("str_replace", "Replace a unique string in a file.", &["path", "old_str", "new_str"]),
-            tool("task_output", "Get the output of a background task.", &["task_id"]),
+            tool(
+                "view",
+                "View a file with line numbers.",
+                &["path", "view_range"],
+            ),
+            tool(
+                "create_file",
+                "Create or overwrite a file.",
+                &["path", "content"],
+            ),
+            tool(
+                "str_replace",
+                "Replace a unique string in a file.",
+                &["path", "old_str", "new_str"],
+            ),
+            tool(
+                "task_output",
+                "Get the output of a background task.",
+                &["task_id"],
+            ),
         ];
         let server = [
             tool("write_file", "Write a file.", &["file_path", "content"]),
-            tool("read_file", "Read a file.", &["file_path", "offset", "limit"]),
-            tool("edit", "Edit a file.", &["file_path", "old_string", "new_string"]),
+            tool(
+                "read_file",
+                "Read a file.",
+                &["file_path", "offset", "limit"],
+            ),
+            tool(
+                "edit",
+                "Edit a file.",
+                &["file_path", "old_string", "new_string"],
+            ),
             tool("weather", "Tomorrow's forecast.", &["city"]),
         ];
         let found = match_tools(&spec, &server, &table);

@@ -40,7 +40,9 @@ impl Synonyms {
         for group in &file.tools {
             if let Some(head) = group.first() {
                 for word in group {
-                    words.entry(word.to_lowercase()).or_insert_with(|| head.to_lowercase());
+                    words
+                        .entry(word.to_lowercase())
+                        .or_insert_with(|| head.to_lowercase());
                 }
             }
         }
@@ -83,7 +85,10 @@ impl Synonyms {
 
     /// Whether two argument names are in one group of the table.
     pub(crate) fn same_argument(&self, a: &str, b: &str) -> bool {
-        match (self.argument_names.get(&squash(a)), self.argument_names.get(&squash(b))) {
+        match (
+            self.argument_names.get(&squash(a)),
+            self.argument_names.get(&squash(b)),
+        ) {
             (Some(x), Some(y)) => x == y,
             _ => false,
         }

@@ -97,7 +97,10 @@ pub(crate) enum PreflightError {
 }
 
 /// Starts the target once on an empty fixture and reads its whole tool list.
-pub(crate) fn describe(target: &Target, timeout: Duration) -> Result<Vec<ListedTool>, PreflightError> {
+pub(crate) fn describe(
+    target: &Target,
+    timeout: Duration,
+) -> Result<Vec<ListedTool>, PreflightError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

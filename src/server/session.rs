@@ -290,10 +290,7 @@ impl Session {
 
     /// Every tool the server lists, with the argument names its input schema declares
     /// (`None` when the schema declares no `properties`).
-    pub(crate) async fn list_tools(
-        &self,
-        timeout: Duration,
-    ) -> Result<Vec<ListedTool>, String> {
+    pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<ListedTool>, String> {
         let Some(client) = &self.client else {
             return Err("the session is closed".to_string());
         };

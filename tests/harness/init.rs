@@ -2,7 +2,6 @@
 //! and its baseline, and the files it refuses to overwrite. The server is the
 //! reference server served under other names by `tests/servers/renamed.py`.
 
-
 use crate::support::{exe, repo, toolspec};
 
 /// The ikigai reference server with its tools and `path` renamed, and `glob` hidden.
@@ -86,7 +85,14 @@ fn init_refuses_to_overwrite_a_target_or_baseline_without_force() {
         let _ = std::fs::remove_file(dir.path().join("t.known-failures.txt"));
         std::fs::write(dir.path().join(existing), "keep me\n").expect("write");
         let refused = toolspec()
-            .args(["init", "--suite", "ikigai", "--server", &renamed_ikigai(), "--out"])
+            .args([
+                "init",
+                "--suite",
+                "ikigai",
+                "--server",
+                &renamed_ikigai(),
+                "--out",
+            ])
             .arg(dir.path().join("t.yaml"))
             .output()
             .expect("runs");

@@ -75,6 +75,13 @@ fn init_maps_renamed_tools_leaves_the_unknown_commented_and_its_target_gates_gre
         .unwrap_or_else(|| panic!("no total line in {gate_out}"));
     assert!(judged >= 30, "only {judged} scenarios passed:\n{gate_out}");
     assert!(gate_out.contains(" 0 FAIL, 0 ERROR"), "{gate_out}");
+    // No --suite: the suite the target pins, and only that one.
+    let suites: Vec<&str> = gate_out
+        .lines()
+        .filter(|l| l.contains(" PASS, ") && !l.starts_with("total: "))
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    assert_eq!(suites, ["ikigai"], "{gate_out}");
 }
 
 #[test]

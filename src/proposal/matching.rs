@@ -152,7 +152,7 @@ fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 type Alike<'a> = dyn Fn(&str, &str) -> bool + 'a;
 
 /// Pairs each of `spec`'s argument names with one of `server`'s: the same name
-/// first, then names of one synonym group, then names sharing half their words.
+/// first, then names of one synonym group, then names sharing more than half their meanings.
 pub(crate) fn match_arguments(
     spec: &[String],
     server: &[String],
@@ -171,7 +171,7 @@ pub(crate) fn match_arguments(
         ("same name", &|a, b| a == b),
         ("synonyms", &|a, b| table.same_argument(a, b)),
         ("shared words", &|a, b| {
-            overlap(&table.meanings(a), &table.meanings(b)) >= 0.5
+            overlap(&table.meanings(a), &table.meanings(b)) > 0.5
         }),
     ];
     for (how, alike) in passes {
@@ -268,5 +268,16 @@ mod tests {
                 ("new_str", Some("new_string"))
             ]
         );
+    }
+
+    #[test]
+    fn an_argument_sharing_only_half_its_meaning_is_left_unmatched() {
+        let table = Synonyms::builtin().expect("table");
+        let spec = ["path".to_string(), "new_str".to_string()];
+        let server = ["edits".to_string(), "path".to_string()];
+        let found = super::match_arguments(&spec, &server, &table);
+        assert_eq!(found[0].server.as_deref(), Some("path"));
+        assert_eq!(found[0].how, "same name");
+        assert_eq!(found[1].server, None, "new_str paired with {:?}", found[1]);
     }
 }

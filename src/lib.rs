@@ -34,6 +34,8 @@ mod runner;
 
 mod proof;
 
+mod proposal;
+
 mod cli;
 
 #[cfg(feature = "bench")]

@@ -44,6 +44,9 @@ pub(crate) enum CliError {
     /// `matrix` could not run a target or write its folder.
     #[error("matrix: {0}")]
     Matrix(String),
+    /// `init` could not propose or write a target.
+    #[error("init: {0}")]
+    Init(String),
     /// `report merge` refused its shards.
     #[error("report merge: {0}")]
     Merge(String),

@@ -7,6 +7,7 @@ mod color;
 mod coverage;
 mod diff;
 mod error;
+mod init;
 mod list;
 mod matrix;
 mod mutants;
@@ -74,6 +75,9 @@ struct Cli {
 enum Command {
     /// Run suites against a server and print a summary; exits 1 on any FAIL or ERROR.
     Run(Box<run::RunArgs>),
+    /// Propose a target file for a server from its tools/list, run the suite once
+    /// with it and write the first baseline: `init --server 'CMD {root}'`.
+    Init(init::InitArgs),
     /// List suites, or the scenarios of the suites named.
     List(list::ListArgs),
     /// Which clauses of the spec documents have a scenario; exits 1 when a clause has
@@ -156,6 +160,7 @@ fn dispatch(
 ) -> Result<Outcome, CliError> {
     match command {
         Command::Run(args) => run::run(catalogue, &args, color.for_stdout()),
+        Command::Init(args) => init::init(catalogue, &args, color.for_stdout()),
         Command::List(args) => list::list(catalogue, &args),
         Command::Coverage(args) => coverage::coverage(catalogue, &args),
         Command::Scaffold(args) => scaffold::scaffold(catalogue, specs, &args),

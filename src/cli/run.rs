@@ -20,7 +20,8 @@ use crate::server::{load_target_file, preflight, Target};
 /// `toolspec run`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct RunArgs {
-    /// Suite to run; repeat for several (default: all).
+    /// Suite to run; repeat for several (default: the suites a target file pins in
+    /// `suites:`, else all).
     #[arg(long)]
     suite: Vec<String>,
     /// A stdio MCP server to test instead of the bundled one: 'CMD ARGS {root}'.
@@ -91,6 +92,34 @@ pub(crate) struct RunArgs {
     sandbox: bool,
 }
 
+impl RunArgs {
+    /// The run `toolspec init` makes: one suite against the proposed target file,
+    /// writing the ids of what fails as the first baseline.
+    pub(super) fn first_baseline(
+        target: &Path,
+        suite: &str,
+        baseline: &Path,
+    ) -> Result<RunArgs, CliError> {
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            args: RunArgs,
+        }
+        let line = [
+            "run".into(),
+            "--suite".into(),
+            std::ffi::OsString::from(suite),
+            "--target".into(),
+            target.as_os_str().to_owned(),
+            "--write-baseline".into(),
+            baseline.as_os_str().to_owned(),
+        ];
+        <Line as clap::Parser>::try_parse_from(line)
+            .map(|l| l.args)
+            .map_err(|e| CliError::Init(format!("cannot make the first run: {e}")))
+    }
+}
+
 /// `--basis`: which conformance levels to run.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum BasisFilter {
@@ -114,9 +143,18 @@ pub(crate) fn run(
     args: &RunArgs,
     colour: bool,
 ) -> Result<Outcome, CliError> {
-    let suites = catalogue.select(&args.suite)?;
-    let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let external = external_target(args)?;
+    // Without --suite, a target file that pins suites is gated on those suites alone.
+    let pinned: Vec<String> = match &external {
+        Some(target) if args.suite.is_empty() => target.pins.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    let suites = catalogue.select(if pinned.is_empty() {
+        &args.suite
+    } else {
+        &pinned
+    })?;
+    let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     if let Some(target) = &external {
         check_baseline(target, &suites, args.target.as_deref())?;
     }

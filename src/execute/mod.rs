@@ -298,7 +298,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     if let Some(want) = &scenario.then.listed_tools {
         match session.list_tools(timeout).await {
             Ok(listed) => {
-                let names: Vec<String> = listed.into_iter().map(|(name, _)| name).collect();
+                let names: Vec<String> = listed.into_iter().map(|tool| tool.name).collect();
                 let renamed = |tool: &String| target.translate(tool, Map::new()).0;
                 mismatches.extend(judge_listed_tools(want, &names, renamed));
             }

@@ -30,7 +30,7 @@ pub use escapes::adopt_escaped_processes;
 pub(crate) use process::{
     contain_the_run, end_what_escaped, finish_interrupted_run, interrupted, output_of_listed,
 };
-pub(crate) use session::Session;
+pub(crate) use session::{ListedTool, Session};
 pub use target_file::load_target_file;
 
 /// A server under test and how to reach it.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::fixture::Fixture;
 use crate::scenario::Suite;
-use crate::server::{Session, Target};
+use crate::server::{ListedTool, Session, Target};
 
 /// What the server lists, and what it lacks, in the server's own names.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -96,13 +96,11 @@ pub(crate) enum PreflightError {
     Containment(String),
 }
 
-/// Starts the target once on an empty fixture and compares its tool list with what
-/// the suite will call.
-pub(crate) fn check(
-    suite: &Suite,
+/// Starts the target once on an empty fixture and reads its whole tool list.
+pub(crate) fn describe(
     target: &Target,
     timeout: Duration,
-) -> Result<Gaps, PreflightError> {
+) -> Result<Vec<ListedTool>, PreflightError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -117,35 +115,47 @@ pub(crate) fn check(
             .stop()
             .await
             .map_err(|broken| PreflightError::Containment(broken.to_string()))?;
-        let listed: BTreeMap<String, Option<Vec<String>>> =
-            listed.map_err(PreflightError::List)?.into_iter().collect();
-        let declared: BTreeSet<String> = suite
-            .config
-            .tools
-            .iter()
-            .map(|t| target.translate(t, serde_json::Map::new()).0)
-            .collect();
-        let mut gaps = Gaps {
-            listed: listed.keys().cloned().collect(),
-            unsupported_tools: declared
-                .iter()
-                .filter(|t| !listed.contains_key(*t))
-                .cloned()
-                .collect(),
-            ..Gaps::default()
-        };
-        for (tool, args) in calls_of(suite, target) {
-            match listed.get(&tool) {
-                None if declared.contains(&tool) => {}
-                None => gaps.missing_tools.push(tool),
-                Some(Some(declared)) => gaps.unknown_arguments.extend(
-                    args.into_iter()
-                        .filter(|a| !declared.contains(a))
-                        .map(|a| (tool.clone(), a)),
-                ),
-                Some(None) => {}
-            }
-        }
-        Ok(gaps)
+        listed.map_err(PreflightError::List)
     })
+}
+
+/// Starts the target once on an empty fixture and compares its tool list with what
+/// the suite will call.
+pub(crate) fn check(
+    suite: &Suite,
+    target: &Target,
+    timeout: Duration,
+) -> Result<Gaps, PreflightError> {
+    let listed: BTreeMap<String, Option<Vec<String>>> = describe(target, timeout)?
+        .into_iter()
+        .map(|tool| (tool.name, tool.arguments))
+        .collect();
+    let declared: BTreeSet<String> = suite
+        .config
+        .tools
+        .iter()
+        .map(|t| target.translate(t, serde_json::Map::new()).0)
+        .collect();
+    let mut gaps = Gaps {
+        listed: listed.keys().cloned().collect(),
+        unsupported_tools: declared
+            .iter()
+            .filter(|t| !listed.contains_key(*t))
+            .cloned()
+            .collect(),
+        ..Gaps::default()
+    };
+    for (tool, args) in calls_of(suite, target) {
+        match listed.get(&tool) {
+            None if declared.contains(&tool) => {}
+            None => gaps.missing_tools.push(tool),
+            Some(Some(declared)) => gaps.unknown_arguments.extend(
+                args.into_iter()
+                    .filter(|a| !declared.contains(a))
+                    .map(|a| (tool.clone(), a)),
+            ),
+            Some(None) => {}
+        }
+    }
+    Ok(gaps)
 }

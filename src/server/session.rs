@@ -27,6 +27,18 @@ const STDERR_TAIL_BYTES: usize = 4096;
 /// How long a server gets to exit after its stdin is closed.
 const EXIT_GRACE: Duration = Duration::from_millis(1000);
 
+/// One tool of a server's `tools/list`, as much of it as toolspec reads.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ListedTool {
+    /// The tool's name.
+    pub name: String,
+    /// Its description, or empty.
+    pub description: String,
+    /// The properties of its input schema, or `None` when the schema declares none
+    /// (a schema without `properties` accepts anything).
+    pub arguments: Option<Vec<String>>,
+}
+
 pub(crate) struct Session {
     client: Option<RunningService<RoleClient, ()>>,
     process: ServerProcess,
@@ -278,10 +290,7 @@ impl Session {
 
     /// Every tool the server lists, with the argument names its input schema declares
     /// (`None` when the schema declares no `properties`).
-    pub(crate) async fn list_tools(
-        &self,
-        timeout: Duration,
-    ) -> Result<Vec<(String, Option<Vec<String>>)>, String> {
+    pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<ListedTool>, String> {
         let Some(client) = &self.client else {
             return Err("the session is closed".to_string());
         };
@@ -297,7 +306,11 @@ impl Session {
                     .get("properties")
                     .and_then(|p| p.as_object())
                     .map(|p| p.keys().cloned().collect());
-                (tool.name.into_owned(), properties)
+                ListedTool {
+                    name: tool.name.into_owned(),
+                    description: tool.description.map(|d| d.into_owned()).unwrap_or_default(),
+                    arguments: properties,
+                }
             })
             .collect())
     }

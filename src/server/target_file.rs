@@ -46,7 +46,8 @@ struct TargetFile {
     #[serde(default)]
     require_all_tools: bool,
     /// Suite name -> the suite version this server is gated at: scenarios that
-    /// arrived later run, and are NEW rather than failures.
+    /// arrived later run, and are NEW rather than failures. Without `--suite`, a
+    /// run of this target runs these suites.
     #[serde(default)]
     suites: BTreeMap<String, u32>,
     /// Run the server under Landlock, writing only inside its fixture root.

@@ -17,6 +17,7 @@
 //!   files a server left, shell quoting, interrupts, leftover processes):
 //!   `containment`;
 //! - `coverage` and `scaffold`: `coverage`;
+//! - `init` (a proposed target file and its first baseline): `init`;
 //! - `mutants`: `mutants`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
 //! - `run --html`, `matrix`, badges and `diff`: `results_page` (the page in a
@@ -35,6 +36,7 @@ mod coverage;
 mod gemini_exactness;
 mod golden;
 mod hostile_http;
+mod init;
 mod loader_fuzz;
 mod mutants;
 mod results_page;

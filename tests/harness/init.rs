@@ -1,0 +1,113 @@
+//! `toolspec init`: a target file proposed from a server's tools/list, the first run
+//! and its baseline, and the files it refuses to overwrite. The server is the
+//! reference server served under other names by `tests/servers/renamed.py`.
+
+use crate::support::{exe, repo, toolspec};
+
+/// The ikigai reference server with its tools and `path` renamed, and `glob` hidden.
+fn renamed_ikigai() -> String {
+    format!(
+        "python3 {} file_read=read_file file_read.path=file_path file_write=write_file file_write.path=file_path bash=run_shell_command grep=search_text -glob -- {} reference-server --dialect ikigai --root {{root}}",
+        repo().join("tests/servers/renamed.py").display(),
+        exe().display()
+    )
+}
+
+fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn init_maps_renamed_tools_leaves_the_unknown_commented_and_its_target_gates_green() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("renamed.yaml");
+    let server = renamed_ikigai();
+
+    // A bare --server: none of the suite's tools is listed under its own name.
+    let bare = toolspec()
+        .args(["run", "--suite", "ikigai", "--server", &server])
+        .output()
+        .expect("runs");
+    let bare_out = stdout_of(&bare);
+    assert_eq!(bare.status.code(), Some(1), "{bare_out}");
+    assert!(bare_out.contains(" 0 PASS"), "{bare_out}");
+    assert!(bare_out.contains("no scenario was judged"), "{bare_out}");
+
+    let init = toolspec()
+        .args(["init", "--server", &server, "--out"])
+        .arg(&target)
+        .output()
+        .expect("runs");
+    let init_out = stdout_of(&init);
+    assert_eq!(init.status.code(), Some(0), "{init_out}");
+    assert!(
+        init_out.contains("4 of suite ikigai's 5 tools matched"),
+        "{init_out}"
+    );
+    assert!(init_out.contains("toolspec run --target"), "{init_out}");
+    let text = std::fs::read_to_string(&target).expect("target written");
+    for line in [
+        "suites: { \"ikigai\": 1 }",
+        "  \"file_read\": \"read_file\"   # confidence",
+        "  \"file_write\": \"write_file\"   # confidence",
+        "  \"bash\": \"run_shell_command\"   # confidence",
+        "  \"grep\": \"search_text\"   # confidence",
+        "  # \"glob\": ?   # no tool of the server matched",
+        "    \"path\": \"file_path\"   # synonyms",
+        "baseline_file: \"renamed.known-failures.txt\"",
+    ] {
+        assert!(text.contains(line), "no `{line}` in:\n{text}");
+    }
+    assert!(dir.path().join("renamed.known-failures.txt").exists());
+
+    let gate = toolspec()
+        .args(["run", "--target"])
+        .arg(&target)
+        .output()
+        .expect("runs");
+    let gate_out = stdout_of(&gate);
+    assert_eq!(gate.status.code(), Some(0), "{gate_out}");
+    let judged = gate_out
+        .lines()
+        .find_map(|l| l.strip_prefix("total: "))
+        .and_then(|l| l.split(" PASS").next())
+        .and_then(|n| n.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("no total line in {gate_out}"));
+    assert!(judged >= 30, "only {judged} scenarios passed:\n{gate_out}");
+    assert!(gate_out.contains(" 0 FAIL, 0 ERROR"), "{gate_out}");
+    // No --suite: the suite the target pins, and only that one.
+    let suites: Vec<&str> = gate_out
+        .lines()
+        .filter(|l| l.contains(" PASS, ") && !l.starts_with("total: "))
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    assert_eq!(suites, ["ikigai"], "{gate_out}");
+}
+
+#[test]
+fn init_refuses_to_overwrite_a_target_or_baseline_without_force() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for existing in ["t.yaml", "t.known-failures.txt"] {
+        let _ = std::fs::remove_file(dir.path().join("t.yaml"));
+        let _ = std::fs::remove_file(dir.path().join("t.known-failures.txt"));
+        std::fs::write(dir.path().join(existing), "keep me\n").expect("write");
+        let refused = toolspec()
+            .args([
+                "init",
+                "--suite",
+                "ikigai",
+                "--server",
+                &renamed_ikigai(),
+                "--out",
+            ])
+            .arg(dir.path().join("t.yaml"))
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("exists; --force overwrites it"), "{stderr}");
+        assert!(stderr.contains(existing), "{stderr}");
+        let kept = std::fs::read_to_string(dir.path().join(existing)).expect("read");
+        assert_eq!(kept, "keep me\n");
+    }
+}

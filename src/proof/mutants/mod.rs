@@ -1,250 +1,283 @@
-//! Mutation testing of a suite: the bundled reference server is started once per
-//! entry of its dialect's catalogue of deliberate deviations (`--mutate NAME`),
-//! and the suite is run against each. A mutation is killed when at least one
-//! scenario that passes against the honest server fails (or errors) against the
-//! mutated one; a survivor is a hole in the suite.
+//! Mutation testing of suites: the bundled reference server is started once per
+//! scenario and entry of its dialect's catalogue of deliberate deviations
+//! (`--mutate NAME`). A mutation is killed when a scenario that passes against
+//! the honest server fails (or errors) against the mutated one; a survivor is a
+//! hole in the suite.
+//!
+//! A score is wanted in seconds, so by default a mutation stops at its first
+//! kill (its other running scenarios are cancelled), its likeliest killers are
+//! tried first ([`order`], with the killers of the last run from [`hints`]), and
+//! the honest pass and every mutation of every suite share one pool of workers
+//! ([`pool`], run by the state machine in [`schedule`]). A full count, which
+//! runs every scenario against every mutation, is there for the README's table
+//! of how many scenarios fail each one.
 
-use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod catalogue;
+pub(crate) mod hints;
+mod json;
+mod order;
+mod pool;
+mod schedule;
+mod score;
 
-use serde_json::{json, Value};
+pub(crate) use catalogue::MutantsError;
+pub(crate) use json::write as write_json;
+pub(crate) use score::{MutantOutcome, SuiteScore};
 
-use crate::execute::parallel::run_scenarios;
-use crate::execute::{RunOptions, ScenarioReport, Verdict};
-use crate::scenario::Suite;
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::Path;
+
+use self::catalogue::Mutation;
+use self::hints::Killers;
+use self::order::{likelihood, mutation_words, scenario_words, Rarity};
+use self::schedule::{Finding, Job, Schedule, Stop};
+use crate::execute::cancel::Cancel;
+use crate::execute::{run_scenario_unless_cancelled, RunOptions, Verdict};
+use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
 use crate::server::Target;
 
-/// One deviation of the reference server's catalogue.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Mutation {
-    pub name: String,
-    /// What goes wrong, as the reference server describes it.
-    pub what: String,
+/// How a scoring run goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scoring<'a> {
+    /// The mutations to score, by name (every one of the catalogue when empty).
+    pub only: &'a [String],
+    pub options: &'a RunOptions,
+    /// Scenarios run at once.
+    pub jobs: usize,
+    /// Run every honestly passing scenario against every mutation and name all
+    /// that kill it, instead of stopping each mutation at its first kill.
+    pub full_count: bool,
+    /// The scenarios that killed each mutation last time, tried first.
+    pub hints: &'a Killers,
 }
 
-/// How one mutation fared.
-#[derive(Debug, Clone)]
-pub(crate) struct MutantOutcome {
-    pub mutation: Mutation,
-    /// Scenarios that pass against the honest server and not against this one.
-    pub killed_by: Vec<String>,
-}
-
-impl MutantOutcome {
-    pub(crate) fn killed(&self) -> bool {
-        !self.killed_by.is_empty()
-    }
-}
-
-/// A suite's mutation score.
-#[derive(Debug, Clone)]
-pub(crate) struct SuiteScore {
-    pub suite: String,
-    pub scenarios: usize,
-    /// Scenarios that do not pass against the honest server; they cannot kill.
-    pub not_passing: Vec<String>,
-    pub mutants: Vec<MutantOutcome>,
-}
-
-impl SuiteScore {
-    pub(crate) fn killed(&self) -> usize {
-        self.mutants.iter().filter(|m| m.killed()).count()
-    }
-
-    pub(crate) fn survivors(&self) -> impl Iterator<Item = &MutantOutcome> {
-        self.mutants.iter().filter(|m| !m.killed())
-    }
-}
-
-/// Why a suite could not be scored.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum MutantsError {
-    #[error("suite {suite}: cannot make a temporary root: {source}")]
-    Scratch {
-        suite: String,
-        #[source]
-        source: std::io::Error,
+/// What a scoring run reports as it goes, suite by suite, each suite's mutations
+/// in catalogue order.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Progress<'a> {
+    /// A mutation of `suite` is scored.
+    Mutant {
+        suite: &'a str,
+        outcome: &'a MutantOutcome,
     },
-    #[error("suite {suite}: the reference server cannot be started as the suite says: {why}")]
-    Unstartable { suite: String, why: String },
-    #[error("suite {suite}: cannot start {}: {source}", .program.display())]
-    Spawn {
-        suite: String,
-        program: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("suite {suite}: `{command} --list-mutations` failed ({status}): {stderr}")]
-    Catalogue {
-        suite: String,
-        command: String,
-        status: std::process::ExitStatus,
-        stderr: String,
-    },
-    #[error("suite {suite} has no mutation {}; its catalogue: {}", quoted(.unknown), .catalogue.join(", "))]
-    UnknownMutation {
-        suite: String,
-        unknown: Vec<String>,
-        catalogue: Vec<String>,
-    },
+    /// Every mutation of a suite is scored and its honest pass is over.
+    Suite(&'a SuiteScore),
 }
 
-fn quoted(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// One scenario of the run, with where it comes from.
+struct Entry<'s> {
+    suite: usize,
+    file: &'s SuiteScenarioFile,
+    scenario: &'s Scenario,
+    id: String,
 }
 
-/// The catalogue of the reference server as `suite` starts it, read from its
-/// `--list-mutations` (`name<TAB>what` lines).
-pub(crate) fn catalogue(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, MutantsError> {
-    let target = Target::reference(exe, suite);
-    let scratch = tempfile::tempdir().map_err(|source| MutantsError::Scratch {
-        suite: suite.name.clone(),
-        source,
-    })?;
-    let args = target
-        .argv(scratch.path(), None, &BTreeMap::new())
-        .map_err(|u| MutantsError::Unstartable {
-            suite: suite.name.clone(),
-            why: u.0,
-        })?;
-    let output = Command::new(&target.program)
-        .args(&args)
-        .arg("--list-mutations")
-        .output()
-        .map_err(|source| MutantsError::Spawn {
-            suite: suite.name.clone(),
-            program: target.program.clone(),
-            source,
-        })?;
-    if !output.status.success() {
-        return Err(MutantsError::Catalogue {
-            suite: suite.name.clone(),
-            command: format!("{} {}", target.program.display(), args.join(" ")),
-            status: output.status,
-            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
-        });
-    }
-    let listing = String::from_utf8_lossy(&output.stdout);
-    Ok(listing
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| {
-            let (name, what) = line.split_once('\t').unwrap_or((line, ""));
-            Mutation {
-                name: name.trim().to_string(),
-                what: what.trim().to_string(),
-            }
-        })
-        .collect())
+/// One mutation of the run, with the server that has it.
+struct Mutant {
+    suite: usize,
+    mutation: Mutation,
+    target: Target,
 }
 
-/// Runs `suite` against the honest reference server, then once per mutation
-/// (all of the catalogue, or those named in `only`), calling `progress` after each.
-pub(crate) fn score_suite(
+/// Scores `suites`: reads each catalogue (and refuses a mutation `scoring.only`
+/// names that one lacks) before running anything, then runs the honest pass and
+/// the mutations of every suite on one pool, calling `progress` as scores are
+/// decided. Returns the scores in the order of `suites`.
+pub(crate) fn score(
     exe: &Path,
-    suite: &Suite,
-    only: &[String],
-    options: &RunOptions,
-    jobs: usize,
-    progress: &dyn Fn(&MutantOutcome),
-) -> Result<SuiteScore, MutantsError> {
-    let catalogue = catalogue(exe, suite)?;
-    let unknown: Vec<&String> = only
-        .iter()
-        .filter(|name| !catalogue.iter().any(|m| &m.name == *name))
-        .collect();
-    if !unknown.is_empty() {
-        return Err(MutantsError::UnknownMutation {
-            suite: suite.name.clone(),
-            unknown: unknown.into_iter().cloned().collect(),
-            catalogue: catalogue.iter().map(|m| m.name.clone()).collect(),
-        });
-    }
-    let work: Vec<_> = suite.scenarios().collect();
-    let silent = |_: &ScenarioReport| {};
-    let honest = run_scenarios(
-        suite,
-        &work,
-        &Target::reference(exe, suite),
-        options,
-        None,
-        jobs,
-        &silent,
-    );
-    let not_passing: Vec<String> = honest
-        .iter()
-        .filter(|r| !matches!(r.verdict, Verdict::Pass))
-        .map(|r| r.id.clone())
-        .collect();
+    suites: &[Suite],
+    scoring: &Scoring<'_>,
+    progress: &mut (dyn FnMut(Progress<'_>) + Send),
+) -> Result<Vec<SuiteScore>, MutantsError> {
     let mut mutants = Vec::new();
-    for mutation in catalogue
-        .into_iter()
-        .filter(|m| only.is_empty() || only.contains(&m.name))
-    {
-        let target = Target::reference(exe, suite).with_extra_args(&["--mutate", &mutation.name]);
-        let reports = run_scenarios(suite, &work, &target, options, None, jobs, &silent);
-        let killed_by = reports
-            .iter()
-            .filter(|r| matches!(r.verdict, Verdict::Fail(_) | Verdict::Error { .. }))
-            .filter(|r| !not_passing.contains(&r.id))
-            .map(|r| r.id.clone())
-            .collect();
-        let outcome = MutantOutcome {
+    for (index, suite) in suites.iter().enumerate() {
+        let selected = catalogue::select(suite, catalogue::read(exe, suite)?, scoring.only)?;
+        mutants.extend(selected.into_iter().map(|mutation| Mutant {
+            suite: index,
+            target: Target::reference(exe, suite).with_extra_args(&["--mutate", &mutation.name]),
             mutation,
-            killed_by,
-        };
-        progress(&outcome);
-        mutants.push(outcome);
+        }));
     }
-    Ok(SuiteScore {
-        suite: suite.name.clone(),
-        scenarios: work.len(),
-        not_passing,
-        mutants,
-    })
+    let mut entries = Vec::new();
+    let mut ranges = Vec::new();
+    for (index, suite) in suites.iter().enumerate() {
+        let start = entries.len();
+        entries.extend(suite.scenarios().map(|(file, scenario)| Entry {
+            suite: index,
+            file,
+            scenario,
+            id: suite.scenario_id(file, scenario),
+        }));
+        ranges.push(start..entries.len());
+    }
+    let honest: Vec<Target> = suites.iter().map(|s| Target::reference(exe, s)).collect();
+    let stop = if scoring.full_count {
+        Stop::AfterEveryScenario
+    } else {
+        Stop::AtFirstKill
+    };
+    let schedule = Schedule::new(
+        entries.len(),
+        candidates(suites, &entries, &ranges, &mutants, scoring.hints),
+        stop,
+    );
+    let run = |job: Job, cancel: &Cancel| -> Finding {
+        let Some(entry) = entries.get(job.scenario) else {
+            return Finding::Neither;
+        };
+        let target = match job.mutation {
+            Some(m) => mutants.get(m).map(|m| &m.target),
+            None => honest.get(entry.suite),
+        };
+        let (Some(target), Some(suite)) = (target, suites.get(entry.suite)) else {
+            return Finding::Neither;
+        };
+        let report = run_scenario_unless_cancelled(
+            suite,
+            &entry.file.stem,
+            entry.scenario,
+            target,
+            scoring.options,
+            None,
+            cancel,
+        );
+        match report {
+            None => Finding::Cancelled,
+            Some(r) => match r.verdict {
+                Verdict::Pass => Finding::Passed(r.elapsed),
+                Verdict::Fail(_) | Verdict::Error { .. } => Finding::Failed,
+                Verdict::Skip(_) | Verdict::Unsupported(_) => Finding::Neither,
+            },
+        }
+    };
+    let mut tally = Tally {
+        suites,
+        entries: &entries,
+        ranges: &ranges,
+        mutants: &mutants,
+        progress,
+        next_suite: 0,
+        next_mutant: 0,
+        outcomes: Vec::new(),
+        scores: Vec::new(),
+    };
+    let mut on_change = |schedule: &Schedule| tally.catch_up(schedule);
+    let finished =
+        pool::run_to_the_end(schedule, mutants.len(), scoring.jobs, &run, &mut on_change);
+    tally.catch_up(&finished);
+    Ok(tally.scores)
 }
 
-/// The shape of the mutation scores, as `docs/mutants.schema.json` describes it:
-/// raise it with any change a reader could notice, and the schema with it.
-const SCHEMA_VERSION: u64 = 1;
-
-/// Writes mutation scores as JSON to `path`.
-pub(crate) fn write_json(path: &Path, scores: &[SuiteScore]) -> std::io::Result<()> {
-    let suites: Vec<Value> = scores
+/// For each mutation, the scenarios of its suite with how likely each is to kill it.
+fn candidates(
+    suites: &[Suite],
+    entries: &[Entry<'_>],
+    ranges: &[Range<usize>],
+    mutants: &[Mutant],
+    hints: &Killers,
+) -> Vec<Vec<(order::Likelihood, usize)>> {
+    let words: Vec<BTreeSet<String>> = entries
         .iter()
-        .map(|score| {
-            let mutants: Vec<Value> = score
-                .mutants
-                .iter()
-                .map(|m| {
-                    json!({
-                        "name": m.mutation.name,
-                        "what": m.mutation.what,
-                        "killed": m.killed(),
-                        "killed_by": m.killed_by,
-                    })
-                })
-                .collect();
-            json!({
-                "suite": score.suite,
-                "scenarios": score.scenarios,
-                "killed": score.killed(),
-                "total": score.mutants.len(),
-                "not_passing": score.not_passing,
-                "mutants": mutants,
-            })
-        })
+        .map(|e| scenario_words(&e.file.stem, e.scenario))
         .collect();
-    let mut file = std::fs::File::create(path)?;
-    serde_json::to_writer_pretty(
-        &mut file,
-        &json!({ "schema_version": SCHEMA_VERSION, "suites": suites }),
-    )?;
-    file.write_all(b"\n")
+    let rarities: Vec<Rarity> = ranges
+        .iter()
+        .map(|range| Rarity::of(&words[range.clone()]))
+        .collect();
+    mutants
+        .iter()
+        .map(|mutant| {
+            let about = mutation_words(&mutant.mutation.name, &mutant.mutation.what);
+            let suite = suites.get(mutant.suite).map_or("", |s| s.name.as_str());
+            let hinted = hints.of(suite, &mutant.mutation.name);
+            let (Some(range), Some(rarity)) =
+                (ranges.get(mutant.suite), rarities.get(mutant.suite))
+            else {
+                return Vec::new();
+            };
+            range
+                .clone()
+                .map(|s| {
+                    let likely = likelihood(&entries[s].id, &words[s], &about, hinted, rarity);
+                    (likely, s)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Turns decided mutations into outcomes and finished suites into scores, in
+/// order, as the schedule decides them.
+struct Tally<'a, 's> {
+    suites: &'s [Suite],
+    entries: &'a [Entry<'s>],
+    ranges: &'a [Range<usize>],
+    mutants: &'a [Mutant],
+    progress: &'a mut (dyn FnMut(Progress<'_>) + Send),
+    next_suite: usize,
+    /// The first mutation not reported yet (mutations are grouped by suite).
+    next_mutant: usize,
+    /// The outcomes of the suite being reported.
+    outcomes: Vec<MutantOutcome>,
+    scores: Vec<SuiteScore>,
+}
+
+impl Tally<'_, '_> {
+    fn catch_up(&mut self, schedule: &Schedule) {
+        while let Some(range) = self.ranges.get(self.next_suite).cloned() {
+            match self.mutants.get(self.next_mutant) {
+                Some(mutant) if mutant.suite == self.next_suite => {
+                    if !schedule.decided(self.next_mutant) {
+                        return;
+                    }
+                    let outcome = MutantOutcome {
+                        mutation: mutant.mutation.clone(),
+                        killed_by: schedule
+                            .killers(self.next_mutant)
+                            .into_iter()
+                            .map(|s| self.entries[s].id.clone())
+                            .collect(),
+                    };
+                    let suite = self.suites[self.next_suite].name.as_str();
+                    (self.progress)(Progress::Mutant {
+                        suite,
+                        outcome: &outcome,
+                    });
+                    self.outcomes.push(outcome);
+                    self.next_mutant += 1;
+                }
+                _ => {
+                    if !schedule.honest_settled(range.clone()) {
+                        return;
+                    }
+                    let score = SuiteScore {
+                        suite: self.suites[self.next_suite].name.clone(),
+                        scenarios: range.len(),
+                        not_passing: range
+                            .filter(|s| !schedule.passed_honestly(*s))
+                            .map(|s| self.entries[s].id.clone())
+                            .collect(),
+                        mutants: std::mem::take(&mut self.outcomes),
+                    };
+                    (self.progress)(Progress::Suite(&score));
+                    self.scores.push(score);
+                    self.next_suite += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Records what killed each mutation in `scores` into `hints`, for the next run.
+pub(crate) fn remember(scores: &[SuiteScore], hints: &mut Killers) {
+    for score in scores {
+        for outcome in &score.mutants {
+            hints.record(
+                &score.suite,
+                &outcome.mutation.name,
+                outcome.killed_by.clone(),
+            );
+        }
+    }
 }

@@ -9,11 +9,14 @@ use crate::support::{assert_matches_schema, running, toolspec, MUTANTS_SCHEMA};
 use predicates::prelude::*;
 
 /// A survivor is a hole in a suite: close it with a scenario, never by weakening
-/// the mutation.
+/// the mutation. The scores written as JSON name one killer per mutation.
 #[test]
 fn every_mutation_in_every_catalogue_is_killed_by_its_suite() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("scores.json");
     let output = toolspec()
-        .args(["mutants", "--jobs", "2"])
+        .args(["mutants", "--jobs", "2", "--json"])
+        .arg(&path)
         .output()
         .expect("toolspec runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -35,6 +38,17 @@ fn every_mutation_in_every_catalogue_is_killed_by_its_suite() {
         })
         .count();
     assert_eq!(scored, suites, "one full score per suite:\n{stdout}");
+    let doc = assert_matches_schema(MUTANTS_SCHEMA, &path);
+    assert_eq!(doc["full_count"], false);
+    let suites = doc["suites"].as_array().expect("suites");
+    assert_eq!(suites.len(), scored);
+    for suite in suites {
+        for mutant in suite["mutants"].as_array().expect("mutants") {
+            assert_eq!(mutant["killed"], true, "{mutant}");
+            let killers = mutant["killed_by"].as_array().expect("killed_by");
+            assert_eq!(killers.len(), 1, "the first killer only: {mutant}");
+        }
+    }
 }
 
 #[test]
@@ -70,31 +84,6 @@ fn an_unknown_mutation_is_refused_with_the_catalogue() {
         .code(2)
         .stderr(predicate::str::contains("has no mutation `nope`"))
         .stderr(predicate::str::contains("drop-code-prefix"));
-}
-
-#[test]
-fn scores_can_be_written_as_json() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("scores.json");
-    toolspec()
-        .args([
-            "mutants",
-            "--suite",
-            "boris",
-            "--mutation",
-            "wrong-code",
-            "--json",
-        ])
-        .arg(&path)
-        .assert()
-        .success();
-    let doc = assert_matches_schema(MUTANTS_SCHEMA, &path);
-    let mutant = &doc["suites"][0]["mutants"][0];
-    assert_eq!(mutant["name"], "wrong-code");
-    assert_eq!(mutant["killed"], true);
-    assert!(mutant["killed_by"]
-        .as_array()
-        .is_some_and(|a| !a.is_empty()));
 }
 
 /// The killers of one mutation of ikigai as `mutants --json` lists them, with

@@ -269,15 +269,54 @@ impl Tally<'_, '_> {
     }
 }
 
+/// How many killers of a mutation are kept for the next run: the first is nearly
+/// always enough, and a full count may name dozens.
+const KILLERS_KEPT: usize = 3;
+
 /// Records what killed each mutation in `scores` into `hints`, for the next run.
 pub(crate) fn remember(scores: &[SuiteScore], hints: &mut Killers) {
     for score in scores {
         for outcome in &score.mutants {
-            hints.record(
-                &score.suite,
-                &outcome.mutation.name,
-                outcome.killed_by.clone(),
-            );
+            let kept = outcome
+                .killed_by
+                .iter()
+                .take(KILLERS_KEPT)
+                .cloned()
+                .collect();
+            hints.record(&score.suite, &outcome.mutation.name, kept);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(name: &str, killed_by: &[&str]) -> MutantOutcome {
+        MutantOutcome {
+            mutation: Mutation {
+                name: name.to_string(),
+                what: String::new(),
+            },
+            killed_by: killed_by.iter().map(|k| k.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_first_few_killers_are_remembered_and_a_survivor_forgets_its_own() {
+        let mut hints = Killers::default();
+        hints.record("s", "survivor", vec!["s::f::old".to_string()]);
+        let score = SuiteScore {
+            suite: "s".to_string(),
+            scenarios: 5,
+            not_passing: Vec::new(),
+            mutants: vec![
+                outcome("many", &["s::f::a", "s::f::b", "s::f::c", "s::f::d"]),
+                outcome("survivor", &[]),
+            ],
+        };
+        remember(&[score], &mut hints);
+        assert_eq!(hints.of("s", "many"), ["s::f::a", "s::f::b", "s::f::c"]);
+        assert!(hints.of("s", "survivor").is_empty());
     }
 }

@@ -10,7 +10,8 @@ use super::output::say;
 use super::Outcome;
 use crate::execute::parallel::default_jobs;
 use crate::execute::RunOptions;
-use crate::proof::mutants::{self, MutantOutcome};
+use crate::proof::mutants::hints::{self, Killers};
+use crate::proof::mutants::{self, Progress, Scoring, SuiteScore};
 
 /// `toolspec mutants`.
 #[derive(clap::Args, Debug)]
@@ -21,13 +22,18 @@ pub(crate) struct MutantsArgs {
     /// Only this mutation; repeat for several (default: the whole catalogue).
     #[arg(long)]
     mutation: Vec<String>,
-    /// Scenarios run at once (default: number of CPUs).
+    /// Scenarios run at once, across all suites and mutations (default: number of
+    /// CPUs).
     #[arg(long, short)]
     jobs: Option<usize>,
+    /// Run every scenario against every mutation and count all that kill it (the
+    /// README's table), instead of stopping each mutation at its first kill.
+    #[arg(long)]
+    full: bool,
     /// Write the scores as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Name every scenario that kills each mutation.
+    /// Name the scenario that killed each mutation (with --full, every one).
     #[arg(long, short)]
     verbose: bool,
 }
@@ -35,68 +41,107 @@ pub(crate) struct MutantsArgs {
 pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outcome, CliError> {
     let suites = catalogue.select(&args.suite)?;
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
-    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
-    let mut scores = Vec::new();
-    let mut survived = 0;
-    for suite in &suites {
-        let started = Instant::now();
-        let progress = |m: &MutantOutcome| {
+    let hints_file = hints::file_path(|name| std::env::var(name).ok());
+    let mut killers = hints_file.as_deref().map(Killers::load).unwrap_or_default();
+    let started = Instant::now();
+    let mut announced = None;
+    let mut show = |progress: Progress<'_>| match progress {
+        Progress::Mutant { suite, outcome: m } => {
+            announce(&mut announced, suite);
             let verdict = if m.killed() { "killed  " } else { "SURVIVED" };
-            say(format_args!(
-                "  {verdict} {:<32} {:>3} failing  {}",
-                m.mutation.name,
-                m.killed_by.len(),
-                m.mutation.what
-            ));
+            if args.full {
+                say(format_args!(
+                    "  {verdict} {:<32} {:>3} failing  {}",
+                    m.mutation.name,
+                    m.killed_by.len(),
+                    m.mutation.what
+                ));
+            } else {
+                say(format_args!(
+                    "  {verdict} {:<32} {}",
+                    m.mutation.name, m.mutation.what
+                ));
+            }
             if args.verbose {
                 for id in &m.killed_by {
                     say(format_args!("             by {id}"));
                 }
             }
-        };
-        say(format_args!("{}: mutating the bundled server", suite.name));
-        let score = mutants::score_suite(
-            &exe,
-            suite,
-            &args.mutation,
-            &RunOptions::default(),
-            jobs,
-            &progress,
-        )?;
-        if !score.not_passing.is_empty() {
-            say(format_args!(
-                "  note: {} scenario(s) do not pass against the honest server and cannot kill: {}",
-                score.not_passing.len(),
-                score.not_passing.join(", ")
-            ));
         }
-        for m in score.survivors() {
-            say(format_args!(
-                "  hole: no scenario catches `{}` ({}); add one the spec justifies",
-                m.mutation.name, m.mutation.what
-            ));
+        Progress::Suite(score) => {
+            announce(&mut announced, &score.suite);
+            summarize(score, started);
         }
-        let total = score.mutants.len();
-        survived += total - score.killed();
-        say(format_args!(
-            "{}: {} of {total} mutations killed ({}%) over {} scenarios in {:.1}s",
-            suite.name,
-            score.killed(),
-            (score.killed() * 100).checked_div(total).unwrap_or(100),
-            score.scenarios,
-            started.elapsed().as_secs_f64()
-        ));
-        scores.push(score);
+    };
+    let scoring = Scoring {
+        only: &args.mutation,
+        options: &RunOptions::default(),
+        jobs: args.jobs.unwrap_or_else(default_jobs).max(1),
+        full_count: args.full,
+        hints: &killers,
+    };
+    let scores = mutants::score(&exe, &suites, &scoring, &mut show)?;
+    mutants::remember(&scores, &mut killers);
+    if let Some(path) = &hints_file {
+        if let Err(e) = killers.save(path) {
+            eprintln!(
+                "toolspec: note: cannot keep this run's killers in {} for the next run: {e}",
+                path.display()
+            );
+        }
     }
     if let Some(path) = &args.json {
-        mutants::write_json(path, &scores).map_err(|source| CliError::WriteReport {
+        mutants::write_json(path, &scores, args.full).map_err(|source| CliError::WriteReport {
             path: path.clone(),
             source,
         })?;
     }
-    Ok(if survived > 0 {
+    let total: usize = scores.iter().map(|s| s.mutants.len()).sum();
+    let killed: usize = scores.iter().map(SuiteScore::killed).sum();
+    if scores.len() > 1 {
+        say(format_args!(
+            "all {} suites: {killed} of {total} killed in {:.1}s",
+            scores.len(),
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(if killed < total {
         Outcome::Broken
     } else {
         Outcome::Held
     })
+}
+
+/// Prints a suite's heading before its first line.
+fn announce(announced: &mut Option<String>, suite: &str) {
+    if announced.as_deref() != Some(suite) {
+        say(format_args!("{suite}: mutating the bundled server"));
+        *announced = Some(suite.to_string());
+    }
+}
+
+/// A suite's notes, holes and score, once all its mutations are scored.
+fn summarize(score: &SuiteScore, started: Instant) {
+    if !score.not_passing.is_empty() {
+        say(format_args!(
+            "  note: {} scenario(s) do not pass against the honest server and cannot kill: {}",
+            score.not_passing.len(),
+            score.not_passing.join(", ")
+        ));
+    }
+    for m in score.survivors() {
+        say(format_args!(
+            "  hole: no scenario catches `{}` ({}); add one the spec justifies",
+            m.mutation.name, m.mutation.what
+        ));
+    }
+    let total = score.mutants.len();
+    say(format_args!(
+        "{}: {} of {total} mutations killed ({}%) over {} scenarios in {:.1}s",
+        score.suite,
+        score.killed(),
+        (score.killed() * 100).checked_div(total).unwrap_or(100),
+        score.scenarios,
+        started.elapsed().as_secs_f64()
+    ));
 }

@@ -4,6 +4,7 @@
 //! -> expectations. The session is stopped, with everything the server started,
 //! whatever the verdict.
 
+pub(crate) mod cancel;
 pub(crate) mod parallel;
 mod unsupported;
 mod verdict;
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
+use crate::execute::cancel::Cancel;
 use crate::fixture::Fixture;
 use crate::judge::{indent, judge, judge_listed_tools, Mismatch};
 use crate::scenario::{Bindings, Call, Requirement, Scenario, Suite};
@@ -66,8 +68,30 @@ pub(crate) fn run_scenario(
     options: &RunOptions,
     listed: Option<&BTreeSet<String>>,
 ) -> ScenarioReport {
+    let never = Cancel::never();
+    run_scenario_unless_cancelled(suite, file_stem, scenario, target, options, listed, &never)
+        .unwrap_or_else(|| {
+            let id = scenario_id(suite, file_stem, scenario);
+            ScenarioReport::blank(id, error("cancelled".to_string(), String::new()))
+        })
+}
+
+/// [`run_scenario`], cut short when `cancel` fires: the server is stopped and the
+/// fixture removed as for any other ending, and there is no report (None).
+pub(crate) fn run_scenario_unless_cancelled(
+    suite: &Suite,
+    file_stem: &str,
+    scenario: &Scenario,
+    target: &Target,
+    options: &RunOptions,
+    listed: Option<&BTreeSet<String>>,
+    cancel: &Cancel,
+) -> Option<ScenarioReport> {
+    if cancel.is_cancelled() {
+        return None;
+    }
     let started = Instant::now();
-    let id = format!("{}::{}::{}", suite.name, file_stem, scenario.name);
+    let id = scenario_id(suite, file_stem, scenario);
     let requirement = suite
         .files
         .iter()
@@ -91,28 +115,34 @@ pub(crate) fn run_scenario(
         Ok(rt) => rt,
         Err(e) => {
             report.verdict = error(format!("cannot start an async runtime: {e}"), String::new());
-            return report;
+            return Some(report);
         }
     };
     report.verdict =
         match listed.and_then(|l| unsupported::missing_tool(suite, scenario, target, l)) {
             Some(missing) => missing.verdict(target),
-            None => runtime.block_on(run(suite, scenario, target, options, &mut report)),
+            None => runtime.block_on(run(suite, scenario, target, options, cancel, &mut report))?,
         };
     report.elapsed = started.elapsed();
-    report
+    Some(report)
 }
 
+fn scenario_id(suite: &Suite, file_stem: &str, scenario: &Scenario) -> String {
+    format!("{}::{}::{}", suite.name, file_stem, scenario.name)
+}
+
+/// The verdict, or None when `cancel` fired first.
 async fn run(
     suite: &Suite,
     scenario: &Scenario,
     target: &Target,
     options: &RunOptions,
+    cancel: &Cancel,
     report: &mut ScenarioReport,
-) -> Verdict {
+) -> Option<Verdict> {
     let started = tokio::time::Instant::now();
     if let Some(why) = skip_reason(scenario, target) {
-        return Verdict::Skip(why);
+        return Some(Verdict::Skip(why));
     }
     let tree = scenario
         .given
@@ -121,7 +151,12 @@ async fn run(
         .map(|t| suite.fixtures_dir.join(t));
     let fixture = match Fixture::build_over(tree.as_deref(), &scenario.given.files) {
         Ok(f) => f,
-        Err(e) => return error(format!("cannot build the fixture: {e}"), String::new()),
+        Err(e) => {
+            return Some(error(
+                format!("cannot build the fixture: {e}"),
+                String::new(),
+            ))
+        }
     };
     let root = fixture.root().to_string_lossy().into_owned();
     report.root = root.clone();
@@ -145,10 +180,12 @@ async fn run(
         started + deadline,
         Session::launch(target, fixture.root(), &settings, timeout),
     );
+    // Starting is not cut short: it is brief, and a started session is stopped
+    // the one way that waits for everything the server started.
     let mut session = match launched.await {
         Ok(Ok(s)) => s,
-        Ok(Err(e)) => return error(e.message, e.stderr_tail),
-        Err(_) => return error(past_deadline(), String::new()),
+        Ok(Err(e)) => return Some(error(e.message, e.stderr_tail)),
+        Err(_) => return Some(error(past_deadline(), String::new())),
     };
     let plan = Plan {
         suite,
@@ -158,14 +195,19 @@ async fn run(
         root: &root,
         timeout,
     };
-    let mut verdict =
-        match tokio::time::timeout_at(started + deadline, drive(&plan, &mut session, report)).await
-        {
+    let driven = tokio::time::timeout_at(started + deadline, drive(&plan, &mut session, report));
+    let verdict = tokio::select! {
+        ended = driven => Some(match ended {
             Ok(verdict) => verdict,
             Err(_) => error(past_deadline(), session.stderr_tail()),
-        };
+        }),
+        () = cancel.cancelled() => None,
+    };
     let stderr_tail = session.stderr_tail();
-    if let Err(broken) = session.stop().await {
+    let stopped = session.stop().await;
+    // A cancelled scenario's fixture goes with it: nobody will read its verdict.
+    let mut verdict = verdict?;
+    if let Err(broken) = stopped {
         // Whatever the calls showed, the run did not hold the server.
         verdict = error(broken.to_string(), stderr_tail);
     }
@@ -173,7 +215,7 @@ async fn run(
         fixture.keep();
         report.root_kept = true;
     }
-    verdict
+    Some(verdict)
 }
 
 /// How long the scenario may run in all: the suite's `scenario_timeout_ms` (or the

@@ -1,7 +1,8 @@
 //! Runs a suite's scenarios on a few threads, each scenario on its own server.
 //!
-//! Shared by `toolspec run` and `toolspec mutants`: both need every report back in
-//! scenario order, and `run` also wants to print each report as it arrives. With
+//! For `toolspec run`, which needs every report back in scenario order and prints
+//! each as it arrives (`toolspec mutants` has a pool of its own, which decides its
+//! next job from what the earlier ones found: `proof::mutants::pool`). With
 //! `repeat`, every attempt at a scenario is a job of its own (fresh fixture, fresh
 //! server), and the scenario's report is made from all of them once the last ends.
 

@@ -47,6 +47,7 @@ fn console_output_matches_the_golden_files() {
     trycmd::TestCases::new()
         .default_bin_path(exe())
         .env("PATH", path.to_string_lossy())
+        .env("TOOLSPEC_CACHE_DIR", crate::support::CACHE_DIR)
         .insert_var("[TMP]", tmp.to_string_lossy().into_owned())
         .expect("[TMP]")
         .case("tests/golden/*.toml")
@@ -216,7 +217,8 @@ fn the_report_schema_refuses_a_report_that_breaks_the_contract() {
 #[test]
 fn the_mutants_schema_refuses_scores_that_break_the_contract() {
     let valid = json!({
-        "schema_version": 1,
+        "schema_version": 2,
+        "full_count": true,
         "suites": [{
             "suite": "tiny",
             "scenarios": 2,
@@ -251,6 +253,14 @@ fn the_mutants_schema_refuses_scores_that_break_the_contract() {
         &valid,
         |d| d["suites"][0]["killed"] = json!("1"),
         &["/suites/0/killed", "integer"],
+    );
+    assert_refused(
+        MUTANTS_SCHEMA,
+        &valid,
+        |d| {
+            d.as_object_mut().expect("object").remove("full_count");
+        },
+        &["missing properties 'full_count'"],
     );
 }
 

@@ -1,16 +1,22 @@
 //! Mutation testing of the suites (`toolspec mutants`): every deviation in the
 //! reference server's catalogue must be caught by its suite, and a deviation no
-//! scenario catches is reported as a hole.
+//! scenario catches is reported as a hole. A mutation stops at its first kill,
+//! its other scenarios cut short, unless `--full` asks for every killer.
 
-use crate::support::{assert_matches_schema, toolspec, MUTANTS_SCHEMA};
+use std::path::Path;
+
+use crate::support::{assert_matches_schema, running, toolspec, MUTANTS_SCHEMA};
 use predicates::prelude::*;
 
 /// A survivor is a hole in a suite: close it with a scenario, never by weakening
-/// the mutation.
+/// the mutation. The scores written as JSON name one killer per mutation.
 #[test]
 fn every_mutation_in_every_catalogue_is_killed_by_its_suite() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("scores.json");
     let output = toolspec()
-        .args(["mutants", "--jobs", "2"])
+        .args(["mutants", "--jobs", "2", "--json"])
+        .arg(&path)
         .output()
         .expect("toolspec runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -32,6 +38,17 @@ fn every_mutation_in_every_catalogue_is_killed_by_its_suite() {
         })
         .count();
     assert_eq!(scored, suites, "one full score per suite:\n{stdout}");
+    let doc = assert_matches_schema(MUTANTS_SCHEMA, &path);
+    assert_eq!(doc["full_count"], false);
+    let suites = doc["suites"].as_array().expect("suites");
+    assert_eq!(suites.len(), scored);
+    for suite in suites {
+        for mutant in suite["mutants"].as_array().expect("mutants") {
+            assert_eq!(mutant["killed"], true, "{mutant}");
+            let killers = mutant["killed_by"].as_array().expect("killed_by");
+            assert_eq!(killers.len(), 1, "the first killer only: {mutant}");
+        }
+    }
 }
 
 #[test]
@@ -69,27 +86,102 @@ fn an_unknown_mutation_is_refused_with_the_catalogue() {
         .stderr(predicate::str::contains("drop-code-prefix"));
 }
 
-#[test]
-fn scores_can_be_written_as_json() {
+/// The killers of one mutation of ikigai as `mutants --json` lists them, with
+/// `extra` arguments, and whether the file says it is a full count.
+fn killers_of_bash_stdout_only(extra: &[&str]) -> (Vec<String>, bool) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("scores.json");
     toolspec()
+        .env("TOOLSPEC_CACHE_DIR", dir.path().join("cache"))
         .args([
             "mutants",
             "--suite",
-            "boris",
+            "ikigai",
             "--mutation",
-            "wrong-code",
-            "--json",
+            "bash-stdout-only",
         ])
+        .args(extra)
+        .arg("--json")
         .arg(&path)
         .assert()
         .success();
     let doc = assert_matches_schema(MUTANTS_SCHEMA, &path);
-    let mutant = &doc["suites"][0]["mutants"][0];
-    assert_eq!(mutant["name"], "wrong-code");
-    assert_eq!(mutant["killed"], true);
-    assert!(mutant["killed_by"]
+    let killers = doc["suites"][0]["mutants"][0]["killed_by"]
         .as_array()
-        .is_some_and(|a| !a.is_empty()));
+        .expect("killed_by")
+        .iter()
+        .map(|id| id.as_str().expect("an id").to_string())
+        .collect();
+    (killers, doc["full_count"] == true)
+}
+
+#[test]
+fn a_mutation_stops_at_its_first_killer_and_full_names_every_one() {
+    let (first, full_count) = killers_of_bash_stdout_only(&[]);
+    assert!(!full_count);
+    assert_eq!(first.len(), 1, "{first:?}");
+    let (every, full_count) = killers_of_bash_stdout_only(&["--full"]);
+    assert!(full_count);
+    assert!(every.len() > 1, "{every:?}");
+    assert!(every.contains(&first[0]), "{first:?} among {every:?}");
+    let mut sorted = every.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), every.len(), "each once: {every:?}");
+}
+
+/// The files in `dir` whose names start with `prefix`.
+fn marks(dir: &Path, prefix: &str) -> usize {
+    std::fs::read_dir(dir)
+        .expect("marks")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .count()
+}
+
+#[test]
+fn a_killed_mutation_cuts_its_running_scenarios_short_and_leaves_nothing() {
+    // tests/data/specs/cancelling: the slow scenario is running against the
+    // mutation when the killer fails; it marks its start and its end in `marks/`
+    // beside the fixture roots, and sleeps 3.01 s in between.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("tmp");
+    toolspec()
+        .env("TMPDIR", &tmp)
+        .env("TOOLSPEC_CACHE_DIR", dir.path().join("cache"))
+        .args([
+            "--specs",
+            "tests/data/specs",
+            "mutants",
+            "--suite",
+            "cancelling",
+        ])
+        .args(["--mutation", "lowercase-code", "--jobs", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "cancelling: 1 of 1 mutations killed (100%)",
+        ));
+    let marks_dir = tmp.join("marks");
+    assert_eq!(marks(&marks_dir, "k-"), 2, "the killer ran twice");
+    assert_eq!(
+        marks(&marks_dir, "start-"),
+        2,
+        "the slow scenario started honestly and against the mutation"
+    );
+    assert_eq!(
+        marks(&marks_dir, "end-"),
+        1,
+        "only the honest run of the slow scenario ended; the other was cut short"
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .expect("tmp")
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|name| name != "marks")
+        .collect();
+    assert!(left.is_empty(), "fixtures left behind: {left:?}");
+    let sleeping = running(&["sleep", "3.01"]);
+    assert!(sleeping.is_empty(), "left running: {sleeping:?}");
 }

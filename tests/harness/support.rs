@@ -16,10 +16,14 @@ pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Where the tests' `toolspec` keeps its cache (the killers `mutants` tries
+/// first): under the target folder, never in the user's own cache.
+pub(crate) const CACHE_DIR: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/toolspec-cache");
+
 /// `toolspec` as a user runs it, from the repository root.
 pub(crate) fn toolspec() -> Command {
     let mut cmd = Command::cargo_bin("toolspec").expect("binary");
-    cmd.current_dir(repo());
+    cmd.current_dir(repo()).env("TOOLSPEC_CACHE_DIR", CACHE_DIR);
     cmd
 }
 

@@ -1,0 +1,322 @@
+//! Mutation testing of suites: the bundled reference server is started once per
+//! scenario and entry of its dialect's catalogue of deliberate deviations
+//! (`--mutate NAME`). A mutation is killed when a scenario that passes against
+//! the honest server fails (or errors) against the mutated one; a survivor is a
+//! hole in the suite.
+//!
+//! A score is wanted in seconds, so by default a mutation stops at its first
+//! kill (its other running scenarios are cancelled), its likeliest killers are
+//! tried first ([`order`], with the killers of the last run from [`hints`]), and
+//! the honest pass and every mutation of every suite share one pool of workers
+//! ([`pool`], run by the state machine in [`schedule`]). A full count, which
+//! runs every scenario against every mutation, is there for the README's table
+//! of how many scenarios fail each one.
+
+mod catalogue;
+pub(crate) mod hints;
+mod json;
+mod order;
+mod pool;
+mod schedule;
+mod score;
+
+pub(crate) use catalogue::MutantsError;
+pub(crate) use json::write as write_json;
+pub(crate) use score::{MutantOutcome, SuiteScore};
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::Path;
+
+use self::catalogue::Mutation;
+use self::hints::Killers;
+use self::order::{likelihood, mutation_words, scenario_words, Rarity};
+use self::schedule::{Finding, Job, Schedule, Stop};
+use crate::execute::cancel::Cancel;
+use crate::execute::{run_scenario_unless_cancelled, RunOptions, Verdict};
+use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
+use crate::server::Target;
+
+/// How a scoring run goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scoring<'a> {
+    /// The mutations to score, by name (every one of the catalogue when empty).
+    pub only: &'a [String],
+    pub options: &'a RunOptions,
+    /// Scenarios run at once.
+    pub jobs: usize,
+    /// Run every honestly passing scenario against every mutation and name all
+    /// that kill it, instead of stopping each mutation at its first kill.
+    pub full_count: bool,
+    /// The scenarios that killed each mutation last time, tried first.
+    pub hints: &'a Killers,
+}
+
+/// What a scoring run reports as it goes, suite by suite, each suite's mutations
+/// in catalogue order.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Progress<'a> {
+    /// A mutation of `suite` is scored.
+    Mutant {
+        suite: &'a str,
+        outcome: &'a MutantOutcome,
+    },
+    /// Every mutation of a suite is scored and its honest pass is over.
+    Suite(&'a SuiteScore),
+}
+
+/// One scenario of the run, with where it comes from.
+struct Entry<'s> {
+    suite: usize,
+    file: &'s SuiteScenarioFile,
+    scenario: &'s Scenario,
+    id: String,
+}
+
+/// One mutation of the run, with the server that has it.
+struct Mutant {
+    suite: usize,
+    mutation: Mutation,
+    target: Target,
+}
+
+/// Scores `suites`: reads each catalogue (and refuses a mutation `scoring.only`
+/// names that one lacks) before running anything, then runs the honest pass and
+/// the mutations of every suite on one pool, calling `progress` as scores are
+/// decided. Returns the scores in the order of `suites`.
+pub(crate) fn score(
+    exe: &Path,
+    suites: &[Suite],
+    scoring: &Scoring<'_>,
+    progress: &mut (dyn FnMut(Progress<'_>) + Send),
+) -> Result<Vec<SuiteScore>, MutantsError> {
+    let mut mutants = Vec::new();
+    for (index, suite) in suites.iter().enumerate() {
+        let selected = catalogue::select(suite, catalogue::read(exe, suite)?, scoring.only)?;
+        mutants.extend(selected.into_iter().map(|mutation| Mutant {
+            suite: index,
+            target: Target::reference(exe, suite).with_extra_args(&["--mutate", &mutation.name]),
+            mutation,
+        }));
+    }
+    let mut entries = Vec::new();
+    let mut ranges = Vec::new();
+    for (index, suite) in suites.iter().enumerate() {
+        let start = entries.len();
+        entries.extend(suite.scenarios().map(|(file, scenario)| Entry {
+            suite: index,
+            file,
+            scenario,
+            id: suite.scenario_id(file, scenario),
+        }));
+        ranges.push(start..entries.len());
+    }
+    let honest: Vec<Target> = suites.iter().map(|s| Target::reference(exe, s)).collect();
+    let stop = if scoring.full_count {
+        Stop::AfterEveryScenario
+    } else {
+        Stop::AtFirstKill
+    };
+    let schedule = Schedule::new(
+        entries.len(),
+        candidates(suites, &entries, &ranges, &mutants, scoring.hints),
+        stop,
+    );
+    let run = |job: Job, cancel: &Cancel| -> Finding {
+        let Some(entry) = entries.get(job.scenario) else {
+            return Finding::Neither;
+        };
+        let target = match job.mutation {
+            Some(m) => mutants.get(m).map(|m| &m.target),
+            None => honest.get(entry.suite),
+        };
+        let (Some(target), Some(suite)) = (target, suites.get(entry.suite)) else {
+            return Finding::Neither;
+        };
+        let report = run_scenario_unless_cancelled(
+            suite,
+            &entry.file.stem,
+            entry.scenario,
+            target,
+            scoring.options,
+            None,
+            cancel,
+        );
+        match report {
+            None => Finding::Cancelled,
+            Some(r) => match r.verdict {
+                Verdict::Pass => Finding::Passed(r.elapsed),
+                Verdict::Fail(_) | Verdict::Error { .. } => Finding::Failed,
+                Verdict::Skip(_) | Verdict::Unsupported(_) => Finding::Neither,
+            },
+        }
+    };
+    let mut tally = Tally {
+        suites,
+        entries: &entries,
+        ranges: &ranges,
+        mutants: &mutants,
+        progress,
+        next_suite: 0,
+        next_mutant: 0,
+        outcomes: Vec::new(),
+        scores: Vec::new(),
+    };
+    let mut on_change = |schedule: &Schedule| tally.catch_up(schedule);
+    let finished =
+        pool::run_to_the_end(schedule, mutants.len(), scoring.jobs, &run, &mut on_change);
+    tally.catch_up(&finished);
+    Ok(tally.scores)
+}
+
+/// For each mutation, the scenarios of its suite with how likely each is to kill it.
+fn candidates(
+    suites: &[Suite],
+    entries: &[Entry<'_>],
+    ranges: &[Range<usize>],
+    mutants: &[Mutant],
+    hints: &Killers,
+) -> Vec<Vec<(order::Likelihood, usize)>> {
+    let words: Vec<BTreeSet<String>> = entries
+        .iter()
+        .map(|e| scenario_words(&e.file.stem, e.scenario))
+        .collect();
+    let rarities: Vec<Rarity> = ranges
+        .iter()
+        .map(|range| Rarity::of(&words[range.clone()]))
+        .collect();
+    mutants
+        .iter()
+        .map(|mutant| {
+            let about = mutation_words(&mutant.mutation.name, &mutant.mutation.what);
+            let suite = suites.get(mutant.suite).map_or("", |s| s.name.as_str());
+            let hinted = hints.of(suite, &mutant.mutation.name);
+            let (Some(range), Some(rarity)) =
+                (ranges.get(mutant.suite), rarities.get(mutant.suite))
+            else {
+                return Vec::new();
+            };
+            range
+                .clone()
+                .map(|s| {
+                    let likely = likelihood(&entries[s].id, &words[s], &about, hinted, rarity);
+                    (likely, s)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Turns decided mutations into outcomes and finished suites into scores, in
+/// order, as the schedule decides them.
+struct Tally<'a, 's> {
+    suites: &'s [Suite],
+    entries: &'a [Entry<'s>],
+    ranges: &'a [Range<usize>],
+    mutants: &'a [Mutant],
+    progress: &'a mut (dyn FnMut(Progress<'_>) + Send),
+    next_suite: usize,
+    /// The first mutation not reported yet (mutations are grouped by suite).
+    next_mutant: usize,
+    /// The outcomes of the suite being reported.
+    outcomes: Vec<MutantOutcome>,
+    scores: Vec<SuiteScore>,
+}
+
+impl Tally<'_, '_> {
+    fn catch_up(&mut self, schedule: &Schedule) {
+        while let Some(range) = self.ranges.get(self.next_suite).cloned() {
+            match self.mutants.get(self.next_mutant) {
+                Some(mutant) if mutant.suite == self.next_suite => {
+                    if !schedule.decided(self.next_mutant) {
+                        return;
+                    }
+                    let outcome = MutantOutcome {
+                        mutation: mutant.mutation.clone(),
+                        killed_by: schedule
+                            .killers(self.next_mutant)
+                            .into_iter()
+                            .map(|s| self.entries[s].id.clone())
+                            .collect(),
+                    };
+                    let suite = self.suites[self.next_suite].name.as_str();
+                    (self.progress)(Progress::Mutant {
+                        suite,
+                        outcome: &outcome,
+                    });
+                    self.outcomes.push(outcome);
+                    self.next_mutant += 1;
+                }
+                _ => {
+                    if !schedule.honest_settled(range.clone()) {
+                        return;
+                    }
+                    let score = SuiteScore {
+                        suite: self.suites[self.next_suite].name.clone(),
+                        scenarios: range.len(),
+                        not_passing: range
+                            .filter(|s| !schedule.passed_honestly(*s))
+                            .map(|s| self.entries[s].id.clone())
+                            .collect(),
+                        mutants: std::mem::take(&mut self.outcomes),
+                    };
+                    (self.progress)(Progress::Suite(&score));
+                    self.scores.push(score);
+                    self.next_suite += 1;
+                }
+            }
+        }
+    }
+}
+
+/// How many killers of a mutation are kept for the next run: the first is nearly
+/// always enough, and a full count may name dozens.
+const KILLERS_KEPT: usize = 3;
+
+/// Records what killed each mutation in `scores` into `hints`, for the next run.
+pub(crate) fn remember(scores: &[SuiteScore], hints: &mut Killers) {
+    for score in scores {
+        for outcome in &score.mutants {
+            let kept = outcome
+                .killed_by
+                .iter()
+                .take(KILLERS_KEPT)
+                .cloned()
+                .collect();
+            hints.record(&score.suite, &outcome.mutation.name, kept);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(name: &str, killed_by: &[&str]) -> MutantOutcome {
+        MutantOutcome {
+            mutation: Mutation {
+                name: name.to_string(),
+                what: String::new(),
+            },
+            killed_by: killed_by.iter().map(|k| k.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_first_few_killers_are_remembered_and_a_survivor_forgets_its_own() {
+        let mut hints = Killers::default();
+        hints.record("s", "survivor", vec!["s::f::old".to_string()]);
+        let score = SuiteScore {
+            suite: "s".to_string(),
+            scenarios: 5,
+            not_passing: Vec::new(),
+            mutants: vec![
+                outcome("many", &["s::f::a", "s::f::b", "s::f::c", "s::f::d"]),
+                outcome("survivor", &[]),
+            ],
+        };
+        remember(&[score], &mut hints);
+        assert_eq!(hints.of("s", "many"), ["s::f::a", "s::f::b", "s::f::c"]);
+        assert!(hints.of("s", "survivor").is_empty());
+    }
+}

@@ -22,13 +22,8 @@ use super::error::LoadError;
 /// to the file.
 const MIN_NODES: usize = 250_000;
 
-/// Parses a YAML file strictly; a parse error keeps serde-saphyr's line and column.
-pub(crate) fn parse_yaml_file<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| LoadError::new(path, None, format!("cannot read: {e}")))?;
-    parse_yaml_str(path, &text)
-}
-
+/// Parses the YAML `text` of the file at `path` strictly; a parse error keeps
+/// serde-saphyr's line and column.
 pub(crate) fn parse_yaml_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, LoadError> {
     let max_nodes = MIN_NODES.max(text.len());
     let options = serde_saphyr::options! {

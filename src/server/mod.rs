@@ -28,6 +28,7 @@ use crate::scenario::{ServerLaunch, Suite};
 pub(crate) use process::{finish_interrupted_run, interrupted, stop_servers_on_interrupt};
 pub(crate) use session::Session;
 pub use target_file::load_target_file;
+pub(crate) use target_file::target_from_text;
 
 /// A server under test and how to reach it.
 #[derive(Debug, Clone, Default)]

@@ -21,8 +21,11 @@ use tempfile::TempDir;
 
 use crate::scenario::{FileDetail, FileSpec};
 
+mod initial;
 mod live;
 
+pub(crate) use initial::Initial;
+use initial::SizedFile;
 pub(crate) use live::{make_listed_dir, remove_every_fixture, ListedDir};
 
 /// A built fixture. Dropping it removes the tree, even where modes forbid it.
@@ -38,8 +41,7 @@ pub(crate) struct Fixture {
     handle: Dir,
     /// The bytes each content file was created with, for `unchanged` checks.
     initial: BTreeMap<String, Vec<u8>>,
-    /// Files given by `size:`, which are written in pieces and only held whole if
-    /// an `unchanged` check asks for their bytes.
+    /// Files given by `size:`, which are written in pieces and never held whole.
     sized: BTreeMap<String, SizedFile>,
     /// Some entry got a mode of its own, so removal may need permissions back.
     has_modes: bool,
@@ -160,10 +162,10 @@ impl Fixture {
     }
 
     /// The bytes a fixture file was created with, if it was a content file.
-    pub(crate) fn initial_bytes(&self, name: &str) -> Option<&[u8]> {
+    pub(crate) fn initial_content(&self, name: &str) -> Option<Initial<'_>> {
         match self.initial.get(name) {
-            Some(bytes) => Some(bytes),
-            None => self.sized.get(name).map(SizedFile::bytes),
+            Some(bytes) => Some(Initial::Bytes(bytes)),
+            None => self.sized.get(name).map(Initial::Sized),
         }
     }
 }
@@ -353,67 +355,20 @@ fn content_of(detail: &FileDetail) -> Result<Vec<u8>, String> {
     Ok(Vec::new())
 }
 
-/// A file of `size` bytes repeating `fill` (`size:` and `fill:`). Loading allows up
-/// to 256 MiB, so it is written a piece at a time rather than built in memory.
-struct SizedFile {
-    size: u64,
-    fill: Vec<u8>,
-    /// The whole content, made only when asked for.
-    whole: std::sync::OnceLock<Vec<u8>>,
-}
-
-impl SizedFile {
-    /// How much is written at once.
-    const PIECE: usize = 64 * 1024;
-
-    fn new(size: u64, fill: Option<&str>) -> SizedFile {
-        let fill = fill
-            .filter(|f| !f.is_empty())
-            .unwrap_or("a")
-            .as_bytes()
-            .to_vec();
-        SizedFile {
-            size,
-            fill,
-            whole: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// The first `len` bytes of the content.
-    fn prefix(&self, len: usize) -> Vec<u8> {
-        self.fill.iter().copied().cycle().take(len).collect()
-    }
-
-    fn whole(&self) -> Vec<u8> {
-        self.prefix(usize::try_from(self.size).unwrap_or(usize::MAX))
-    }
-
-    /// The content, made once on the first call.
-    fn bytes(&self) -> &[u8] {
-        self.whole.get_or_init(|| self.whole())
-    }
-
-    /// Writes the content to `out` in pieces that each start where the fill does,
-    /// so the pattern runs on unbroken from one piece to the next.
-    fn write_to(&self, out: &mut impl io::Write) -> io::Result<()> {
-        let repeats = (Self::PIECE / self.fill.len().max(1)).max(1);
-        let piece = self.prefix(repeats * self.fill.len());
-        let mut left = self.size;
-        while left > 0 {
-            let now = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-            out.write_all(&piece[..now])?;
-            left -= now as u64;
-        }
-        out.flush()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::fs;
 
     use super::*;
     use crate::scenario::HexBytes;
+
+    /// What the fixture says `name` was created with, whole.
+    fn initial_of(fx: &Fixture, name: &str) -> Option<Vec<u8>> {
+        let initial = fx.initial_content(name)?;
+        let mut bytes = vec![0; usize::try_from(initial.len()).unwrap()];
+        assert_eq!(initial.copy_at(0, &mut bytes), bytes.len());
+        Some(bytes)
+    }
 
     #[test]
     fn builds_every_kind_of_entry() {
@@ -455,7 +410,7 @@ mod tests {
         assert_eq!(fs::read(root.join("big")).unwrap(), b"xyxyx");
         assert!(root.join("empty").is_dir());
         assert_eq!(fs::read(root.join("link")).unwrap(), b"hi\n");
-        assert_eq!(fx.initial_bytes("bin"), Some(&[0u8, 0xff][..]));
+        assert_eq!(initial_of(&fx, "bin"), Some(vec![0, 0xff]));
     }
 
     #[test]
@@ -482,7 +437,7 @@ mod tests {
                 want,
                 "fill {fill:.12}"
             );
-            assert_eq!(fx.initial_bytes("big"), Some(want.as_slice()));
+            assert_eq!(initial_of(&fx, "big"), Some(want));
         }
     }
 
@@ -507,10 +462,10 @@ mod tests {
         let root = fx.root();
         assert!(root.join("src/text/mod.rs").is_file());
         assert_eq!(fs::read(root.join("README.md")).unwrap(), b"replaced\n");
-        assert_eq!(fx.initial_bytes("README.md"), Some(&b"replaced\n"[..]));
+        assert_eq!(initial_of(&fx, "README.md"), Some(b"replaced\n".to_vec()));
         assert_eq!(
-            fx.initial_bytes("src/text/mod.rs"),
-            Some(fs::read(tree.join("src/text/mod.rs")).unwrap().as_slice())
+            initial_of(&fx, "src/text/mod.rs"),
+            Some(fs::read(tree.join("src/text/mod.rs")).unwrap())
         );
     }
 

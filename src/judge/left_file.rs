@@ -7,26 +7,32 @@
 //! `O_NOFOLLOW | O_NONBLOCK`, read only when the opened file is a regular file, and
 //! read only up to a size cap and a deadline. Whatever else it is is named, not read.
 
-use std::io::{self, Read};
+use std::io;
+use std::ops::ControlFlow;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::Instant;
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, FileType, OpenOptions, OpenOptionsExt};
 
-/// The most bytes of one checked file that are read: as much as a fixture file may
-/// hold (so `unchanged` on the largest fixture file still works), and no more.
+/// The most bytes of one checked file that are read whole (for `text:` and
+/// `contains:`): as much as a fixture file may hold, and no more. An `unchanged`
+/// check reads in pieces and needs no cap: it stops where the file stops matching.
 pub(crate) const MAX_CHECKED_BYTES: u64 = 256 * 1024 * 1024;
 
+/// How much of a checked file is read at once.
+pub(crate) const READ_PIECE: usize = 64 * 1024;
+
 /// What is at a checked path after the call.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub(crate) enum LeftFile {
     /// Nothing is there.
     Absent,
-    /// A regular file, with its bytes.
-    Content(Vec<u8>),
+    /// A regular file, opened, to be read.
+    Regular(RegularFile),
     /// Something is there that is not read, and why: a link, a FIFO, a device, a
-    /// folder, a file too large or too slow to read, a path leading outside.
+    /// folder, a path leading outside.
     Unread(String),
 }
 
@@ -37,13 +43,104 @@ impl LeftFile {
     }
 }
 
-/// Looks at `name` (relative to the root `root`) and reads it if it is a regular
-/// file of at most [`MAX_CHECKED_BYTES`] that can be read before `deadline`.
-pub(crate) fn look_at(root: &Dir, name: &str, deadline: Instant) -> LeftFile {
-    look_at_capped(root, name, deadline, MAX_CHECKED_BYTES)
+/// A regular file the server left, opened without following links, read only
+/// before the judged call's deadline. Every read says where it starts, so no read
+/// depends on another.
+#[derive(Debug)]
+pub(crate) struct RegularFile {
+    file: std::fs::File,
+    deadline: Instant,
 }
 
-fn look_at_capped(root: &Dir, name: &str, deadline: Instant, cap: u64) -> LeftFile {
+impl RegularFile {
+    /// How many bytes it holds now.
+    pub(crate) fn len(&self) -> Result<u64, String> {
+        self.file
+            .metadata()
+            .map(|meta| meta.len())
+            .map_err(|e| format!("cannot be examined: {e}"))
+    }
+
+    /// The whole file, if it holds at most [`MAX_CHECKED_BYTES`].
+    pub(crate) fn read_whole(&self) -> Result<Vec<u8>, String> {
+        self.read_whole_capped(MAX_CHECKED_BYTES)
+    }
+
+    fn read_whole_capped(&self, cap: u64) -> Result<Vec<u8>, String> {
+        let mut bytes = Vec::new();
+        let mut too_large = false;
+        self.read_pieces(|_, piece| {
+            bytes.extend_from_slice(piece);
+            too_large = bytes.len() as u64 > cap;
+            if too_large {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })?;
+        if too_large {
+            return Err(format!(
+                "holds more than {cap} bytes, more than a checked file may; it is not read"
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Up to `len` bytes from `offset` on (fewer where the file ends).
+    pub(crate) fn read_range(&self, offset: u64, len: usize) -> Result<Vec<u8>, String> {
+        let mut bytes = Vec::with_capacity(len.min(READ_PIECE));
+        let mut at = offset;
+        let mut buffer = vec![0; len.min(READ_PIECE)];
+        while bytes.len() < len {
+            let want = (len - bytes.len()).min(buffer.len());
+            match self.read_piece_at(at, &mut buffer[..want])? {
+                0 => break,
+                n => {
+                    bytes.extend_from_slice(&buffer[..n]);
+                    at += n as u64;
+                }
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// Hands the file to `each` in pieces of at most [`READ_PIECE`] bytes, with the
+    /// offset each starts at, from the start to the end or until `each` breaks off.
+    pub(crate) fn read_pieces(
+        &self,
+        mut each: impl FnMut(u64, &[u8]) -> ControlFlow<()>,
+    ) -> Result<(), String> {
+        let mut buffer = vec![0; READ_PIECE];
+        let mut offset = 0u64;
+        loop {
+            let n = self.read_piece_at(offset, &mut buffer)?;
+            if n == 0 || each(offset, &buffer[..n]).is_break() {
+                return Ok(());
+            }
+            offset += n as u64;
+        }
+    }
+
+    /// One read at `offset`, if the deadline has not passed.
+    fn read_piece_at(&self, offset: u64, buffer: &mut [u8]) -> Result<usize, String> {
+        loop {
+            if Instant::now() > self.deadline {
+                return Err(format!(
+                    "could not be read within the scenario's time limit ({offset} bytes read)"
+                ));
+            }
+            match self.file.read_at(buffer, offset) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(format!("cannot be read: {e}")),
+            }
+        }
+    }
+}
+
+/// Looks at `name` (relative to the root `root`) and opens it if it is a regular
+/// file; reading it must be done before `deadline`.
+pub(crate) fn look_at(root: &Dir, name: &str, deadline: Instant) -> LeftFile {
     let path = Path::new(name.trim_end_matches('/'));
     let kind = match root.symlink_metadata(path) {
         Ok(meta) => meta.file_type(),
@@ -69,7 +166,7 @@ fn look_at_capped(root: &Dir, name: &str, deadline: Instant, cap: u64) -> LeftFi
             .follow(FollowSymlinks::No)
             .custom_flags(libc::O_NONBLOCK),
     );
-    let mut file = match file {
+    let file = match file {
         Ok(f) => f,
         Err(e) => return LeftFile::Unread(format!("cannot be opened: {e}")),
     };
@@ -79,33 +176,10 @@ fn look_at_capped(root: &Dir, name: &str, deadline: Instant, cap: u64) -> LeftFi
         Ok(meta) => return LeftFile::Unread(not_regular(meta.file_type())),
         Err(e) => return LeftFile::Unread(format!("cannot be examined: {e}")),
     }
-    read_bounded(&mut file, deadline, cap)
-}
-
-/// Reads `file` to its end, unless it holds more than `cap` bytes or `deadline`
-/// passes first.
-fn read_bounded(file: &mut impl Read, deadline: Instant, cap: u64) -> LeftFile {
-    let mut bytes = Vec::new();
-    let mut chunk = vec![0; 64 * 1024];
-    loop {
-        if Instant::now() > deadline {
-            return LeftFile::Unread(format!(
-                "could not be read within the scenario's time limit ({} bytes read)",
-                bytes.len()
-            ));
-        }
-        match file.read(&mut chunk) {
-            Ok(0) => return LeftFile::Content(bytes),
-            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return LeftFile::Unread(format!("cannot be read: {e}")),
-        }
-        if bytes.len() as u64 > cap {
-            return LeftFile::Unread(format!(
-                "holds more than {cap} bytes, more than a checked file may; it is not read"
-            ));
-        }
-    }
+    LeftFile::Regular(RegularFile {
+        file: file.into_std(),
+        deadline,
+    })
 }
 
 /// What a file of `kind` is, in words, when it is not a regular file.
@@ -154,10 +228,10 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
 
         assert_eq!(
-            look_at(&handle, "a.txt", soon()),
-            LeftFile::Content(b"hi".to_vec())
+            regular(&handle, "a.txt", soon()).read_whole(),
+            Ok(b"hi".to_vec())
         );
-        assert_eq!(look_at(&handle, "gone", soon()), LeftFile::Absent);
+        assert!(matches!(look_at(&handle, "gone", soon()), LeftFile::Absent));
         let said = |name| match look_at(&handle, name, soon()) {
             LeftFile::Unread(why) => why,
             other => panic!("{name}: {other:?}"),
@@ -171,22 +245,51 @@ mod tests {
         );
     }
 
+    fn regular(root: &Dir, name: &str, deadline: Instant) -> RegularFile {
+        match look_at(root, name, deadline) {
+            LeftFile::Regular(file) => file,
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
     #[test]
     fn stops_at_the_cap_and_the_deadline() {
         let (dir, handle) = root();
         std::fs::write(dir.path().join("big"), vec![b'a'; 100]).unwrap();
-        let far = soon();
+        let file = regular(&handle, "big", soon());
         assert!(matches!(
-            look_at_capped(&handle, "big", far, 99),
-            LeftFile::Unread(why) if why.starts_with("holds more than 99 bytes")
+            file.read_whole_capped(99),
+            Err(why) if why.starts_with("holds more than 99 bytes")
         ));
-        assert!(
-            matches!(look_at_capped(&handle, "big", far, 100), LeftFile::Content(b) if b.len() == 100)
-        );
+        assert!(matches!(file.read_whole_capped(100), Ok(b) if b.len() == 100));
         let past = Instant::now() - Duration::from_millis(1);
         assert!(matches!(
-            look_at(&handle, "big", past),
-            LeftFile::Unread(why) if why.starts_with("could not be read within")
+            regular(&handle, "big", past).read_whole(),
+            Err(why) if why.starts_with("could not be read within")
         ));
+    }
+
+    #[test]
+    fn reads_pieces_and_ranges_from_where_they_start() {
+        let (dir, handle) = root();
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(dir.path().join("f"), &bytes).unwrap();
+        let file = regular(&handle, "f", soon());
+        assert_eq!(file.len(), Ok(200_000));
+        let mut seen = Vec::new();
+        file.read_pieces(|offset, piece| {
+            assert_eq!(offset, seen.len() as u64);
+            assert!(piece.len() <= READ_PIECE);
+            seen.extend_from_slice(piece);
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(seen, bytes);
+        assert_eq!(
+            file.read_range(65_530, 100_000),
+            Ok(bytes[65_530..165_530].to_vec())
+        );
+        assert_eq!(file.read_range(199_990, 50), Ok(bytes[199_990..].to_vec()));
+        assert_eq!(file.read_range(300_000, 50), Ok(Vec::new()));
     }
 }

@@ -8,12 +8,13 @@ pub(crate) mod diff;
 pub(crate) mod json_subset;
 mod left_file;
 pub(crate) mod template;
+mod unchanged;
 
 use std::time::Instant;
 
 use regex::Regex;
 
-use crate::fixture::Fixture;
+use crate::fixture::{Fixture, Initial};
 use crate::scenario::{
     Bindings, Convention, FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then,
 };
@@ -396,36 +397,31 @@ fn judge_file(
             )
         });
     }
-    let bytes = match left {
-        LeftFile::Content(bytes) => bytes,
+    let file = match left {
+        LeftFile::Regular(file) => file,
         LeftFile::Absent => {
             return Some(Mismatch::new(
                 label,
                 format!("expected {name} to exist, but it does not"),
             ))
         }
-        LeftFile::Unread(why) => {
-            return Some(Mismatch::new(
-                label,
-                format!("expected {name} to be a file to check, but it {why}"),
-            ))
-        }
+        LeftFile::Unread(why) => return Some(unreadable(label, name, &why)),
     };
     if detail.unchanged {
-        let before = fixture.initial_bytes(name).unwrap_or_default();
-        if bytes != before {
-            return Some(Mismatch::new(
-                label,
-                format!(
-                    "expected {name} unchanged, but it differs from the fixture:\n{}",
-                    diff::unified(
-                        &String::from_utf8_lossy(before),
-                        &String::from_utf8_lossy(&bytes)
-                    )
-                ),
-            ));
+        let initial = fixture.initial_content(name).unwrap_or(Initial::Bytes(&[]));
+        match unchanged::difference(name, &file, initial) {
+            Ok(None) => {}
+            Ok(Some(difference)) => return Some(Mismatch::new(label, difference)),
+            Err(why) => return Some(unreadable(label, name, &why)),
         }
     }
+    if detail.text.is_none() && detail.contains.is_empty() {
+        return None;
+    }
+    let bytes = match file.read_whole() {
+        Ok(bytes) => bytes,
+        Err(why) => return Some(unreadable(label, name, &why)),
+    };
     let actual = String::from_utf8_lossy(&bytes);
     if let Some(text) = &detail.text {
         if let Some(difference) = template::difference(text, &actual, bindings) {
@@ -444,13 +440,36 @@ fn judge_file(
     None
 }
 
-/// What a file that should be absent holds, for the report.
+/// The mismatch of a checked file that is not there to be read, and why.
+fn unreadable(label: String, name: &str, why: &str) -> Mismatch {
+    Mismatch::new(
+        label,
+        format!("expected {name} to be a file to check, but it {why}"),
+    )
+}
+
+/// What a file that should be absent holds (its start), for the report.
 fn describe(left: &LeftFile) -> String {
     match left {
-        LeftFile::Content(bytes) => format!(
-            " with content {}",
-            crate::visible::excerpt(&String::from_utf8_lossy(bytes), 200)
-        ),
+        LeftFile::Regular(file) => {
+            // Enough bytes for the excerpt's 200 characters, even of 4-byte ones.
+            let start = file.read_range(0, 800);
+            match (start, file.len()) {
+                (Ok(bytes), Ok(len)) if len > bytes.len() as u64 => {
+                    let text = String::from_utf8_lossy(&bytes);
+                    let shown: String = text.chars().take(200).collect();
+                    format!(
+                        " with content {}… ({len} bytes in all)",
+                        crate::visible::excerpt(&shown, 200)
+                    )
+                }
+                (Ok(bytes), _) => format!(
+                    " with content {}",
+                    crate::visible::excerpt(&String::from_utf8_lossy(&bytes), 200)
+                ),
+                (Err(why), _) => format!(": it {why}"),
+            }
+        }
         LeftFile::Unread(why) => format!(": it {why}"),
         LeftFile::Absent => String::new(),
     }

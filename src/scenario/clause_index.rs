@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::error::{find_line, LoadError};
-use super::yaml::parse_yaml_file;
+use super::yaml::{parse_yaml_str, read_text};
 
 /// The file name of a suite's clause index, beside its `suite.yaml`.
 pub(crate) const CLAUSE_INDEX_FILE: &str = "clauses.yaml";
@@ -60,7 +60,9 @@ pub(crate) fn read_clause_index(suite_dir: &Path) -> Result<Option<ClauseIndex>,
     if !path.exists() {
         return Ok(None);
     }
-    let index: ClauseIndex = parse_yaml_file(&path).map_err(|e| vec![e])?;
+    let index: ClauseIndex = read_text(&path)
+        .and_then(|text| parse_yaml_str(&path, &text))
+        .map_err(|e| vec![e])?;
     let source = std::fs::read_to_string(&path).unwrap_or_default();
     let problems = problems(&index, &path, &source);
     if problems.is_empty() {

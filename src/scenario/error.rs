@@ -44,10 +44,29 @@ impl LoadError {
     }
 }
 
-/// The 1-based line of the first line of `source` that contains `needle`.
+/// The 1-based line of the first line of `source` that contains `needle`, counted
+/// as the YAML parser counts them (and so as its own errors do): a line ends at
+/// `\n`, `\r\n` or a lone `\r`.
 pub(crate) fn find_line(source: &str, needle: &str) -> Option<usize> {
     source
-        .lines()
+        .split('\n')
+        .flat_map(|line| line.strip_suffix('\r').unwrap_or(line).split('\r'))
         .position(|l| l.contains(needle))
         .map(|i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_line;
+
+    /// Found by the scenario-file fuzzer: the parser counts a lone CR as a line
+    /// break, and the lines of toolspec's own errors must agree with its.
+    #[test]
+    fn lines_end_where_yaml_ends_them() {
+        assert_eq!(find_line("a\nb\n", "b"), Some(2));
+        assert_eq!(find_line("a\r\nb\r\n", "b"), Some(2));
+        assert_eq!(find_line("a\rb\rc", "c"), Some(3));
+        assert_eq!(find_line("a\r\rc", "c"), Some(3));
+        assert_eq!(find_line("a\n", "z"), None);
+    }
 }

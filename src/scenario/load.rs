@@ -7,7 +7,7 @@ use super::clause_index::{read_clause_index, ClauseIndex, CLAUSE_INDEX_FILE};
 use super::error::{find_line, LoadError};
 use super::model::{Scenario, ScenarioFile, SuiteFile};
 use super::validate::{id_part_problem, validate_file};
-use super::yaml::parse_yaml_file;
+use super::yaml::{parse_yaml_str, read_text};
 
 /// A loaded suite: its settings and every scenario file in it, sorted by file name.
 #[derive(Debug, Clone)]
@@ -94,32 +94,17 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         .unwrap_or_default()
         .to_string();
     let suite_path = dir.join("suite.yaml");
-    let config: SuiteFile = parse_yaml_file(&suite_path).map_err(|mut e| {
-        if e.message.contains("unknown field `documents`") {
-            e.message.push_str(&format!(
-                "\nhint: a suite's documents are listed in its clause index, {CLAUSE_INDEX_FILE}, \
-                 with their clauses; `toolspec scaffold --spec FILE --suite {name}` writes it"
-            ));
-        }
-        vec![e]
-    })?;
-    if config.version == 0 {
-        return Err(vec![LoadError::new(
-            &suite_path,
-            find_line(&read_or_empty(&suite_path), "version:"),
-            "`version: 0`: versions start at 1",
-        )]);
-    }
-    if config.suite != name {
-        return Err(vec![LoadError::new(
-            &suite_path,
-            find_line(&read_or_empty(&suite_path), "suite:"),
-            format!(
-                "`suite: {}` does not match its folder `{name}`; rename one of them",
-                config.suite
-            ),
-        )]);
-    }
+    let config = read_text(&suite_path)
+        .and_then(|text| suite_file_from_text(&suite_path, &text, &name))
+        .map_err(|mut e| {
+            if e.message.contains("unknown field `documents`") {
+                e.message.push_str(&format!(
+                    "\nhint: a suite's documents are listed in its clause index, {CLAUSE_INDEX_FILE}, \
+                     with their clauses; `toolspec scaffold --spec FILE --suite {name}` writes it"
+                ));
+            }
+            vec![e]
+        })?;
 
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| {
@@ -160,21 +145,16 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
             ));
             continue;
         }
-        match parse_yaml_file::<ScenarioFile>(&path) {
-            Ok(content) => {
-                let source = read_or_empty(&path);
-                let mut problems = validate_file(&config, &fixtures_dir, &content, &path, &source);
-                if problems.is_empty() {
-                    files.push(SuiteScenarioFile {
-                        stem,
-                        path,
-                        content,
-                    });
-                } else {
-                    errors.append(&mut problems);
-                }
-            }
-            Err(e) => errors.push(e),
+        let loaded = read_text(&path)
+            .map_err(|e| vec![e])
+            .and_then(|text| scenario_file_from_text(&config, &fixtures_dir, &path, &text));
+        match loaded {
+            Ok(content) => files.push(SuiteScenarioFile {
+                stem,
+                path,
+                content,
+            }),
+            Err(mut problems) => errors.append(&mut problems),
         }
     }
     if errors.is_empty() {
@@ -191,6 +171,50 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
     }
 }
 
+/// The suite file at `path` from its `text`, for the suite folder `name`.
+pub(crate) fn suite_file_from_text(
+    path: &Path,
+    text: &str,
+    name: &str,
+) -> Result<SuiteFile, LoadError> {
+    let config: SuiteFile = parse_yaml_str(path, text)?;
+    if config.version == 0 {
+        return Err(LoadError::new(
+            path,
+            find_line(text, "version:"),
+            "`version: 0`: versions start at 1",
+        ));
+    }
+    if config.suite != name {
+        return Err(LoadError::new(
+            path,
+            find_line(text, "suite:"),
+            format!(
+                "`suite: {}` does not match its folder `{name}`; rename one of them",
+                config.suite
+            ),
+        ));
+    }
+    Ok(config)
+}
+
+/// The scenario file at `path` from its `text`: parsed, then validated against the
+/// suite's `config` (given trees are looked up in `fixtures_dir`).
+pub(crate) fn scenario_file_from_text(
+    config: &SuiteFile,
+    fixtures_dir: &Path,
+    path: &Path,
+    text: &str,
+) -> Result<ScenarioFile, Vec<LoadError>> {
+    let content = parse_yaml_str::<ScenarioFile>(path, text).map_err(|e| vec![e])?;
+    let problems = validate_file(config, fixtures_dir, &content, path, text);
+    if problems.is_empty() {
+        Ok(content)
+    } else {
+        Err(problems)
+    }
+}
+
 /// `specs/<suite>` -> `fixtures/`, the folder beside `specs/`.
 fn fixtures_dir_for(suite_dir: &Path) -> PathBuf {
     suite_dir
@@ -198,8 +222,4 @@ fn fixtures_dir_for(suite_dir: &Path) -> PathBuf {
         .and_then(Path::parent)
         .map(|top| top.join("fixtures"))
         .unwrap_or_else(|| PathBuf::from("fixtures"))
-}
-
-fn read_or_empty(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_default()
 }

@@ -19,4 +19,4 @@ pub(crate) use load::{suite_names, SuiteScenarioFile};
 pub use model::*;
 pub(crate) use partition::Partition;
 pub(crate) use placeholders::Bindings;
-pub(crate) use yaml::{parse_yaml_file, parse_yaml_str};
+pub(crate) use yaml::parse_yaml_str;

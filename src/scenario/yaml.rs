@@ -22,13 +22,8 @@ use super::error::LoadError;
 /// to the file.
 const MIN_NODES: usize = 250_000;
 
-/// Parses a YAML file strictly; a parse error keeps serde-saphyr's line and column.
-pub(crate) fn parse_yaml_file<T: DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| LoadError::new(path, None, format!("cannot read: {e}")))?;
-    parse_yaml_str(path, &text)
-}
-
+/// Parses the YAML `text` of the file at `path` strictly; a parse error keeps
+/// serde-saphyr's line and column.
 pub(crate) fn parse_yaml_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, LoadError> {
     let max_nodes = MIN_NODES.max(text.len());
     let options = serde_saphyr::options! {
@@ -146,6 +141,12 @@ fn reword_yaml_error(raw: &str, path: &Path, place: Option<(usize, usize)>) -> S
         )
         .collect();
     format!("{}\n{}", fix(message), snippet.join("\n"))
+}
+
+/// The text of the file at `path`, or a load error naming it.
+pub(crate) fn read_text(path: &Path) -> Result<String, LoadError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| LoadError::new(path, None, format!("cannot read: {e}")))
 }
 
 #[cfg(test)]

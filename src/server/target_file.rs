@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::Target;
-use crate::scenario::{parse_yaml_file, LoadError};
+use crate::scenario::{parse_yaml_str, LoadError};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -100,7 +100,15 @@ impl<'de> Deserialize<'de> for Command {
 
 /// Reads a target file; relative paths in it are relative to the file.
 pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
-    let file: TargetFile = parse_yaml_file(path)?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::new(path, None, format!("cannot read: {e}")))?;
+    target_from_text(path, &text)
+}
+
+/// A target from the text of the target file at `path` (which places `{here}` and
+/// a relative `baseline_file`).
+pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadError> {
+    let file: TargetFile = parse_yaml_str(path, text)?;
     let here = target_file_folder(path);
     let here_text = here.to_string_lossy().into_owned();
     let with_here = |s: &str| s.replace("{here}", &here_text);
@@ -120,11 +128,11 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
     let mut baseline: BTreeSet<String> = file.baseline.iter().cloned().collect();
     if let Some(list) = &file.baseline_file {
         let list_path = here.join(with_here(list));
-        let text = std::fs::read_to_string(&list_path).map_err(|e| {
+        let text = read_baseline_file(&list_path).map_err(|why| {
             LoadError::new(
                 path,
                 None,
-                format!("cannot read baseline_file {}: {e}", list_path.display()),
+                format!("cannot read baseline_file {}: {why}", list_path.display()),
             )
         })?;
         baseline.extend(read_baseline_lines(&text));
@@ -157,6 +165,39 @@ fn target_file_folder(path: &Path) -> PathBuf {
         _ => PathBuf::from("."),
     };
     std::fs::canonicalize(&folder).unwrap_or(folder)
+}
+
+/// The most bytes a baseline list may hold: hundreds of thousands of scenario ids,
+/// and a bound, so that `baseline_file: /dev/zero` is refused rather than read
+/// until memory runs out.
+const MAX_BASELINE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The text of a baseline list: a regular file of UTF-8 text, at most
+/// [`MAX_BASELINE_BYTES`]. Opened without blocking, so a FIFO is refused instead
+/// of waiting for a writer.
+fn read_baseline_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| e.to_string())?;
+    let kind = file.metadata().map_err(|e| e.to_string())?.file_type();
+    if !kind.is_file() {
+        return Err("it is not a regular file".into());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_BASELINE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_BASELINE_BYTES {
+        return Err(format!(
+            "it holds more than {MAX_BASELINE_BYTES} bytes, more than any list of scenario ids"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".into())
 }
 
 /// Scenario ids from a baseline list: one per line; blank lines and lines starting
@@ -200,6 +241,28 @@ mod tests {
         )
         .expect_err("a map is no command line");
         assert!(refused.message.contains("a list of words"), "{refused}");
+    }
+
+    /// A baseline list is read only if it is a regular file, and only so far: a
+    /// device that never ends or a FIFO with no writer is refused at once.
+    #[test]
+    fn a_baseline_file_that_is_not_a_regular_file_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("fifo");
+        let c_path = std::ffi::CString::new(fifo.to_str().expect("a UTF-8 path")).expect("a path");
+        // SAFETY: mkfifo reads a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        for list in ["/dev/zero", "fifo", "."] {
+            let refused = super::target_from_text(
+                &dir.path().join("t.yaml"),
+                &format!("command: [server]\nbaseline_file: {list}\n"),
+            )
+            .expect_err("not a list of ids");
+            assert!(
+                refused.message.contains("it is not a regular file"),
+                "{list}: {refused}"
+            );
+        }
     }
 
     #[test]

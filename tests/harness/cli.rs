@@ -375,13 +375,11 @@ fn a_server_cannot_steer_the_terminal_through_the_report() {
     assert!(coloured.contains("\n    -painted\n"), "{coloured:?}");
 }
 
-/// A `size:` file is written to disk in pieces, not built in memory: a run with a
-/// 128 MiB fixture file peaks far below 128 MiB of memory.
-#[test]
-fn a_large_fixture_file_is_not_built_in_memory() {
-    const SIZE: u64 = 128 * 1024 * 1024;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let suite = dir.path().join("big");
+/// A suite folder `big` in `dir` with the scenarios `scenarios` (YAML list items),
+/// run against the boris reference: its exit code, its output and its peak memory
+/// (the largest resident size of toolspec and everything it waited for).
+fn run_measuring_peak_memory(dir: &Path, scenarios: &str) -> (i32, String, u64) {
+    let suite = dir.join("big");
     std::fs::create_dir(&suite).expect("mkdir");
     std::fs::write(
         suite.join("suite.yaml"),
@@ -390,7 +388,7 @@ fn a_large_fixture_file_is_not_built_in_memory() {
     .expect("write");
     std::fs::write(
         suite.join("files.yaml"),
-        format!("requirement: R\nscenarios:\n  - name: a large file\n    covers: r/large\n    given: {{ files: {{ big.bin: {{ size: {SIZE} }} }} }}\n    when: {{ tool: view, args: {{ path: \"{{root}}/missing.txt\" }} }}\n    then: {{ code: PATH_NOT_FOUND }}\n"),
+        format!("requirement: R\nscenarios:\n{scenarios}"),
     )
     .expect("write");
     #[allow(
@@ -398,8 +396,8 @@ fn a_large_fixture_file_is_not_built_in_memory() {
         reason = "reaped below by wait4, which also gives its peak memory"
     )]
     let mut child = std::process::Command::new(crate::support::exe())
-        .args(["run", "--color", "never", "--specs"])
-        .arg(dir.path())
+        .args(["run", "--color", "never", "--suite", "big", "--specs"])
+        .arg(dir)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -419,14 +417,71 @@ fn a_large_fixture_file_is_not_built_in_memory() {
     // SAFETY: `pid` is our own child, not yet waited for; both pointers are valid.
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(waited, pid, "wait4 failed");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "the run failed:\n{output}"
-    );
+    assert!(libc::WIFEXITED(status), "the run did not exit:\n{output}");
     let peak_bytes = u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
+    (libc::WEXITSTATUS(status), output, peak_bytes)
+}
+
+/// A `size:` file is written to disk in pieces, not built in memory: a run with a
+/// 128 MiB fixture file peaks far below 128 MiB of memory.
+#[test]
+fn a_large_fixture_file_is_not_built_in_memory() {
+    const SIZE: u64 = 128 * 1024 * 1024;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, output, peak_bytes) = run_measuring_peak_memory(
+        dir.path(),
+        &format!("  - name: a large file\n    covers: r/large\n    given: {{ files: {{ big.bin: {{ size: {SIZE} }} }} }}\n    when: {{ tool: view, args: {{ path: \"{{root}}/missing.txt\" }} }}\n    then: {{ code: PATH_NOT_FOUND }}\n"),
+    );
+    assert_eq!(code, 0, "the run failed:\n{output}");
     assert!(
         peak_bytes < SIZE / 2,
         "toolspec peaked at {} MiB for a {} MiB fixture file",
+        peak_bytes >> 20,
+        SIZE >> 20
+    );
+}
+
+/// `unchanged:` on a 128 MiB `size:` file compares it with the fixture in pieces
+/// (the expected bytes made again as they are read), so memory stays far below
+/// the file's size; and a single byte changed in the middle is still caught, the
+/// message naming the byte and showing the bytes around it.
+#[test]
+fn an_unchanged_check_on_a_large_fixture_file_compares_it_in_pieces() {
+    const SIZE: u64 = 128 * 1024 * 1024;
+    const CHANGED_AT: u64 = 100_000_000;
+    let given = format!("{{ files: {{ big.bin: {{ size: {SIZE}, fill: \"0123456789\\n\" }} }} }}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, output, peak_bytes) = run_measuring_peak_memory(
+        dir.path(),
+        &format!(
+            "  - name: left alone\n    covers: r/large\n    given: {given}\n    when: {{ tool: view, args: {{ path: \"{{root}}/missing.txt\" }} }}\n    then: {{ code: PATH_NOT_FOUND, files: {{ big.bin: {{ unchanged: true }} }} }}\n\
+             \x20 - name: one byte changed\n    covers: r/large\n    given: {given}\n    when: {{ tool: bash, args: {{ command: \"printf X | dd of={{root:sh}}/big.bin bs=1 seek={CHANGED_AT} conv=notrunc status=none\" }} }}\n    then: {{ files: {{ big.bin: {{ unchanged: true }} }} }}\n"
+        ),
+    );
+    assert_eq!(code, 1, "one scenario fails:\n{output}");
+    assert!(
+        output.contains("big: 1 PASS, 1 FAIL"),
+        "the untouched file passes:\n{output}"
+    );
+    let lines_before = CHANGED_AT / 11;
+    let column = CHANGED_AT % 11 + 1;
+    assert_eq!(column, 2, "the changed byte is the `1` of its line");
+    for shown in [
+        "FAIL big::files::one byte changed".to_string(),
+        format!(
+            "expected big.bin unchanged, but it differs from the fixture at byte {CHANGED_AT} (line {}, column {column})",
+            lines_before + 1
+        ),
+        // The line around the byte, before and after: `1` became `X`.
+        "-0123456789".to_string(),
+        "+0X23456789".to_string(),
+        "^ first difference".to_string(),
+    ] {
+        assert!(output.contains(&shown), "{shown:?} is not in:\n{output}");
+    }
+    assert!(
+        peak_bytes < SIZE / 2,
+        "toolspec peaked at {} MiB checking a {} MiB file unchanged",
         peak_bytes >> 20,
         SIZE >> 20
     );

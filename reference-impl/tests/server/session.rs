@@ -62,7 +62,17 @@ impl Session {
     /// [`Session::start`] as user `uid` and group `gid` with no supplementary
     /// groups, for what an unprivileged server may do. Only root can ask.
     pub(crate) fn start_as(dialect: &str, root: &Path, uid: u32, gid: u32) -> Session {
-        let mut command = Command::new(util::SERVER);
+        // The build's own folder may sit below one only root may enter (a clone in
+        // a mode-0700 temporary folder, or in /root): run a copy from a folder
+        // everyone may enter. Once started, the copy is no longer needed.
+        use std::os::unix::fs::PermissionsExt;
+        let copy_dir = tempfile::tempdir().expect("tempdir for the server copy");
+        let open = std::fs::Permissions::from_mode(0o755);
+        std::fs::set_permissions(copy_dir.path(), open.clone()).expect("chmod copy dir");
+        let copy = copy_dir.path().join("server");
+        std::fs::copy(util::SERVER, &copy).expect("copy the server");
+        std::fs::set_permissions(&copy, open).expect("chmod server copy");
+        let mut command = Command::new(&copy);
         command.args(["--dialect", dialect, "--root"]).arg(root);
         // SAFETY: only async-signal-safe calls (setgroups, setgid, setuid) run
         // between fork and exec.

@@ -172,15 +172,7 @@ impl ConfinedFs {
     pub(crate) fn open_write(&self, real: &Path) -> io::Result<std::fs::File> {
         match self.locate(real)? {
             Located::Jail(_) => Err(is_a_directory()),
-            Located::Child { parent, name } => Ok(parent
-                .open_with(
-                    name,
-                    OpenOptions::new()
-                        .write(true)
-                        .follow(FollowSymlinks::No)
-                        .custom_flags(libc::O_NONBLOCK),
-                )?
-                .into_std()),
+            Located::Child { parent, name } => open_existing_for_write(&parent, &name),
         }
     }
 
@@ -396,11 +388,10 @@ fn open_or_create_dir(parent: &Dir, name: &OsStr) -> io::Result<Dir> {
     }
 }
 
-/// Opens the existing regular file `name` of `parent` for writing, neither
-/// creating nor truncating it and not through a link (`O_NONBLOCK`, so a FIFO
-/// cannot hang the call; anything but a regular file is refused).
-fn open_in_place(parent: &Dir, name: &OsStr) -> io::Result<std::fs::File> {
-    let file = parent
+/// Opens the existing `name` of `parent` for writing, neither creating nor
+/// truncating it, not through a link, and `O_NONBLOCK` so a FIFO cannot hang.
+fn open_existing_for_write(parent: &Dir, name: &OsStr) -> io::Result<std::fs::File> {
+    Ok(parent
         .open_with(
             name,
             OpenOptions::new()
@@ -408,7 +399,14 @@ fn open_in_place(parent: &Dir, name: &OsStr) -> io::Result<std::fs::File> {
                 .follow(FollowSymlinks::No)
                 .custom_flags(libc::O_NONBLOCK),
         )?
-        .into_std();
+        .into_std())
+}
+
+/// Opens the existing regular file `name` of `parent` for writing, neither
+/// creating nor truncating it and not through a link (`O_NONBLOCK`, so a FIFO
+/// cannot hang the call; anything but a regular file is refused).
+fn open_in_place(parent: &Dir, name: &OsStr) -> io::Result<std::fs::File> {
+    let file = open_existing_for_write(parent, name)?;
     if !file.metadata()?.is_file() {
         return Err(io::Error::from(io::ErrorKind::InvalidInput));
     }

@@ -36,6 +36,10 @@ mod proof;
 
 mod cli;
 
+/// Entry points for the fuzzers in `fuzz/` and the test that replays their corpus.
+#[doc(hidden)]
+pub mod fuzzing;
+
 #[cfg(feature = "bench")]
 #[doc(hidden)]
 pub mod bench;

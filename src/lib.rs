@@ -38,6 +38,10 @@ mod proposal;
 
 mod cli;
 
+/// Entry points for the fuzzers in `fuzz/` and the test that replays their corpus.
+#[doc(hidden)]
+pub mod fuzzing;
+
 #[cfg(feature = "bench")]
 #[doc(hidden)]
 pub mod bench;

@@ -15,7 +15,9 @@ pub(crate) use clause_index::{
 };
 pub use error::LoadError;
 pub use load::{load_suite, load_suites, Suite};
-pub(crate) use load::{suite_names, SuiteScenarioFile};
+pub(crate) use load::{
+    scenario_file_from_text, suite_file_from_text, suite_names, SuiteScenarioFile,
+};
 pub use model::*;
 pub(crate) use partition::Partition;
 pub(crate) use placeholders::Bindings;

@@ -32,6 +32,7 @@ pub(crate) use process::{
 };
 pub(crate) use session::{ListedTool, Session};
 pub use target_file::load_target_file;
+pub(crate) use target_file::target_from_text;
 
 /// A server under test and how to reach it.
 #[derive(Debug, Clone, Default)]

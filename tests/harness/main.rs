@@ -10,7 +10,9 @@
 //! - a wrong answer or a broken server caught and reported: `can_fail`;
 //! - byte-exact gemini-cli diffs: `gemini_exactness`;
 //! - scenario files refused with file, line and fix: `scenario_loading`;
-//! - mutated scenario and target files never crashing the loaders: `loader_fuzz`;
+//! - the committed fuzz corpus replayed through the loaders and the template
+//!   matcher (a crash the fuzzers found becomes a test beside the fixed code):
+//!   `fuzz_corpus`;
 //! - scenario-format features (`any_of`, captures) holding on the reference:
 //!   `scenario_features`;
 //! - nothing reaching outside the fixture root or outliving the run (fixtures,
@@ -33,11 +35,11 @@ mod can_fail;
 mod cli;
 mod containment;
 mod coverage;
+mod fuzz_corpus;
 mod gemini_exactness;
 mod golden;
 mod hostile_http;
 mod init;
-mod loader_fuzz;
 mod mutants;
 mod results_page;
 mod scenario_features;

@@ -17,8 +17,11 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, LOCATION};
-use reqwest::StatusCode;
+use hyper::body::Incoming;
+use hyper::header::{
+    HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION,
+};
+use hyper::{Method, Response, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
@@ -27,6 +30,7 @@ use serde_json::Value;
 use sse_stream::{Sse, SseStream};
 
 use super::exchange::Exchange;
+use super::http_wire::{self, WireError, WireRequest};
 use super::stdout_guard::{Fault, MAX_LINE_BYTES, MAX_TOTAL_BYTES};
 use crate::visible::excerpt;
 
@@ -34,10 +38,10 @@ const SESSION_HEADER: &str = "mcp-session-id";
 const LAST_EVENT_HEADER: &str = "last-event-id";
 const EVENT_STREAM: &str = "text/event-stream";
 const JSON: &str = "application/json";
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+const ACCEPT_EVENTS_FIRST: &str = "text/event-stream, application/json";
 /// How much of a body that is not MCP is read, to quote it.
 const QUOTED_BODY_BYTES: usize = 4096;
-/// Redirects followed within one origin (307 and 308 keep the method and body).
-const MAX_REDIRECTS: usize = 10;
 
 /// A failure in plain words: what the server answered, or why nothing came back.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -47,7 +51,6 @@ pub(super) struct HttpFailure(String);
 /// The checked client; one per connection attempt.
 #[derive(Clone)]
 pub(super) struct CheckedHttp {
-    http: reqwest::Client,
     exchange: Arc<Exchange>,
     /// Set when the server's answer means the session cannot work.
     fault: Fault,
@@ -61,31 +64,12 @@ impl CheckedHttp {
         exchange: Arc<Exchange>,
         fault: Fault,
         last_error: Arc<Mutex<Option<String>>>,
-    ) -> Result<CheckedHttp, String> {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::custom(|attempt| {
-                let same_origin = attempt
-                    .previous()
-                    .first()
-                    .is_some_and(|first| first.origin() == attempt.url().origin());
-                let keeps_body = matches!(
-                    attempt.status(),
-                    StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
-                );
-                if same_origin && keeps_body && attempt.previous().len() <= MAX_REDIRECTS {
-                    attempt.follow()
-                } else {
-                    attempt.stop()
-                }
-            }))
-            .build()
-            .map_err(|e| format!("cannot set up an HTTP client: {}", root_cause(&e)))?;
-        Ok(CheckedHttp {
-            http,
+    ) -> CheckedHttp {
+        CheckedHttp {
             exchange,
             fault,
             last_error,
-        })
+        }
     }
 
     /// Records `why` as the reason the session cannot work, and returns it as the
@@ -109,11 +93,11 @@ impl CheckedHttp {
     /// recorded and ends the stream.
     fn checked_events(
         &self,
-        response: reqwest::Response,
+        response: Response<Incoming>,
     ) -> BoxStream<'static, Result<Sse, SseError>> {
         let exchange = self.exchange.clone();
         let fault = self.fault.clone();
-        let events = SseStream::from_bytes_stream(bounded(response.bytes_stream()));
+        let events = SseStream::from_bytes_stream(bounded(http_wire::body_stream(response)));
         events
             .scan(false, move |ended, event| {
                 let item = if *ended {
@@ -166,13 +150,12 @@ fn json_rpc(body: &[u8], container: &str) -> Result<Value, String> {
 /// Ends a body stream that grows past the stdout guard's limits: a line longer than
 /// one message may be, or more than a session may send.
 fn bounded(
-    body: impl Stream<Item = reqwest::Result<Bytes>> + Send + 'static,
+    body: impl Stream<Item = Result<Bytes, String>> + Send + 'static,
 ) -> impl Stream<Item = Result<Bytes, HttpFailure>> + Send + 'static {
     let mut total = 0usize;
     let mut line = 0usize;
     body.map(move |chunk| {
-        let chunk = chunk
-            .map_err(|e| HttpFailure(format!("reading the body failed: {}", root_cause(&e))))?;
+        let chunk = chunk.map_err(HttpFailure)?;
         total += chunk.len();
         line = match chunk.iter().rposition(|b| *b == b'\n') {
             Some(at) => chunk.len() - at - 1,
@@ -193,11 +176,11 @@ fn bounded(
 }
 
 /// Reads at most `limit` bytes of a body; `Err` when it is longer.
-async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Vec<u8>, String> {
+async fn read_capped(response: Response<Incoming>, limit: usize) -> Result<Vec<u8>, String> {
     let mut body = Vec::new();
-    let mut chunks = response.bytes_stream();
+    let mut chunks = std::pin::pin!(http_wire::body_stream(response));
     while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|e| format!("reading the body failed: {}", root_cause(&e)))?;
+        let chunk = chunk?;
         body.extend_from_slice(&chunk);
         if body.len() > limit {
             return Err(format!("the body is longer than {limit} bytes"));
@@ -207,9 +190,9 @@ async fn read_capped(response: reqwest::Response, limit: usize) -> Result<Vec<u8
 }
 
 /// The first `limit` bytes of a body (fewer when it is shorter or breaks off).
-async fn read_prefix(response: reqwest::Response, limit: usize) -> Vec<u8> {
+async fn read_prefix(response: Response<Incoming>, limit: usize) -> Vec<u8> {
     let mut body = Vec::new();
-    let mut chunks = response.bytes_stream();
+    let mut chunks = std::pin::pin!(http_wire::body_stream(response));
     while let Some(Ok(chunk)) = chunks.next().await {
         body.extend_from_slice(&chunk);
         if body.len() >= limit {
@@ -227,16 +210,6 @@ fn describe_body(body: &[u8]) -> String {
     } else {
         format!("the body begins {}", excerpt(text.trim(), 200))
     }
-}
-
-/// What actually went wrong under a reqwest error: its innermost cause
-/// ("Connection refused (os error 111)"), without the layers of wrapping.
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut innermost = error;
-    while let Some(inner) = innermost.source() {
-        innermost = inner;
-    }
-    innermost.to_string()
 }
 
 fn content_type(headers: &HeaderMap) -> Option<String> {
@@ -268,22 +241,40 @@ fn is_request(message: &ClientJsonRpcMessage) -> bool {
     matches!(message, ClientJsonRpcMessage::Request(_))
 }
 
-fn with_headers(
-    mut request: reqwest::RequestBuilder,
+/// A request with the session's headers: its id, the bearer token, and the
+/// target's own headers.
+fn request(
+    method: Method,
+    uri: &str,
+    mut headers: HeaderMap,
+    body: Vec<u8>,
     session_id: Option<&str>,
     auth_header: Option<String>,
     custom_headers: HashMap<HeaderName, HeaderValue>,
-) -> reqwest::RequestBuilder {
-    if let Some(session_id) = session_id {
-        request = request.header(SESSION_HEADER, session_id);
+) -> WireRequest {
+    if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(id).ok()) {
+        headers.insert(SESSION_HEADER, id);
     }
-    if let Some(token) = auth_header {
-        request = request.bearer_auth(token);
+    if let Some(token) =
+        auth_header.and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
+    {
+        headers.insert(AUTHORIZATION, token);
     }
-    for (name, value) in custom_headers {
-        request = request.header(name, value);
+    headers.extend(custom_headers);
+    WireRequest {
+        method,
+        url: uri.to_string(),
+        headers,
+        body: Bytes::from(body),
     }
-    request
+}
+
+/// A header map of `(name, value)` pairs that are known to be valid.
+fn headers_of(pairs: &[(HeaderName, &'static str)]) -> HeaderMap {
+    pairs
+        .iter()
+        .map(|(name, value)| (name.clone(), HeaderValue::from_static(value)))
+        .collect()
 }
 
 impl StreamableHttpClient for CheckedHttp {
@@ -301,24 +292,22 @@ impl StreamableHttpClient for CheckedHttp {
         let body = serde_json::to_vec(&message)
             .map_err(|e| HttpFailure(format!("cannot encode {sent}: {e}")))
             .map_err(StreamableHttpError::Client)?;
-        let request = self
-            .http
-            .post(uri.as_ref())
-            .header(ACCEPT, format!("{JSON}, {EVENT_STREAM}"))
-            .header(CONTENT_TYPE, JSON)
-            .body(body);
-        let request = with_headers(request, session_id.as_deref(), auth_header, custom_headers);
+        let request = request(
+            Method::POST,
+            &uri,
+            headers_of(&[(ACCEPT, ACCEPT_BOTH), (CONTENT_TYPE, JSON)]),
+            body,
+            session_id.as_deref(),
+            auth_header,
+            custom_headers,
+        );
         // A refused connection means the server is not listening yet; anything else
         // that breaks the exchange (a reply that is not HTTP, a connection dropped
         // mid-answer) came from a listening server and is its answer.
-        let response = request.send().await.map_err(|e| {
-            if e.is_connect() {
-                self.not_answered(format!("cannot connect to {uri}: {}", root_cause(&e)))
-            } else {
-                self.definite(format!(
-                    "{uri} broke off {sent} over HTTP: {}",
-                    root_cause(&e)
-                ))
+        let response = http_wire::send(request).await.map_err(|e| match e {
+            WireError::Connect(why) => self.not_answered(why),
+            WireError::Exchange(why) => {
+                self.definite(format!("{uri} broke off {sent} over HTTP: {why}"))
             }
         })?;
         let status = response.status();
@@ -414,17 +403,18 @@ impl StreamableHttpClient for CheckedHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<HttpFailure>> {
-        let request = with_headers(
-            self.http.delete(uri.as_ref()),
+        let request = request(
+            Method::DELETE,
+            &uri,
+            HeaderMap::new(),
+            Vec::new(),
             Some(&session_id),
             auth_header,
             custom_headers,
         );
-        let response = request.send().await.map_err(|e| {
-            StreamableHttpError::Client(HttpFailure(format!(
-                "cannot end the session: {}",
-                root_cause(&e)
-            )))
+        let response = http_wire::send(request).await.map_err(|e| {
+            let (WireError::Connect(why) | WireError::Exchange(why)) = e;
+            StreamableHttpError::Client(HttpFailure(format!("cannot end the session: {why}")))
         })?;
         match response.status() {
             StatusCode::METHOD_NOT_ALLOWED => {
@@ -446,21 +436,24 @@ impl StreamableHttpClient for CheckedHttp {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<HttpFailure>> {
-        let mut request = self
-            .http
-            .get(uri.as_ref())
-            .header(ACCEPT, format!("{EVENT_STREAM}, {JSON}"));
-        if let Some(last) = last_event_id {
-            request = request.header(LAST_EVENT_HEADER, last);
+        let mut headers = headers_of(&[(ACCEPT, ACCEPT_EVENTS_FIRST)]);
+        if let Some(last) = last_event_id.and_then(|l| HeaderValue::from_str(&l).ok()) {
+            headers.insert(LAST_EVENT_HEADER, last);
         }
-        let request = with_headers(request, session_id.as_deref(), auth_header, custom_headers);
+        let request = request(
+            Method::GET,
+            &uri,
+            headers,
+            Vec::new(),
+            session_id.as_deref(),
+            auth_header,
+            custom_headers,
+        );
         // The stream for messages outside any request is optional: a server without
         // one says so, and no failure here is a fault of the session.
-        let response = request.send().await.map_err(|e| {
-            StreamableHttpError::Client(HttpFailure(format!(
-                "cannot open the event stream: {}",
-                root_cause(&e)
-            )))
+        let response = http_wire::send(request).await.map_err(|e| {
+            let (WireError::Connect(why) | WireError::Exchange(why)) = e;
+            StreamableHttpError::Client(HttpFailure(format!("cannot open the event stream: {why}")))
         })?;
         let status = response.status();
         if status == StatusCode::METHOD_NOT_ALLOWED {

@@ -10,6 +10,7 @@
 mod escapes;
 mod exchange;
 mod http_client;
+mod http_wire;
 pub(crate) mod outcome;
 pub(crate) mod preflight;
 mod process;

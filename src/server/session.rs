@@ -214,8 +214,7 @@ impl Session {
         loop {
             // A fresh exchange per attempt: requests of a failed attempt wait for nothing.
             let exchange = Arc::new(Exchange::default());
-            let client = CheckedHttp::new(exchange.clone(), self.fault.clone(), last_error.clone())
-                .map_err(unanswered)?;
+            let client = CheckedHttp::new(exchange.clone(), self.fault.clone(), last_error.clone());
             let transport = Recorded::new(
                 StreamableHttpClientTransport::with_client(
                     client,

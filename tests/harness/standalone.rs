@@ -14,7 +14,7 @@ use crate::support::exe;
 fn lone_copy(dir: &Path) -> Command {
     let copy = dir.join("bin").join("toolspec");
     std::fs::create_dir_all(copy.parent().expect("parent")).expect("mkdir");
-    std::fs::copy(exe(), &copy).expect("copy the binary");
+    crate::support::copy_executable(exe(), &copy);
     std::fs::create_dir_all(dir.join("work/specs")).expect("stray specs folder");
     let mut cmd = Command::new(copy);
     cmd.current_dir(dir.join("work"));

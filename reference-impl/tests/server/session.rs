@@ -70,7 +70,7 @@ impl Session {
         let open = std::fs::Permissions::from_mode(0o755);
         std::fs::set_permissions(copy_dir.path(), open.clone()).expect("chmod copy dir");
         let copy = copy_dir.path().join("server");
-        std::fs::copy(util::SERVER, &copy).expect("copy the server");
+        util::copy_executable(std::path::Path::new(util::SERVER), &copy);
         std::fs::set_permissions(&copy, open).expect("chmod server copy");
         let mut command = Command::new(&copy);
         command.args(["--dialect", dialect, "--root"]).arg(root);

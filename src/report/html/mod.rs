@@ -205,6 +205,7 @@ mod tests {
                 Column::new("good".into(), run("good"), reports(Verdict::Pass)),
                 Column::new("<bad>".into(), run("bad"), reports(fail)),
             ],
+            &crate::report::matrix::ClauseOrder::default(),
         );
         let html = page(&matrix);
         assert_eq!(

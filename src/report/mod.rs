@@ -11,7 +11,7 @@ mod read;
 mod standing;
 pub(crate) mod text;
 
-pub(crate) use flips::Flips;
+pub(crate) use flips::{version_changes, Flips};
 pub(crate) use html::page as html_page;
 pub(crate) use json::write_json;
 pub(crate) use junit::write_junit;

@@ -268,6 +268,41 @@ fn click_opens_diff(browser: &mut Browser, width: u32, nth: usize) -> Result<(),
     })
 }
 
+/// The overview has the requirement's row with both servers' counts, and a click
+/// on the requirement's name follows its link and brings its scenarios into the
+/// window.
+fn overview_leads_to_rows(browser: &mut Browser, width: u32) -> Result<(), Failed> {
+    let fail = at_width(width);
+    let counts = browser
+        .evaluate("[...document.querySelectorAll('#overview tbody tr')].map(tr => [...tr.cells].map(c => c.innerText.trim()))")
+        .map_err(&fail)?;
+    let rows = counts.as_array().cloned().unwrap_or_default();
+    check(
+        rows.len() == 1
+            && rows[0].as_array().is_some_and(|cells| {
+                cells.len() == 3
+                    && cells[1..]
+                        .iter()
+                        .all(|c| c.as_str().is_some_and(|c| c.ends_with(" passed")))
+            }),
+        || {
+            format!("at {width} px: the overview's rows are {counts}, expected one requirement with two servers' counts")
+        },
+    )?;
+    browser.evaluate("window.scrollTo(0, 0)").map_err(&fail)?;
+    browser.click("#overview tbody a", 0).map_err(&fail)?;
+    let shown = browser
+        .evaluate(
+            "(() => { const r = document.querySelector('#requirement-0 tr.requirement').getBoundingClientRect(); return location.hash === '#requirement-0' && r.top >= 0 && r.top < innerHeight; })()",
+        )
+        .map_err(&fail)?;
+    check(shown == Value::Bool(true), || {
+        format!(
+            "at {width} px: a click on the overview's requirement did not bring its rows into view"
+        )
+    })
+}
+
 /// Where screenshots go: beside the tests' other output, not in the repository.
 fn screenshot(browser: &mut Browser, name: &str) -> Result<(), Failed> {
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("results-page-{name}.png"));
@@ -301,6 +336,7 @@ fn with_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
         check(standings == serde_json::json!(["PASS", "FAIL"]), || {
             format!("at {width} px: the broken scenario's cells are {standings}, expected PASS and FAIL")
         })?;
+        overview_leads_to_rows(&mut browser, width)?;
         click_opens_diff(&mut browser, width, 0)?;
         check_layout(&mut browser, width, "with a failure open", false)?;
         screenshot(&mut browser, &format!("script-{width}"))?;

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use include_dir::{include_dir, Dir};
 
 use crate::fixture::{make_listed_dir, ListedDir};
+use crate::report::matrix::ClauseOrder;
 use crate::scenario::{load_suite, suite_names, LoadError, Suite};
 
 /// The suites of this repository's `specs/`, as built.
@@ -124,6 +125,25 @@ impl Catalogue {
             Err(errors)
         }
     }
+}
+
+/// The spec's order for the rows of a page of reports of the suites `names`: each
+/// suite's clause index, read from the suite of that name that `toolspec` has
+/// (built in, or under `specs`), whatever version the reports were run at. With it
+/// come the names whose order is not known (no such suite here, no index, or a
+/// suite that does not load), whose rows keep the reports' order.
+pub(crate) fn clause_order(specs: Option<&Path>, names: &[String]) -> (ClauseOrder, Vec<String>) {
+    let Ok(catalogue) = Catalogue::open(specs) else {
+        return (ClauseOrder::default(), names.to_vec());
+    };
+    let mut order = ClauseOrder::default();
+    for name in names {
+        if let Ok(suites) = catalogue.select(std::slice::from_ref(name)) {
+            suites.iter().for_each(|suite| order.include(suite));
+        }
+    }
+    let unknown = names.iter().filter(|n| !order.knows(n)).cloned().collect();
+    (order, unknown)
 }
 
 /// The built-in suite `name` (or every one) and the fixture trees, written under

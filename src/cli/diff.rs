@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
-use crate::report::{read_json, Flips};
+use crate::report::{read_json, version_changes, Flips};
 
 /// `toolspec diff`.
 #[derive(clap::Args, Debug)]
@@ -32,14 +32,30 @@ pub(crate) fn diff(args: &DiffArgs) -> Result<Outcome, CliError> {
             args.new.display()
         )));
     }
-    let flips = Flips::between(&old, &new);
+    let changes = version_changes(&old_run.suites, &new_run.suites);
+    for c in &changes {
+        say(format_args!(
+            "{}: suite version {} -> {}: comparing the scenarios both versions have; those the change added, sharpened or removed are listed apart and not counted",
+            c.suite, c.old, c.new
+        ));
+    }
+    let flips = Flips::between(&old, &new, changes);
     // Line by line through `say`, which makes a server's control characters inert.
     for line in flips.text().lines() {
         say(line);
     }
     let new_failures = flips.new_failures();
+    let by_the_change = if flips.changes.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", {} added and {} removed by the suite version change",
+            flips.added.len(),
+            flips.removed.len()
+        )
+    };
     say(format_args!(
-        "{} flipped ({} new failure(s)), {} unchanged: `{}` -> `{}`",
+        "{} flipped ({} new failure(s)), {} unchanged{by_the_change}: `{}` -> `{}`",
         flips.flips.len(),
         new_failures,
         flips.unchanged,

@@ -9,6 +9,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::catalogue::clause_order;
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
@@ -65,7 +66,21 @@ pub(crate) fn matrix(args: &MatrixArgs, specs: Option<&Path>) -> Result<Outcome,
         }
         columns.push(Column::new(name, run, scenario_reports));
     }
-    let mut matrix = Matrix::new(String::new(), columns);
+    let mut names: Vec<String> = Vec::new();
+    for column in &columns {
+        for suite in &column.run.suites {
+            if !names.contains(&suite.name) {
+                names.push(suite.name.clone());
+            }
+        }
+    }
+    let (order, unknown) = clause_order(specs, &names);
+    for name in unknown {
+        say(format_args!(
+            "note: no clause index of suite `{name}` here; its rows are in the reports' order"
+        ));
+    }
+    let mut matrix = Matrix::new(String::new(), columns, &order);
     matrix.title = args.title.clone().unwrap_or_else(|| {
         format!(
             "toolspec: {} across {} server(s)",

@@ -118,7 +118,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::ReferenceServer { args } => return toolspec_reference::main_with_args(args),
         Command::Suites(command) => suites::suites(&command),
-        Command::Report(command) => report::report(&command),
+        Command::Report(command) => report::report(&command, cli.specs.as_deref()),
         Command::Diff(args) => diff::diff(&args),
         Command::Matrix(args) => matrix::matrix(&args, cli.specs.as_deref()),
         command => {

@@ -2,8 +2,9 @@
 //! into one run's reports, as if the run had not been split.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::catalogue::clause_order;
 use super::error::CliError;
 use super::output::say;
 use super::report_files::ReportFiles;
@@ -36,7 +37,9 @@ pub(crate) enum ReportCommand {
     },
 }
 
-pub(crate) fn report(command: &ReportCommand) -> Result<Outcome, CliError> {
+/// `toolspec report`; `specs` is the folder given with `--specs`, whose suites'
+/// clause order the page follows.
+pub(crate) fn report(command: &ReportCommand, specs: Option<&Path>) -> Result<Outcome, CliError> {
     let ReportCommand::Merge {
         shards,
         json,
@@ -100,11 +103,18 @@ pub(crate) fn report(command: &ReportCommand) -> Result<Outcome, CliError> {
     check_complete(&partitions)?;
     reports.sort_by_key(|r| r.position);
     run.partition = None;
+    let names: Vec<String> = run.suites.iter().map(|s| s.name.clone()).collect();
+    let (order, _) = if html.is_some() {
+        clause_order(specs, &names)
+    } else {
+        Default::default()
+    };
     ReportFiles {
         json: json.as_deref(),
         junit: junit.as_deref(),
         markdown: markdown.as_deref(),
         html: html.as_deref(),
+        order: &order,
     }
     .write(&run, &reports)?;
     let tally = Tally::of(&reports);

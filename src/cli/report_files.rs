@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::error::CliError;
 use crate::execute::ScenarioReport;
+use crate::report::matrix::ClauseOrder;
 use crate::report::{self, RunFacts};
 
 /// Where each report file goes, for those asked for.
@@ -14,6 +15,8 @@ pub(crate) struct ReportFiles<'a> {
     pub junit: Option<&'a Path>,
     pub markdown: Option<&'a Path>,
     pub html: Option<&'a Path>,
+    /// The order of the page's rows: the spec's, where the suites are known.
+    pub order: &'a ClauseOrder,
 }
 
 impl ReportFiles<'_> {
@@ -33,7 +36,7 @@ impl ReportFiles<'_> {
             report::write_markdown(path, &run.target, reports).map_err(failed(path))?;
         }
         if let Some(path) = self.html {
-            report::write_html(path, run, reports).map_err(failed(path))?;
+            report::write_html(path, run, reports, self.order).map_err(failed(path))?;
         }
         Ok(())
     }

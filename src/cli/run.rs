@@ -12,6 +12,7 @@ use super::report_files::ReportFiles;
 use super::Outcome;
 use crate::execute::parallel::{default_jobs, run_scenarios};
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
+use crate::report::matrix::ClauseOrder;
 use crate::report::text::{run_summary, scenario_text, suite_summary, Styles};
 use crate::report::{RunFacts, Standing, SuiteFacts, Tally};
 use crate::scenario::{Basis, LoadError, Partition, Suite};
@@ -277,7 +278,7 @@ pub(crate) fn run(
         partition: args.partition.map(|p| p.to_string()),
         suites: facts,
     };
-    write_reports(args, &run, &all_reports)?;
+    write_reports(args, &run, &all_reports, &ClauseOrder::of_suites(&suites))?;
     if grand.judged() == 0 && !args.allow_empty {
         if grand.scenarios() == 0 {
             say(format_args!(
@@ -432,12 +433,14 @@ fn write_reports(
     args: &RunArgs,
     run: &RunFacts,
     reports: &[ScenarioReport],
+    order: &ClauseOrder,
 ) -> Result<(), CliError> {
     let files = ReportFiles {
         json: args.json.as_deref(),
         junit: args.junit.as_deref(),
         markdown: args.markdown.as_deref(),
         html: args.html.as_deref(),
+        order,
     };
     files.write(run, reports)?;
     if let Some(path) = &args.write_baseline {

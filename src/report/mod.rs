@@ -11,7 +11,7 @@ mod read;
 mod standing;
 pub(crate) mod text;
 
-pub(crate) use flips::Flips;
+pub(crate) use flips::{version_changes, Flips};
 pub(crate) use html::page as html_page;
 pub(crate) use json::write_json;
 pub(crate) use junit::write_junit;
@@ -42,16 +42,21 @@ pub(crate) struct SuiteFacts {
     pub origin: String,
 }
 
-/// The results page of one run (`run --html`): the page of a matrix of one column.
+/// The results page of one run (`run --html`): the page of a matrix of one column,
+/// its rows in `order`.
 pub(crate) fn write_html(
     path: &std::path::Path,
     run: &RunFacts,
     reports: &[ScenarioReport],
+    order: &matrix::ClauseOrder,
 ) -> std::io::Result<()> {
     let column = matrix::Column::new(run.target.clone(), run.clone(), reports.to_vec());
     let suites: Vec<&str> = run.suites.iter().map(|s| s.name.as_str()).collect();
     let title = format!("toolspec: {} against {}", suites.join(", "), run.target);
-    std::fs::write(path, html_page(&matrix::Matrix::new(title, vec![column])))
+    std::fs::write(
+        path,
+        html_page(&matrix::Matrix::new(title, vec![column], order)),
+    )
 }
 
 /// The name of the suite of a scenario id (`suite::file::name`).

@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use predicates::prelude::*;
+
 use crate::support::{assert_matches_schema, exe, toolspec, REPORT_SCHEMA};
 
 /// The schema of `matrix.json`, relative to the repository root.
@@ -328,4 +330,71 @@ fn the_matrix_schema_refuses_a_matrix_that_breaks_the_contract() {
         &|d| d["servers"][0]["counts"]["spec"] = 1.into(),
         "/servers/0/counts/spec",
     );
+}
+
+#[test]
+fn rows_follow_the_spec_documents_clause_order_not_the_file_names() {
+    // gemini-cli's files sort as glob, list_directory, read_file, replace,
+    // search_file_content, write_file; its seed (and so its clause index) takes
+    // list_directory, read_file, write_file, replace, search_file_content, glob.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("run.json");
+    let page = dir.path().join("run.html");
+    toolspec()
+        .args(["run", "--suite", "gemini-cli", "--filter", "Non-Existent"])
+        .args(["-j", "2", "--json"])
+        .arg(&json)
+        .arg("--html")
+        .arg(&page)
+        .assert()
+        .code(0);
+    let spec_order = [
+        "list_directory",
+        "read_file",
+        "write_file",
+        "replace",
+        "search_file_content",
+        "glob",
+    ];
+    let out = dir.path().join("out");
+    toolspec()
+        .args(["matrix", "--from-json"])
+        .arg(&json)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("note:").not());
+    let matrix = assert_matches_schema(MATRIX_SCHEMA, &out.join("matrix.json"));
+    let files: Vec<String> = matrix["requirements"]
+        .as_array()
+        .expect("requirements")
+        .iter()
+        .map(|q| {
+            let id = q["scenarios"][0]["id"].as_str().expect("id");
+            id.split("::").nth(1).expect("file").to_string()
+        })
+        .collect();
+    assert_eq!(files, spec_order, "matrix.json");
+    let at = |text: &str, what: &str| text.find(what).unwrap_or_else(|| panic!("no {what}"));
+    for (text, mark) in [
+        (read(&out.join("matrix.md")), "| "),
+        (read(&out.join("index.html")), "data-id=\"gemini-cli::"),
+        (read(&page), "data-id=\"gemini-cli::"),
+    ] {
+        let places: Vec<usize> = spec_order
+            .iter()
+            .map(|file| match mark {
+                "| " => at(
+                    &text,
+                    &format!("| {} (gemini-cli)", file.replace('_', "\\_")),
+                ),
+                _ => at(&text, &format!("{mark}{file}::")),
+            })
+            .collect();
+        assert!(
+            places.windows(2).all(|w| w[0] < w[1]),
+            "requirements out of the spec's order: {places:?} in\n{text}"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! The results page: one self-contained HTML file (inline CSS, no network, readable
-//! without JavaScript) with a row per scenario, grouped by requirement, and a
-//! column per server. Each column heads with the server's spec and upstream scores;
+//! without JavaScript) that opens on an overview (a row per requirement, each
+//! server's count on it) and then has a row per scenario, grouped by requirement,
+//! and a column per server. Each column heads with the server's spec and upstream scores;
 //! each cell is a standing in colour and words, and a cell that did not pass opens
 //! (`<details>`) on its call and diff. A little inline script adds filters (failures
 //! only, one requirement, one conformance level) and opening or folding every
@@ -45,11 +46,46 @@ pub(crate) fn page(matrix: &Matrix) -> String {
         matrix.requirements.len(),
         matrix.columns.len()
     );
+    overview(&mut html, matrix);
     html.push_str(LEGEND);
     filters(&mut html, matrix);
     table(&mut html, matrix);
     let _ = write!(html, "<script>\n{SCRIPT}</script>\n</body>\n</html>\n");
     html
+}
+
+/// The page at a glance, before the scenarios: a row per requirement with each
+/// server's count on it, and each server's two scores at the head of its column.
+/// A requirement's name leads to its scenarios in the table below.
+fn overview(html: &mut String, matrix: &Matrix) {
+    html.push_str(
+        "<div class=\"overview-box\"><table id=\"overview\">\n<caption>At a glance: \
+         scenarios passed per requirement, in the spec's order</caption>\n\
+         <thead><tr><th scope=\"col\">requirement</th>",
+    );
+    for c in &matrix.columns {
+        let _ = write!(
+            html,
+            "<th scope=\"col\"><div class=\"name\">{}</div>\
+             <div class=\"score\">spec <b>{}</b> · upstream <b>{}</b></div></th>",
+            text(&c.name),
+            percent(&c.tally.spec),
+            percent(&c.tally.upstream)
+        );
+    }
+    html.push_str("</tr></thead>\n<tbody>");
+    for (at, q) in matrix.requirements.iter().enumerate() {
+        let _ = write!(
+            html,
+            "<tr><th scope=\"row\"><a href=\"#requirement-{at}\">{}</a></th>",
+            text(&q.title)
+        );
+        for c in &matrix.columns {
+            html.push_str(&overview_cell(c, q));
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</tbody></table></div>\n");
 }
 
 /// What each colour means, with the word each cell also carries.
@@ -112,7 +148,7 @@ fn table(html: &mut String, matrix: &Matrix) {
     for (at, q) in matrix.requirements.iter().enumerate() {
         let _ = write!(
             html,
-            "<tbody data-requirement=\"{at}\"><tr class=\"requirement\"><th scope=\"rowgroup\">{} <span class=\"suite\">{} · {}</span></th>",
+            "<tbody id=\"requirement-{at}\" data-requirement=\"{at}\"><tr class=\"requirement\"><th scope=\"rowgroup\">{} <span class=\"suite\">{} · {}</span></th>",
             text(&q.title),
             text(&q.suite),
             text(&q.file)
@@ -151,6 +187,23 @@ fn table(html: &mut String, matrix: &Matrix) {
 /// A server's count on one requirement, for the requirement's own row: passed of
 /// judged, coloured by the worst standing among its scenarios.
 fn requirement_cell(column: &Column, requirement: &Requirement) -> String {
+    let (class, words, _) = requirement_count(column, requirement);
+    format!("<td class=\"{class} rq\">{words}</td>")
+}
+
+/// The same count for the overview, with a bar as long as the share that passed,
+/// so that 0/14 and 11/14 differ at a glance even when both are excused.
+fn overview_cell(column: &Column, requirement: &Requirement) -> String {
+    let (class, words, share) = requirement_count(column, requirement);
+    format!(
+        "<td class=\"{class}\">{words}<span class=\"bar\" aria-hidden=\"true\">\
+         <span style=\"width: {share}%\"></span></span></td>"
+    )
+}
+
+/// A server's count on one requirement: the cell's class (by the worst standing
+/// among its scenarios), its words, and the percentage that passed.
+fn requirement_count(column: &Column, requirement: &Requirement) -> (&'static str, String, u32) {
     let mut tally = Tally::default();
     for row in &requirement.rows {
         if let Some(r) = column.report(&row.id) {
@@ -159,6 +212,10 @@ fn requirement_cell(column: &Column, requirement: &Requirement) -> String {
     }
     let passed = tally.spec.passed + tally.upstream.passed;
     let total = tally.spec.total + tally.upstream.total;
+    let share = match total {
+        0 => 0,
+        total => u32::try_from(passed * 100 / total).unwrap_or(100),
+    };
     let (class, words) = if tally.scenarios() == 0 {
         ("s-none", "not run".to_string())
     } else if tally.breaks_the_run() {
@@ -168,7 +225,7 @@ fn requirement_cell(column: &Column, requirement: &Requirement) -> String {
     } else {
         ("s-known", format!("{passed}/{total} passed"))
     };
-    format!("<td class=\"{class} rq\">{words}</td>")
+    (class, words, share)
 }
 
 #[cfg(test)]
@@ -205,6 +262,7 @@ mod tests {
                 Column::new("good".into(), run("good"), reports(Verdict::Pass)),
                 Column::new("<bad>".into(), run("bad"), reports(fail)),
             ],
+            &crate::report::matrix::ClauseOrder::default(),
         );
         let html = page(&matrix);
         assert_eq!(
@@ -218,7 +276,18 @@ mod tests {
         );
         assert!(html.contains("Reading &lt;files&gt;"));
         assert!(html.contains("spec 1/2 <b>50%</b>"), "{html}");
-        assert_eq!(html.matches("<td class=\"s-fail\"").count(), 1);
+        assert_eq!(
+            html.matches("<td class=\"s-fail\" data-standing=\"FAIL\"")
+                .count(),
+            1
+        );
+        // The overview: the requirement leads to its rows; the bar is the share passed.
+        assert!(html.contains("<a href=\"#requirement-0\">Reading &lt;files&gt;</a>"));
+        assert!(html.contains("<tbody id=\"requirement-0\""));
+        assert!(
+            html.contains("<td class=\"s-fail\">1/2 passed<span class=\"bar\" aria-hidden=\"true\"><span style=\"width: 50%\"></span></span></td>"),
+            "{html}"
+        );
         assert!(html.contains("data-failing=\"true\" data-id=\"s::read::two\""));
         assert!(
             !html.contains("http://") && !html.contains("https://"),

@@ -6,10 +6,12 @@
 mod badge;
 mod json;
 mod markdown;
+mod order;
 
 pub(crate) use badge::{badge_svg, shields_endpoint};
 pub(crate) use json::matrix_json;
 pub(crate) use markdown::matrix_markdown;
+pub(crate) use order::ClauseOrder;
 
 use std::collections::HashMap;
 
@@ -88,13 +90,15 @@ pub(crate) struct Matrix {
     /// What the page is about, as its heading.
     pub title: String,
     pub columns: Vec<Column>,
-    /// Requirements in the order the first run that has them lists its scenarios
-    /// (the suite's order), each with its scenarios in that order.
+    /// Requirements in the spec's order ([`ClauseOrder`]), each with its scenarios
+    /// in the order of the clauses they cover; where the order of a suite's clauses
+    /// is not known, in the order the first run that has them lists its scenarios.
     pub requirements: Vec<Requirement>,
 }
 
 impl Matrix {
-    pub(crate) fn new(title: String, mut columns: Vec<Column>) -> Matrix {
+    /// The columns side by side, their rows in `order`.
+    pub(crate) fn new(title: String, mut columns: Vec<Column>, order: &ClauseOrder) -> Matrix {
         let mut stems: Vec<String> = Vec::new();
         for column in &mut columns {
             let mut stem = column.stem.clone();
@@ -141,6 +145,7 @@ impl Matrix {
                 }
             }
         }
+        in_clause_order(&mut requirements, order);
         Matrix {
             title,
             columns,
@@ -158,6 +163,35 @@ impl Matrix {
         }
         names
     }
+}
+
+/// Sorts each requirement's scenarios by the clause they cover and the
+/// requirements by the first clause theirs cover, suite by suite in the order the
+/// suites first came. The sorts are stable: scenarios of one clause keep their
+/// file's order, and what the index does not list goes after what it does, in the
+/// order it came.
+fn in_clause_order(requirements: &mut [Requirement], order: &ClauseOrder) {
+    let mut suites: Vec<String> = Vec::new();
+    for q in requirements.iter() {
+        if !suites.contains(&q.suite) {
+            suites.push(q.suite.clone());
+        }
+    }
+    for q in requirements.iter_mut() {
+        let suite = q.suite.clone();
+        q.rows
+            .sort_by_key(|row| order.rank(&suite, &row.covers).unwrap_or(usize::MAX));
+    }
+    requirements.sort_by_key(|q| {
+        let suite_at = suites.iter().position(|s| *s == q.suite).unwrap_or(0);
+        let first_clause = q
+            .rows
+            .iter()
+            .filter_map(|row| order.rank(&q.suite, &row.covers))
+            .min()
+            .unwrap_or(usize::MAX);
+        (suite_at, first_clause)
+    });
 }
 
 /// A standing's word on the page and in `matrix.md`: the label, except that a
@@ -246,7 +280,7 @@ mod tests {
                 report("s::read::extra", "Reading", 1, Verdict::Pass),
             ],
         );
-        let matrix = Matrix::new("t".into(), vec![a, b]);
+        let matrix = Matrix::new("t".into(), vec![a, b], &ClauseOrder::default());
         let ids: Vec<Vec<&str>> = matrix
             .requirements
             .iter()
@@ -259,6 +293,67 @@ mod tests {
         );
         assert_eq!(matrix.columns[1].standing("s::write::only"), None);
         assert_eq!(cell_word(None), "not run");
+    }
+
+    fn covering(id: &str, requirement: &str, position: usize, covers: &str) -> ScenarioReport {
+        ScenarioReport {
+            covers: covers.to_string(),
+            ..report(id, requirement, position, Verdict::Pass)
+        }
+    }
+
+    #[test]
+    fn rows_follow_the_clause_index_not_the_file_names() {
+        // The files come sorted by name (glob before list before write); the spec
+        // document lists writing, then listing, then globbing.
+        let reports = vec![
+            covering("s::glob::matches", "Globbing", 0, "glob/matches"),
+            covering("s::glob::none", "Globbing", 1, "glob/no-match"),
+            covering("s::list::missing", "Listing", 2, "list/missing"),
+            covering("s::list::lists", "Listing", 3, "list/lists"),
+            covering("s::list::unindexed", "Listing", 4, "list/not-in-index"),
+            covering("s::write::new", "Writing", 5, "write/new"),
+            covering("t::other::one", "Other suite", 6, "x/y"),
+        ];
+        let mut order = ClauseOrder::default();
+        order.add(
+            "s",
+            [
+                "write/new",
+                "list/lists",
+                "list/missing",
+                "glob/no-match",
+                "glob/matches",
+            ],
+        );
+        let names = |order: &ClauseOrder| -> Vec<Vec<String>> {
+            let column = Column::new("a".into(), run("a"), reports.clone());
+            Matrix::new("t".into(), vec![column], order)
+                .requirements
+                .iter()
+                .map(|q| q.rows.iter().map(|r| r.id.clone()).collect())
+                .collect()
+        };
+        assert_eq!(
+            names(&order),
+            [
+                vec!["s::write::new"],
+                vec!["s::list::lists", "s::list::missing", "s::list::unindexed"],
+                vec!["s::glob::none", "s::glob::matches"],
+                vec!["t::other::one"],
+            ]
+        );
+        assert!(order.knows("s") && !order.knows("t"));
+        // Without the index: the reports' order, as it came.
+        assert_eq!(
+            names(&ClauseOrder::default()),
+            [
+                vec!["s::glob::matches", "s::glob::none"],
+                vec!["s::list::missing", "s::list::lists", "s::list::unindexed"],
+                vec!["s::write::new"],
+                vec!["t::other::one"],
+            ]
+        );
     }
 
     #[test]

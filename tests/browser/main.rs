@@ -1,0 +1,443 @@
+//! The results page in a real headless browser (Debian's `chromium`), driven over
+//! the DevTools protocol (`cdp.rs`): at phone, tablet, laptop and wide-screen
+//! widths, with the page's script on and off, the table's rows and columns are
+//! there, the page itself never scrolls sideways (the table scrolls in its own
+//! box), a real click on a failing cell's word opens its diff, "failures only"
+//! hides the rows that pass, and without the script every failure still opens on
+//! its diff. A screenshot of each width is saved under the target folder
+//! (`results-page-{script,no-script}-WIDTH.png`) for a person to look at.
+//!
+//! A `harness = false` binary (libtest-mimic), so that where no browser is
+//! installed each test is reported `ignored` with that reason, never passed in
+//! silence. `.ci/run` installs `chromium`; `TOOLSPEC_CHROMIUM` names another binary.
+
+mod cdp;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use serde_json::Value;
+
+use cdp::Browser;
+
+/// The window widths the page is checked at: a phone, a tablet, a laptop and a
+/// wide screen, in CSS pixels.
+const WIDTHS: [u32; 4] = [375, 768, 1280, 1920];
+/// The window's height at every width.
+const HEIGHT: u32 = 900;
+/// The width from which the whole table must fit beside the page's margins with no
+/// scrolling at all (two server columns); below it, the table's own box scrolls.
+const FITS_FROM: u32 = 768;
+
+/// The scenarios on the page: one requirement of boris.
+const REQUIREMENT: &str = "boris::cross-tool-error-codes::";
+/// A scenario the `wrong-code` deviation breaks.
+const BROKEN: &str = "boris::cross-tool-error-codes::PATH_NOT_FOUND on missing file";
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let browser = find_browser();
+    let page: Arc<std::sync::OnceLock<Result<Page, String>>> = Arc::default();
+    let trial = |name: &str, check: fn(&Path, &Page) -> Result<(), Failed>| {
+        let browser = browser.clone();
+        let page = Arc::clone(&page);
+        Trial::ignorable_test(name, move || {
+            let Some(browser) = browser else {
+                return Ok(Completion::ignored_with(
+                    "no chromium found (install Debian's `chromium`, as .ci/run does, or set TOOLSPEC_CHROMIUM)",
+                ));
+            };
+            let page = page
+                .get_or_init(build_page)
+                .as_ref()
+                .map_err(|e| Failed::from(e.as_str()))?;
+            check(&browser, page).map(|()| Completion::Completed)
+        })
+    };
+    let trials = vec![
+        trial(
+            "browser::with_javascript_a_click_opens_a_diff_and_failures_only_filters",
+            with_javascript,
+        ),
+        trial(
+            "browser::with_javascript_the_failures_link_opens_every_failure",
+            failures_link,
+        ),
+        trial(
+            "browser::without_javascript_every_failure_opens_on_its_diff",
+            without_javascript,
+        ),
+    ];
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// The page under test: two columns (the reference server, honest and with
+/// `wrong-code`) over one requirement of boris.
+struct Page {
+    _dir: tempfile::TempDir,
+    index: PathBuf,
+    /// How many scenarios the requirement has, and how many `wrong-code` breaks,
+    /// read from the mutated run's JSON report.
+    scenarios: usize,
+    failing: usize,
+}
+
+fn build_page() -> Result<Page, String> {
+    let exe = env!("CARGO_BIN_EXE_toolspec");
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut reports = Vec::new();
+    for (name, mutate) in [("honest", None), ("wrong-code", Some("wrong-code"))] {
+        let json = dir.path().join(format!("{name}.json"));
+        let mut cmd = Command::new(exe);
+        cmd.args([
+            "run",
+            "--suite",
+            "boris",
+            "--filter",
+            REQUIREMENT,
+            "-j",
+            "2",
+            "--json",
+        ])
+        .arg(&json)
+        .stdout(Stdio::null());
+        if let Some(m) = mutate {
+            cmd.args(["--mutate", m]);
+        }
+        cmd.status().map_err(|e| format!("toolspec run: {e}"))?;
+        reports.push(json);
+    }
+    let out = dir.path().join("out");
+    let status = Command::new(exe)
+        .args(["matrix", "--from-json"])
+        .args(&reports)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| format!("toolspec matrix: {e}"))?;
+    if !status.success() {
+        return Err(format!("toolspec matrix: {status}"));
+    }
+    let text = std::fs::read_to_string(&reports[1]).map_err(|e| e.to_string())?;
+    let report: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let count = |key: &str| report["counts"][key].as_u64().unwrap_or_default() as usize;
+    Ok(Page {
+        index: out.join("index.html"),
+        scenarios: count("PASS") + count("FAIL"),
+        failing: count("FAIL"),
+        _dir: dir,
+    })
+}
+
+fn find_browser() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("TOOLSPEC_CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+fn check(ok: bool, what: impl FnOnce() -> String) -> Result<(), Failed> {
+    if ok {
+        Ok(())
+    } else {
+        Err(what().into())
+    }
+}
+
+/// The browser's error as the test's failure.
+fn at_width(width: u32) -> impl Fn(String) -> Failed {
+    move |e| Failed::from(format!("at {width} px: {e}"))
+}
+
+/// A number the page measured.
+fn number(value: &Value) -> f64 {
+    value.as_f64().unwrap_or(f64::NAN)
+}
+
+/// A CSS selector for the row of scenario `id`.
+fn row_of(id: &str) -> String {
+    format!("tr.scenario[data-id={}]", serde_json::json!(id))
+}
+
+/// How many server columns and scenario rows the page has and shows, and its
+/// servers' names.
+fn check_table(browser: &mut Browser, page: &Page, width: u32) -> Result<(), Failed> {
+    let fail = at_width(width);
+    let table = browser
+        .evaluate(
+            "({columns: [...document.querySelectorAll('#matrix thead th.server')]\
+                .filter(th => th.checkVisibility()).map(th => th.querySelector('.name').textContent),\
+              rows: document.querySelectorAll('#matrix tr.scenario').length,\
+              shown: [...document.querySelectorAll('#matrix tr.scenario')].filter(r => r.checkVisibility()).length})",
+        )
+        .map_err(&fail)?;
+    check(
+        table["columns"] == serde_json::json!(["reference", "reference (wrong-code)"]),
+        || {
+            format!(
+                "at {width} px: the server columns are {}, expected reference and reference (wrong-code)",
+                table["columns"]
+            )
+        },
+    )?;
+    check(
+        number(&table["rows"]) == page.scenarios as f64
+            && number(&table["shown"]) == page.scenarios as f64,
+        || {
+            format!(
+                "at {width} px: {} scenario rows, {} shown; expected {} of each",
+                table["rows"], table["shown"], page.scenarios
+            )
+        },
+    )
+}
+
+/// The page's intended layout (docs/results-page.md): the page never scrolls
+/// sideways, whatever the width, since the table scrolls in its own box; from
+/// [`FITS_FROM`] on, the whole table fits in that box. `when` says after what.
+fn check_layout(browser: &mut Browser, width: u32, when: &str, whole: bool) -> Result<(), Failed> {
+    let layout = browser
+        .evaluate(
+            "(() => { const box = document.querySelector('.scroll'); const page = document.documentElement;\
+              return {page: page.scrollWidth, window: page.clientWidth,\
+                      box_right: box.getBoundingClientRect().right, box: box.clientWidth, table: box.scrollWidth,\
+                      overflow: getComputedStyle(box).overflowX}; })()",
+        )
+        .map_err(at_width(width))?;
+    check(number(&layout["page"]) <= number(&layout["window"]), || {
+        format!(
+            "at {width} px, {when}: the page is {} px wide in a {} px window, so it scrolls sideways",
+            layout["page"], layout["window"]
+        )
+    })?;
+    check(
+        number(&layout["box_right"]) <= number(&layout["window"])
+            && matches!(layout["overflow"].as_str(), Some("auto" | "scroll")),
+        || {
+            format!(
+                "at {width} px, {when}: the table's box does not scroll in the window: {layout}"
+            )
+        },
+    )?;
+    if whole && width >= FITS_FROM {
+        check(number(&layout["table"]) <= number(&layout["box"]), || {
+            format!(
+                "at {width} px, {when}: the table ({} px) does not fit its box ({} px)",
+                layout["table"], layout["box"]
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Whether the diff of the `nth` failing cell is on the screen: the `+` line of
+/// what came is rendered, and it says what `wrong-code` answers.
+fn diff_shown(browser: &mut Browser, nth: usize) -> Result<(bool, String), String> {
+    let seen = browser.evaluate(&format!(
+        "(() => {{ const cell = document.querySelectorAll('td.s-fail[data-standing=FAIL]')[{nth}];\
+          const ins = cell && cell.querySelector('pre .ins');\
+          return [ins !== null && ins.checkVisibility(), cell ? cell.innerText : '']; }})()"
+    ))?;
+    Ok((
+        seen[0] == Value::Bool(true),
+        seen[1].as_str().unwrap_or_default().to_string(),
+    ))
+}
+
+/// Opens the `nth` failing cell with a click on its word and checks its diff
+/// shows, where it did not before.
+fn click_opens_diff(browser: &mut Browser, width: u32, nth: usize) -> Result<(), Failed> {
+    let fail = at_width(width);
+    let (before, _) = diff_shown(browser, nth).map_err(&fail)?;
+    check(!before, || {
+        format!("at {width} px: failing cell {nth}'s diff shows before any click")
+    })?;
+    browser
+        .click("td.s-fail[data-standing=FAIL] summary", nth)
+        .map_err(&fail)?;
+    let (after, text) = diff_shown(browser, nth).map_err(&fail)?;
+    check(after && text.contains("+IO_ERROR"), || {
+        format!("at {width} px: a click on failing cell {nth} did not show its diff; the cell reads:\n{text}")
+    })
+}
+
+/// The overview has the requirement's row with both servers' counts, and a click
+/// on the requirement's name follows its link and brings its scenarios into the
+/// window.
+fn overview_leads_to_rows(browser: &mut Browser, width: u32) -> Result<(), Failed> {
+    let fail = at_width(width);
+    let counts = browser
+        .evaluate("[...document.querySelectorAll('#overview tbody tr')].map(tr => [...tr.cells].map(c => c.innerText.trim()))")
+        .map_err(&fail)?;
+    let rows = counts.as_array().cloned().unwrap_or_default();
+    check(
+        rows.len() == 1
+            && rows[0].as_array().is_some_and(|cells| {
+                cells.len() == 3
+                    && cells[1..]
+                        .iter()
+                        .all(|c| c.as_str().is_some_and(|c| c.ends_with(" passed")))
+            }),
+        || {
+            format!("at {width} px: the overview's rows are {counts}, expected one requirement with two servers' counts")
+        },
+    )?;
+    browser.evaluate("window.scrollTo(0, 0)").map_err(&fail)?;
+    browser.click("#overview tbody a", 0).map_err(&fail)?;
+    let shown = browser
+        .evaluate(
+            "(() => { const r = document.querySelector('#requirement-0 tr.requirement').getBoundingClientRect(); return location.hash === '#requirement-0' && r.top >= 0 && r.top < innerHeight; })()",
+        )
+        .map_err(&fail)?;
+    check(shown == Value::Bool(true), || {
+        format!(
+            "at {width} px: a click on the overview's requirement did not bring its rows into view"
+        )
+    })
+}
+
+/// Where screenshots go: beside the tests' other output, not in the repository.
+fn screenshot(browser: &mut Browser, name: &str) -> Result<(), Failed> {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("results-page-{name}.png"));
+    browser.screenshot(&path).map_err(Failed::from)?;
+    eprintln!("screenshot: {}", path.display());
+    Ok(())
+}
+
+fn with_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
+    let url = format!("file://{}", page.index.display());
+    let mut browser = Browser::launch(binary, true).map_err(Failed::from)?;
+    for width in WIDTHS {
+        let fail = at_width(width);
+        browser.resize(width, HEIGHT).map_err(&fail)?;
+        browser.open(&url).map_err(&fail)?;
+        let filters = browser
+            .evaluate("document.getElementById('filters').hidden")
+            .map_err(&fail)?;
+        check(filters == Value::Bool(false), || {
+            format!("at {width} px: the script did not run: the filters are still hidden")
+        })?;
+        check_table(&mut browser, page, width)?;
+        check_layout(&mut browser, width, "as loaded", true)?;
+        // The broken scenario: the honest server's cell passes, the other fails.
+        let standings = browser
+            .evaluate(&format!(
+                "[...document.querySelector('{}').querySelectorAll('td')].map(td => td.dataset.standing)",
+                row_of(BROKEN).replace('\'', "\\'")
+            ))
+            .map_err(&fail)?;
+        check(standings == serde_json::json!(["PASS", "FAIL"]), || {
+            format!("at {width} px: the broken scenario's cells are {standings}, expected PASS and FAIL")
+        })?;
+        overview_leads_to_rows(&mut browser, width)?;
+        click_opens_diff(&mut browser, width, 0)?;
+        check_layout(&mut browser, width, "with a failure open", false)?;
+        screenshot(&mut browser, &format!("script-{width}"))?;
+
+        browser.click("#failures-only", 0).map_err(&fail)?;
+        let shown = browser
+            .evaluate(
+                "({rows: [...document.querySelectorAll('#matrix tr.scenario')].filter(r => r.checkVisibility())\
+                    .map(r => r.dataset.failing),\
+                  says: document.getElementById('shown').textContent})",
+            )
+            .map_err(&fail)?;
+        let rows = shown["rows"].as_array().cloned().unwrap_or_default();
+        check(
+            rows.len() == page.failing && rows.iter().all(|f| f == "true"),
+            || {
+                format!(
+                    "at {width} px: failures only shows {} rows ({}), expected the {} failing ones",
+                    rows.len(),
+                    shown["rows"],
+                    page.failing
+                )
+            },
+        )?;
+        check(
+            shown["says"] == serde_json::json!(format!("{} scenario(s) shown", page.failing)),
+            || {
+                format!(
+                    "at {width} px: the count of rows shown says {}",
+                    shown["says"]
+                )
+            },
+        )?;
+        check_layout(&mut browser, width, "with failures only", false)?;
+    }
+    Ok(())
+}
+
+fn failures_link(binary: &Path, page: &Page) -> Result<(), Failed> {
+    // `#failures` has the page's script tick "failures only" and open every failure.
+    let url = format!("file://{}#failures", page.index.display());
+    let mut browser = Browser::launch(binary, true).map_err(Failed::from)?;
+    let width = 1280;
+    browser.resize(width, HEIGHT).map_err(at_width(width))?;
+    browser.open(&url).map_err(at_width(width))?;
+    let shown = browser
+        .evaluate(
+            "({rows: [...document.querySelectorAll('#matrix tr.scenario')].filter(r => r.checkVisibility()).length,\
+              open: document.querySelectorAll('td.s-fail details[open]').length,\
+              ticked: document.getElementById('failures-only').checked})",
+        )
+        .map_err(at_width(width))?;
+    check(
+        number(&shown["rows"]) == page.failing as f64
+            && number(&shown["open"]) == page.failing as f64
+            && shown["ticked"] == Value::Bool(true),
+        || {
+            format!(
+                "#failures shows {} rows with {} cells open (failures only ticked: {}), expected the {} failures, open",
+                shown["rows"], shown["open"], shown["ticked"], page.failing
+            )
+        },
+    )?;
+    for nth in 0..page.failing {
+        let (seen, text) = diff_shown(&mut browser, nth).map_err(at_width(width))?;
+        check(seen, || {
+            format!("#failures: failure {nth}'s diff is not shown:\n{text}")
+        })?;
+    }
+    Ok(())
+}
+
+fn without_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
+    let url = format!("file://{}", page.index.display());
+    let mut browser = Browser::launch(binary, false).map_err(Failed::from)?;
+    for width in WIDTHS {
+        let fail = at_width(width);
+        browser.resize(width, HEIGHT).map_err(&fail)?;
+        browser.open(&url).map_err(&fail)?;
+        let filters = browser
+            .evaluate("document.getElementById('filters').hidden")
+            .map_err(&fail)?;
+        check(filters == Value::Bool(true), || {
+            format!("at {width} px: the page's script ran, or the filters show without it")
+        })?;
+        check_table(&mut browser, page, width)?;
+        check_layout(&mut browser, width, "as loaded", true)?;
+        let failing = browser
+            .evaluate("document.querySelectorAll('td.s-fail[data-standing=FAIL]').length")
+            .map_err(&fail)?;
+        check(number(&failing) == page.failing as f64, || {
+            format!(
+                "at {width} px: {failing} FAIL cells, expected {}",
+                page.failing
+            )
+        })?;
+        for nth in 0..page.failing {
+            click_opens_diff(&mut browser, width, nth)?;
+        }
+        check_layout(&mut browser, width, "with every failure open", false)?;
+        screenshot(&mut browser, &format!("no-script-{width}"))?;
+    }
+    Ok(())
+}

@@ -78,12 +78,13 @@ pub(crate) fn init(
             source,
         })?;
     let timeout = Duration::from_millis(args.timeout_ms);
-    let listed = preflight::describe(&server, timeout).map_err(|why| {
+    let described = preflight::describe(&server, timeout).map_err(|why| {
         CliError::Init(format!(
             "cannot read the tools/list of `{}`: {why}",
             args.server
         ))
     })?;
+    let listed = described.tools;
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let names: Vec<String> = args.suite.iter().cloned().collect();
     let mut best: Option<Candidate> = None;
@@ -112,6 +113,7 @@ pub(crate) fn init(
         .map_err(|e| CliError::Init(format!("--server `{}` cannot be split: {e}", args.server)))?;
     let text = render(&Draft {
         server_line: &args.server,
+        server_name: described.name.as_deref(),
         words: &words,
         suite: &suite.name,
         version: suite.config.version,
@@ -165,12 +167,14 @@ pub(crate) fn init(
 /// leaves out.
 fn spec_tools(exe: &Path, suite: &Suite, timeout: Duration) -> Result<Vec<ListedTool>, CliError> {
     let reference = Target::reference(exe, suite);
-    let listed = preflight::describe(&reference, timeout).map_err(|why| {
-        CliError::Init(format!(
-            "cannot read the reference server's tools for suite {}: {why}",
-            suite.name
-        ))
-    })?;
+    let listed = preflight::describe(&reference, timeout)
+        .map_err(|why| {
+            CliError::Init(format!(
+                "cannot read the reference server's tools for suite {}: {why}",
+                suite.name
+            ))
+        })?
+        .tools;
     let sent = preflight::calls_of(suite, &Target::default());
     Ok(suite
         .config

@@ -100,6 +100,33 @@ fn score_pair(
     let spec_args = spec.arguments.clone().unwrap_or_default();
     let server_args = server.arguments.clone().unwrap_or_default();
     let arguments = match_arguments(&spec_args, &server_args, table);
+    let mut candidate = score_unweighted(s, spec, v, server, table, arguments);
+    // A tool its own description calls deprecated stands in only where nothing
+    // current fits: server-filesystem's `read_file` says to use `read_text_file`.
+    if is_deprecated(&server.description) {
+        candidate.score *= DEPRECATED_WEIGHT;
+        candidate.why.push_str("; the server calls it deprecated");
+    }
+    candidate
+}
+
+/// What a tool's score is multiplied by when its description calls it deprecated.
+const DEPRECATED_WEIGHT: f64 = 0.5;
+
+fn is_deprecated(description: &str) -> bool {
+    description.to_ascii_lowercase().contains("deprecated")
+}
+
+fn score_unweighted(
+    s: usize,
+    spec: &ListedTool,
+    v: usize,
+    server: &ListedTool,
+    table: &Synonyms,
+    arguments: Vec<ArgumentMatch>,
+) -> Candidate {
+    let spec_args = spec.arguments.clone().unwrap_or_default();
+    let server_args = server.arguments.clone().unwrap_or_default();
     if spec.name == server.name {
         return Candidate {
             spec: s,
@@ -279,5 +306,28 @@ mod tests {
         assert_eq!(found[0].server.as_deref(), Some("path"));
         assert_eq!(found[0].how, "same name");
         assert_eq!(found[1].server, None, "new_str paired with {:?}", found[1]);
+    }
+
+    #[test]
+    fn a_tool_the_server_calls_deprecated_yields_to_a_current_one_but_stands_in_alone() {
+        let table = Synonyms::builtin().expect("table");
+        let spec = [tool("read_file", "Read a file.", &["path"])];
+        let both = [
+            tool(
+                "read_file",
+                "Read a file as text. DEPRECATED: use read_text_file instead.",
+                &["path"],
+            ),
+            tool("read_text_file", "Read a file as text.", &["path"]),
+        ];
+        let found = match_tools(&spec, &both, &table);
+        assert_eq!(
+            found[0].server.as_deref(),
+            Some("read_text_file"),
+            "{found:?}"
+        );
+        let alone = match_tools(&spec, &both[..1], &table);
+        assert_eq!(alone[0].server.as_deref(), Some("read_file"), "{alone:?}");
+        assert!(alone[0].why.contains("deprecated"), "{alone:?}");
     }
 }

@@ -11,6 +11,8 @@ use super::matching::ToolMatch;
 pub(crate) struct Draft<'a> {
     /// The server's command line as given to `--server`.
     pub server_line: &'a str,
+    /// The name the server gave itself in its answer to `initialize`.
+    pub server_name: Option<&'a str>,
     /// The same, split into words.
     pub words: &'a [String],
     /// The suite the proposal is for, and its version (pinned).
@@ -40,15 +42,53 @@ fn confidence(score: f64) -> &'static str {
     }
 }
 
+/// Programs that run the server rather than being it: the target is named after
+/// what they run.
+const LAUNCHERS: &[&str] = &[
+    "node", "nodejs", "npx", "bunx", "bun", "deno", "python", "python3", "uv", "uvx", "pipx",
+    "bash", "sh", "env", "java", "ruby", "go", "cargo",
+];
+
+/// The target's name: the one the server gave itself if it is a plain word,
+/// otherwise the program the command line runs (the script after an interpreter
+/// or launcher, without its folder and extension).
+fn target_name(server_name: Option<&str>, words: &[String]) -> String {
+    let plain = |n: &&str| {
+        !n.is_empty()
+            && n.len() <= 64
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.@/".contains(c))
+    };
+    if let Some(name) = server_name.filter(plain) {
+        return name.to_string();
+    }
+    let base = |w: &str| w.rsplit('/').next().unwrap_or(w).to_string();
+    let mut program = words.iter().map(|w| base(w));
+    let Some(first) = program.next() else {
+        return String::new();
+    };
+    if !LAUNCHERS.contains(&first.as_str()) {
+        return first;
+    }
+    words
+        .iter()
+        .skip(1)
+        .find(|w| !w.starts_with('-') && !w.contains('{') && !w.contains('='))
+        .map(|w| {
+            let name = base(w);
+            match name.rsplit_once('.') {
+                Some((stem, "js" | "mjs" | "cjs" | "ts" | "py" | "sh")) => stem.to_string(),
+                _ => name,
+            }
+        })
+        .unwrap_or(first)
+}
+
 /// The target file, without `baseline_file:` (the run that writes the baseline
 /// comes after).
 pub(crate) fn render(draft: &Draft) -> String {
     let mut out = String::new();
-    let name = draft
-        .words
-        .first()
-        .map(|w| w.rsplit('/').next().unwrap_or(w).to_string())
-        .unwrap_or_default();
+    let name = target_name(draft.server_name, draft.words);
     let _ = writeln!(
         out,
         "# Proposed by `toolspec init` from the tools/list of\n#   {}\n# for suite {} version {}. Review each rename (the comments say why and how sure),\n# then gate with: toolspec run --target <this file>",
@@ -164,5 +204,34 @@ fn write_settings(out: &mut String, settings: &BTreeMap<String, Vec<String>>) {
     for (name, flags) in settings {
         let flags: Vec<String> = flags.iter().map(|f| quoted(f)).collect();
         let _ = writeln!(out, "#   {}: [{}]", quoted(name), flags.join(", "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target_name;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_target_is_named_by_the_server_or_by_what_its_launcher_runs() {
+        let node = words("node /opt/srv/dist/index.js --root {root}");
+        assert_eq!(
+            target_name(Some("secure-filesystem-server"), &node),
+            "secure-filesystem-server"
+        );
+        assert_eq!(target_name(None, &node), "index");
+        assert_eq!(target_name(Some("two words"), &node), "index");
+        assert_eq!(
+            target_name(None, &words("npx -y @scope/server-files {root}")),
+            "server-files"
+        );
+        assert_eq!(
+            target_name(None, &words("/usr/local/bin/mcp-files {root}")),
+            "mcp-files"
+        );
+        assert_eq!(target_name(None, &words("python3")), "python3");
     }
 }

@@ -96,11 +96,18 @@ pub(crate) enum PreflightError {
     Containment(String),
 }
 
-/// Starts the target once on an empty fixture and reads its whole tool list.
-pub(crate) fn describe(
-    target: &Target,
-    timeout: Duration,
-) -> Result<Vec<ListedTool>, PreflightError> {
+/// What a server says of itself: its name and its tools.
+#[derive(Debug)]
+pub(crate) struct Description {
+    /// The name in its answer to `initialize`, if it gave one.
+    pub name: Option<String>,
+    /// Its whole tool list.
+    pub tools: Vec<ListedTool>,
+}
+
+/// Starts the target once on an empty fixture and reads its name and whole tool
+/// list.
+pub(crate) fn describe(target: &Target, timeout: Duration) -> Result<Description, PreflightError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -110,12 +117,14 @@ pub(crate) fn describe(
         let session = Session::launch(target, fixture.root(), &BTreeMap::new(), timeout)
             .await
             .map_err(|e| PreflightError::Start(e.message))?;
+        let name = session.server_name();
         let listed = session.list_tools(timeout).await;
         session
             .stop()
             .await
             .map_err(|broken| PreflightError::Containment(broken.to_string()))?;
-        listed.map_err(PreflightError::List)
+        let tools = listed.map_err(PreflightError::List)?;
+        Ok(Description { name, tools })
     })
 }
 
@@ -127,6 +136,7 @@ pub(crate) fn check(
     timeout: Duration,
 ) -> Result<Gaps, PreflightError> {
     let listed: BTreeMap<String, Option<Vec<String>>> = describe(target, timeout)?
+        .tools
         .into_iter()
         .map(|tool| (tool.name, tool.arguments))
         .collect();

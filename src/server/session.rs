@@ -314,6 +314,12 @@ impl Session {
             .collect())
     }
 
+    /// The name the server gave itself in its answer to `initialize`.
+    pub(crate) fn server_name(&self) -> Option<String> {
+        let info = self.client.as_ref()?.peer_info()?;
+        Some(info.server_info.as_ref()?.name.clone())
+    }
+
     /// The last few KiB the server wrote on stderr.
     pub(crate) fn stderr_tail(&self) -> String {
         let bytes = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();

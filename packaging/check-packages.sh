@@ -120,25 +120,49 @@ npx --no toolspec run --suite boris
 expect_exit 1 npx --no toolspec run --suite boris \
   --server "$toolspec reference-server --dialect boris --mutate $mutation --root {root}"
 expect_exit 2 npx --no toolspec run --no-such-flag
-# A signal sent to the launcher reaches the binary, and the launcher ends by it:
-# a reference server waiting on an open stdin, stopped with SIGTERM.
-mkdir "$work/served"
-mkfifo "$work/stdin"
-node_modules/.bin/toolspec reference-server --dialect boris --root "$work/served" <"$work/stdin" &
-launcher_pid=$!
-exec 3>"$work/stdin"
-for _ in $(seq 50); do
-  server_pid="$(pgrep -P "$launcher_pid" || true)"
-  [ -n "$server_pid" ] && break
-  sleep 0.1
-done
-[ -n "$server_pid" ] || fail "the launcher did not start the binary"
-kill -TERM "$launcher_pid"
-status=0
-wait "$launcher_pid" || status=$?
-exec 3>&-
-[ "$status" -eq 143 ] || fail "the launcher ended with $status after SIGTERM, not 143 (killed by SIGTERM)"
-! kill -0 "$server_pid" 2>/dev/null || fail "the binary (pid $server_pid) outlived the launcher's SIGTERM"
+# Signals: a reference server waiting on an open stdin is stopped with SIGTERM, once
+# started directly and once through the launcher. Sent to the launcher, the signal
+# must reach the binary, and the launcher must end as the binary does when signalled
+# itself. A binary killed by a signal (SIGKILL) must end the launcher by the same one.
+serve() { # serve PROGRAM: starts it as a reference server; sets served_pid
+  rm -rf "$work/served" "$work/stdin"
+  mkdir "$work/served"
+  mkfifo "$work/stdin"
+  "$1" reference-server --dialect boris --root "$work/served" <"$work/stdin" &
+  served_pid=$!
+  exec 9>"$work/stdin"
+}
+ended() { # ended PID: waits for it; sets ended_status
+  ended_status=0
+  { wait "$1"; } 2>/dev/null || ended_status=$?
+  exec 9>&-
+}
+binary_of() { # binary_of LAUNCHER_PID: the binary the launcher started; sets binary_pid
+  binary_pid=""
+  for _ in $(seq 100); do
+    binary_pid="$(pgrep -P "$1" || true)"
+    [ -n "$binary_pid" ] && return
+    sleep 0.1
+  done
+  fail "the launcher did not start the binary"
+}
+serve "$binary"
+sleep 1
+kill -TERM "$served_pid"
+ended "$served_pid"
+direct_status="$ended_status"
+serve node_modules/.bin/toolspec
+binary_of "$served_pid"
+kill -TERM "$served_pid"
+ended "$served_pid"
+[ "$ended_status" -eq "$direct_status" ] \
+  || fail "after SIGTERM the launcher ended with $ended_status, the binary itself with $direct_status"
+! kill -0 "$binary_pid" 2>/dev/null || fail "the binary (pid $binary_pid) outlived the launcher's SIGTERM"
+serve node_modules/.bin/toolspec
+binary_of "$served_pid"
+kill -KILL "$binary_pid"
+ended "$served_pid"
+[ "$ended_status" -eq 137 ] || fail "the binary was killed by SIGKILL, but the launcher ended with $ended_status, not 137"
 
 echo "== npm: the launcher without its platform package names what is missing"
 mkdir "$work/project-without-platform"

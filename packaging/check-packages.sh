@@ -54,13 +54,24 @@ if [ -z "$wheel" ]; then
   wheel="$(ls "$work"/dist/toolspec-*.whl)"
 fi
 wheel_name="$(basename "$wheel")"
+# The platform tag lists both spellings of glibc 2.17 (maturin puts the legacy one first).
 case "$wheel_name" in
+  "toolspec-$version-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl") ;;
   "toolspec-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl") ;;
   *) fail "unexpected wheel name $wheel_name (want version $version, tag manylinux2014_x86_64)" ;;
 esac
 wheel_bytes="$(stat -c %s "$wheel")"
 mkdir "$work/wheel"
-(cd "$work/wheel" && python3 -m zipfile -e "$wheel" .)
+# Unpacked keeping each file's mode, to see that the binary is stored executable.
+python3 - "$wheel" "$work/wheel" <<'PY'
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    for member in wheel.infolist():
+        unpacked = wheel.extract(member, sys.argv[2])
+        mode = (member.external_attr >> 16) & 0o777
+        if mode:
+            os.chmod(unpacked, mode)
+PY
 binary="$work/wheel/toolspec-$version.data/scripts/toolspec"
 [ -x "$binary" ] || fail "the wheel has no executable toolspec-$version.data/scripts/toolspec"
 # manylinux2014 promises glibc 2.17: no symbol of a newer version may be needed.

@@ -132,7 +132,8 @@ expect_exit 1 npx --no toolspec run --suite boris \
   --server "$toolspec reference-server --dialect boris --mutate $mutation --root {root}"
 expect_exit 2 npx --no toolspec run --no-such-flag
 # Signals: a reference server waiting on an open stdin is stopped with SIGTERM, once
-# started directly and once through the launcher. Sent to the launcher, the signal
+# started directly and once through the launcher, each time once it is ready to
+# catch the signal (or it would depend on timing how it ends). Sent to the launcher, the signal
 # must reach the binary, and the launcher must end as the binary does when signalled
 # itself. A binary killed by a signal (SIGKILL) must end the launcher by the same one.
 serve() { # serve PROGRAM: starts it as a reference server; sets served_pid
@@ -157,13 +158,23 @@ binary_of() { # binary_of LAUNCHER_PID: the binary the launcher started; sets bi
   done
   fail "the launcher did not start the binary"
 }
+sigterm_caught() { # sigterm_caught PID: waits until it has a SIGTERM handler (up to 10 s)
+  local mask
+  for _ in $(seq 100); do
+    mask="$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null || true)"
+    [ -n "$mask" ] && [ $((0x$mask & 0x4000)) -ne 0 ] && return
+    sleep 0.1
+  done
+  # Never installed: the default disposition holds from the start, just as consistent.
+}
 serve "$binary"
-sleep 1
+sigterm_caught "$served_pid"
 kill -TERM "$served_pid"
 ended "$served_pid"
 direct_status="$ended_status"
 serve node_modules/.bin/toolspec
 binary_of "$served_pid"
+sigterm_caught "$binary_pid"
 kill -TERM "$served_pid"
 ended "$served_pid"
 [ "$ended_status" -eq "$direct_status" ] \

@@ -311,21 +311,33 @@ fn screenshot(browser: &mut Browser, name: &str) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Opens the page at `width` and checks what holds with or without its script:
+/// the filters show only with it, the table is whole, nothing overflows.
+fn open_at(browser: &mut Browser, page: &Page, width: u32, script: bool) -> Result<(), Failed> {
+    let fail = at_width(width);
+    browser.resize(width, HEIGHT).map_err(&fail)?;
+    browser
+        .open(&format!("file://{}", page.index.display()))
+        .map_err(&fail)?;
+    let filters = browser
+        .evaluate("document.getElementById('filters').hidden")
+        .map_err(&fail)?;
+    check(filters == Value::Bool(!script), || {
+        if script {
+            format!("at {width} px: the script did not run: the filters are still hidden")
+        } else {
+            format!("at {width} px: the page's script ran, or the filters show without it")
+        }
+    })?;
+    check_table(browser, page, width)?;
+    check_layout(browser, width, "as loaded", true)
+}
+
 fn with_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
-    let url = format!("file://{}", page.index.display());
     let mut browser = Browser::launch(binary, true).map_err(Failed::from)?;
     for width in WIDTHS {
         let fail = at_width(width);
-        browser.resize(width, HEIGHT).map_err(&fail)?;
-        browser.open(&url).map_err(&fail)?;
-        let filters = browser
-            .evaluate("document.getElementById('filters').hidden")
-            .map_err(&fail)?;
-        check(filters == Value::Bool(false), || {
-            format!("at {width} px: the script did not run: the filters are still hidden")
-        })?;
-        check_table(&mut browser, page, width)?;
-        check_layout(&mut browser, width, "as loaded", true)?;
+        open_at(&mut browser, page, width, true)?;
         // The broken scenario: the honest server's cell passes, the other fails.
         let standings = browser
             .evaluate(&format!(
@@ -410,20 +422,10 @@ fn failures_link(binary: &Path, page: &Page) -> Result<(), Failed> {
 }
 
 fn without_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
-    let url = format!("file://{}", page.index.display());
     let mut browser = Browser::launch(binary, false).map_err(Failed::from)?;
     for width in WIDTHS {
         let fail = at_width(width);
-        browser.resize(width, HEIGHT).map_err(&fail)?;
-        browser.open(&url).map_err(&fail)?;
-        let filters = browser
-            .evaluate("document.getElementById('filters').hidden")
-            .map_err(&fail)?;
-        check(filters == Value::Bool(true), || {
-            format!("at {width} px: the page's script ran, or the filters show without it")
-        })?;
-        check_table(&mut browser, page, width)?;
-        check_layout(&mut browser, width, "as loaded", true)?;
+        open_at(&mut browser, page, width, false)?;
         let failing = browser
             .evaluate("document.querySelectorAll('td.s-fail[data-standing=FAIL]').length")
             .map_err(&fail)?;

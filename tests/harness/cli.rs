@@ -433,23 +433,10 @@ fn run_measuring_peak_memory(dir: &Path, scenarios: &str) -> (i32, String, u64) 
 /// [`run_measuring_peak_memory`]).
 #[test]
 fn large_fixture_files_are_made_and_compared_in_pieces() {
-    let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "cli::a_large_fixture_file_is_not_built_in_memory",
-            "cli::an_unchanged_check_on_a_large_fixture_file_compares_it_in_pieces",
-            "--ignored",
-            "--test-threads",
-            "1",
-        ])
-        .output()
-        .expect("run the test binary");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("2 passed"),
-        "{stdout}\n{stderr}"
-    );
+    crate::support::run_in_own_process(&[
+        "cli::a_large_fixture_file_is_not_built_in_memory",
+        "cli::an_unchanged_check_on_a_large_fixture_file_compares_it_in_pieces",
+    ]);
 }
 
 /// A `size:` file is written to disk in pieces, not built in memory: a run with a

@@ -485,23 +485,7 @@ fn a_server_that_kills_its_supervisor_is_an_error_where_nothing_adopts_what_esca
 fn a_server_that_kills_its_supervisor_leaves_nothing_in_a_test_process_that_adopts() {
     // A test binary whose main is toolspec's runner adopts what escapes; so does
     // this binary when it runs only the test below, in a process of its own.
-    let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "containment::escaped_processes_are_adopted_and_ended",
-            "--ignored",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .output()
-        .expect("run the test binary");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "{stdout}\n{stderr}"
-    );
+    crate::support::run_in_own_process(&["containment::escaped_processes_are_adopted_and_ended"]);
     assert_eq!(
         crate::support::running(&["sleep", "625"]),
         Vec::<String>::new()

@@ -30,6 +30,25 @@ pub(crate) fn copy_executable(from: &Path, to: &Path) {
     );
 }
 
+/// Runs the ignored tests `names` (full paths) alone in a fresh process of this
+/// test binary, one after another, and asserts that all of them passed: for a
+/// test that needs what a process holds to itself (its peak memory, becoming a
+/// subreaper), away from the tests that run beside it here.
+pub(crate) fn run_in_own_process(names: &[&str]) {
+    let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .arg("--exact")
+        .args(names)
+        .args(["--ignored", "--nocapture", "--test-threads", "1"])
+        .output()
+        .expect("run the test binary");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains(&format!("{} passed", names.len())),
+        "{stdout}\n{stderr}"
+    );
+}
+
 /// The repository root (where `specs/`, `fixtures/` and `tests/data/` are).
 pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -383,6 +383,51 @@ fn with_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
             },
         )?;
         check_layout(&mut browser, width, "with failures only", false)?;
+        browser.click("#failures-only", 0).map_err(&fail)?;
+        levels_filter(&mut browser, width)?;
+    }
+    Ok(())
+}
+
+/// The level drop-down keeps only the rows of the chosen basis, each level has
+/// some, and "spec and upstream" brings every row back.
+fn levels_filter(browser: &mut Browser, width: u32) -> Result<(), Failed> {
+    let fail = at_width(width);
+    let mut seen_in_all = 0;
+    for level in ["spec", "upstream", ""] {
+        let shown = browser
+            .evaluate(&format!(
+                "(() => {{ const b = document.getElementById('basis'); b.value = '{level}';\
+                   b.dispatchEvent(new Event('change'));\
+                   const rows = [...document.querySelectorAll('#matrix tr.scenario')];\
+                   return {{shown: rows.filter(r => r.checkVisibility()).map(r => r.dataset.basis),\
+                            of_level: rows.filter(r => '{level}' === '' || r.dataset.basis === '{level}').length}}; }})()"
+            ))
+            .map_err(&fail)?;
+        let rows = shown["shown"].as_array().cloned().unwrap_or_default();
+        let wanted = number(&shown["of_level"]) as usize;
+        check(
+            wanted > 0
+                && rows.len() == wanted
+                && rows.iter().all(|b| level.is_empty() || *b == level),
+            || {
+                format!(
+                    "at {width} px: level {level:?} shows {} ({}), expected the {wanted} rows of that level",
+                    rows.len(),
+                    shown["shown"]
+                )
+            },
+        )?;
+        if level.is_empty() {
+            check(rows.len() == seen_in_all, || {
+                format!(
+                    "at {width} px: spec and upstream rows add to {seen_in_all}, all shows {}",
+                    rows.len()
+                )
+            })?;
+        } else {
+            seen_in_all += rows.len();
+        }
     }
     Ok(())
 }

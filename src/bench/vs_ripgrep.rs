@@ -4,9 +4,13 @@
 //! sets another count) and one large file beside it, then times each search
 //! through a whole MCP call (`toolspec reference-server --dialect boris`,
 //! spawned, initialized, one `tools/call`, stdin closed) and `rg` on the same
-//! tree, in the same run. Each process's CPU (user + system) and peak RSS
-//! come from `wait4`, so the server's figure includes its start (about 8 ms
-//! and a few MiB); ripgrep runs on all cores, and CPU is what is compared.
+//! tree, in the same run. Each process's CPU (user + system) comes from
+//! `wait4`, so the server's figure includes its start (about 8 ms); ripgrep
+//! runs on all cores, and CPU is what is compared. Peak RSS is what
+//! `/usr/bin/time` reports for the process it runs (where it is installed):
+//! a process spawned straight from this one would report this one's peak
+//! when that is higher, since Linux carries it over `exec`. For the same
+//! reason the answers are read a piece at a time, never held whole.
 //! With `TOOLSPEC_BENCH_BEFORE` naming another `toolspec` binary (an older
 //! build), its server is timed too, for before/after figures in one run.
 //!
@@ -14,7 +18,7 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -45,7 +49,42 @@ const WORDS: [&str; 16] = [
 struct Cost {
     cpu: Duration,
     wall: Duration,
-    peak_rss_kib: i64,
+    /// `None` without `/usr/bin/time`.
+    peak_rss_kib: Option<u64>,
+}
+
+/// Where `/usr/bin/time` measures peak RSS.
+const TIME: &str = "/usr/bin/time";
+
+/// `program args` to spawn, under `/usr/bin/time` where it is installed
+/// (writing the peak RSS in KiB to `report`).
+fn measured(program: &Path, args: &[OsString], report: &Path) -> Command {
+    if Path::new(TIME).is_file() {
+        let mut command = Command::new(TIME);
+        command
+            .args(["-f", "%M", "-o"])
+            .arg(report)
+            .arg(program)
+            .args(args);
+        command
+    } else {
+        let mut command = Command::new(program);
+        command.args(args);
+        command
+    }
+}
+
+/// The peak RSS `/usr/bin/time` wrote to `report`, if it did.
+fn peak_rss(report: &Path) -> Option<u64> {
+    let text = fs::read_to_string(report).ok()?;
+    text.lines().last()?.trim().parse().ok()
+}
+
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or_else(
+        || "-".to_string(),
+        |kib| format!("{:.1}", kib as f64 / 1024.0),
+    )
 }
 
 /// One comparison: a server call and the `rg` command that does the same.
@@ -80,6 +119,7 @@ pub(super) fn run(toolspec_exe: &Path) {
     let tree = root.join("tree").display().to_string();
     let big_path = root.join("big.txt").display().to_string();
     let cases = cases(&tree, &big_path);
+    let report = root.join("time-report");
     let mut servers = vec![("server", toolspec_exe.to_path_buf())];
     if let Some(before) = std::env::var_os("TOOLSPEC_BENCH_BEFORE") {
         servers.push(("before", PathBuf::from(before)));
@@ -92,14 +132,14 @@ pub(super) fn run(toolspec_exe: &Path) {
         let rg_cost = if case.rg.is_empty() {
             None
         } else {
-            Some(run_rg(&rg, &case.rg))
+            Some(run_rg(&rg, &case.rg, &report))
         };
         for (who, exe) in &servers {
-            let cost = call_server(exe, &root, case);
+            let cost = call_server(exe, &root, case, &report);
             let (rg_cpu, rg_mib, ratio) = match rg_cost {
                 Some(rg) => (
                     format!("{:.3}", rg.cpu.as_secs_f64()),
-                    format!("{:.1}", rg.peak_rss_kib as f64 / 1024.0),
+                    mib(rg.peak_rss_kib),
                     format!(
                         "{:.2}x",
                         cost.cpu.as_secs_f64() / rg.cpu.as_secs_f64().max(1e-6)
@@ -108,14 +148,14 @@ pub(super) fn run(toolspec_exe: &Path) {
                 None => ("-".into(), "-".into(), "-".into()),
             };
             println!(
-                "   {:<30} {:>8} {:>9} {:>8} {:>9.3}  {:>8.3} {:>9.1} {:>9}",
+                "   {:<30} {:>8} {:>9} {:>8} {:>9.3}  {:>8.3} {:>9} {:>9}",
                 case.label,
                 rg_cpu,
                 rg_mib,
                 who,
                 cost.cpu.as_secs_f64(),
                 cost.wall.as_secs_f64(),
-                cost.peak_rss_kib as f64 / 1024.0,
+                mib(cost.peak_rss_kib),
                 ratio
             );
         }
@@ -234,17 +274,18 @@ fn find_rg() -> Option<PathBuf> {
 }
 
 /// Runs `rg args` with its output read and dropped.
-fn run_rg(rg: &Path, args: &[String]) -> Cost {
+fn run_rg(rg: &Path, args: &[String], report: &Path) -> Cost {
     let started = Instant::now();
-    let mut child = Command::new(rg)
-        .args(args)
+    let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let _ = fs::remove_file(report);
+    let mut child = measured(rg, &args, report)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("start rg");
     let mut out = child.stdout.take().expect("rg's stdout");
     std::io::copy(&mut out, &mut std::io::sink()).expect("read rg's output");
-    let cost = reap(child.id(), started);
+    let cost = reap(child.id(), started, report);
     drop(child);
     cost
 }
@@ -252,7 +293,7 @@ fn run_rg(rg: &Path, args: &[String]) -> Cost {
 /// Starts the reference server of `exe` in `root`, makes `case`'s call
 /// (after `initialize`), checks that it answered without an error, closes
 /// its stdin and waits for it.
-fn call_server(exe: &Path, root: &Path, case: &Case) -> Cost {
+fn call_server(exe: &Path, root: &Path, case: &Case, report: &Path) -> Cost {
     let started = Instant::now();
     let args: Vec<OsString> = [
         "reference-server",
@@ -266,8 +307,8 @@ fn call_server(exe: &Path, root: &Path, case: &Case) -> Cost {
     .map(OsString::from)
     .chain([root.as_os_str().to_os_string()])
     .collect();
-    let mut child = Command::new(exe)
-        .args(&args)
+    let _ = fs::remove_file(report);
+    let mut child = measured(exe, &args, report)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -287,30 +328,78 @@ fn call_server(exe: &Path, root: &Path, case: &Case) -> Cost {
         writeln!(stdin, "{message}").expect("write to the server");
     }
     stdin.flush().expect("write to the server");
-    let mut line = String::new();
+    let mut lines = AnswerLines::default();
     loop {
-        line.clear();
-        let read = stdout
-            .read_line(&mut line)
-            .expect("read the server's answer");
-        assert!(read > 0, "the server closed its output before answering");
-        let answer: Value = serde_json::from_str(&line).expect("the server answers JSON");
-        if answer["id"] == json!(2) {
-            let failed =
-                answer["result"]["isError"] == json!(true) || answer.get("error").is_some();
-            assert!(!failed, "{}: the call failed: {line}", case.label);
+        let chunk = stdout.fill_buf().expect("read the server's answer");
+        assert!(
+            !chunk.is_empty(),
+            "the server closed its output before answering"
+        );
+        let read = chunk.len();
+        let answered = lines.feed(chunk);
+        stdout.consume(read);
+        if let Some((head, tail)) = answered {
+            let failed = !head.contains("\"result\"") || tail.contains("\"isError\":true");
+            assert!(
+                !failed,
+                "{}: the call failed: {head} ... {tail}",
+                case.label
+            );
             break;
         }
     }
     drop(stdin);
-    std::io::copy(&mut stdout, &mut std::io::sink()).expect("drain the server's output");
-    let cost = reap(child.id(), started);
+    std::io::copy(&mut stdout.by_ref(), &mut std::io::sink()).expect("drain the server's output");
+    let cost = reap(child.id(), started, report);
     drop(child);
     cost
 }
 
-/// Waits for process `pid` and reads what it cost from the kernel.
-fn reap(pid: u32, started: Instant) -> Cost {
+/// The server's answer lines seen a chunk at a time, keeping only the start
+/// and end of each line: enough to find the answer to the call (`"id":2`)
+/// and whether it failed, without holding a large answer whole.
+#[derive(Default)]
+struct AnswerLines {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+/// Bytes kept of each end of a line.
+const KEPT: usize = 256;
+
+impl AnswerLines {
+    /// Takes in `chunk`; the start and end of the answer to the call once
+    /// its line is complete.
+    fn feed(&mut self, mut chunk: &[u8]) -> Option<(String, String)> {
+        while !chunk.is_empty() {
+            let (part, ended) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => (&chunk[..at], true),
+                None => (chunk, false),
+            };
+            let room = KEPT.saturating_sub(self.head.len());
+            self.head.extend_from_slice(&part[..part.len().min(room)]);
+            self.tail.extend_from_slice(part);
+            if self.tail.len() > KEPT {
+                self.tail.drain(..self.tail.len() - KEPT);
+            }
+            chunk = &chunk[(part.len() + usize::from(ended)).min(chunk.len())..];
+            if ended {
+                let head = String::from_utf8_lossy(&self.head).into_owned();
+                let tail = String::from_utf8_lossy(&self.tail).into_owned();
+                self.head.clear();
+                self.tail.clear();
+                if head.contains("\"id\":2") {
+                    return Some((head, tail));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Waits for process `pid` and reads what it cost from the kernel (and the
+/// peak RSS from `report`, where `/usr/bin/time` wrote it).
+fn reap(pid: u32, started: Instant, report: &Path) -> Cost {
     let pid = libc::pid_t::try_from(pid).expect("a process id fits pid_t");
     let mut status = 0;
     // SAFETY: rusage is plain data that wait4 fills in when it succeeds.
@@ -325,6 +414,6 @@ fn reap(pid: u32, started: Instant) -> Cost {
     Cost {
         cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
         wall,
-        peak_rss_kib: usage.ru_maxrss,
+        peak_rss_kib: peak_rss(report),
     }
 }

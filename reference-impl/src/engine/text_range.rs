@@ -175,3 +175,61 @@ impl TextFile {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opened(content: &[u8]) -> (tempfile::TempDir, PathPolicy, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        let path = root.join("f.txt");
+        std::fs::write(&path, content).expect("write");
+        let policy =
+            PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
+        (dir, policy, path)
+    }
+
+    #[test]
+    fn a_range_is_read_up_to_its_last_line_and_no_further() {
+        let mut content = b"one\ntwo\nthree\n".to_vec();
+        content.extend(std::iter::repeat_n(b"filler line\n".as_slice(), 100_000).flatten());
+        let (_dir, policy, path) = opened(&content);
+        let mut text = TextFile::open(&policy, &path, 1 << 30).expect("open");
+        assert_eq!(text.lines(2, Some(3)).expect("lines"), ["two", "three"]);
+        assert!(!text.at_end());
+        assert!(text.consumed < 100, "read {} bytes", text.consumed);
+        assert_eq!(text.total_lines().expect("total"), 100_003);
+        assert!(text.ends_with_newline_or_is_empty());
+    }
+
+    #[test]
+    fn lines_are_counted_as_a_split_at_newlines_counts_them() {
+        let cases: [(&[u8], &[&str], usize, bool); 4] = [
+            (b"a\nb\nc", &["a", "b", "c"], 3, false),
+            (b"a\nb\n", &["a", "b"], 2, true),
+            (b"", &[], 0, true),
+            (b"\n\n", &["", ""], 2, true),
+        ];
+        for (content, lines, total, newline_end) in cases {
+            let (_dir, policy, path) = opened(content);
+            let mut text = TextFile::open(&policy, &path, 1 << 20).expect("open");
+            assert_eq!(text.lines(1, None).expect("lines"), lines, "{content:?}");
+            assert_eq!(text.total_lines().expect("total"), total, "{content:?}");
+            assert_eq!(text.ends_with_newline_or_is_empty(), newline_end);
+            let (_dir, policy, path) = opened(content);
+            let mut counted = TextFile::open(&policy, &path, 1 << 20).expect("open");
+            assert_eq!(counted.total_lines().expect("total"), total, "{content:?}");
+        }
+    }
+
+    #[test]
+    fn a_nul_at_the_start_is_binary_and_a_file_over_the_limit_is_refused() {
+        let (_dir, policy, path) = opened(b"ab\0cd");
+        assert!(TextFile::open(&policy, &path, 1 << 20)
+            .expect("open")
+            .looks_binary());
+        let err = TextFile::open(&policy, &path, 2).err().expect("too large");
+        assert!(matches!(err, EngineError::TooLarge { .. }), "{err:?}");
+    }
+}

@@ -11,8 +11,10 @@
 //! one by one (fixture, session, one call), and those are not public API:
 //! `benches/overhead.rs` only hands it the `toolspec` binary cargo built.
 
+mod vs_ripgrep;
+
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -32,6 +34,8 @@ type Bench = fn(&Ctx);
 struct Ctx {
     suite: Suite,
     target: Target,
+    /// The `toolspec` binary whose `reference-server` is benched.
+    exe: PathBuf,
 }
 
 /// Runs the benches named on the command line (all by default) against the
@@ -39,12 +43,13 @@ struct Ctx {
 pub fn main(toolspec_exe: &Path) {
     // `cargo bench` passes `--bench`; any other flag is ignored too.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let benches: [(&str, Bench); 5] = [
+    let benches: [(&str, Bench); 6] = [
         ("session_start_stop", session_start_stop),
         ("one_call", one_call),
         ("suite_serial", suite_serial),
         ("suite_parallel", suite_parallel),
         ("scale_grep", scale_grep),
+        ("ripgrep", ripgrep),
     ];
     let selected: Vec<_> = benches
         .iter()
@@ -62,7 +67,11 @@ pub fn main(toolspec_exe: &Path) {
     });
     let exe = toolspec_exe.to_path_buf();
     let target = Target::reference(&exe, &suite);
-    let ctx = Ctx { suite, target };
+    let ctx = Ctx {
+        suite,
+        target,
+        exe: toolspec_exe.to_path_buf(),
+    };
 
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!("toolspec overhead benches (reference server, suite boris, {cpus} CPUs)");
@@ -302,6 +311,12 @@ fn scale_grep(ctx: &Ctx) {
         row(label, &mut times, "calls");
         println!("     ({lines} result lines)");
     }
+}
+
+/// The reference server's grep, glob and ranged view against ripgrep on a
+/// 100,000-file tree: CPU, peak RSS and the ratio (see [`vs_ripgrep`]).
+fn ripgrep(ctx: &Ctx) {
+    vs_ripgrep::run(&ctx.exe);
 }
 
 // ------------------------------------------------------------------ API adapters

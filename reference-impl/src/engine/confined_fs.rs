@@ -210,6 +210,17 @@ impl ConfinedFs {
         Ok(entries)
     }
 
+    /// Opens directory `real` for a walk: the walk then lists it and opens
+    /// what is in it from this handle, one name at a time, instead of looking
+    /// every path up again from its jail.
+    pub(crate) fn open_dir(&self, real: &Path) -> io::Result<OpenedDir> {
+        let dir = match self.locate(real)? {
+            Located::Jail(dir) => dir.try_clone()?,
+            Located::Child { parent, name } => parent.open_dir_nofollow(name)?,
+        };
+        Ok(OpenedDir { dir })
+    }
+
     /// Creates directory `real` and its missing parents.
     pub(crate) fn create_dir_all(&self, real: &Path) -> io::Result<()> {
         self.make_dirs(real).map(drop)
@@ -293,6 +304,75 @@ impl ConfinedFs {
             Located::Jail(_) => Err(is_a_directory()),
             Located::Child { parent, name } => parent.remove_file(name),
         }
+    }
+}
+
+/// A directory opened beneath a jail (see [`ConfinedFs::open_dir`]). Nothing
+/// is opened through a link: a subdirectory or file that is a link is
+/// refused, so a walk from here cannot leave the directory it started in.
+#[derive(Debug)]
+pub(crate) struct OpenedDir {
+    dir: Dir,
+}
+
+/// One name of an [`OpenedDir`] and its type as the listing gives it (a link
+/// is a link, not what it leads to).
+#[derive(Debug)]
+pub(crate) struct NamedEntry {
+    pub(crate) name: OsString,
+    pub(crate) is_dir: bool,
+    pub(crate) is_symlink: bool,
+}
+
+impl OpenedDir {
+    /// The names in this directory, in the order the system gives them. The
+    /// type comes from the listing itself where the system records it there,
+    /// so a walk does not stat every entry.
+    pub(crate) fn entries(&self) -> io::Result<Vec<NamedEntry>> {
+        let mut entries = Vec::new();
+        for entry in self.dir.entries()? {
+            let entry = entry?;
+            let file_type = entry.file_type()?;
+            entries.push(NamedEntry {
+                name: entry.file_name(),
+                is_dir: file_type.is_dir(),
+                is_symlink: file_type.is_symlink(),
+            });
+        }
+        Ok(entries)
+    }
+
+    /// Opens subdirectory `name`, refusing a link.
+    pub(crate) fn subdir(&self, name: &OsStr) -> io::Result<OpenedDir> {
+        Ok(OpenedDir {
+            dir: self.dir.open_dir_nofollow(name)?,
+        })
+    }
+
+    /// Stats `name` itself, a link not followed.
+    pub(crate) fn metadata(&self, name: &OsStr) -> io::Result<Metadata> {
+        self.dir.symlink_metadata(name)
+    }
+
+    /// Opens file `name` for reading, refusing a link, and stats what was
+    /// opened (as [`ConfinedFs::open_read`] does, a FIFO is opened without
+    /// blocking and a directory is refused with EISDIR).
+    pub(crate) fn open_file(&self, name: &OsStr) -> io::Result<(std::fs::File, std::fs::Metadata)> {
+        let file = self
+            .dir
+            .open_with(
+                name,
+                OpenOptions::new()
+                    .read(true)
+                    .follow(FollowSymlinks::No)
+                    .custom_flags(libc::O_NONBLOCK),
+            )?
+            .into_std();
+        let metadata = file.metadata()?;
+        if metadata.is_dir() {
+            return Err(is_a_directory());
+        }
+        Ok((file, metadata))
     }
 }
 

@@ -41,6 +41,29 @@ pub(crate) fn read(
     path: &Path,
     max_size: u64,
 ) -> Result<Vec<u8>, EngineError> {
+    let (file, opened) = open_regular(policy, path, max_size)?;
+    let mut bytes = Vec::new();
+    file.take(max_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|err| EngineError::io(IoOp::Read, path, &err))?;
+    if bytes.len() as u64 > max_size {
+        return Err(EngineError::TooLarge {
+            path: path.to_path_buf(),
+            size: opened.len(),
+            limit: max_size,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Opens a regular file of at most `max_size` bytes for reading (as
+/// [`read`] checks it) and stats what was opened; the caller reads at most
+/// `max_size` bytes of it.
+pub(crate) fn open_regular(
+    policy: &PathPolicy,
+    path: &Path,
+    max_size: u64,
+) -> Result<(std::fs::File, std::fs::Metadata), EngineError> {
     let meta = stat(policy, path)?;
     ensure_regular(path, &meta, IoOp::Read)?;
     if meta.len() > max_size {
@@ -60,18 +83,7 @@ pub(crate) fn read(
             cause: "not a regular file".to_string(),
         });
     }
-    let mut bytes = Vec::new();
-    file.take(max_size.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(read_err)?;
-    if bytes.len() as u64 > max_size {
-        return Err(EngineError::TooLarge {
-            path: path.to_path_buf(),
-            size: opened.len(),
-            limit: max_size,
-        });
-    }
-    Ok(bytes)
+    Ok((file, opened))
 }
 
 fn ensure_regular(path: &Path, meta: &Metadata, op: IoOp) -> Result<(), EngineError> {

@@ -5,10 +5,13 @@
 pub(crate) mod confined_fs;
 pub(crate) mod error;
 pub(crate) mod files;
+pub(crate) mod line_search;
 pub(crate) mod names;
 pub(crate) mod paths;
 pub(crate) mod search;
 pub(crate) mod shell;
 pub(crate) mod star_match;
+pub(crate) mod text_range;
+pub(crate) mod walk;
 
 pub(crate) use error::{EngineError, IoOp};

@@ -19,7 +19,7 @@ use std::path::{Component, Path, PathBuf};
 use globset::{GlobBuilder, GlobMatcher};
 use thiserror::Error;
 
-use super::confined_fs::{ConfinedFs, ListedEntry, Metadata};
+use super::confined_fs::{ConfinedFs, ListedEntry, Metadata, OpenedDir};
 use super::error::{describe_io, DenyReason, EngineError, IoOp};
 
 /// Symlinks followed while resolving one path before giving up (Linux uses 40).
@@ -215,6 +215,11 @@ impl PathPolicy {
     /// The entries of the directory at `path` (see [`ConfinedFs::read_dir`]).
     pub(crate) fn read_dir(&self, path: &Path) -> io::Result<Vec<ListedEntry>> {
         self.fs.read_dir(&self.follow(path)?)
+    }
+
+    /// Opens the directory at `path` for a walk (see [`ConfinedFs::open_dir`]).
+    pub(crate) fn open_dir(&self, path: &Path) -> io::Result<OpenedDir> {
+        self.fs.open_dir(&self.follow(path)?)
     }
 
     /// Removes the file or link at `path` itself.

@@ -1,14 +1,8 @@
-//! Content search (regex over lines or whole files) and name search (glob).
-//!
-//! Both walk directories in sorted order, so results are deterministic, skip
-//! `.git` and `node_modules` (as the upstream servers do), never follow
-//! symlinks to directories (no loops, no escaping the tree), and silently
-//! skip entries the path policy refuses (a symlink to a file is followed only
-//! where the policy allows its target). Every directory is listed and every
-//! file read through the policy's confined handles. A name that is not UTF-8
-//! is walked under its real bytes and shown as [`display_name`] renders it.
+//! Content search (regex over lines or whole files) and name search (glob)
+//! over the confined walk (see [`super::walk`]): each file is searched as the
+//! walk finds it, and only matches are kept.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
@@ -16,77 +10,10 @@ use regex::{Regex, RegexBuilder};
 
 use super::error::EngineError;
 use super::files;
-use super::names::display_name;
+use super::line_search::{FileOutcome, LinePattern, LineSearch, Matches, Want};
 use super::paths::PathPolicy;
-
-/// Directory names never descended into.
-const SKIPPED_DIRS: [&str; 2] = [".git", "node_modules"];
-/// Bytes inspected for a NUL to decide that a file is binary (and skip it).
-const BINARY_SNIFF_BYTES: usize = 512;
-
-/// An entry found by [`walk`].
-#[derive(Debug, Clone)]
-pub(crate) struct WalkEntry {
-    /// Absolute path (under the real search root).
-    pub(crate) path: PathBuf,
-    /// Path relative to the search root, `/`-separated.
-    pub(crate) relative: String,
-    pub(crate) is_dir: bool,
-    pub(crate) modified: Option<SystemTime>,
-}
-
-/// Depth-first walk of `root` in name order, yielding files and directories
-/// (not `root` itself). Unreadable directories are skipped.
-pub(crate) fn walk(policy: &PathPolicy, root: &Path) -> Vec<WalkEntry> {
-    let mut out = Vec::new();
-    walk_into(policy, root, "", &mut out);
-    out
-}
-
-fn walk_into(policy: &PathPolicy, dir: &Path, prefix: &str, out: &mut Vec<WalkEntry>) {
-    let Ok(mut listed) = policy.read_dir(dir) else {
-        return;
-    };
-    listed.sort_by(|a, b| a.name.cmp(&b.name));
-    for entry in listed {
-        let name = display_name(&entry.name);
-        if SKIPPED_DIRS.contains(&name.as_str()) {
-            continue;
-        }
-        let path = dir.join(&entry.name);
-        let relative = if prefix.is_empty() {
-            name.clone()
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let meta = if entry.metadata.is_symlink() {
-            // A symlink to a file is listed (after checking where it really
-            // points); a symlink to a directory is not followed.
-            match policy.stat(&path) {
-                Ok(meta) if !meta.is_dir() => meta,
-                _ => continue,
-            }
-        } else {
-            if policy.check(&path).is_err() {
-                continue;
-            }
-            entry.metadata
-        };
-        let is_dir = meta.is_dir();
-        out.push(WalkEntry {
-            path: path.clone(),
-            relative: relative.clone(),
-            is_dir,
-            modified: meta
-                .modified()
-                .ok()
-                .map(cap_std::time::SystemTime::into_std),
-        });
-        if is_dir {
-            walk_into(policy, &path, &relative, out);
-        }
-    }
-}
+use super::walk::walk_each;
+pub(crate) use super::walk::WalkEntry;
 
 /// Compiles a glob with doublestar semantics: `*` stays within one path
 /// component, `**` crosses them.
@@ -147,21 +74,21 @@ pub(crate) fn glob(
     matcher: &GlobMatcher,
     kind: EntryKind,
 ) -> Vec<WalkEntry> {
+    let mut found = Vec::new();
     if !policy.stat(root).is_ok_and(|meta| meta.is_dir()) {
-        return Vec::new();
+        return found;
     }
-    walk(policy, root)
-        .into_iter()
-        .filter(|e| match kind {
+    walk_each(policy, root, &mut |visit| {
+        let wanted = match kind {
             EntryKind::Any => true,
-            EntryKind::File => !e.is_dir,
-            EntryKind::Directory => e.is_dir,
-        })
-        .filter(|e| {
-            let base = e.relative.rsplit('/').next().unwrap_or(&e.relative);
-            matcher.is_match(&e.relative) || matcher.is_match(base)
-        })
-        .collect()
+            EntryKind::File => !visit.is_dir,
+            EntryKind::Directory => visit.is_dir,
+        };
+        if wanted && (matcher.is_match(&visit.relative) || matcher.is_match(visit.base_name())) {
+            found.push(visit.into_entry());
+        }
+    });
+    found
 }
 
 /// Builds the search regex. `multiline` lets `.` match newlines and searches
@@ -209,40 +136,102 @@ pub(crate) struct FileFilter {
     pub(crate) types: Option<GlobSet>,
 }
 
+/// Compiles `pattern` for [`grep`]: [`compile_regex`], and the same pattern
+/// for the buffer search.
+#[cfg(test)]
+fn compile_pattern(
+    pattern: &str,
+    case_insensitive: bool,
+    multiline: bool,
+) -> Result<LinePattern, EngineError> {
+    let regex = compile_regex(pattern, case_insensitive, multiline)?;
+    Ok(LinePattern::new(
+        regex,
+        pattern,
+        case_insensitive,
+        multiline,
+    ))
+}
+
 /// The matches in one file.
 #[derive(Debug, Clone)]
 pub(crate) struct FileHits {
     /// For a directory search, the path relative to it; for a single file,
     /// whatever display name the caller chose.
     pub(crate) display: String,
-    /// All lines of the file, without line terminators.
-    pub(crate) lines: Vec<String>,
-    /// 1-based numbers of matching lines, ascending.
-    pub(crate) matched: Vec<usize>,
+    /// What was kept of the matches (see [`Want`]).
+    pub(crate) matches: Matches,
     pub(crate) modified: Option<SystemTime>,
 }
 
+impl FileHits {
+    /// A file's hits from all its lines (`matched`: 1-based, ascending).
+    #[cfg(test)]
+    pub(crate) fn from_lines(display: &str, lines: &[&str], matched: &[usize]) -> FileHits {
+        FileHits {
+            display: display.to_string(),
+            matches: Matches {
+                count: matched.len(),
+                matched: matched.to_vec(),
+                lines: lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, line)| (i + 1, (*line).to_string()))
+                    .collect(),
+            },
+            modified: None,
+        }
+    }
+
+    /// The 1-based numbers of the matching lines ([`Want::Lines`] only).
+    pub(crate) fn matched(&self) -> &[usize] {
+        &self.matches.matched
+    }
+
+    /// Line `n` (1-based), if kept: a match, or context asked for.
+    pub(crate) fn line(&self, n: usize) -> Option<&str> {
+        let lines = &self.matches.lines;
+        lines
+            .binary_search_by_key(&n, |(number, _)| *number)
+            .ok()
+            .map(|at| lines[at].1.as_str())
+    }
+
+    /// The last line of the run of kept lines from `n` up to at most `limit`:
+    /// `limit`, or the file's last line when it ends first (the searcher
+    /// hands over all the context asked for that the file has).
+    pub(crate) fn kept_through(&self, n: usize, limit: usize) -> usize {
+        let mut last = n;
+        while last < limit && self.line(last + 1).is_some() {
+            last += 1;
+        }
+        last
+    }
+}
+
 /// Searches one file (`display` names it in the results) or, if `root` is a
-/// directory, every text file under it that passes `filter`. Files without a
-/// match are left out. Binary files and, in a tree, files over `max_size`
-/// or unreadable are skipped.
+/// directory, every text file under it that passes `filter`, each as the
+/// walk finds it. Files without a match are left out; `want` says how much
+/// of each file's matches to keep. Binary files and, in a tree, files over
+/// `max_size` or unreadable are skipped.
 pub(crate) fn grep(
     policy: &PathPolicy,
     root: &Path,
     display: &str,
-    regex: &Regex,
-    multiline: bool,
+    pattern: &LinePattern,
     filter: &FileFilter,
     max_size: u64,
+    want: Want,
 ) -> Result<Vec<FileHits>, EngineError> {
     let meta = files::stat(policy, root)?;
+    let mut search = LineSearch::new(pattern, want);
     if !meta.is_dir() {
         let content = files::read(policy, root, max_size)?;
-        return Ok(search_content(&content, regex, multiline)
-            .map(|(lines, matched)| FileHits {
+        return Ok(search
+            .search(&content)
+            .map(|matches| FileHits {
                 display: display.to_string(),
-                lines,
-                matched,
+                matches,
                 modified: meta
                     .modified()
                     .ok()
@@ -252,95 +241,39 @@ pub(crate) fn grep(
             .collect());
     }
     let mut hits = Vec::new();
-    for entry in walk(policy, root) {
-        if entry.is_dir {
-            continue;
+    walk_each(policy, root, &mut |visit| {
+        if visit.is_dir {
+            return;
         }
-        let base = entry.relative.rsplit('/').next().unwrap_or(&entry.relative);
+        let base = visit.base_name();
         if let Some(include) = &filter.include {
-            if !include.is_match(&entry.relative) && !include.is_match(base) {
-                continue;
+            if !include.is_match(&visit.relative) && !include.is_match(base) {
+                return;
             }
         }
         if let Some(types) = &filter.types {
             if !types.is_match(base) {
-                continue;
+                return;
             }
         }
-        let Ok(content) = files::read(policy, &entry.path, max_size) else {
-            continue;
+        let Ok((file, opened)) = visit.open(policy) else {
+            return;
         };
-        if let Some((lines, matched)) = search_content(&content, regex, multiline) {
-            hits.push(FileHits {
-                display: entry.relative,
-                lines,
-                matched,
-                modified: entry.modified,
-            });
+        if !opened.is_file() {
+            return;
         }
-    }
+        let Ok(FileOutcome::Searched(Some(matches))) =
+            search.search_file(file, opened.len(), max_size)
+        else {
+            return;
+        };
+        hits.push(FileHits {
+            matches,
+            modified: opened.modified().ok(),
+            display: visit.relative,
+        });
+    });
     Ok(hits)
-}
-
-/// Splits `content` into lines and finds the matching ones; `None` for a
-/// binary file or no match.
-fn search_content(
-    content: &[u8],
-    regex: &Regex,
-    multiline: bool,
-) -> Option<(Vec<String>, Vec<usize>)> {
-    if content.iter().take(BINARY_SNIFF_BYTES).any(|&b| b == 0) {
-        return None;
-    }
-    let text = String::from_utf8_lossy(content);
-    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-    if lines.last().is_some_and(String::is_empty) {
-        lines.pop();
-    }
-    let matched = matching_lines(&text, &lines, regex, multiline);
-    (!matched.is_empty()).then_some((lines, matched))
-}
-
-/// The 1-based numbers of the `lines` of `text` that `regex` matches. With
-/// `multiline` the pattern runs over the whole text and every line a match
-/// spans counts; otherwise it runs over each line alone.
-pub(crate) fn matching_lines(
-    text: &str,
-    lines: &[String],
-    regex: &Regex,
-    multiline: bool,
-) -> Vec<usize> {
-    if multiline {
-        let mut set = std::collections::BTreeSet::new();
-        for m in regex.find_iter(text) {
-            let first = line_of(text, m.start());
-            // A match ending right after a newline does not touch the next line.
-            let end = if m.end() > m.start() {
-                m.end() - 1
-            } else {
-                m.start()
-            };
-            let last = line_of(text, end).max(first);
-            set.extend(first..=last);
-        }
-        set.into_iter().filter(|&n| n <= lines.len()).collect()
-    } else {
-        lines
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| regex.is_match(l))
-            .map(|(i, _)| i + 1)
-            .collect()
-    }
-}
-
-/// 1-based line number of byte offset `at` in `text`.
-fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 #[cfg(test)]
@@ -366,20 +299,23 @@ mod tests {
     #[test]
     fn grep_walks_sorted_and_skips_binary_and_git() {
         let (_dir, policy) = tree();
-        let regex = compile_regex("TODO", false, false).expect("regex");
+        let regex = compile_pattern("TODO", false, false).expect("regex");
         let hits = grep(
             &policy,
             policy.root(),
             "",
             &regex,
-            false,
             &FileFilter::default(),
             1 << 20,
+            Want::Lines {
+                before: 0,
+                after: 0,
+            },
         )
         .expect("grep");
         let names: Vec<_> = hits
             .iter()
-            .map(|h| (h.display.as_str(), h.matched.clone()))
+            .map(|h| (h.display.as_str(), h.matched().to_vec()))
             .collect();
         assert_eq!(
             names,
@@ -394,27 +330,24 @@ mod tests {
     #[test]
     fn grep_filters_by_include_and_case() {
         let (_dir, policy) = tree();
-        let regex = compile_regex("todo", true, false).expect("regex");
+        let regex = compile_pattern("todo", true, false).expect("regex");
         let filter = FileFilter {
             include: Some(compile_glob("*.rs").expect("glob")),
             types: None,
         };
-        let hits = grep(&policy, policy.root(), "", &regex, false, &filter, 1 << 20).expect("grep");
+        let want = Want::Lines {
+            before: 0,
+            after: 0,
+        };
+        let hits = grep(&policy, policy.root(), "", &regex, &filter, 1 << 20, want).expect("grep");
         let names: Vec<_> = hits
             .iter()
-            .map(|h| (h.display.as_str(), h.matched.clone()))
+            .map(|h| (h.display.as_str(), h.matched().to_vec()))
             .collect();
         assert_eq!(
             names,
             vec![("src/a.rs", vec![2]), ("src/deep/b.rs", vec![1, 2])]
         );
-    }
-
-    #[test]
-    fn multiline_matches_cover_every_spanned_line() {
-        let regex = compile_regex("one.two", false, true).expect("regex");
-        let (_, matched) = search_content(b"zero\none\ntwo\nthree\n", &regex, true).expect("match");
-        assert_eq!(matched, vec![2, 3]);
     }
 
     #[test]

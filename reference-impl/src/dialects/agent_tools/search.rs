@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use globset::GlobMatcher;
-use regex::Regex;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
@@ -18,7 +17,8 @@ use super::params::{argument_failure, int_at_least, invalid, one_of};
 use super::text::{decode, looks_binary, split_lines};
 use super::workspace::{self, relative_to};
 use crate::dialects::common::args::Args;
-use crate::engine::search::{compile_glob, compile_regex, matching_lines};
+use crate::engine::line_search::{matching_lines, LinePattern, LineSearch, Want};
+use crate::engine::search::{compile_glob, compile_regex, FileHits};
 use crate::engine::EngineError;
 
 const NO_MATCHES: &str = "(no matches)";
@@ -68,15 +68,15 @@ struct Found {
     modified: Option<SystemTime>,
 }
 
-/// Every file under `base`, in name order.
-fn walk(ctx: &Context, base: &Path, respect_ignore: bool) -> Vec<Found> {
+/// Hands every file under `base` to `visit` as it is found: a folder's files
+/// in name order, then its subfolders, depth first.
+fn walk(ctx: &Context, base: &Path, respect_ignore: bool, visit: &mut dyn FnMut(Found)) {
     let root = ctx.policy.root();
     let rules = if respect_ignore {
         ignore_rules(ctx, root)
     } else {
         Vec::new()
     };
-    let mut found = Vec::new();
     let mut pending = vec![base.to_path_buf()];
     while let Some(dir) = pending.pop() {
         let Ok(mut listed) = ctx.policy.read_dir(&dir) else {
@@ -114,7 +114,7 @@ fn walk(ctx: &Context, base: &Path, respect_ignore: bool) -> Vec<Found> {
             } else {
                 link
             };
-            found.push(Found {
+            visit(Found {
                 under_base: relative_to(base, &path).unwrap_or_else(|| shown.clone()),
                 shown,
                 modified: meta.modified().ok().map(cap_std::time::SystemTime::into_std),
@@ -124,7 +124,6 @@ fn walk(ctx: &Context, base: &Path, respect_ignore: bool) -> Vec<Found> {
         // Depth first, in name order: push the subdirectories reversed.
         pending.extend(subdirs.into_iter().rev());
     }
-    found
 }
 
 fn glob_failure(err: EngineError, pattern: &str) -> Failure {
@@ -158,10 +157,12 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         return Err(workspace::not_directory(&base.shown));
     }
     let matcher = compile_glob(&pattern).map_err(|err| glob_failure(err, &pattern))?;
-    let mut hits: Vec<Found> = walk(ctx, &base.real, respect)
-        .into_iter()
-        .filter(|f| matcher.is_match(&f.under_base))
-        .collect();
+    let mut hits: Vec<Found> = Vec::new();
+    walk(ctx, &base.real, respect, &mut |found| {
+        if matcher.is_match(&found.under_base) {
+            hits.push(found);
+        }
+    });
     if hits.is_empty() {
         return Ok(Reply::text(NO_MATCHES));
     }
@@ -175,14 +176,6 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
 }
 
 // --------------------------------------------------------------------- grep
-
-/// The matching lines of one file.
-struct FileHits {
-    shown: String,
-    lines: Vec<String>,
-    /// 1-based, ascending.
-    matched: Vec<usize>,
-}
 
 struct Paging {
     offset: usize,
@@ -252,31 +245,41 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         }
         other => workspace::engine_failure(other, &pattern),
     })?;
+    let lines = LinePattern::new(regex, &pattern, ignore_case, multiline);
     let include = include
         .map(|g| compile_glob(&g).map_err(|err| glob_failure(err, &g)))
         .transpose()?;
+    let want = match mode.as_str() {
+        "content" => Want::Lines {
+            before: to_usize(before),
+            after: to_usize(after),
+        },
+        _ => Want::Counts,
+    };
+    let mut search = LineSearch::new(&lines, want);
     let target = workspace::resolve(ctx, &path)?;
     let meta = ctx.policy.stat(&target.real)
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
-    let candidates: Vec<(PathBuf, String)> = if meta.is_dir() {
-        walk(ctx, &target.real, true)
-            .into_iter()
-            .filter(|f| {
-                include.as_ref().is_none_or(|g| {
-                    let name = f.under_base.rsplit('/').next().unwrap_or(&f.under_base);
-                    g.is_match(&f.under_base) || g.is_match(name)
-                })
-            })
-            .map(|f| (f.path, f.shown))
-            .collect()
+    let mut hits: Vec<FileHits> = Vec::new();
+    if meta.is_dir() {
+        walk(ctx, &target.real, true, &mut |found| {
+            let included = include.as_ref().is_none_or(|g| {
+                let name = found.under_base.rsplit('/').next().unwrap_or(&found.under_base);
+                g.is_match(&found.under_base) || g.is_match(name)
+            });
+            if included {
+                hits.extend(search_file(ctx, &found.path, found.shown, &mut search));
+            }
+        });
     } else {
-        vec![(target.real.clone(), target.shown.clone())]
-    };
-    let mut hits: Vec<FileHits> = candidates
-        .into_iter()
-        .filter_map(|(path, shown)| search_file(ctx, &path, shown, &regex, multiline))
-        .collect();
-    hits.sort_by(|a, b| a.shown.cmp(&b.shown));
+        hits.extend(search_file(
+            ctx,
+            &target.real,
+            target.shown.clone(),
+            &mut search,
+        ));
+    }
+    hits.sort_by(|a, b| a.display.cmp(&b.display));
     let (before, after) = if mode == "content" {
         (to_usize(before), to_usize(after))
     } else {
@@ -287,13 +290,13 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         "count" => {
             let rows: Vec<String> = hits
                 .iter()
-                .map(|h| format!("{}:{}", h.shown, h.matched.len()))
+                .map(|h| format!("{}:{}", h.display, h.matches.count))
                 .collect();
             let page = paging.page(&rows);
             (page.join("\n"), rows.len(), page.len())
         }
         _ => {
-            let rows: Vec<String> = hits.iter().map(|h| h.shown.clone()).collect();
+            let rows: Vec<String> = hits.iter().map(|h| h.display.clone()).collect();
             let page = paging.page(&rows);
             (page.join("\n"), rows.len(), page.len())
         }
@@ -306,13 +309,14 @@ fn to_usize(n: i64) -> usize {
 }
 
 /// A file's matches; `None` when it has none or is skipped (unreadable,
-/// over the size limit, binary).
+/// over the size limit, binary). Text with no carriage return and no
+/// byte-order mark reads as it is, so the buffer search runs on the bytes;
+/// other text is decoded first (see [`decode`]) and searched line by line.
 fn search_file(
     ctx: &Context,
     path: &Path,
     shown: String,
-    regex: &Regex,
-    multiline: bool,
+    search: &mut LineSearch<'_>,
 ) -> Option<FileHits> {
     let meta = ctx.policy.stat(path).ok()?;
     if !meta.is_file() || meta.len() > ctx.max_file_size {
@@ -322,15 +326,23 @@ fn search_file(
     if looks_binary(&bytes) {
         return None;
     }
-    let text = decode(&bytes);
-    let lines: Vec<String> = split_lines(&text).into_iter().map(str::to_string).collect();
-    let matched = matching_lines(&text, &lines, regex, multiline);
-    (!matched.is_empty()).then_some(FileHits {
-        shown,
-        lines,
-        matched,
+    let matches = if bytes.contains(&b'\r') || bytes.starts_with(UTF8_BOM) {
+        let text = decode(&bytes);
+        let lines: Vec<String> = split_lines(&text).into_iter().map(str::to_string).collect();
+        let matched = matching_lines(&text, &lines, search.regex(), search.multiline());
+        search.keep(lines, matched)
+    } else {
+        search.search_text(&bytes)?
+    };
+    (matches.count > 0).then_some(FileHits {
+        display: shown,
+        matches,
+        modified: None,
     })
 }
+
+/// The UTF-8 byte-order mark, which [`decode`] drops.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// `path:n:line` for matches and `path-n-line` for context, with `--`
 /// between groups that do not touch when context is asked for. Paging
@@ -344,7 +356,7 @@ fn render_content(
     let anchors: Vec<(usize, usize)> = hits
         .iter()
         .enumerate()
-        .flat_map(|(f, h)| h.matched.iter().map(move |&n| (f, n)))
+        .flat_map(|(f, h)| h.matched().iter().map(move |&n| (f, n)))
         .collect();
     let page = paging.page(&anchors);
     let mut rows = Vec::new();
@@ -353,7 +365,7 @@ fn render_content(
         let mut keep = BTreeSet::new();
         for &(_, n) in page.iter().filter(|(pf, _)| *pf == f) {
             let first = n.saturating_sub(before).max(1);
-            let last = (n + after).min(hit.lines.len());
+            let last = hit.kept_through(n, n + after);
             keep.extend(first..=last);
         }
         for n in keep {
@@ -361,13 +373,13 @@ fn render_content(
             if (before > 0 || after > 0) && previous.is_some() && !touches {
                 rows.push("--".to_string());
             }
-            let sep = if hit.matched.binary_search(&n).is_ok() {
+            let sep = if hit.matched().binary_search(&n).is_ok() {
                 ':'
             } else {
                 '-'
             };
-            let line = hit.lines.get(n - 1).map_or("", String::as_str);
-            rows.push(format!("{}{sep}{n}{sep}{line}", hit.shown));
+            let line = hit.line(n).unwrap_or("");
+            rows.push(format!("{}{sep}{n}{sep}{line}", hit.display));
             previous = Some((f, n));
         }
     }
@@ -396,11 +408,7 @@ mod tests {
     use super::*;
 
     fn hit(shown: &str, lines: &[&str], matched: &[usize]) -> FileHits {
-        FileHits {
-            shown: shown.into(),
-            lines: lines.iter().map(|l| l.to_string()).collect(),
-            matched: matched.to_vec(),
-        }
+        FileHits::from_lines(shown, lines, matched)
     }
 
     #[test]

@@ -6,12 +6,13 @@ use rmcp::model::JsonObject;
 
 use super::failure::{argument_failure, as_requested, engine_failure, invalid};
 use super::mutations::Mutation;
-use super::numbered::{number_lines, snippet, split_lines};
+use super::numbered::{number_lines, snippet};
 use super::params::non_empty;
 use super::tree;
 use super::Outcome;
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Reply};
+use crate::engine::text_range::TextFile;
 use crate::engine::{files, EngineError};
 
 /// Lines shown by `view` without a range.
@@ -36,9 +37,9 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
         let tree = tree::draw(&ctx.policy, &ctx.mutations, &path).map_err(engine_failure)?;
         return Ok(Reply::text(tree));
     }
-    let content = files::read(&ctx.policy, &path, ctx.max_file_size).map_err(engine_failure)?;
-    if content.iter().take(512).any(|&b| b == 0) {
-        let size = content.len() as u64;
+    let mut text = TextFile::open(&ctx.policy, &path, ctx.max_file_size).map_err(engine_failure)?;
+    if text.looks_binary() {
+        let size = text.size();
         let size = if ctx.mutations.is_active(Mutation::BinarySizeInBytes) {
             format!("{size} bytes")
         } else {
@@ -46,15 +47,18 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
         };
         return Ok(Reply::text(format!("Binary file ({size})")));
     }
-    let text = String::from_utf8_lossy(&content);
-    let lines = split_lines(&text);
     let Some((start, end)) = range else {
-        let shown = &lines[..lines.len().min(MAX_VIEW_LINES)];
-        let mut out = number_lines(&ctx.mutations, shown, 1, lines.len());
-        if lines.len() > MAX_VIEW_LINES {
+        let shown = text
+            .lines(1, Some(MAX_VIEW_LINES))
+            .map_err(|err| engine_failure(text.engine_error(&err)))?;
+        let total = text
+            .total_lines()
+            .map_err(|err| engine_failure(text.engine_error(&err)))?;
+        let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
+        let mut out = number_lines(&ctx.mutations, &shown, 1, total);
+        if total > MAX_VIEW_LINES {
             out.push_str(&format!(
-                "\n[Truncated: file has {} lines. Use view_range to read specific sections.]",
-                lines.len()
+                "\n[Truncated: file has {total} lines. Use view_range to read specific sections.]"
             ));
         }
         return Ok(Reply::text(out));
@@ -69,29 +73,45 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
             "invalid view_range: start {start} > end {end}"
         )));
     }
-    let total = lines.len();
     let first = usize::try_from(start).unwrap_or(usize::MAX);
-    if first > total {
+    // Read through the last line asked for and no further; the file's line
+    // count is known only when that reaches its end (or a mutation needs it).
+    let end = (end != -1).then(|| usize::try_from(end).unwrap_or(usize::MAX));
+    let lines = text
+        .lines(first, end)
+        .map_err(|err| engine_failure(text.engine_error(&err)))?;
+    let total = if text.at_end() || ctx.mutations.is_active(Mutation::ViewWidthOfFile) {
+        Some(
+            text.total_lines()
+                .map_err(|err| engine_failure(text.engine_error(&err)))?,
+        )
+    } else {
+        None
+    };
+    if let Some(total) = total.filter(|&total| first > total) {
         return Err(invalid(format!(
             "invalid view_range: start {start} exceeds total lines {total} in {}",
             path.display()
         )));
     }
-    let last = if end == -1 {
-        total
-    } else {
-        let end = usize::try_from(end).unwrap_or(usize::MAX);
-        if ctx.mutations.is_active(Mutation::ViewRangeEndExclusive) {
-            end.saturating_sub(1).max(first - 1).min(total)
-        } else {
-            end.min(total)
+    let known_end = total.unwrap_or(usize::MAX);
+    let last = match end {
+        None => known_end,
+        Some(end) if ctx.mutations.is_active(Mutation::ViewRangeEndExclusive) => {
+            end.saturating_sub(1).max(first - 1).min(known_end)
         }
+        Some(end) => end.min(known_end),
     };
+    let shown: Vec<&str> = lines
+        .iter()
+        .take(last.saturating_add(1).saturating_sub(first))
+        .map(String::as_str)
+        .collect();
     Ok(Reply::text(number_lines(
         &ctx.mutations,
-        &lines[first - 1..last],
+        &shown,
         first,
-        total,
+        total.unwrap_or(last),
     )))
 }
 

@@ -16,6 +16,7 @@ use super::Outcome;
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
 use crate::engine::files;
+use crate::engine::line_search::{LinePattern, Want};
 use crate::engine::search::{self, EntryKind, FileFilter, FileHits, WalkEntry};
 use crate::mutations::Mutations;
 
@@ -162,6 +163,7 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         (false, false) => pattern,
     };
     let regex = search::compile_regex(&pattern, false, false).map_err(engine_failure)?;
+    let lines = LinePattern::new(regex, &pattern, false, multiline);
     let include = include
         .map(|glob| search::compile_glob(&glob))
         .transpose()
@@ -173,10 +175,10 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         &ctx.policy,
         &root,
         &display,
-        &regex,
-        multiline,
+        &lines,
         &filter,
         ctx.max_file_size,
+        wanted(m, &params),
     )
     .map_err(as_requested(ctx, &display))?;
     let searched_a_tree = root.is_dir();
@@ -191,11 +193,30 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
             hit.display = root.join(&hit.display).display().to_string();
         }
     }
-    let mut text = render_grep(m, hits, &params, &regex);
+    let mut text = render_grep(m, hits, &params, lines.regex());
     if m.is_active(Mutation::ListEndsWithNewline) && !text.is_empty() {
         text.push('\n');
     }
     Ok(Reply::text(text))
+}
+
+/// How much of each file's matches the output mode shows: whether it
+/// matches, how many lines do, or the lines with their context (the
+/// `grep-count-occurrences` mutation counts hits within the lines, so it
+/// keeps them).
+fn wanted(m: &Mutations, p: &GrepParams) -> Want {
+    match p.mode {
+        OutputMode::FilesWithMatches => Want::Files,
+        OutputMode::Count if !m.is_active(Mutation::GrepCountOccurrences) => Want::Counts,
+        OutputMode::Count => Want::Lines {
+            before: 0,
+            after: 0,
+        },
+        OutputMode::Content => Want::Lines {
+            before: p.before,
+            after: p.after,
+        },
+    }
 }
 
 /// The last component of a `/`-separated path.
@@ -255,12 +276,12 @@ fn render_grep(m: &Mutations, hits: Vec<FileHits>, p: &GrepParams, regex: &Regex
             hits.into_iter()
                 .map(|h| {
                     let count = if m.is_active(Mutation::GrepCountOccurrences) {
-                        h.matched
+                        h.matched()
                             .iter()
-                            .map(|&n| regex.find_iter(&h.lines[n - 1]).count())
+                            .map(|&n| regex.find_iter(h.line(n).unwrap_or("")).count())
                             .sum()
                     } else {
-                        h.matched.len()
+                        h.matches.count
                     };
                     format!("{}:{count}", h.display)
                 })
@@ -305,11 +326,10 @@ fn window_skipping_separators(lines: Vec<String>, offset: usize, head_limit: usi
 
 /// One file's match and context lines, `--` between separate groups.
 fn content_lines(m: &Mutations, hit: &FileHits, p: &GrepParams) -> Vec<String> {
-    let total = hit.lines.len();
     let mut groups: Vec<(usize, usize)> = Vec::new();
-    for &n in &hit.matched {
+    for &n in hit.matched() {
         let start = n.saturating_sub(p.before).max(1);
-        let end = (n + p.after).min(total);
+        let end = hit.kept_through(n, n + p.after);
         match groups.last_mut() {
             Some(last) if start <= last.1 + 1 => last.1 = last.1.max(end),
             _ => groups.push((start, end)),
@@ -321,8 +341,8 @@ fn content_lines(m: &Mutations, hit: &FileHits, p: &GrepParams) -> Vec<String> {
             out.push(GROUP_SEPARATOR.to_string());
         }
         for n in start..=end {
-            let line = &hit.lines[n - 1];
-            let is_match = hit.matched.binary_search(&n).is_ok();
+            let line = hit.line(n).unwrap_or("");
+            let is_match = hit.matched().binary_search(&n).is_ok();
             let sep = if is_match || m.is_active(Mutation::GrepContextLinesAsMatches) {
                 ':'
             } else {
@@ -425,15 +445,11 @@ mod tests {
 
     #[test]
     fn content_mode_groups_context() {
-        let hit = FileHits {
-            display: "f.txt".into(),
-            lines: ["a", "b", "MATCH", "c", "d", "e", "f", "MATCH"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            matched: vec![3, 8],
-            modified: None,
-        };
+        let hit = FileHits::from_lines(
+            "f.txt",
+            &["a", "b", "MATCH", "c", "d", "e", "f", "MATCH"],
+            &[3, 8],
+        );
         let p = GrepParams {
             mode: OutputMode::Content,
             line_numbers: true,

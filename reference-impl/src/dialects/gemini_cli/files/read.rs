@@ -11,6 +11,7 @@ use crate::dialects::gemini_cli::mutations::Mutation;
 use crate::dialects::gemini_cli::params::Params;
 use crate::dialects::gemini_cli::{invalid_params, plain_error, Context, Outcome};
 use crate::dialects::Reply;
+use crate::engine::text_range::TextFile;
 
 /// Lines shown when no `limit` is given.
 pub(crate) const DEFAULT_LINE_LIMIT: usize = 2000;
@@ -65,12 +66,17 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             meta.len()
         )));
     }
-    let bytes = ctx.policy.read(&real).map_err(|err| {
+    let describe = |err: std::io::Error| {
         reading_failed(crate::dialects::gemini_cli::node_error::describe(
             &err, "open", &path,
         ))
-    })?;
-    if looks_binary(&bytes) {
+    };
+    let file = ctx.policy.open_read(&real).map_err(describe)?;
+    // The size was checked above; a file growing while it is read is read
+    // whole, as upstream reads it.
+    let mut text = TextFile::new(file, &real, meta.len(), u64::MAX, SNIFF_BYTES as u64)
+        .map_err(describe)?;
+    if looks_binary(text.head()) {
         let relative = ctx
             .policy
             .lexical(&path)
@@ -81,20 +87,35 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             "Cannot display content of binary file: {relative}"
         )));
     }
-    let text = String::from_utf8_lossy(&bytes);
-    let text = if ctx.mutations.is_active(Mutation::CrlfToLf) {
-        text.replace("\r\n", "\n")
-    } else {
-        text.into_owned()
-    };
+    // Only the lines shown are read as text; the rest is counted as bytes
+    // for the total the header states.
+    let first = offset.saturating_add(1);
+    let last = offset.saturating_add(limit);
+    let lines = text.lines(first, Some(last)).map_err(describe)?;
+    let total =
+        text.total_lines().map_err(describe)? + usize::from(text.ends_with_newline_or_is_empty());
+    let crlf_to_lf = ctx.mutations.is_active(Mutation::CrlfToLf);
+    let start = offset.min(total);
+    let end = last.min(total);
+    let shown: Vec<String> = (start + 1..=end)
+        .map(|number| {
+            // Past the lines read is only the empty line after a final newline.
+            let line = lines.get(number - first).map_or("", String::as_str);
+            // Every line but the last was followed by a newline.
+            match line.strip_suffix('\r') {
+                Some(kept) if crlf_to_lf && number < total => kept.to_string(),
+                _ => line.to_string(),
+            }
+        })
+        .collect();
     let slips = Slips {
         cut_by_bytes: ctx.mutations.is_active(Mutation::CutLinesByBytes),
         zero_based_start: ctx.mutations.is_active(Mutation::WindowStartZeroBased),
     };
-    Ok(Reply::text(window(&text, offset, limit, slips)))
+    Ok(Reply::text(shown_window(&shown, start, end, total, slips)))
 }
 
-/// Mistakes [`window`] can be made to commit (mutations); the default is none.
+/// Mistakes [`shown_window`] can be made to commit (mutations); the default is none.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Slips {
     /// Measure the 2000-character line limit in UTF-8 bytes.
@@ -134,14 +155,29 @@ fn looks_binary(bytes: &[u8]) -> bool {
 
 /// Lines `offset..offset+limit` of `text`, long lines cut, with the header
 /// gemini-cli puts before a shortened content.
-pub(crate) fn window(text: &str, offset: usize, limit: usize, slips: Slips) -> String {
+#[cfg(test)]
+fn window(text: &str, offset: usize, limit: usize, slips: Slips) -> String {
     let lines: Vec<&str> = text.split('\n').collect();
     let total = lines.len();
     let end = offset.saturating_add(limit).min(total);
     let start = offset.min(total);
+    shown_window(&lines[start..end.max(start)], start, end, total, slips)
+}
+
+/// `lines`, the lines `start..end` (0-based, end excluded) of a file of
+/// `total` lines, long lines cut, with the header gemini-cli puts before a
+/// shortened content.
+fn shown_window<L: AsRef<str>>(
+    lines: &[L],
+    start: usize,
+    end: usize,
+    total: usize,
+    slips: Slips,
+) -> String {
     let mut cut_long_line = false;
-    let shown: Vec<String> = lines[start..end.max(start)]
+    let shown: Vec<String> = lines
         .iter()
+        .map(AsRef::as_ref)
         .map(|line| match cut_point(line, slips.cut_by_bytes) {
             Some(at) => {
                 cut_long_line = true;

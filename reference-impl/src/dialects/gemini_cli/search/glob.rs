@@ -20,7 +20,7 @@ use crate::dialects::gemini_cli::order::locale_cmp;
 use crate::dialects::gemini_cli::params::Params;
 use crate::dialects::gemini_cli::{invalid_params, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
-use crate::engine::search;
+use crate::engine::walk::walk_each;
 
 /// How recent a file must be to be listed by time rather than by path.
 pub(crate) const RECENT: Duration = Duration::from_secs(24 * 60 * 60);
@@ -87,26 +87,28 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
         .compile_matcher();
     let relative_paths = ctx.mutations.is_active(Mutation::RelativeGlobPaths);
     let base = PathBuf::from(&absolute);
-    let mut found: Vec<Found> = search::walk(&ctx.policy, &real)
-        .into_iter()
-        .filter(|entry| !entry.is_dir)
-        .filter(|entry| {
-            let shown = base.join(&entry.relative);
-            if pattern.starts_with('/') {
-                matcher.is_match(&shown)
-            } else {
-                matcher.is_match(&entry.relative)
-            }
-        })
-        .map(|entry| Found {
+    let mut found: Vec<Found> = Vec::new();
+    walk_each(&ctx.policy, &real, &mut |entry| {
+        if entry.is_dir {
+            return;
+        }
+        let matches = if pattern.starts_with('/') {
+            matcher.is_match(base.join(&entry.relative))
+        } else {
+            matcher.is_match(&entry.relative)
+        };
+        if !matches {
+            return;
+        }
+        found.push(Found {
             path: if relative_paths {
                 entry.relative.clone()
             } else {
                 base.join(&entry.relative).display().to_string()
             },
-            modified: entry.modified,
-        })
-        .collect();
+            modified: entry.modified(),
+        });
+    });
     if found.is_empty() {
         return Ok(Reply::text(sentence(
             ctx,

@@ -17,6 +17,7 @@ use crate::dialects::gemini_cli::mutations::Mutation;
 use crate::dialects::gemini_cli::params::Params;
 use crate::dialects::gemini_cli::{invalid_params, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
+use crate::engine::line_search::{LinePattern, Want};
 use crate::engine::search::{self, FileFilter, FileHits};
 use crate::engine::EngineError;
 
@@ -76,14 +77,19 @@ pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
             .map_err(|err| plain_error(format!("Error during grep search operation: {err:?}")))?,
         types: None,
     };
+    let lines = LinePattern::new(regex, &pattern, true, false);
+    let want = Want::Lines {
+        before: 0,
+        after: 0,
+    };
     let hits = search::grep(
         &ctx.policy,
         &real,
         "",
-        &regex,
-        false,
+        &lines,
         &filter,
         ctx.max_file_size,
+        want,
     )
     .map_err(|err| plain_error(format!("Error during grep search operation: {err:?}")))?;
     let filter_part = match (&include, ctx.mutations.is_active(Mutation::FilterAlways)) {
@@ -92,9 +98,9 @@ pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
         (None, false) => String::new(),
     };
     let count = if ctx.mutations.is_active(Mutation::CountEveryHit) {
-        hit_count(&hits, &regex)
+        hit_count(&hits, lines.regex())
     } else {
-        hits.iter().map(|h| h.matched.len()).sum()
+        hits.iter().map(|h| h.matches.count).sum()
     };
     if count == 0 {
         return Ok(Reply::text(sentence(
@@ -116,7 +122,7 @@ pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
 /// the count the `count-every-hit` mutation reports instead of the lines.
 fn hit_count(hits: &[FileHits], regex: &regex::Regex) -> usize {
     hits.iter()
-        .flat_map(|hit| hit.matched.iter().filter_map(|&n| hit.lines.get(n - 1)))
+        .flat_map(|hit| hit.matched().iter().filter_map(|&n| hit.line(n)))
         .map(|line| regex.find_iter(line).count())
         .sum()
 }
@@ -135,8 +141,8 @@ pub(crate) fn render_hits(heading: &str, hits: &[FileHits]) -> String {
     let mut out = format!("{heading}\n---\n");
     for hit in hits {
         out.push_str(&format!("File: {}\n", hit.display));
-        for &n in &hit.matched {
-            let line = hit.lines.get(n - 1).map_or("", |l| l.trim());
+        for &n in hit.matched() {
+            let line = hit.line(n).map_or("", str::trim);
             out.push_str(&format!("L{n}: {line}\n"));
         }
         out.push_str("---\n");
@@ -150,12 +156,11 @@ mod tests {
 
     #[test]
     fn hits_are_grouped_per_file() {
-        let hits = vec![FileHits {
-            display: "src/a.txt".into(),
-            lines: vec!["  let x = 1;  ".into(), "y".into(), "x again".into()],
-            matched: vec![1, 3],
-            modified: None,
-        }];
+        let hits = vec![FileHits::from_lines(
+            "src/a.txt",
+            &["  let x = 1;  ", "y", "x again"],
+            &[1, 3],
+        )];
         assert_eq!(
             render_hits("Found 2 matches for pattern \"x\" in path \".\":", &hits),
             "Found 2 matches for pattern \"x\" in path \".\":\n---\nFile: src/a.txt\nL1: let x = 1;\nL3: x again\n---"

@@ -1,0 +1,214 @@
+//! The tree walk that content search and name search share.
+//!
+//! It goes depth first in name order, so results are deterministic, skips
+//! `.git` and `node_modules` (as the upstream servers do), never follows a
+//! symlink to a directory (no loops, no escaping the tree), and silently
+//! skips entries the path policy refuses (a symlink to a file is followed
+//! only where the policy allows its target). A name that is not UTF-8 is
+//! walked under its real bytes and shown as [`display_name`] renders it.
+//!
+//! It streams: each entry is handed to the caller as it is found, so a search
+//! of a large tree holds one directory listing per level, never the whole
+//! tree. Each directory is opened from its parent's handle (see
+//! [`OpenedDir`]) and each file from its directory's, without following a
+//! link, so the walk neither leaves the confined root nor looks every path up
+//! again from it; only a symlink to a file goes through the policy by path.
+
+use std::ffi::OsStr;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::confined_fs::{Metadata, OpenedDir};
+use super::names::display_name;
+use super::paths::PathPolicy;
+
+/// Directory names never descended into (nor listed).
+const SKIPPED_DIRS: [&[u8]; 2] = [b".git", b"node_modules"];
+
+/// An entry found by [`walk_each`], kept after the walk.
+#[derive(Debug, Clone)]
+pub(crate) struct WalkEntry {
+    /// Absolute path (under the real search root).
+    pub(crate) path: PathBuf,
+    /// Path relative to the search root, `/`-separated.
+    pub(crate) relative: String,
+    pub(crate) is_dir: bool,
+    pub(crate) modified: Option<SystemTime>,
+}
+
+/// An entry as [`walk_each`] meets it: what [`WalkEntry`] holds, with its
+/// modification time read only when asked for and its content opened from
+/// the walk's own directory handle.
+pub(crate) struct Visit<'a> {
+    /// Absolute path (under the real search root).
+    pub(crate) path: PathBuf,
+    /// Path relative to the search root, `/`-separated.
+    pub(crate) relative: String,
+    pub(crate) is_dir: bool,
+    dir: &'a OpenedDir,
+    name: &'a OsStr,
+    /// For a symlink, what it leads to (already stat'ed through the policy).
+    followed: Option<Metadata>,
+}
+
+impl Visit<'_> {
+    /// The last component of [`Visit::relative`].
+    pub(crate) fn base_name(&self) -> &str {
+        self.relative.rsplit('/').next().unwrap_or(&self.relative)
+    }
+
+    /// When the entry (a link: what it leads to) was last modified; `None`
+    /// when that cannot be read.
+    pub(crate) fn modified(&self) -> Option<SystemTime> {
+        let modified = match &self.followed {
+            Some(meta) => meta.modified(),
+            None => self
+                .dir
+                .metadata(self.name)
+                .and_then(|meta| meta.modified()),
+        };
+        modified.ok().map(cap_std::time::SystemTime::into_std)
+    }
+
+    /// Opens the file for reading and stats what was opened: from the
+    /// directory's handle, or for a symlink through the policy, which
+    /// follows it only where it may lead.
+    pub(crate) fn open(
+        &self,
+        policy: &PathPolicy,
+    ) -> io::Result<(std::fs::File, std::fs::Metadata)> {
+        if self.followed.is_some() {
+            let file = policy.open_read(&self.path)?;
+            let metadata = file.metadata()?;
+            Ok((file, metadata))
+        } else {
+            self.dir.open_file(self.name)
+        }
+    }
+
+    /// The entry kept after the walk (its modification time read now).
+    pub(crate) fn into_entry(self) -> WalkEntry {
+        let modified = self.modified();
+        WalkEntry {
+            path: self.path,
+            relative: self.relative,
+            is_dir: self.is_dir,
+            modified,
+        }
+    }
+}
+
+/// Hands every entry under `root` (not `root` itself) to `visit`, depth first
+/// in name order, a directory before what it holds. Unreadable directories
+/// are handed over but not descended into.
+pub(crate) fn walk_each(policy: &PathPolicy, root: &Path, visit: &mut dyn FnMut(Visit<'_>)) {
+    let Ok(dir) = policy.open_dir(root) else {
+        return;
+    };
+    walk_dir(policy, &dir, root, "", visit);
+}
+
+fn walk_dir(
+    policy: &PathPolicy,
+    dir: &OpenedDir,
+    path: &Path,
+    prefix: &str,
+    visit: &mut dyn FnMut(Visit<'_>),
+) {
+    let Ok(mut listed) = dir.entries() else {
+        return;
+    };
+    listed.sort_by(|a, b| a.name.cmp(&b.name));
+    for entry in &listed {
+        if SKIPPED_DIRS.contains(&entry.name.as_bytes()) {
+            continue;
+        }
+        let name = display_name(&entry.name);
+        let child = path.join(&entry.name);
+        let relative = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let followed = if entry.is_symlink {
+            // A symlink to a file is listed (after checking where it really
+            // points); a symlink to a directory is not followed.
+            match policy.stat(&child) {
+                Ok(meta) if !meta.is_dir() => Some(meta),
+                _ => continue,
+            }
+        } else {
+            if policy.check(&child).is_err() {
+                continue;
+            }
+            None
+        };
+        let is_dir = followed.is_none() && entry.is_dir;
+        // Descending needs the path and relative name after the visit.
+        let descend = is_dir.then(|| (child.clone(), relative.clone()));
+        visit(Visit {
+            path: child,
+            relative,
+            is_dir,
+            dir,
+            name: &entry.name,
+            followed,
+        });
+        if let Some((child, relative)) = descend {
+            if let Ok(sub) = dir.subdir(&entry.name) {
+                walk_dir(policy, &sub, &child, &relative, visit);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::io::Read;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn the_walk_is_sorted_depth_first_and_never_leaves_the_root() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = fs::canonicalize(dir.path()).expect("canonical");
+        let outside = tempfile::tempdir().expect("tempdir");
+        fs::write(outside.path().join("secret.txt"), "secret").expect("write");
+        fs::create_dir_all(root.join("b/deep")).expect("mkdir");
+        fs::create_dir_all(root.join("node_modules/x")).expect("mkdir");
+        fs::write(root.join("b/deep/c.txt"), "c").expect("write");
+        fs::write(root.join("a.txt"), "a").expect("write");
+        symlink(outside.path(), root.join("out-dir")).expect("symlink");
+        symlink(outside.path().join("secret.txt"), root.join("out-file")).expect("symlink");
+        symlink(root.join("a.txt"), root.join("in-file")).expect("symlink");
+        let policy =
+            PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
+        let mut seen = Vec::new();
+        walk_each(&policy, &root, &mut |visit| {
+            let content = if visit.is_dir {
+                String::new()
+            } else {
+                let (mut file, _) = visit.open(&policy).expect("open");
+                let mut text = String::new();
+                file.read_to_string(&mut text).expect("read");
+                text
+            };
+            seen.push((visit.relative.clone(), visit.is_dir, content));
+        });
+        let expected = [
+            ("a.txt", false, "a"),
+            ("b", true, ""),
+            ("b/deep", true, ""),
+            ("b/deep/c.txt", false, "c"),
+            ("in-file", false, "a"),
+        ];
+        let expected: Vec<(String, bool, String)> = expected
+            .iter()
+            .map(|(name, is_dir, text)| (name.to_string(), *is_dir, text.to_string()))
+            .collect();
+        assert_eq!(seen, expected);
+    }
+}

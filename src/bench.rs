@@ -375,9 +375,10 @@ fn largest_fixture(suite: &Suite) -> (String, BTreeMap<String, FileSpec>) {
 fn spec_bytes(spec: &FileSpec) -> usize {
     match spec {
         FileSpec::Text(t) => t.len(),
-        FileSpec::Detailed(FileDetail {
-            text, bytes, size, ..
-        }) => {
+        FileSpec::Detailed(detail) => {
+            let FileDetail {
+                text, bytes, size, ..
+            } = &**detail;
             text.as_ref().map(String::len).unwrap_or(0)
                 + bytes.as_ref().map(|b| b.0.len()).unwrap_or(0)
                 + size.unwrap_or(0) as usize

@@ -234,7 +234,9 @@ pub(crate) struct Calls(pub Vec<Call>);
 #[derive(Debug, Clone)]
 pub(crate) enum FileSpec {
     Text(String),
-    Detailed(FileDetail),
+    /// Boxed: most entries are text, and a map of entries holds room for several
+    /// values at a time, each as large as the largest variant.
+    Detailed(Box<FileDetail>),
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -419,7 +421,7 @@ impl<'de> Deserialize<'de> for FileSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(StringOrMap {
             from_str: FileSpec::Text,
-            from_map: FileSpec::Detailed,
+            from_map: |detail| FileSpec::Detailed(Box::new(detail)),
             expecting: "file text, or a map with one of text, bytes, size, dir, symlink",
             marker: PhantomData,
         })

@@ -253,15 +253,8 @@ fn expectation_problems(
         }
         if d.unchanged {
             let is_content = match scenario.given.files.get(name.as_str()) {
-                Some(spec) => matches!(
-                    spec,
-                    FileSpec::Text(_)
-                        | FileSpec::Detailed(FileDetail {
-                            symlink: None,
-                            dir: false,
-                            ..
-                        })
-                ),
+                Some(FileSpec::Text(_)) => true,
+                Some(FileSpec::Detailed(detail)) => detail.symlink.is_none() && !detail.dir,
                 None => tree.is_some_and(|t| {
                     t.join(name)
                         .symlink_metadata()

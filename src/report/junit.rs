@@ -53,7 +53,7 @@ fn suite_opening(xml: &mut String, suite: &str, tally: &Tally, cases: usize, tim
     let _ = writeln!(
         xml,
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{time:.3}\">",
-        escape(&suite),
+        escape(suite),
         cases,
         tally.failed + tally.flaky + tally.stale,
         tally.errored,
@@ -92,7 +92,7 @@ fn case(xml: &mut String, suite: &str, r: &ScenarioReport) {
     let _ = write!(
         xml,
         "    <testcase classname=\"{}.{}\" name=\"{}\" time=\"{:.3}\">",
-        escape(&suite),
+        escape(suite),
         escape(file),
         escape(name),
         r.elapsed.as_secs_f64()

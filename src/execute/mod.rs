@@ -377,7 +377,7 @@ fn take_captures(
             )
             .keyed(key));
         };
-        let regex = match pattern.0.regex() {
+        let regex = match pattern.0.compile() {
             Ok(regex) => regex,
             Err(e) => {
                 return Err(Mismatch::new(

@@ -1,27 +1,30 @@
 //! The regexes a scenario writes (`then.matches`, a call's `capture:`): checked for
 //! syntax while the file loads, so a bad one is refused before anything runs, but
-//! compiled only when a scenario that uses it is judged, and then once.
+//! compiled only when a scenario that uses it is judged, once for that judging.
 //!
 //! Parsing a regex is a small part of compiling it (no automaton is built), so a
 //! suite of 10,000 scenarios loads without compiling 10,000 regexes, and a run
-//! `--filter`ed to one scenario compiles only that scenario's. A clone shares the
-//! compiled regex (`Arc`), so the judge uses the one compiled for it.
+//! `--filter`ed to one scenario compiles only that scenario's. The compiled regex
+//! is not kept once the scenario is judged: a compiled regex and the match cache
+//! it grows take kilobytes, and kept for every scenario of a large suite they
+//! would make a run's memory grow with the suite.
 //!
 //! What the syntax check cannot see is a regex too big to compile (`a{1000}{1000}`):
 //! that is a mismatch of the scenario that uses it, named "bad regex", when judged.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use regex::Regex;
 
-/// A regex written in a scenario: its text, syntax-checked, and its compiled form
-/// once something asked for it.
+/// A regex written in a scenario: its text, syntax-checked when the file loaded.
 #[derive(Clone)]
-pub(crate) struct Pattern(Arc<Compiled>);
+pub(crate) struct Pattern(Arc<Written>);
 
-struct Compiled {
+struct Written {
     text: String,
-    regex: OnceLock<Result<Regex, String>>,
+    /// How many times it was compiled, for the tests that show when that happens.
+    compiled: AtomicUsize,
 }
 
 impl std::fmt::Debug for Pattern {
@@ -33,9 +36,9 @@ impl std::fmt::Debug for Pattern {
 impl Pattern {
     /// `text` as a pattern, not yet checked (see [`check_syntax`]).
     pub(crate) fn unchecked(text: String) -> Pattern {
-        Pattern(Arc::new(Compiled {
+        Pattern(Arc::new(Written {
             text,
-            regex: OnceLock::new(),
+            compiled: AtomicUsize::new(0),
         }))
     }
 
@@ -44,20 +47,17 @@ impl Pattern {
         &self.0.text
     }
 
-    /// The compiled regex, compiled on the first call (by whichever thread asks
-    /// first) and shared by every clone after that.
-    pub(crate) fn regex(&self) -> Result<&Regex, &str> {
-        self.0
-            .regex
-            .get_or_init(|| Regex::new(&self.0.text).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(String::as_str)
+    /// The regex compiled, for one judging: the caller keeps it as long as it
+    /// needs it, and no longer.
+    pub(crate) fn compile(&self) -> Result<Regex, String> {
+        self.0.compiled.fetch_add(1, Ordering::Relaxed);
+        Regex::new(&self.0.text).map_err(|e| e.to_string())
     }
 
-    /// Whether [`Pattern::regex`] has compiled it yet.
+    /// How many times [`Pattern::compile`] has compiled it (any copy of it).
     #[cfg(test)]
-    pub(crate) fn is_compiled(&self) -> bool {
-        self.0.regex.get().is_some()
+    pub(crate) fn compilations(&self) -> usize {
+        self.0.compiled.load(Ordering::Relaxed)
     }
 }
 
@@ -97,21 +97,19 @@ mod tests {
     }
 
     #[test]
-    fn compiles_once_on_first_use_and_clones_share_it() {
+    fn compiles_only_when_asked_and_counts_it_across_copies() {
         let pattern = Pattern::unchecked("line [0-9]+".into());
-        let clone = pattern.clone();
-        assert!(!pattern.is_compiled());
-        let first: *const Regex = pattern.regex().expect("compiles");
-        assert!(clone.is_compiled(), "the clone sees the one compilation");
-        let second: *const Regex = clone.regex().expect("compiles");
-        assert_eq!(first, second, "one compiled regex, not two");
+        let copy = pattern.clone();
+        assert_eq!(pattern.compilations(), 0);
+        assert!(copy.compile().expect("compiles").is_match("line 7"));
+        assert_eq!(pattern.compilations(), 1, "the copy's compilation counts");
     }
 
     #[test]
     fn a_regex_too_big_to_compile_is_an_error_when_used() {
         let pattern = Pattern::unchecked("(?:a{1000}){1000}".into());
         assert!(check_syntax(pattern.as_str()).is_ok());
-        let error = pattern.regex().unwrap_err();
+        let error = pattern.compile().unwrap_err();
         assert!(error.contains("size limit"), "{error}");
     }
 }

@@ -349,7 +349,7 @@ fn bare_lifecycle(ctx: &Ctx) {
         for i in 0..WARMUP + ITERS {
             let cpu = cpu_so_far();
             let t = Instant::now();
-            bare_call(&argv, &args);
+            bare_call(&ctx.target.program, &argv, &args);
             let (took, spent) = (t.elapsed(), cpu_so_far().saturating_sub(cpu));
             let cpu = cpu_so_far();
             let t = Instant::now();
@@ -372,9 +372,15 @@ fn bare_lifecycle(ctx: &Ctx) {
                 harness_cpu += h_spent;
             }
         }
+        // As `row` takes it: the middle one, or the mean of the middle two.
         let median = |t: &mut Vec<Duration>| {
             t.sort();
-            t[t.len() / 2]
+            let n = t.len();
+            if n % 2 == 1 {
+                t[n / 2]
+            } else {
+                (t[n / 2 - 1] + t[n / 2]) / 2
+            }
         };
         let (b, h) = (median(&mut bare.clone()), median(&mut harness.clone()));
         let (b_cpu, h_cpu) = (bare_cpu / ITERS as u32, harness_cpu / ITERS as u32);
@@ -438,13 +444,14 @@ fn cpu_so_far() -> Duration {
     read(libc::RUSAGE_SELF) + read(libc::RUSAGE_CHILDREN)
 }
 
-/// One server lifecycle with nothing but JSON-RPC lines: spawn `argv`, initialize,
-/// call `view` with `args` (JSON), close stdin and wait for the exit.
-fn bare_call(argv: &[String], args: &str) {
+/// One server lifecycle with nothing but JSON-RPC lines: spawn `program` with
+/// `argv`, initialize, call `view` with `args` (JSON), close stdin and wait for the
+/// exit.
+fn bare_call(program: &Path, argv: &[String], args: &str) {
     use std::io::{BufRead, BufReader, Write};
     use std::process::{Command, Stdio};
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
+    let mut child = Command::new(program)
+        .args(argv)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -43,13 +43,15 @@ struct Ctx {
 pub fn main(toolspec_exe: &Path) {
     // `cargo bench` passes `--bench`; any other flag is ignored too.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let benches: [(&str, Bench); 6] = [
+    let benches: [(&str, Bench); 8] = [
         ("session_start_stop", session_start_stop),
         ("one_call", one_call),
         ("suite_serial", suite_serial),
         ("suite_parallel", suite_parallel),
         ("scale_grep", scale_grep),
         ("ripgrep", ripgrep),
+        ("bare_lifecycle", bare_lifecycle),
+        ("scale_suite", scale_suite),
     ];
     let selected: Vec<_> = benches
         .iter()
@@ -67,11 +69,7 @@ pub fn main(toolspec_exe: &Path) {
     });
     let exe = toolspec_exe.to_path_buf();
     let target = Target::reference(&exe, &suite);
-    let ctx = Ctx {
-        suite,
-        target,
-        exe: toolspec_exe.to_path_buf(),
-    };
+    let ctx = Ctx { suite, target, exe };
 
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!("toolspec overhead benches (reference server, suite boris, {cpus} CPUs)");
@@ -325,6 +323,305 @@ fn ripgrep(ctx: &Ctx) {
 // signatures move.
 
 /// The reference server's argv for `root`, with no scenario settings.
+/// The harness's cost per scenario against the bare server lifecycle, in the same
+/// run: a minimal JSON-RPC client that does nothing else (spawn the reference
+/// server over stdio, `initialize`, one `view` call, close stdin, wait), and
+/// `run_scenario` on a one-call scenario making the same call, taken in turns so
+/// a change in the machine's load falls on both. Then again with `IDLE` idle
+/// processes (`sleep`) started by the bench, which are killed at the end.
+fn bare_lifecycle(ctx: &Ctx) {
+    const IDLE: usize = 2000;
+    let Some((file, scenario)) = ctx.suite.scenarios().find(|(_, s)| {
+        s.given.calls.is_empty()
+            && s.given.files.is_empty()
+            && s.given.tree.is_none()
+            && s.given.settings.is_empty()
+            && s.when.0.len() == 1
+            && s.when.0[0].tool == "view"
+    }) else {
+        println!("   no one-call view scenario in the suite");
+        return;
+    };
+    println!("   scenario: {}", ctx.suite.scenario_id(file, scenario));
+    let root = tempfile::tempdir().expect("a root for the bare client");
+    let root_path = root.path().canonicalize().expect("canonical root");
+    let argv = argv_for(&ctx.target, &root_path);
+    let args = serde_json::to_string(&scenario.when.0[0].args)
+        .expect("arguments as JSON")
+        .replace("{root}", &root_path.to_string_lossy());
+    let measure = |label: &str| {
+        const WARMUP: usize = 3;
+        const ITERS: usize = 40;
+        let options = RunOptions::default();
+        let (mut bare, mut harness) = (Vec::new(), Vec::new());
+        let (mut bare_cpu, mut harness_cpu) = (Duration::ZERO, Duration::ZERO);
+        for i in 0..WARMUP + ITERS {
+            let cpu = cpu_so_far();
+            let t = Instant::now();
+            bare_call(&ctx.target.program, &argv, &args);
+            let (took, spent) = (t.elapsed(), cpu_so_far().saturating_sub(cpu));
+            let cpu = cpu_so_far();
+            let t = Instant::now();
+            let report = run_scenario(
+                &ctx.suite,
+                &file.stem,
+                scenario,
+                &ctx.target,
+                &options,
+                None,
+            );
+            let (h_took, h_spent) = (t.elapsed(), cpu_so_far().saturating_sub(cpu));
+            if i == 0 && !matches!(report.verdict, Verdict::Pass) {
+                print!("   not passing: {report}");
+            }
+            if i >= WARMUP {
+                bare.push(took);
+                harness.push(h_took);
+                bare_cpu += spent;
+                harness_cpu += h_spent;
+            }
+        }
+        // As `row` takes it: the middle one, or the mean of the middle two.
+        let median = |t: &mut Vec<Duration>| {
+            t.sort();
+            let n = t.len();
+            if n % 2 == 1 {
+                t[n / 2]
+            } else {
+                (t[n / 2 - 1] + t[n / 2]) / 2
+            }
+        };
+        let (b, h) = (median(&mut bare.clone()), median(&mut harness.clone()));
+        let (b_cpu, h_cpu) = (bare_cpu / ITERS as u32, harness_cpu / ITERS as u32);
+        println!("   {label}:");
+        header();
+        row("bare client (wall)", &mut bare, "lifecycles");
+        row("harness run_scenario (wall)", &mut harness, "scenarios");
+        println!(
+            "   median wall: harness {} - bare {} = {} ({:.2}x); mean CPU (own + children): harness {} - bare {} = {} ({:.2}x)",
+            fmt_dur(h),
+            fmt_dur(b),
+            fmt_dur(h.saturating_sub(b)),
+            h.as_secs_f64() / b.as_secs_f64(),
+            fmt_dur(h_cpu),
+            fmt_dur(b_cpu),
+            fmt_dur(h_cpu.saturating_sub(b_cpu)),
+            h_cpu.as_secs_f64() / b_cpu.as_secs_f64().max(1e-9),
+        );
+        (h.saturating_sub(b), h_cpu.saturating_sub(b_cpu))
+    };
+    let (quiet_wall, quiet_cpu) = measure("machine as it is");
+    let mut idle: Vec<std::process::Child> = (0..IDLE)
+        .filter_map(|_| {
+            std::process::Command::new("sleep")
+                .arg("3600")
+                .stdin(std::process::Stdio::null())
+                .spawn()
+                .ok()
+        })
+        .collect();
+    let started = idle.len();
+    let (busy_wall, busy_cpu) = measure(&format!("with {started} idle processes"));
+    for child in &mut idle {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    println!(
+        "   harness overhead, quiet vs {started} idle processes: wall {} vs {} ({:+.0}%), CPU {} vs {} ({:+.0}%)",
+        fmt_dur(quiet_wall),
+        fmt_dur(busy_wall),
+        percent(busy_wall, quiet_wall),
+        fmt_dur(quiet_cpu),
+        fmt_dur(busy_cpu),
+        percent(busy_cpu, quiet_cpu),
+    );
+}
+
+fn percent(now: Duration, before: Duration) -> f64 {
+    (now.as_secs_f64() / before.as_secs_f64().max(1e-9) - 1.0) * 100.0
+}
+
+/// This process's CPU time so far, its reaped children's included.
+fn cpu_so_far() -> Duration {
+    let read = |who| {
+        // SAFETY: getrusage fills in the plain struct it is given.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(who, &mut usage) };
+        let seconds = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    };
+    read(libc::RUSAGE_SELF) + read(libc::RUSAGE_CHILDREN)
+}
+
+/// One server lifecycle with nothing but JSON-RPC lines: spawn `program` with
+/// `argv`, initialize, call `view` with `args` (JSON), close stdin and wait for the
+/// exit.
+fn bare_call(program: &Path, argv: &[String], args: &str) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(program)
+        .args(argv)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the reference server");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    let mut answer = |stdin: &mut std::process::ChildStdin, message: &str, id: &str| {
+        stdin
+            .write_all(message.as_bytes())
+            .expect("write a request");
+        stdin.write_all(b"\n").expect("write a request");
+        loop {
+            line.clear();
+            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                panic!("the server closed stdout before answering {id}");
+            }
+            if line.contains(id) {
+                return;
+            }
+        }
+    };
+    answer(
+        &mut stdin,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bare","version":"0"}}}"#,
+        r#""id":1"#,
+    );
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .expect("write the notification");
+    answer(
+        &mut stdin,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"view","arguments":{args}}}}}"#
+        ),
+        r#""id":2"#,
+    );
+    drop(stdin);
+    child.wait().expect("the server exits");
+}
+
+/// 10,000 one-call scenarios (100 files of 100, each with a fixture file, a
+/// `contains` and two `matches` regexes) written to a temporary folder, and
+/// `toolspec` run on them as a user runs it: `list`, a `run` filtered to one
+/// scenario (the cost of loading and checking them all), and a whole `run` with
+/// `--json` and `--junit`. Each command's CPU time and peak memory are its own, as
+/// the kernel accounts them (`wait4`).
+fn scale_suite(ctx: &Ctx) {
+    const FILES: usize = 100;
+    const PER_FILE: usize = 100;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let specs = dir.path().join("specs");
+    write_generated_suite(&specs.join("big"), FILES, PER_FILE);
+    std::fs::create_dir_all(dir.path().join("fixtures")).expect("fixtures folder");
+    let specs = specs.to_string_lossy().into_owned();
+    let json = dir
+        .path()
+        .join("report.json")
+        .to_string_lossy()
+        .into_owned();
+    let junit = dir.path().join("report.xml").to_string_lossy().into_owned();
+    let scenarios = (FILES * PER_FILE) as f64;
+    println!(
+        "   {:<40} {:>9} {:>9} {:>9} {:>12}",
+        "command (10,000 scenarios)", "wall", "cpu", "peak MiB", "cpu/scenario"
+    );
+    let commands: [(&str, Vec<&str>); 3] = [
+        ("list --suite big", vec!["list", "--suite", "big"]),
+        (
+            "run --filter (one scenario)",
+            vec!["run", "--suite", "big", "--filter", "gen-000::view 0"],
+        ),
+        (
+            "run --json --junit (all)",
+            vec!["run", "--suite", "big", "--json", &json, "--junit", &junit],
+        ),
+    ];
+    for (what, args) in commands {
+        let mut argv = vec!["--specs", specs.as_str()];
+        argv.extend(args);
+        let Some(usage) = measured(&ctx.exe, &argv) else {
+            println!("   {what:<40} (could not run)");
+            continue;
+        };
+        println!(
+            "   {what:<40} {:>9} {:>9} {:>9.1} {:>12}",
+            fmt_dur(usage.wall),
+            fmt_dur(usage.cpu),
+            usage.peak_kib as f64 / 1024.0,
+            fmt_dur(usage.cpu.div_f64(scenarios)),
+        );
+    }
+}
+
+/// What one finished command cost.
+struct Usage {
+    wall: Duration,
+    /// User and system time.
+    cpu: Duration,
+    /// Its largest resident set, in KiB.
+    peak_kib: i64,
+}
+
+/// Runs `exe` with `argv` (its output thrown away) and reads its own usage from the
+/// kernel when it is reaped.
+fn measured(exe: &Path, argv: &[&str]) -> Option<Usage> {
+    use std::process::{Command, Stdio};
+    let started = Instant::now();
+    let child = Command::new(exe)
+        .args(argv)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut status = 0;
+    // SAFETY: rusage is plain data that wait4 fills in; the pid is our own child,
+    // reaped here and nowhere else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let wall = started.elapsed();
+    if reaped <= 0 {
+        return None;
+    }
+    let seconds = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    Some(Usage {
+        wall,
+        cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        peak_kib: usage.ru_maxrss,
+    })
+}
+
+/// A suite `big` of `files` files of `per_file` scenarios each in `dir`.
+fn write_generated_suite(dir: &Path, files: usize, per_file: usize) {
+    std::fs::create_dir_all(dir).expect("suite folder");
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap_or_else(|e| panic!("cannot write {name}: {e}"))
+    };
+    write(
+        "suite.yaml",
+        "suite: big\ntitle: Generated for the scale bench\ndialect: bracket-code\ntools: [view]\nversion: 1\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\ncall_timeout_ms: 10000\n",
+    );
+    write(
+        "clauses.yaml",
+        &format!(
+            "documents:\n  - name: \"Generated\"\n    file: \"generated.txt\"\n    upstream: \"Generated by the scale bench; it lives nowhere.\"\n    sha256: \"{}\"\n    clauses:\n      - {{ id: \"gen/view\", line: 1, title: \"View\" }}\n",
+            "0".repeat(64)
+        ),
+    );
+    for f in 0..files {
+        let mut text = format!("requirement: Generated requirement {f}\nscenarios:\n");
+        for s in 0..per_file {
+            text.push_str(&format!(
+                "  - name: view {s} of {f}\n    covers: gen/view\n    given:\n      files:\n        a.txt: \"line {s}\\nsecond line\\n\"\n    when: {{ tool: view, args: {{ path: \"{{root}}/a.txt\" }} }}\n    then:\n      is_error: false\n      contains: [\"line {s}\"]\n      matches: [\"line [0-9]+\", \"sec(o|0)nd\\\\s+line\"]\n\n"
+            ));
+        }
+        write(&format!("gen-{f:03}.yaml"), &text);
+    }
+}
+
 fn argv_for(target: &Target, root: &Path) -> Vec<String> {
     target
         .argv(root, None, &BTreeMap::new())
@@ -390,9 +687,10 @@ fn largest_fixture(suite: &Suite) -> (String, BTreeMap<String, FileSpec>) {
 fn spec_bytes(spec: &FileSpec) -> usize {
     match spec {
         FileSpec::Text(t) => t.len(),
-        FileSpec::Detailed(FileDetail {
-            text, bytes, size, ..
-        }) => {
+        FileSpec::Detailed(detail) => {
+            let FileDetail {
+                text, bytes, size, ..
+            } = &**detail;
             text.as_ref().map(String::len).unwrap_or(0)
                 + bytes.as_ref().map(|b| b.0.len()).unwrap_or(0)
                 + size.unwrap_or(0) as usize

@@ -376,32 +376,32 @@ mod tests {
         files.insert("a/b.txt".to_string(), FileSpec::Text("hi\n".into()));
         files.insert(
             "bin".to_string(),
-            FileSpec::Detailed(FileDetail {
+            FileSpec::Detailed(Box::new(FileDetail {
                 bytes: Some(HexBytes(vec![0, 0xff])),
                 ..Default::default()
-            }),
+            })),
         );
         files.insert(
             "big".to_string(),
-            FileSpec::Detailed(FileDetail {
+            FileSpec::Detailed(Box::new(FileDetail {
                 size: Some(5),
                 fill: Some("xy".into()),
                 ..Default::default()
-            }),
+            })),
         );
         files.insert(
             "empty/".to_string(),
-            FileSpec::Detailed(FileDetail {
+            FileSpec::Detailed(Box::new(FileDetail {
                 dir: true,
                 ..Default::default()
-            }),
+            })),
         );
         files.insert(
             "link".to_string(),
-            FileSpec::Detailed(FileDetail {
+            FileSpec::Detailed(Box::new(FileDetail {
                 symlink: Some("a/b.txt".into()),
                 ..Default::default()
-            }),
+            })),
         );
         let fx = Fixture::build(&files).unwrap();
         let root = fx.root();
@@ -424,11 +424,11 @@ mod tests {
             let mut files = BTreeMap::new();
             files.insert(
                 "big".to_string(),
-                FileSpec::Detailed(FileDetail {
+                FileSpec::Detailed(Box::new(FileDetail {
                     size: Some(size),
                     fill: Some(fill.to_string()),
                     ..Default::default()
-                }),
+                })),
             );
             let fx = Fixture::build(&files).unwrap();
             let want: Vec<u8> = fill.bytes().cycle().take(size as usize).collect();
@@ -496,11 +496,11 @@ mod tests {
         // An entry laid over a link replaces the link, with its own mode.
         let over = BTreeMap::from([(
             "victim.txt".to_string(),
-            FileSpec::Detailed(FileDetail {
+            FileSpec::Detailed(Box::new(FileDetail {
                 text: Some("new\n".into()),
                 mode: Some(crate::scenario::FileMode(0o600)),
                 ..Default::default()
-            }),
+            })),
         )]);
         let fx = Fixture::build_over(Some(tree.path()), &over).unwrap();
         let laid = fx.root().join("victim.txt");

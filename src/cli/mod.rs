@@ -12,6 +12,7 @@ mod list;
 mod matrix;
 mod mutants;
 mod output;
+mod progress;
 mod report;
 mod report_files;
 mod run;

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::{print, say};
-use super::report_files::ReportFiles;
+use super::progress::Progress;
+use super::report_files::{ReportFiles, ReportStreams};
 use super::Outcome;
 use crate::execute::parallel::{default_jobs, run_scenarios};
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
@@ -169,7 +170,16 @@ pub(crate) fn run(
     let styles = Styles::coloured(colour);
 
     check_pins(&external, &suites, args.target.as_deref())?;
-    let mut all_reports = Vec::new();
+    let order = ClauseOrder::of_suites(&suites);
+    let mut streams = ReportStreams::new(ReportFiles {
+        json: args.json.as_deref(),
+        junit: args.junit.as_deref(),
+        markdown: args.markdown.as_deref(),
+        html: args.html.as_deref(),
+        order: &order,
+    });
+    // The ids `--write-baseline` writes, kept instead of every report.
+    let mut failing: Vec<String> = Vec::new();
     let mut facts = Vec::new();
     let mut grand = Tally::default();
     let mut target_name = String::new();
@@ -229,14 +239,19 @@ pub(crate) fn run(
             }
         };
         let started = Instant::now();
+        let progress = Progress::new(&suite.name, work.len());
         let show = |report: &ScenarioReport| {
             // NEW is shown too: what raising the pin would bring is worth reading.
             let standing = Standing::of(report);
+            progress.scenario_ended(standing.breaks_the_run());
             if args.verbose || standing.breaks_the_run() || standing == Standing::New {
-                print(&scenario_text(report, styles));
+                progress.above(|| print(&scenario_text(report, styles)));
             }
         };
-        let mut reports = run_scenarios(
+        // Each report is counted and handed to the report files in the suite's
+        // order as soon as those before it have ended, and not kept.
+        let mut tally = Tally::default();
+        run_scenarios(
             suite,
             &work,
             &target,
@@ -244,11 +259,16 @@ pub(crate) fn run(
             listed.as_ref(),
             jobs,
             &show,
+            &mut |index, mut report| {
+                report.position = positions[index];
+                tally.count(&report);
+                if args.write_baseline.is_some() && fails(&report) {
+                    failing.push(report.id.clone());
+                }
+                streams.add(report);
+            },
         );
-        for (report, at) in reports.iter_mut().zip(positions) {
-            report.position = at;
-        }
-        let tally = Tally::of(&reports);
+        progress.finish();
         let mut origin = catalogue
             .origin(&suite.name)
             .map(|o| o.describe())
@@ -270,7 +290,6 @@ pub(crate) fn run(
             &origin,
         ));
         grand.add(&tally);
-        all_reports.extend(reports);
     }
     say(run_summary(&grand));
     let run = RunFacts {
@@ -278,7 +297,8 @@ pub(crate) fn run(
         partition: args.partition.map(|p| p.to_string()),
         suites: facts,
     };
-    write_reports(args, &run, &all_reports, &ClauseOrder::of_suites(&suites))?;
+    streams.finish(&run)?;
+    write_baseline(args, &failing)?;
     if grand.judged() == 0 && !args.allow_empty {
         if grand.scenarios() == 0 {
             say(format_args!(
@@ -429,29 +449,20 @@ fn names_a_scenario(entry: &str, ids: &BTreeSet<String>) -> bool {
             .any(|(at, _)| ids.contains(&entry[..at]) && !entry[at + 1..].is_empty())
 }
 
-fn write_reports(
-    args: &RunArgs,
-    run: &RunFacts,
-    reports: &[ScenarioReport],
-    order: &ClauseOrder,
-) -> Result<(), CliError> {
-    let files = ReportFiles {
-        json: args.json.as_deref(),
-        junit: args.junit.as_deref(),
-        markdown: args.markdown.as_deref(),
-        html: args.html.as_deref(),
-        order,
-    };
-    files.write(run, reports)?;
+/// Whether `--write-baseline` lists the scenario: it failed, errored or was flaky.
+fn fails(report: &ScenarioReport) -> bool {
+    report.is_flaky() || matches!(report.verdict, Verdict::Fail(_) | Verdict::Error { .. })
+}
+
+/// `--write-baseline`: the ids of the scenarios that [`fails`] picked, in run order.
+fn write_baseline(args: &RunArgs, failing: &[String]) -> Result<(), CliError> {
     if let Some(path) = &args.write_baseline {
         let mut text = String::from(
             "# Scenarios that fail on this target; name this file in `baseline_file:`.\n",
         );
-        for r in reports {
-            if r.is_flaky() || matches!(r.verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
-                text.push_str(&r.id);
-                text.push('\n');
-            }
+        for id in failing {
+            text.push_str(id);
+            text.push('\n');
         }
         std::fs::write(path, text).map_err(|source| CliError::WriteReport {
             path: path.clone(),

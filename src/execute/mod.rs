@@ -377,8 +377,17 @@ fn take_captures(
             )
             .keyed(key));
         };
-        let value = pattern
-            .0
+        let regex = match pattern.0.compile() {
+            Ok(regex) => regex,
+            Err(e) => {
+                return Err(Mismatch::new(
+                    expectation,
+                    format!("bad regex: {e}\nnothing after this call was made"),
+                )
+                .keyed(key))
+            }
+        };
+        let value = regex
             .captures(&result.text)
             .and_then(|groups| groups.get(1));
         match value {

@@ -346,8 +346,16 @@ fn judge_result(
         }
     }
     for (i, pattern) in then.matches.iter().enumerate() {
-        let pattern = bindings.fill_with(pattern, regex::escape);
-        let detail = match Regex::new(&pattern) {
+        // Compiled here, once for this judging (nothing was compiled at load); one
+        // with `{root}` or a capture in it is compiled with the values filled in.
+        let filled = bindings.fill_with(pattern.as_str(), regex::escape);
+        let regex = if filled == pattern.as_str() {
+            pattern.compile()
+        } else {
+            Regex::new(&filled).map_err(|e| e.to_string())
+        };
+        let pattern = filled;
+        let detail = match regex {
             Ok(re) if re.is_match(text) => None,
             Ok(_) => Some(format!(
                 "no match for /{pattern}/ in the text:\n{}",
@@ -479,4 +487,90 @@ fn describe(left: &LeftFile) -> String {
 /// text begins and ends is plain.
 pub(crate) fn indent(text: &str) -> String {
     text.lines().map(|l| format!("    | {l}\n")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn then(yaml: &str) -> Then {
+        crate::scenario::parse_yaml_str(std::path::Path::new("then.yaml"), yaml)
+            .expect("a valid then")
+    }
+
+    fn answer(text: &str) -> ToolResult {
+        ToolResult {
+            is_error: Some(false),
+            text: text.into(),
+            raw: serde_json::Value::Null,
+        }
+    }
+
+    /// A `matches:` regex is not compiled at load, and compiled once when judged.
+    #[test]
+    fn a_regex_is_compiled_once_when_judged_and_not_at_load() {
+        let loaded = then("matches: [\"line [0-9]+\"]\n");
+        assert_eq!(loaded.matches[0].compilations(), 0, "not compiled at load");
+        let copy = loaded.clone();
+        let mut found = Vec::new();
+        let bindings = Bindings::new("/root");
+        judge_result(
+            &copy,
+            Convention::Plain,
+            &answer("line 12"),
+            &bindings,
+            &mut found,
+        );
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(
+            loaded.matches[0].compilations(),
+            1,
+            "compiled once to judge"
+        );
+        judge_result(
+            &loaded,
+            Convention::Plain,
+            &answer("no digits"),
+            &bindings,
+            &mut found,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .detail
+                .starts_with("no match for /line [0-9]+/ in the text"),
+            "{}",
+            found[0].detail
+        );
+    }
+
+    /// A regex with `{root}` in it differs per run: it is compiled with the root
+    /// filled in (escaped), and the written pattern is left uncompiled.
+    #[test]
+    fn a_regex_with_a_value_filled_in_is_compiled_for_that_run() {
+        let loaded = then("matches: [\"^{root}/a[.]txt$\"]\n");
+        let mut found = Vec::new();
+        let bindings = Bindings::new("/tmp/x+y");
+        judge_result(
+            &loaded,
+            Convention::Plain,
+            &answer("/tmp/x+y/a.txt"),
+            &bindings,
+            &mut found,
+        );
+        assert!(found.is_empty(), "{found:?}");
+        judge_result(
+            &loaded,
+            Convention::Plain,
+            &answer("/tmp/xxy/a.txt"),
+            &bindings,
+            &mut found,
+        );
+        assert_eq!(found.len(), 1, "the root matched literally: {found:?}");
+        assert_eq!(
+            loaded.matches[0].compilations(),
+            0,
+            "the written pattern is not compiled"
+        );
+    }
 }

@@ -140,11 +140,11 @@ mod tests {
         files.insert("small.txt".into(), FileSpec::Text("one\ntwo\n".into()));
         files.insert(
             "big.txt".into(),
-            FileSpec::Detailed(FileDetail {
+            FileSpec::Detailed(Box::new(FileDetail {
                 size: Some(3 << 20),
                 fill: Some("0123456789\n".into()),
                 ..Default::default()
-            }),
+            })),
         );
         Fixture::build(&files).expect("the fixture")
     }

@@ -2,11 +2,12 @@
 //! scenario, for dashboards, CI gates and diffing two runs.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{RunFacts, Standing, Tally};
+use super::spill::Spill;
+use super::{RunFacts, Standing, SuiteTallies, Tally};
 use crate::execute::{Excuse, ScenarioReport, Verdict};
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
@@ -20,7 +21,24 @@ pub(crate) fn write_json(
     reports: &[ScenarioReport],
 ) -> std::io::Result<()> {
     let scenarios: Vec<Value> = reports.iter().map(scenario_json).collect();
-    let tallies = super::by_suite(reports);
+    let doc = document(
+        run,
+        &Tally::of(reports),
+        &super::by_suite(reports),
+        scenarios,
+    );
+    let mut file = std::fs::File::create(path)?;
+    serde_json::to_writer_pretty(&mut file, &doc)?;
+    file.write_all(b"\n")
+}
+
+/// The whole report: the counts of the run and of each suite, and `scenarios`.
+fn document(
+    run: &RunFacts,
+    total: &Tally,
+    tallies: &[(String, Tally)],
+    scenarios: Vec<Value>,
+) -> Value {
     let suites: Vec<Value> = run
         .suites
         .iter()
@@ -38,17 +56,96 @@ pub(crate) fn write_json(
             })
         })
         .collect();
-    let doc = json!({
+    json!({
         "schema_version": REPORT_SCHEMA_VERSION,
         "target": run.target,
         "partition": run.partition,
-        "counts": counts_json(&Tally::of(reports)),
+        "counts": counts_json(total),
         "suites": suites,
         "scenarios": scenarios,
-    });
-    let mut file = std::fs::File::create(path)?;
-    serde_json::to_writer_pretty(&mut file, &doc)?;
-    file.write_all(b"\n")
+    })
+}
+
+/// The JSON report written as the run goes, the same bytes as [`write_json`]
+/// gives for the same reports: each scenario is set aside on disk as it ends (in
+/// the order given), and the file is put together at the end, when the counts that
+/// come before the scenarios in it are known. Memory does not grow with the run.
+pub(crate) struct JsonStream {
+    path: PathBuf,
+    /// The scenarios' objects so far, each indented as in the whole document and
+    /// separated by `,\n`.
+    scenarios: Spill,
+    total: Tally,
+    tallies: SuiteTallies,
+}
+
+/// The array's place in the document [`document`] makes with no scenarios: keys
+/// are sorted and every string is escaped onto one line, so this text is found
+/// once, at the top level.
+const EMPTY_SCENARIOS: &str = "\n  \"scenarios\": [],\n";
+
+impl JsonStream {
+    /// A report to be written to `path` once the run ends.
+    pub(crate) fn new(path: &Path) -> std::io::Result<JsonStream> {
+        Ok(JsonStream {
+            path: path.to_path_buf(),
+            scenarios: Spill::new()?,
+            total: Tally::default(),
+            tallies: SuiteTallies::default(),
+        })
+    }
+
+    /// Adds the next scenario's report.
+    pub(crate) fn add(&mut self, report: &ScenarioReport) -> std::io::Result<()> {
+        self.total.count(report);
+        self.tallies.count(report);
+        let object = serde_json::to_string_pretty(&scenario_json(report))?;
+        let mut text = String::with_capacity(object.len() + object.len() / 8);
+        if !self.scenarios.is_empty() {
+            text.push_str(",\n");
+        }
+        // One level deeper than a value of its own: inside the document and the array.
+        for (i, line) in object.split('\n').enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str("    ");
+            text.push_str(line);
+        }
+        self.scenarios.push(&text)
+    }
+
+    /// Writes the file: the document with no scenarios, and the scenarios set aside
+    /// put into its array.
+    pub(crate) fn finish(mut self, run: &RunFacts) -> std::io::Result<()> {
+        let tallies: Vec<(String, Tally)> = self
+            .tallies
+            .iter()
+            .map(|(name, tally)| (name.to_string(), *tally))
+            .collect();
+        let mut text =
+            serde_json::to_string_pretty(&document(run, &self.total, &tallies, Vec::new()))?;
+        text.push('\n');
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&self.path)?);
+        match text.find(EMPTY_SCENARIOS) {
+            _ if self.scenarios.is_empty() => file.write_all(text.as_bytes())?,
+            Some(at) => {
+                let (head, tail) =
+                    text.split_at(at + EMPTY_SCENARIOS.len() - ",\n".len() - "]".len());
+                file.write_all(head.as_bytes())?;
+                file.write_all(b"\n")?;
+                self.scenarios.copy_into(&mut file)?;
+                file.write_all(b"\n  ")?;
+                file.write_all(tail.as_bytes())?;
+            }
+            None => {
+                return Err(std::io::Error::other(
+                    "the JSON report has no place for its scenarios",
+                ))
+            }
+        }
+        file.flush()
+    }
 }
 
 /// The counts of the summary line, by the same names.

@@ -60,10 +60,10 @@ pub(crate) fn read_clause_index(suite_dir: &Path) -> Result<Option<ClauseIndex>,
     if !path.exists() {
         return Ok(None);
     }
-    let index: ClauseIndex = read_text(&path)
-        .and_then(|text| parse_yaml_str(&path, &text))
-        .map_err(|e| vec![e])?;
-    let source = std::fs::read_to_string(&path).unwrap_or_default();
+    // Read once: the same text is parsed and then searched for the lines of any
+    // problem found.
+    let source = read_text(&path).map_err(|e| vec![e])?;
+    let index: ClauseIndex = parse_yaml_str(&path, &source).map_err(|e| vec![e])?;
     let problems = problems(&index, &path, &source);
     if problems.is_empty() {
         Ok(Some(index))

@@ -206,7 +206,9 @@ pub(crate) fn scenario_file_from_text(
     path: &Path,
     text: &str,
 ) -> Result<ScenarioFile, Vec<LoadError>> {
-    let content = parse_yaml_str::<ScenarioFile>(path, text).map_err(|e| vec![e])?;
+    let mut content = parse_yaml_str::<ScenarioFile>(path, text).map_err(|e| vec![e])?;
+    // Kept for the whole command: no room for scenarios that will never come.
+    content.scenarios.shrink_to_fit();
     let problems = validate_file(config, fixtures_dir, &content, path, text);
     if problems.is_empty() {
         Ok(content)

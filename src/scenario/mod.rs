@@ -6,6 +6,7 @@ mod error;
 mod load;
 mod model;
 mod partition;
+mod pattern;
 mod placeholders;
 mod validate;
 mod yaml;

@@ -13,6 +13,8 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use super::pattern::{check_syntax, Pattern};
+
 /// `specs/<suite>/suite.yaml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -199,25 +201,24 @@ pub(crate) struct Call {
     pub capture: BTreeMap<String, CaptureRegex>,
 }
 
-/// A `capture:` regex, compiled while the file is read and holding exactly one
-/// capture group: the value taken.
+/// A `capture:` regex, checked while the file is read (syntax, and exactly one
+/// capture group: the value taken) and compiled when a selected scenario first
+/// makes the call (`scenario/pattern.rs`).
 #[derive(Debug, Clone)]
-pub(crate) struct CaptureRegex(pub regex::Regex);
+pub(crate) struct CaptureRegex(pub Pattern);
 
 impl<'de> Deserialize<'de> for CaptureRegex {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
-        let regex = regex::Regex::new(&text).map_err(|e| {
+        let groups = check_syntax(&text).map_err(|e| {
             de::Error::custom(format!("capture `{text}` is not a valid regex: {e}"))
         })?;
-        // Group 0 is the whole match.
-        let groups = regex.captures_len() - 1;
         if groups != 1 {
             return Err(de::Error::custom(format!(
                 "capture `{text}` must have exactly one capture group, the value taken; it has {groups} (group with `(?:...)`)"
             )));
         }
-        Ok(CaptureRegex(regex))
+        Ok(CaptureRegex(Pattern::unchecked(text)))
     }
 }
 
@@ -233,7 +234,9 @@ pub(crate) struct Calls(pub Vec<Call>);
 #[derive(Debug, Clone)]
 pub(crate) enum FileSpec {
     Text(String),
-    Detailed(FileDetail),
+    /// Boxed: most entries are text, and a map of entries holds room for several
+    /// values at a time, each as large as the largest variant.
+    Detailed(Box<FileDetail>),
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -265,7 +268,7 @@ pub(crate) struct Then {
     #[serde(default)]
     pub not_contains: Vec<String>,
     #[serde(default)]
-    pub matches: Vec<String>,
+    pub matches: Vec<Pattern>,
     /// The result text parsed as JSON must contain this value (subset match).
     #[serde(default)]
     pub json: Option<Value>,
@@ -418,7 +421,7 @@ impl<'de> Deserialize<'de> for FileSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(StringOrMap {
             from_str: FileSpec::Text,
-            from_map: FileSpec::Detailed,
+            from_map: |detail| FileSpec::Detailed(Box::new(detail)),
             expecting: "file text, or a map with one of text, bytes, size, dir, symlink",
             marker: PhantomData,
         })

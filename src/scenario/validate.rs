@@ -10,6 +10,7 @@ use super::model::{
     Basis, Call, FileDetail, FileExpect, FileSpec, Scenario, ScenarioFile, SuiteFile, Then,
     UPSTREAM_COVERS,
 };
+use super::pattern::{check_syntax, Pattern};
 use super::placeholders::{captures_used, check_capture_name, unquoted_values, Bindings};
 
 /// Every problem in `file`, each with the line of the scenario it belongs to.
@@ -30,12 +31,16 @@ pub(crate) fn validate_file(
     }
     let mut names = BTreeSet::new();
     for scenario in &file.scenarios {
-        let line = find_line(source, &format!("name: {}", scenario.name))
-            .or_else(|| find_line(source, &scenario.name));
+        // Searched for only when there is a problem to place: a file of many
+        // scenarios would otherwise be searched once per scenario.
+        let line = || {
+            find_line(source, &format!("name: {}", scenario.name))
+                .or_else(|| find_line(source, &scenario.name))
+        };
         let mut fail = |message: String| {
             errors.push(LoadError::new(
                 path,
-                line,
+                line(),
                 format!("scenario `{}`: {message}", scenario.name),
             ))
         };
@@ -214,10 +219,12 @@ fn expectation_problems(
     for pattern in &then.matches {
         // Checked as it will run: placeholders filled (and escaped) first.
         let mut probe = Bindings::new("/root");
+        let pattern = pattern.as_str();
         for name in captures_used(pattern) {
             probe.bind(name, "value");
         }
-        if let Err(e) = regex::Regex::new(&probe.fill_with(pattern, regex::escape)) {
+        // The syntax only: compiling waits until a selected scenario is judged.
+        if let Err(e) = check_syntax(&probe.fill_with(pattern, regex::escape)) {
             problems.push(format!(
                 "then.matches `{pattern}` is not a valid regex: {e}"
             ));
@@ -246,15 +253,8 @@ fn expectation_problems(
         }
         if d.unchanged {
             let is_content = match scenario.given.files.get(name.as_str()) {
-                Some(spec) => matches!(
-                    spec,
-                    FileSpec::Text(_)
-                        | FileSpec::Detailed(FileDetail {
-                            symlink: None,
-                            dir: false,
-                            ..
-                        })
-                ),
+                Some(FileSpec::Text(_)) => true,
+                Some(FileSpec::Detailed(detail)) => detail.symlink.is_none() && !detail.dir,
                 None => tree.is_some_and(|t| {
                     t.join(name)
                         .symlink_metadata()
@@ -383,9 +383,10 @@ fn then_strings(then: &Then) -> Vec<&str> {
     let mut texts: Vec<&str> = Vec::new();
     texts.extend(then.code.as_deref());
     texts.extend(then.text.as_deref());
-    for list in [&then.contains, &then.not_contains, &then.matches] {
+    for list in [&then.contains, &then.not_contains] {
         texts.extend(list.iter().map(String::as_str));
     }
+    texts.extend(then.matches.iter().map(Pattern::as_str));
     texts.extend(then.json.iter().flat_map(json_strings));
     if let Some(want) = &then.protocol_error {
         texts.extend(want.contains.iter().map(String::as_str));

@@ -535,3 +535,33 @@ fn a_broken_clause_index_is_refused_with_the_suite() {
     assert!(e.contains("demo/clauses.yaml:1:"), "{e}");
     assert!(e.contains("unknown field `requirement`"), "{e}");
 }
+
+/// Regexes are compiled only for the scenarios a run selects, but every one is
+/// still checked before anything runs: a `--filter` that leaves out the scenario
+/// with the bad regex does not let it through.
+#[test]
+fn a_bad_regex_in_a_scenario_the_run_leaves_out_is_still_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("specs/demo");
+    std::fs::create_dir_all(&suite).expect("mkdir");
+    std::fs::write(suite.join("suite.yaml"), SUITE).expect("write");
+    std::fs::write(
+        suite.join("case.yaml"),
+        "requirement: R\nscenarios:\n  - name: chosen\n    covers: r/s\n    when: { tool: view, args: { path: x } }\n    then: { is_error: true }\n  - name: left out\n    covers: r/s\n    when: { tool: view, args: { path: x } }\n    then: { matches: [\"line (\\\\d+\"] }\n",
+    )
+    .expect("write");
+    let out = crate::support::toolspec()
+        .arg("--specs")
+        .arg(dir.path().join("specs"))
+        .args(["run", "--suite", "demo", "--filter", "chosen"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("demo/case.yaml:7:"), "{stderr}");
+    assert!(
+        stderr.contains("scenario `left out`: then.matches `line (\\d+` is not a valid regex"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unclosed group"), "{stderr}");
+}

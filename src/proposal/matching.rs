@@ -97,10 +97,7 @@ fn score_pair(
     server: &ListedTool,
     table: &Synonyms,
 ) -> Candidate {
-    let spec_args = spec.arguments.clone().unwrap_or_default();
-    let server_args = server.arguments.clone().unwrap_or_default();
-    let arguments = match_arguments(&spec_args, &server_args, table);
-    let mut candidate = score_unweighted(s, spec, v, server, table, arguments);
+    let mut candidate = score_unweighted(s, spec, v, server, table);
     // A tool its own description calls deprecated stands in only where nothing
     // current fits: server-filesystem's `read_file` says to use `read_text_file`.
     if is_deprecated(&server.description) {
@@ -123,10 +120,10 @@ fn score_unweighted(
     v: usize,
     server: &ListedTool,
     table: &Synonyms,
-    arguments: Vec<ArgumentMatch>,
 ) -> Candidate {
-    let spec_args = spec.arguments.clone().unwrap_or_default();
-    let server_args = server.arguments.clone().unwrap_or_default();
+    let spec_args = spec.arguments.as_deref().unwrap_or_default();
+    let server_args = server.arguments.as_deref().unwrap_or_default();
+    let arguments = match_arguments(spec_args, server_args, table);
     if spec.name == server.name {
         return Candidate {
             spec: s,

@@ -150,7 +150,7 @@ fn same_origin(a: &Uri, b: &Uri) -> bool {
 
 /// What actually went wrong under an error: its innermost cause ("Connection
 /// refused (os error 111)"), without the layers of wrapping.
-pub(super) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut innermost = error;
     while let Some(inner) = innermost.source() {
         innermost = inner;

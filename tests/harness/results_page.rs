@@ -187,13 +187,7 @@ fn diff_exits_1_on_a_new_failure_and_0_on_a_fix() {
     let dir = tempfile::tempdir().expect("tempdir");
     let honest = run_json(dir.path(), "honest", None);
     let mutated = run_json(dir.path(), "mutated", Some("wrong-code"));
-    let worse = toolspec()
-        .arg("diff")
-        .arg(&honest)
-        .arg(&mutated)
-        .assert()
-        .code(1);
-    let text = String::from_utf8_lossy(&worse.get_output().stdout).to_string();
+    let text = diff_output(&honest, &mutated, 1);
     assert!(
         text.starts_with("boris: Cross-tool error codes\n"),
         "{text}"
@@ -206,25 +200,20 @@ fn diff_exits_1_on_a_new_failure_and_0_on_a_fix() {
         text.contains("    +[IO_ERROR] {root}/missing.txt"),
         "{text}"
     );
-    let better = toolspec()
-        .arg("diff")
-        .arg(&mutated)
-        .arg(&honest)
-        .assert()
-        .code(0);
-    let text = String::from_utf8_lossy(&better.get_output().stdout).to_string();
+    let text = diff_output(&mutated, &honest, 0);
     assert!(
         text.contains(&format!("  FAIL -> PASS  {BROKEN}\n")),
         "{text}"
     );
     assert!(text.contains("(0 new failure(s))"), "{text}");
-    toolspec()
-        .arg("diff")
-        .arg(&honest)
-        .arg(&honest)
-        .assert()
-        .code(0)
-        .stdout(predicates::str::contains("0 flipped (0 new failure(s))"));
+    let same = diff_output(&honest, &honest, 0);
+    assert!(same.contains("0 flipped (0 new failure(s))"), "{same}");
+}
+
+/// `toolspec diff OLD NEW`'s standard output, once it has exited with `code`.
+fn diff_output(old: &Path, new: &Path, code: i32) -> String {
+    let done = toolspec().arg("diff").arg(old).arg(new).assert().code(code);
+    String::from_utf8_lossy(&done.get_output().stdout).into_owned()
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! startup, with a message on stderr, so the server never starts half-set-up.
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -123,8 +124,13 @@ impl Config {
         let catalogue = cli.dialect.adapter().mutations;
         let scope = cli.dialect.adapter().scope;
         if cli.list_mutations {
+            // A reader that stops early (`| head -n 1`) closes the pipe: the listing
+            // ends there quietly, as `cat` would, rather than panicking on the write.
+            let mut out = std::io::stdout().lock();
             for mutation in catalogue {
-                println!("{}\t{}", mutation.name, mutation.what);
+                if writeln!(out, "{}\t{}", mutation.name, mutation.what).is_err() {
+                    break;
+                }
             }
             return Err(ExitCode::SUCCESS);
         }

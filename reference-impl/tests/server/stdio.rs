@@ -123,3 +123,21 @@ fn requests_too_deep_or_too_large_are_answered_and_serving_goes_on() {
     let still = session.call_text("bash", json!({"command": "echo still serving"}));
     assert!(still.contains("still serving"), "{still}");
 }
+
+/// `--list-mutations | head -n 1`: the reader has gone before the listing is
+/// written. The listing ends quietly with exit 0; before, the write panicked and
+/// the process ended with 101, failing any `set -o pipefail` script.
+#[test]
+fn a_listing_whose_reader_has_gone_ends_quietly() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let output = Command::new(util::SERVER)
+        .args(["--dialect", "boris", "--list-mutations"])
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run the server");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    assert!(stderr.is_empty(), "nothing is said on stderr: {stderr}");
+}

@@ -354,13 +354,13 @@ fn bare_lifecycle(ctx: &Ctx) {
         const ITERS: usize = 40;
         let options = RunOptions::default();
         let (mut bare, mut harness) = (Vec::new(), Vec::new());
-        let (mut bare_cpu, mut harness_cpu) = (Duration::ZERO, Duration::ZERO);
+        let (mut bare_cpu, mut harness_cpu) = (CpuSplit::default(), CpuSplit::default());
         for i in 0..WARMUP + ITERS {
-            let cpu = cpu_so_far();
+            let cpu = CpuSplit::so_far();
             let t = Instant::now();
             bare_call(&ctx.target.program, &argv, &args);
-            let (took, spent) = (t.elapsed(), cpu_so_far().saturating_sub(cpu));
-            let cpu = cpu_so_far();
+            let (took, spent) = (t.elapsed(), CpuSplit::so_far().since(cpu));
+            let cpu = CpuSplit::so_far();
             let t = Instant::now();
             let report = run_scenario(
                 &ctx.suite,
@@ -370,15 +370,15 @@ fn bare_lifecycle(ctx: &Ctx) {
                 &options,
                 None,
             );
-            let (h_took, h_spent) = (t.elapsed(), cpu_so_far().saturating_sub(cpu));
+            let (h_took, h_spent) = (t.elapsed(), CpuSplit::so_far().since(cpu));
             if i == 0 && !matches!(report.verdict, Verdict::Pass) {
                 print!("   not passing: {report}");
             }
             if i >= WARMUP {
                 bare.push(took);
                 harness.push(h_took);
-                bare_cpu += spent;
-                harness_cpu += h_spent;
+                bare_cpu.add(spent);
+                harness_cpu.add(h_spent);
             }
         }
         // As `row` takes it: the middle one, or the mean of the middle two.
@@ -392,7 +392,10 @@ fn bare_lifecycle(ctx: &Ctx) {
             }
         };
         let (b, h) = (median(&mut bare.clone()), median(&mut harness.clone()));
-        let (b_cpu, h_cpu) = (bare_cpu / ITERS as u32, harness_cpu / ITERS as u32);
+        let (b_cpu, h_cpu) = (
+            bare_cpu.total() / ITERS as u32,
+            harness_cpu.total() / ITERS as u32,
+        );
         println!("   {label}:");
         header();
         row("bare client (wall)", &mut bare, "lifecycles");
@@ -407,6 +410,13 @@ fn bare_lifecycle(ctx: &Ctx) {
             fmt_dur(b_cpu),
             fmt_dur(h_cpu.saturating_sub(b_cpu)),
             h_cpu.as_secs_f64() / b_cpu.as_secs_f64().max(1e-9),
+        );
+        println!(
+            "   mean CPU split: harness process {} + its children {}; bare client {} + its server {}",
+            fmt_dur(harness_cpu.own / ITERS as u32),
+            fmt_dur(harness_cpu.children / ITERS as u32),
+            fmt_dur(bare_cpu.own / ITERS as u32),
+            fmt_dur(bare_cpu.children / ITERS as u32),
         );
         (h.saturating_sub(b), h_cpu.saturating_sub(b_cpu))
     };
@@ -441,16 +451,46 @@ fn percent(now: Duration, before: Duration) -> f64 {
     (now.as_secs_f64() / before.as_secs_f64().max(1e-9) - 1.0) * 100.0
 }
 
-/// This process's CPU time so far, its reaped children's included.
-fn cpu_so_far() -> Duration {
-    let read = |who| {
-        // SAFETY: getrusage fills in the plain struct it is given.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(who, &mut usage) };
-        let seconds = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-        seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    };
-    read(libc::RUSAGE_SELF) + read(libc::RUSAGE_CHILDREN)
+/// CPU time of this process and of its reaped children, apart: the harness's own
+/// work and its servers' (supervisors included) are different costs.
+#[derive(Default, Clone, Copy)]
+struct CpuSplit {
+    own: Duration,
+    children: Duration,
+}
+
+impl CpuSplit {
+    /// So far, since this process started.
+    fn so_far() -> Self {
+        let read = |who| {
+            // SAFETY: getrusage fills in the plain struct it is given.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            unsafe { libc::getrusage(who, &mut usage) };
+            let seconds =
+                |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+            seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        };
+        CpuSplit {
+            own: read(libc::RUSAGE_SELF),
+            children: read(libc::RUSAGE_CHILDREN),
+        }
+    }
+
+    fn since(self, start: CpuSplit) -> CpuSplit {
+        CpuSplit {
+            own: self.own.saturating_sub(start.own),
+            children: self.children.saturating_sub(start.children),
+        }
+    }
+
+    fn add(&mut self, more: CpuSplit) {
+        self.own += more.own;
+        self.children += more.children;
+    }
+
+    fn total(self) -> Duration {
+        self.own + self.children
+    }
 }
 
 /// One server lifecycle with nothing but JSON-RPC lines: spawn `program` with

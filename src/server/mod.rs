@@ -15,6 +15,7 @@ pub(crate) mod outcome;
 pub(crate) mod preflight;
 mod process;
 mod sandbox;
+mod server_exec;
 mod session;
 mod stdout_guard;
 mod supervisor;

@@ -15,6 +15,7 @@
 //! did not start is taken for an escaped process.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -26,6 +27,7 @@ use tokio::process::{Child, Command};
 
 use super::escapes;
 use super::sandbox::Sandbox;
+use super::server_exec::ServerExec;
 use super::supervisor::{become_supervisor, FINISHED};
 use crate::fixture::Scratch;
 
@@ -64,20 +66,28 @@ impl ServerProcess {
         if supervised.stopping {
             return Err(std::io::Error::other("the run is being interrupted"));
         }
+        // The supervisor execs the server itself (std's exec is never reached), so
+        // the exec is prepared here, with the same environment std would give it.
+        let tmpdir = scratch.as_ref().map(|s| s.path().as_os_str().to_owned());
+        let mut server_exec = ServerExec::new(
+            program,
+            argv,
+            env.iter()
+                .map(|(k, v)| (OsStr::new(k), OsStr::new(v)))
+                .chain(tmpdir.as_deref().map(|t| (OsStr::new("TMPDIR"), t))),
+        )?;
         let (control_theirs, control_ours) = control_socket()?;
         let control = control_theirs.as_raw_fd();
+        // std sets up what the supervisor and the server share (the pipes, the
+        // folder, the process group); the program and its argv and environment are
+        // in `server_exec`.
         let mut command = Command::new(program);
         command
-            .args(argv)
             .current_dir(cwd)
-            .envs(env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if let Some(scratch) = &scratch {
-            command.env("TMPDIR", scratch.path());
-        }
         // SAFETY: the hook only makes async-signal-safe system calls (see
         // `supervisor` and `sandbox`), and `control` stays open until the spawn has
         // returned. The sandbox comes first, so the supervisor is under it too.
@@ -86,7 +96,7 @@ impl ServerProcess {
                 if let Some(sandbox) = sandbox.as_mut() {
                     sandbox.enter()?;
                 }
-                become_supervisor(control)
+                become_supervisor(control, &mut server_exec)
             });
         }
         let child = command.spawn()?;

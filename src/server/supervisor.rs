@@ -20,35 +20,33 @@
 //! (`escapes.rs`).
 //!
 //! It is not a program of its own: [`become_supervisor`] runs as the spawn's
-//! `pre_exec` hook, in the child forked for the server, and forks the server from
-//! there. Between `fork` and `exec` only async-signal-safe calls are allowed, so
+//! `pre_exec` hook, in the child forked for the server, and starts the server from
+//! there with the exec prepared before the fork (`server_exec.rs`), so std's own
+//! exec is never reached. Between `fork` and `exec` only async-signal-safe calls are allowed, so
 //! everything here is raw system calls on stack buffers: no allocation, no locks,
 //! no panics (no indexing that can fail, no arithmetic that can overflow).
 
 use std::io;
 use std::os::fd::RawFd;
 
-/// Runs in the child forked for a server, before `exec`. Forks once more: the new
-/// child returns `Ok` and goes on to `exec` the server, and this process becomes its
-/// supervisor and never returns. `control` is the supervisor's end of the control
-/// socket; the other end is toolspec's alone.
+use super::server_exec::ServerExec;
+
+/// Runs in the child forked for a server, before `exec`. Starts the server as its
+/// own child (`server_exec.rs`: without copying toolspec's memory again), and
+/// becomes its supervisor, never returning unless the server could not be started.
+/// `control` is the supervisor's end of the control socket; the other end is
+/// toolspec's alone.
 ///
 /// # Safety
 /// Only to be called between `fork` and `exec` (a `pre_exec` hook), with `control`
 /// an open descriptor.
-pub(super) unsafe fn become_supervisor(control: RawFd) -> io::Result<()> {
-    // Before the fork: everything the server's tree leaves behind comes here.
+pub(super) unsafe fn become_supervisor(control: RawFd, server: &mut ServerExec) -> io::Result<()> {
+    // Before the server starts: everything its tree leaves behind comes here.
     if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
         return Err(io::Error::last_os_error());
     }
-    let server = libc::fork();
-    if server < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if server == 0 {
-        // The server: back to std, which execs it (and reports a failed exec).
-        return Ok(());
-    }
+    // A failed exec comes back as this hook's error, which std hands to the spawn.
+    let server = server.start()?;
     supervise(server, control)
 }
 

@@ -53,7 +53,7 @@ pub fn target_main(specs_dir: &Path, target: Target) -> ExitCode {
 }
 
 fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> ExitCode {
-    let args = Arguments::from_args();
+    let mut args = Arguments::from_args();
     let suites = match load_suites(specs_dir) {
         Ok(s) => s,
         Err(errors) => {
@@ -79,6 +79,9 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     // The bundled server lists every tool of its suite, so only an external target
     // is asked for its tool list (once per suite, by the first trial that runs).
     let ask_for_tools = external.is_some();
+    args.test_threads = args
+        .test_threads
+        .or_else(|| trial_threads(external.is_none()));
     let under_nextest = std::env::var_os(NEXTEST_ENV).is_some_and(|v| v == "1");
     let trials = trials(
         suites,
@@ -102,6 +105,28 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     crate::server::end_what_escaped();
     conclusion.exit_code()
 }
+
+/// How many scenarios run at once when `--test-threads` does not say:
+/// `RUST_TEST_THREADS` as libtest reads it, else, against the bundled server,
+/// [`REFERENCE_TRIALS_PER_CORE`] a core. The bundled server answers in well under a
+/// millisecond, so its scenarios spend their time waiting: on a background task
+/// they gave a second to finish, on a timeout they provoke. One a core would leave
+/// the cores idle through those waits. An external server may be heavy to start
+/// (a Node program takes a second of CPU), so it gets libtest's one a core.
+fn trial_threads(bundled_server: bool) -> Option<usize> {
+    if let Some(threads) = std::env::var("RUST_TEST_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return Some(threads);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    bundled_server.then_some(cores * REFERENCE_TRIALS_PER_CORE)
+}
+
+/// Scenarios a core against the bundled reference server (see [`trial_threads`]).
+const REFERENCE_TRIALS_PER_CORE: usize = 4;
 
 /// A scenario as a libtest trial, and why it is ignored before it runs, if it is.
 pub(crate) struct ScenarioTrial {

@@ -300,7 +300,9 @@ fn shards_merged_give_the_same_report_as_one_run() {
         // Two suites, one whose scenarios all fail against the honest server.
         cmd.arg("--specs")
             .arg(crate::support::repo().join("tests/data/specs"))
-            .args(["run", "--suite", "boris", "--suite", "wrong", "--jobs", "2"])
+            .args([
+                "run", "--suite", "ikigai", "--suite", "wrong", "--jobs", "4",
+            ])
             .args(extra)
             .arg("--json")
             .arg(out);

@@ -15,8 +15,24 @@ use serde_json::{json, Value};
 
 use crate::session::Session;
 
+/// How long each dialect is raced unless `TOOLSPEC_RACE_SECONDS` says otherwise:
+/// thousands of calls against as many swaps in a `cargo test` of seconds. CI
+/// sets 3 (`.ci/run`), and longer races are run by hand.
+const DEFAULT_RACE_SECONDS: f64 = 0.75;
+
 /// How long each dialect is raced.
-const RACE_FOR: Duration = Duration::from_secs(3);
+fn race_for() -> Duration {
+    const NAME: &str = "TOOLSPEC_RACE_SECONDS";
+    match std::env::var(NAME) {
+        Ok(text) => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+            .unwrap_or_else(|| panic!("{NAME}={text:?} is not a number of seconds")),
+        Err(_) => Duration::from_secs_f64(DEFAULT_RACE_SECONDS),
+    }
+}
 /// Text only the files outside the root hold (in content and in a name).
 const SECRET: &str = "OUTSIDE-SECRET";
 /// A pattern that finds [`SECRET`] without spelling it, so that an answer
@@ -219,7 +235,7 @@ fn race(dialect: &str, extra: &[&OsStr]) -> RaceOutcome {
         std::thread::spawn(move || flips.store(flip_until(&root, &stop), Ordering::Relaxed))
     };
     let calls = racing_calls(dialect, &tree.root);
-    let deadline = Instant::now() + RACE_FOR;
+    let deadline = Instant::now() + race_for();
     let mut made = 0u64;
     let mut reads_outside = 0u64;
     let mut read_examples = Vec::new();

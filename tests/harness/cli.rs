@@ -233,8 +233,9 @@ fn the_suite_runs_over_streamable_http() {
         ),
     )
     .expect("write target");
+    // Eight at once: the boris suite spends seconds waiting on background tasks.
     toolspec()
-        .args(["run", "--suite", "boris", "--target"])
+        .args(["run", "--suite", "boris", "--jobs", "8", "--target"])
         .arg(&target)
         .assert()
         .success()

@@ -5,9 +5,11 @@
 use crate::support::{exe, repo, toolspec};
 
 /// The ikigai reference server with its tools and `path` renamed, and `glob` hidden.
+/// `-S`: without `site`, Python starts in three quarters of the time, and the
+/// suite starts this server for every scenario, twice.
 fn renamed_ikigai() -> String {
     format!(
-        "python3 {} file_read=read_file file_read.path=file_path file_write=write_file file_write.path=file_path bash=run_shell_command grep=search_text -glob -- {} reference-server --dialect ikigai --root {{root}}",
+        "python3 -S {} file_read=read_file file_read.path=file_path file_write=write_file file_write.path=file_path bash=run_shell_command grep=search_text -glob -- {} reference-server --dialect ikigai --root {{root}}",
         repo().join("tests/servers/renamed.py").display(),
         exe().display()
     )

@@ -296,7 +296,13 @@ impl Session {
         let tools = tokio::time::timeout(timeout, client.list_all_tools())
             .await
             .map_err(|_| format!("no answer to tools/list within {} ms", timeout.as_millis()))?
-            .map_err(|e| format!("tools/list failed: {e}"))?;
+            .map_err(|e| match e {
+                ServiceError::McpError(e) => format!(
+                    "the server answered tools/list with JSON-RPC error {}: {}",
+                    e.code.0, e.message
+                ),
+                other => format!("tools/list failed: {}", plain_words(&other)),
+            })?;
         Ok(tools
             .into_iter()
             .map(|tool| {

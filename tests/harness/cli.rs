@@ -347,6 +347,27 @@ fn only_our_colours(text: &str) -> bool {
     })
 }
 
+/// The look at a server's tool list before a suite waits one call timeout at most,
+/// says so, and the scenarios still run (judged as if every tool were there).
+#[test]
+fn a_tool_list_that_never_comes_is_said_with_its_timeout_and_the_run_goes_on() {
+    let script = crate::support::repo().join("tests/servers/hostile.sh");
+    let output = boris("PATH_NOT_FOUND on missing file")
+        .args(["--timeout-ms", "500", "--color", "never", "--server"])
+        .arg(format!("bash {} hang-list", script.display()))
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .contains("note: could not list `bash`'s tools: no answer to tools/list within 500 ms"),
+        "{stdout}"
+    );
+    // Every call is answered `done`, which no PATH_NOT_FOUND scenario accepts.
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(" FAIL, 0 ERROR"), "{stdout}");
+}
+
 #[test]
 fn a_server_cannot_steer_the_terminal_through_the_report() {
     // ESC, BEL and CR in a result text (quoted in the diff) and on stderr (quoted in

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A deliberately broken MCP server for the harness's own tests. It completes the
-# initialize handshake correctly, then misbehaves on the first tools/call as $1 says:
+# initialize handshake correctly, refuses tools/list with a JSON-RPC error, then
+# misbehaves on the first tools/call as $1 says:
 #   hang         never answers
 #   exit         exits with status 3 mid-call, after a line on stderr
 #   garbage      writes a line that is not JSON on stdout
@@ -18,6 +19,7 @@
 #   write-outside writes $2/written (a folder outside the root) and $TMPDIR/scratch,
 #                then answers with what each write said
 #   hang-init    never answers initialize
+#   hang-list    never answers tools/list; answers the call with a success
 #   init-error   answers initialize with a JSON-RPC error, then exits
 #   bad-result   answers the call with a result whose content is not a list
 #   wrong-id     answers the call with a response for another request id
@@ -47,9 +49,16 @@ while IFS= read -r line; do
       fi
       printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"hostile","version":"0"}}}\n' "$id"
       ;;
+    *'"method":"tools/list"'*)
+      [ "$mode" = hang-list ] && continue
+      # Said at once, so toolspec's look at the tool list does not wait out its
+      # timeout before every run; the misbehaviour is kept for the call.
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"tools/list is not served here"}}\n' "$id"
+      ;;
     *'"method":"tools/call"'*)
       case "$mode" in
         hang) exec sleep 600 ;;
+        hang-list) ok "$id" ;;
         exit) echo "hostile: giving up mid-call" >&2; exit 3 ;;
         garbage) echo "this is not json" ;;
         not-jsonrpc) echo '{"hello":"world"}' ;;

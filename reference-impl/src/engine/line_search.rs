@@ -83,9 +83,50 @@ pub(crate) struct Matches {
     pub(crate) count: usize,
     /// 1-based numbers of the matching lines, ascending ([`Want::Lines`]).
     pub(crate) matched: Vec<usize>,
-    /// The matching and context lines, numbered, ascending, without line
-    /// terminators ([`Want::Lines`]; the per-line route keeps every line).
-    pub(crate) lines: Vec<(usize, String)>,
+    /// The kept lines (matching and context; the per-line route keeps every
+    /// line), ascending: each one's number and where it ends in `text`.
+    kept: Vec<(usize, usize)>,
+    /// The kept lines' text, one after another without line terminators:
+    /// one buffer per file rather than a `String` per line.
+    text: String,
+}
+
+impl Matches {
+    /// `count` matching lines, numbered `matched`, with no line kept yet.
+    pub(crate) fn new(count: usize, matched: Vec<usize>) -> Matches {
+        Matches {
+            count,
+            matched,
+            ..Matches::default()
+        }
+    }
+
+    /// Keeps line `number` (after those kept so far), without its terminator.
+    pub(crate) fn keep_line(&mut self, number: usize, line: &str) {
+        self.text.push_str(line);
+        self.kept.push((number, self.text.len()));
+    }
+
+    /// Line `n` (1-based), if kept.
+    pub(crate) fn line(&self, n: usize) -> Option<&str> {
+        let at = self
+            .kept
+            .binary_search_by_key(&n, |&(number, _)| number)
+            .ok()?;
+        Some(self.line_at(at))
+    }
+
+    /// The kept lines, numbered, ascending.
+    #[cfg(test)]
+    pub(crate) fn lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        (0..self.kept.len()).map(|at| (self.kept[at].0, self.line_at(at)))
+    }
+
+    /// The text of the `at`-th kept line.
+    fn line_at(&self, at: usize) -> &str {
+        let start = at.checked_sub(1).map_or(0, |before| self.kept[before].1);
+        self.text.get(start..self.kept[at].1).unwrap_or("")
+    }
 }
 
 /// Searches file after file with one pattern, reusing its read buffer and
@@ -225,7 +266,7 @@ impl Sink for Keep {
                 Want::Counts => {}
                 Want::Lines { .. } => {
                     self.found.matched.push(first + i);
-                    self.found.lines.push((first + i, line_text(line)));
+                    self.found.keep_line(first + i, &line_text(line));
                 }
             }
         }
@@ -234,17 +275,21 @@ impl Sink for Keep {
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, io::Error> {
         if let Some(n) = context.line_number().and_then(|n| usize::try_from(n).ok()) {
-            self.found.lines.push((n, line_text(context.bytes())));
+            self.found.keep_line(n, &line_text(context.bytes()));
         }
         Ok(true)
     }
 }
 
 /// A line as the searcher hands it over, without its `\n`. The buffer is
-/// UTF-8 (or was made so), so nothing is replaced here.
-fn line_text(line: &[u8]) -> String {
+/// UTF-8 (or was made so), so nothing is replaced here, and nothing is
+/// copied either.
+fn line_text(line: &[u8]) -> Cow<'_, str> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
-    String::from_utf8_lossy(line).into_owned()
+    match std::str::from_utf8(line) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(line),
+    }
 }
 
 /// The per-line route: the text split into lines, the regex run on each line
@@ -267,15 +312,13 @@ fn keep(want: Want, lines: Vec<String>, matched: Vec<usize>) -> Matches {
             count,
             ..Matches::default()
         },
-        Want::Lines { .. } => Matches {
-            count,
-            matched,
-            lines: lines
-                .into_iter()
-                .enumerate()
-                .map(|(i, line)| (i + 1, line))
-                .collect(),
-        },
+        Want::Lines { .. } => {
+            let mut found = Matches::new(count, matched);
+            for (i, line) in lines.iter().enumerate() {
+                found.keep_line(i + 1, line);
+            }
+            found
+        }
     }
 }
 
@@ -368,13 +411,12 @@ mod tests {
                     let mut search = LineSearch::new(&pattern, LINES);
                     let fast = search.search(text);
                     let slow = per_line(text, pattern.regex(), false, LINES);
-                    let slow = (slow.count > 0).then(|| Matches {
-                        lines: slow
-                            .lines
-                            .into_iter()
-                            .filter(|(n, _)| slow.matched.contains(n))
-                            .collect(),
-                        ..slow
+                    let slow = (slow.count > 0).then(|| {
+                        let mut only_matches = Matches::new(slow.count, slow.matched.clone());
+                        for (n, line) in slow.lines().filter(|(n, _)| slow.matched.contains(n)) {
+                            only_matches.keep_line(n, line);
+                        }
+                        only_matches
                     });
                     assert_eq!(
                         fast,
@@ -407,9 +449,13 @@ mod tests {
             .search(b"a\nb\nMATCH\nc\nd\ne\nMATCH\nf")
             .expect("matches");
         assert_eq!(found.matched, vec![3, 7]);
-        let numbers: Vec<usize> = found.lines.iter().map(|(n, _)| *n).collect();
+        let numbers: Vec<usize> = found.lines().map(|(n, _)| n).collect();
         assert_eq!(numbers, vec![2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(found.lines[6], (8, "f".to_string()));
+        assert_eq!(found.lines().nth(6), Some((8, "f")));
+        assert_eq!(
+            (found.line(2), found.line(3), found.line(9)),
+            (Some("b"), Some("MATCH"), None)
+        );
     }
 
     #[test]
@@ -418,11 +464,11 @@ mod tests {
         let counted = LineSearch::new(&pattern, Want::Counts)
             .search(b"x\ny\nxx\n")
             .expect("matches");
-        assert_eq!((counted.count, counted.lines.len()), (2, 0));
+        assert_eq!((counted.count, counted.lines().count()), (2, 0));
         let listed = LineSearch::new(&pattern, Want::Files)
             .search(b"x\ny\nxx\n")
             .expect("matches");
-        assert_eq!((listed.count, listed.lines.len()), (1, 0));
+        assert_eq!((listed.count, listed.lines().count()), (1, 0));
     }
 
     #[test]

@@ -101,6 +101,22 @@ impl Matches {
         }
     }
 
+    /// An empty result for a search of `len` bytes of text: with room for
+    /// the lines [`Want::Lines`] keeps (a guess from the size, so that a
+    /// file's lines seldom make the buffers grow more than once or twice).
+    fn for_text(want: Want, len: usize) -> Matches {
+        let Want::Lines { .. } = want else {
+            return Matches::default();
+        };
+        let lines = (len / 64).clamp(4, 1024);
+        Matches {
+            count: 0,
+            matched: Vec::with_capacity(lines),
+            kept: Vec::with_capacity(lines),
+            text: String::with_capacity(len.min(1 << 20)),
+        }
+    }
+
     /// Keeps line `number` (after those kept so far), without its terminator.
     pub(crate) fn keep_line(&mut self, number: usize, line: &str) {
         self.text.push_str(line);
@@ -117,7 +133,6 @@ impl Matches {
     }
 
     /// The kept lines, numbered, ascending.
-    #[cfg(test)]
     pub(crate) fn lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
         (0..self.kept.len()).map(|at| (self.kept[at].0, self.line_at(at)))
     }
@@ -221,17 +236,22 @@ impl<'p> LineSearch<'p> {
     pub(crate) fn search_text(&mut self, content: &[u8]) -> Option<Matches> {
         let found = match &self.pattern.buffer {
             Some(matcher) => {
+                let lossy;
                 let text = match std::str::from_utf8(content) {
-                    Ok(_) => Cow::Borrowed(content),
+                    Ok(text) => text,
                     Err(_) => {
-                        Cow::Owned(String::from_utf8_lossy(content).into_owned().into_bytes())
+                        lossy = String::from_utf8_lossy(content);
+                        &*lossy
                     }
                 };
                 let mut sink = Keep {
                     want: self.want,
-                    found: Matches::default(),
+                    found: Matches::for_text(self.want, text.len()),
+                    text,
                 };
-                self.searcher.search_slice(matcher, &text, &mut sink).ok()?;
+                self.searcher
+                    .search_slice(matcher, text.as_bytes(), &mut sink)
+                    .ok()?;
                 sink.found
             }
             None => per_line(
@@ -245,13 +265,15 @@ impl<'p> LineSearch<'p> {
     }
 }
 
-/// The sink that keeps what [`Want`] asks for.
-struct Keep {
+/// The sink that keeps what [`Want`] asks for of `text`.
+struct Keep<'t> {
     want: Want,
     found: Matches,
+    /// What is searched: the lines handed over are slices of it.
+    text: &'t str,
 }
 
-impl Sink for Keep {
+impl Sink for Keep<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, hit: &SinkMatch<'_>) -> Result<bool, io::Error> {
@@ -266,7 +288,8 @@ impl Sink for Keep {
                 Want::Counts => {}
                 Want::Lines { .. } => {
                     self.found.matched.push(first + i);
-                    self.found.keep_line(first + i, &line_text(line));
+                    let text = line_in(self.text, line);
+                    self.found.keep_line(first + i, &text);
                 }
             }
         }
@@ -275,20 +298,25 @@ impl Sink for Keep {
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, io::Error> {
         if let Some(n) = context.line_number().and_then(|n| usize::try_from(n).ok()) {
-            self.found.keep_line(n, &line_text(context.bytes()));
+            let text = line_in(self.text, context.bytes());
+            self.found.keep_line(n, &text);
         }
         Ok(true)
     }
 }
 
-/// A line as the searcher hands it over, without its `\n`. The buffer is
-/// UTF-8 (or was made so), so nothing is replaced here, and nothing is
-/// copied either.
-fn line_text(line: &[u8]) -> Cow<'_, str> {
+/// `line`, a line of `text` as the searcher hands it over, without its
+/// `\n`. It is a slice of `text`, which is UTF-8, so it is taken from there
+/// rather than checked again (and never needs replacing).
+fn line_in<'a>(text: &'a str, line: &'a [u8]) -> Cow<'a, str> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
-    match std::str::from_utf8(line) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(line),
+    let start = (line.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let within = start
+        .checked_add(line.len())
+        .and_then(|end| text.get(start..end));
+    match within {
+        Some(text) => Cow::Borrowed(text),
+        None => String::from_utf8_lossy(line),
     }
 }
 
@@ -427,6 +455,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_line_is_taken_from_the_searched_text_or_else_decoded() {
+        let text = "one\ntwo\n";
+        let second = &text.as_bytes()[4..];
+        assert!(matches!(line_in(text, second), Cow::Borrowed("two")));
+        let elsewhere = b"caf\xff\n".to_vec();
+        assert_eq!(line_in(text, &elsewhere), "caf\u{fffd}");
     }
 
     #[test]

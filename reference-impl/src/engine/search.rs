@@ -189,6 +189,11 @@ impl FileHits {
         self.matches.line(n)
     }
 
+    /// The kept lines, numbered, ascending.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        self.matches.lines()
+    }
+
     /// The last line of the run of kept lines from `n` up to at most `limit`:
     /// `limit`, or the file's last line when it ends first (the searcher
     /// hands over all the context asked for that the file has).

@@ -105,6 +105,9 @@ impl<'a> GrepOutput<'a> {
                 _ => groups.push((start, end)),
             }
         }
+        // Both in ascending order, as the groups are: walked alongside them.
+        let mut kept = hit.lines().peekable();
+        let mut matched = hit.matched().iter().copied().peekable();
         for (gi, (start, end)) in groups.into_iter().enumerate() {
             if gi > 0 && !m.is_active(Mutation::GrepNoGroupSeparator) {
                 self.listing.separator();
@@ -113,10 +116,13 @@ impl<'a> GrepOutput<'a> {
                 if self.listing.is_full() {
                     return;
                 }
+                while kept.next_if(|&(k, _)| k < n).is_some() {}
+                while matched.next_if(|&k| k < n).is_some() {}
                 let Some(text) = self.listing.line() else {
                     continue;
                 };
-                let is_match = hit.matched().binary_search(&n).is_ok();
+                let line = kept.peek().filter(|&&(k, _)| k == n).map_or("", |&(_, l)| l);
+                let is_match = matched.peek() == Some(&n);
                 let sep = if is_match || m.is_active(Mutation::GrepContextLinesAsMatches) {
                     ':'
                 } else {
@@ -128,7 +134,7 @@ impl<'a> GrepOutput<'a> {
                     push_number(text, n);
                     text.push(sep);
                 }
-                text.push_str(hit.line(n).unwrap_or(""));
+                text.push_str(line);
             }
         }
     }

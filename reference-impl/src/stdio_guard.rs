@@ -262,13 +262,19 @@ async fn collect_answers(from_rmcp: DuplexStream, out: mpsc::Sender<Outgoing>) {
     let _ = out.send(Outgoing::End).await;
 }
 
-/// Writes queued lines and pieces to `output` until rmcp's output ends;
-/// while a streamed message is half written, whole lines wait for its end.
+/// Writes queued lines and pieces to `output` until rmcp's output ends (and
+/// the message being streamed then, if any, is written whole); while a
+/// streamed message is half written, whole lines wait for its end.
 async fn write_out<W: AsyncWrite + Unpin>(mut receiver: mpsc::Receiver<Outgoing>, mut output: W) {
     let mut held: Vec<Vec<u8>> = Vec::new();
     let mut streaming = false;
+    let mut ended = false;
     while let Some(outgoing) = receiver.recv().await {
         let written = match outgoing {
+            Outgoing::End if streaming => {
+                ended = true;
+                Ok(())
+            }
             Outgoing::End => break,
             Outgoing::Line(line) if streaming => {
                 held.push(line);
@@ -291,6 +297,9 @@ async fn write_out<W: AsyncWrite + Unpin>(mut receiver: mpsc::Receiver<Outgoing>
         };
         if written.is_err() {
             return;
+        }
+        if ended && !streaming {
+            break;
         }
     }
     let _ = output.flush().await;
@@ -401,6 +410,23 @@ mod tests {
             written,
             "first\n{\"big\":\"text\"}\nrefusal\nother\nafter\n"
         );
+    }
+
+    #[tokio::test]
+    async fn the_end_waits_for_the_message_under_way() {
+        let piece = |text: &str, last| Outgoing::Piece {
+            bytes: text.as_bytes().to_vec(),
+            last,
+        };
+        let written = written_for(vec![
+            piece("{\"a\":", false),
+            Outgoing::End,
+            Outgoing::Line(b"held".to_vec()),
+            piece("1}\n", true),
+            Outgoing::Line(b"never".to_vec()),
+        ])
+        .await;
+        assert_eq!(written, "{\"a\":1}\nheld\n");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -71,6 +71,32 @@ pub(crate) struct Answers {
 }
 
 impl Answers {
+    /// `message` as one JSON line, without its newline, if that takes at
+    /// most one piece; `None` for a larger one, to be streamed with
+    /// [`Answers::write_message`] instead.
+    pub(crate) fn small_message<T: serde::Serialize>(
+        &self,
+        message: &T,
+    ) -> io::Result<Option<Vec<u8>>> {
+        let mut line = Capped {
+            bytes: Vec::new(),
+            overflowed: false,
+        };
+        match serde_json::to_writer(&mut line, message) {
+            Ok(()) => Ok(Some(line.bytes)),
+            Err(_) if line.overflowed => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Writes `line` (one whole JSON line without its newline) to stdout.
+    pub(crate) async fn write_line(&self, line: Vec<u8>) -> io::Result<()> {
+        self.sender
+            .send(Outgoing::Line(line))
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout is no longer written"))
+    }
+
     /// Serializes `message` as one JSON line to stdout, a piece at a time,
     /// waiting while stdout is behind. Blocks: call it off the async runtime.
     /// Should serializing fail half way, the line is ended where it stopped.
@@ -83,6 +109,27 @@ impl Answers {
         serde_json::to_writer(&mut pieces, message)?;
         pieces.buffer.push(b'\n');
         pieces.send(true)
+    }
+}
+
+/// A message's JSON, refused once it outgrows one piece.
+struct Capped {
+    bytes: Vec<u8>,
+    overflowed: bool,
+}
+
+impl Write for Capped {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if self.bytes.len() + bytes.len() > PIECE_BYTES {
+            self.overflowed = true;
+            return Err(io::Error::other("larger than one piece"));
+        }
+        self.bytes.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -451,6 +498,17 @@ mod tests {
         let written = writer.await.expect("writer");
         let written = String::from_utf8(written).expect("UTF-8");
         assert_eq!(written, format!("{expected}{{\"id\":3}}\n"));
+    }
+
+    #[tokio::test]
+    async fn a_small_message_is_one_line_and_a_large_one_is_left_to_stream() {
+        let (sender, _receiver) = mpsc::channel(QUEUED);
+        let answers = Answers { sender };
+        let small = json!({"id": 1, "text": "a\"b"});
+        let line = answers.small_message(&small).expect("serialized");
+        assert_eq!(line, Some(small.to_string().into_bytes()));
+        let large = json!({"id": 2, "text": "x".repeat(PIECE_BYTES)});
+        assert_eq!(answers.small_message(&large).expect("measured"), None);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,7 @@
 //! The transport rmcp serves on over stdio: requests are read by rmcp's own
 //! read/write transport (from the guard's pipe, see [`crate::stdio_guard`]),
-//! and every message the server sends is serialized straight to stdout on a
+//! and every message the server sends goes to the guard's queue for stdout:
+//! a small one as one line, a larger one serialized straight to stdout on a
 //! blocking thread ([`Answers::write_message`]). rmcp's own writer would
 //! first build the whole JSON line in memory and copy it through the pipe:
 //! for a grep answer of a few hundred megabytes that is the answer held
@@ -59,9 +60,14 @@ impl Transport<RoleServer> for StdioTransport {
                     "the transport is closed",
                 ));
             }
-            let sent = tokio::task::spawn_blocking(move || answers.write_message(&item))
-                .await
-                .map_err(io::Error::other)?;
+            // Most messages are small: written as one line from here. A
+            // large one is streamed from a blocking thread.
+            let sent = match answers.small_message(&item)? {
+                Some(line) => answers.write_line(line).await,
+                None => tokio::task::spawn_blocking(move || answers.write_message(&item))
+                    .await
+                    .map_err(io::Error::other)?,
+            };
             drop(closed);
             sent
         }

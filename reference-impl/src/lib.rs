@@ -6,7 +6,8 @@
 //! [`mutations`] catalogue deliberately bends the rendering so the harness can
 //! prove its checks catch realistic deviations. [`server`] speaks MCP over
 //! stdio with rmcp (behind [`stdio_guard`], which answers requests too large
-//! or too deep for rmcp), and [`http`] over streamable HTTP.
+//! or too deep for rmcp, through [`stdio_transport`], which writes answers
+//! straight to stdout), and [`http`] over streamable HTTP.
 
 mod config;
 mod dialects;
@@ -16,6 +17,7 @@ mod json_shape;
 mod mutations;
 mod server;
 mod stdio_guard;
+mod stdio_transport;
 mod stop_signals;
 
 use std::ffi::OsString;

@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::dialects::{Adapter, Context};
 use crate::engine::shell::Shell;
 use crate::stdio_guard::{self, GuardedStdio};
+use crate::stdio_transport::StdioTransport;
 use crate::stop_signals::{stop_signals, SignalError};
 
 /// Tool calls are handled by the dialect; everything else is rmcp's default.
@@ -119,7 +120,8 @@ fn context(config: Config) -> Context {
 /// Serves until stdin closes or a stop signal arrives ([`stop_signals`]),
 /// then kills everything the shell started. Requests reach rmcp through the
 /// [`stdio_guard`], so one too large or too deep is answered with an error
-/// instead of dropped.
+/// instead of dropped; answers are serialized straight to stdout
+/// ([`StdioTransport`]).
 pub(crate) async fn serve_stdio(config: Config) -> Result<(), ServeError> {
     let stop = stop_signals()?;
     let server = ToolServer::new(config);
@@ -127,10 +129,14 @@ pub(crate) async fn serve_stdio(config: Config) -> Result<(), ServeError> {
     let GuardedStdio {
         read,
         write,
+        answers,
         output,
     } = stdio_guard::guard(tokio::io::stdin(), tokio::io::stdout());
     let serving = async {
-        match server.serve((read, write)).await {
+        match server
+            .serve(StdioTransport::new(read, write, answers))
+            .await
+        {
             Ok(running) => running
                 .waiting()
                 .await

@@ -83,9 +83,65 @@ pub(crate) struct Matches {
     pub(crate) count: usize,
     /// 1-based numbers of the matching lines, ascending ([`Want::Lines`]).
     pub(crate) matched: Vec<usize>,
-    /// The matching and context lines, numbered, ascending, without line
-    /// terminators ([`Want::Lines`]; the per-line route keeps every line).
-    pub(crate) lines: Vec<(usize, String)>,
+    /// The kept lines (matching and context; the per-line route keeps every
+    /// line), ascending: each one's number and where it ends in `text`.
+    kept: Vec<(usize, usize)>,
+    /// The kept lines' text, one after another without line terminators:
+    /// one buffer per file rather than a `String` per line.
+    text: String,
+}
+
+impl Matches {
+    /// `count` matching lines, numbered `matched`, with no line kept yet.
+    pub(crate) fn new(count: usize, matched: Vec<usize>) -> Matches {
+        Matches {
+            count,
+            matched,
+            ..Matches::default()
+        }
+    }
+
+    /// An empty result for a search of `len` bytes of text: with room for
+    /// the lines [`Want::Lines`] keeps (a guess from the size, so that a
+    /// file's lines seldom make the buffers grow more than once or twice).
+    fn for_text(want: Want, len: usize) -> Matches {
+        let Want::Lines { .. } = want else {
+            return Matches::default();
+        };
+        let lines = (len / 64).clamp(4, 1024);
+        Matches {
+            count: 0,
+            matched: Vec::with_capacity(lines),
+            kept: Vec::with_capacity(lines),
+            text: String::with_capacity(len.min(1 << 20)),
+        }
+    }
+
+    /// Keeps line `number` (after those kept so far), without its terminator.
+    pub(crate) fn keep_line(&mut self, number: usize, line: &str) {
+        self.text.push_str(line);
+        self.kept.push((number, self.text.len()));
+    }
+
+    /// Line `n` (1-based), if kept.
+    pub(crate) fn line(&self, n: usize) -> Option<&str> {
+        let at = self
+            .kept
+            .binary_search_by_key(&n, |&(number, _)| number)
+            .ok()?;
+        Some(self.line_at(at))
+    }
+
+    /// The kept lines, numbered, ascending.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        (0..self.kept.len()).map(|at| (self.kept[at].0, self.line_at(at)))
+    }
+
+    /// The text of the `at`-th kept line.
+    fn line_at(&self, at: usize) -> &str {
+        let start = at.checked_sub(1).map_or(0, |before| self.kept[before].1);
+        self.text.get(start..self.kept[at].1).unwrap_or("")
+    }
 }
 
 /// Searches file after file with one pattern, reusing its read buffer and
@@ -180,17 +236,22 @@ impl<'p> LineSearch<'p> {
     pub(crate) fn search_text(&mut self, content: &[u8]) -> Option<Matches> {
         let found = match &self.pattern.buffer {
             Some(matcher) => {
+                let lossy;
                 let text = match std::str::from_utf8(content) {
-                    Ok(_) => Cow::Borrowed(content),
+                    Ok(text) => text,
                     Err(_) => {
-                        Cow::Owned(String::from_utf8_lossy(content).into_owned().into_bytes())
+                        lossy = String::from_utf8_lossy(content);
+                        &*lossy
                     }
                 };
                 let mut sink = Keep {
                     want: self.want,
-                    found: Matches::default(),
+                    found: Matches::for_text(self.want, text.len()),
+                    text,
                 };
-                self.searcher.search_slice(matcher, &text, &mut sink).ok()?;
+                self.searcher
+                    .search_slice(matcher, text.as_bytes(), &mut sink)
+                    .ok()?;
                 sink.found
             }
             None => per_line(
@@ -204,13 +265,15 @@ impl<'p> LineSearch<'p> {
     }
 }
 
-/// The sink that keeps what [`Want`] asks for.
-struct Keep {
+/// The sink that keeps what [`Want`] asks for of `text`.
+struct Keep<'t> {
     want: Want,
     found: Matches,
+    /// What is searched: the lines handed over are slices of it.
+    text: &'t str,
 }
 
-impl Sink for Keep {
+impl Sink for Keep<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, hit: &SinkMatch<'_>) -> Result<bool, io::Error> {
@@ -225,7 +288,8 @@ impl Sink for Keep {
                 Want::Counts => {}
                 Want::Lines { .. } => {
                     self.found.matched.push(first + i);
-                    self.found.lines.push((first + i, line_text(line)));
+                    let text = line_in(self.text, line);
+                    self.found.keep_line(first + i, &text);
                 }
             }
         }
@@ -234,17 +298,26 @@ impl Sink for Keep {
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, io::Error> {
         if let Some(n) = context.line_number().and_then(|n| usize::try_from(n).ok()) {
-            self.found.lines.push((n, line_text(context.bytes())));
+            let text = line_in(self.text, context.bytes());
+            self.found.keep_line(n, &text);
         }
         Ok(true)
     }
 }
 
-/// A line as the searcher hands it over, without its `\n`. The buffer is
-/// UTF-8 (or was made so), so nothing is replaced here.
-fn line_text(line: &[u8]) -> String {
+/// `line`, a line of `text` as the searcher hands it over, without its
+/// `\n`. It is a slice of `text`, which is UTF-8, so it is taken from there
+/// rather than checked again (and never needs replacing).
+fn line_in<'a>(text: &'a str, line: &'a [u8]) -> Cow<'a, str> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
-    String::from_utf8_lossy(line).into_owned()
+    let start = (line.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let within = start
+        .checked_add(line.len())
+        .and_then(|end| text.get(start..end));
+    match within {
+        Some(text) => Cow::Borrowed(text),
+        None => String::from_utf8_lossy(line),
+    }
 }
 
 /// The per-line route: the text split into lines, the regex run on each line
@@ -267,15 +340,13 @@ fn keep(want: Want, lines: Vec<String>, matched: Vec<usize>) -> Matches {
             count,
             ..Matches::default()
         },
-        Want::Lines { .. } => Matches {
-            count,
-            matched,
-            lines: lines
-                .into_iter()
-                .enumerate()
-                .map(|(i, line)| (i + 1, line))
-                .collect(),
-        },
+        Want::Lines { .. } => {
+            let mut found = Matches::new(count, matched);
+            for (i, line) in lines.iter().enumerate() {
+                found.keep_line(i + 1, line);
+            }
+            found
+        }
     }
 }
 
@@ -368,13 +439,12 @@ mod tests {
                     let mut search = LineSearch::new(&pattern, LINES);
                     let fast = search.search(text);
                     let slow = per_line(text, pattern.regex(), false, LINES);
-                    let slow = (slow.count > 0).then(|| Matches {
-                        lines: slow
-                            .lines
-                            .into_iter()
-                            .filter(|(n, _)| slow.matched.contains(n))
-                            .collect(),
-                        ..slow
+                    let slow = (slow.count > 0).then(|| {
+                        let mut only_matches = Matches::new(slow.count, slow.matched.clone());
+                        for (n, line) in slow.lines().filter(|(n, _)| slow.matched.contains(n)) {
+                            only_matches.keep_line(n, line);
+                        }
+                        only_matches
                     });
                     assert_eq!(
                         fast,
@@ -385,6 +455,15 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_line_is_taken_from_the_searched_text_or_else_decoded() {
+        let text = "one\ntwo\n";
+        let second = &text.as_bytes()[4..];
+        assert!(matches!(line_in(text, second), Cow::Borrowed("two")));
+        let elsewhere = b"caf\xff\n".to_vec();
+        assert_eq!(line_in(text, &elsewhere), "caf\u{fffd}");
     }
 
     #[test]
@@ -407,9 +486,13 @@ mod tests {
             .search(b"a\nb\nMATCH\nc\nd\ne\nMATCH\nf")
             .expect("matches");
         assert_eq!(found.matched, vec![3, 7]);
-        let numbers: Vec<usize> = found.lines.iter().map(|(n, _)| *n).collect();
+        let numbers: Vec<usize> = found.lines().map(|(n, _)| n).collect();
         assert_eq!(numbers, vec![2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(found.lines[6], (8, "f".to_string()));
+        assert_eq!(found.lines().nth(6), Some((8, "f")));
+        assert_eq!(
+            (found.line(2), found.line(3), found.line(9)),
+            (Some("b"), Some("MATCH"), None)
+        );
     }
 
     #[test]
@@ -418,11 +501,11 @@ mod tests {
         let counted = LineSearch::new(&pattern, Want::Counts)
             .search(b"x\ny\nxx\n")
             .expect("matches");
-        assert_eq!((counted.count, counted.lines.len()), (2, 0));
+        assert_eq!((counted.count, counted.lines().count()), (2, 0));
         let listed = LineSearch::new(&pattern, Want::Files)
             .search(b"x\ny\nxx\n")
             .expect("matches");
-        assert_eq!((listed.count, listed.lines.len()), (1, 0));
+        assert_eq!((listed.count, listed.lines().count()), (1, 0));
     }
 
     #[test]

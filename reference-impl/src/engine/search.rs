@@ -168,17 +168,13 @@ impl FileHits {
     /// A file's hits from all its lines (`matched`: 1-based, ascending).
     #[cfg(test)]
     pub(crate) fn from_lines(display: &str, lines: &[&str], matched: &[usize]) -> FileHits {
+        let mut matches = Matches::new(matched.len(), matched.to_vec());
+        for (i, line) in lines.iter().enumerate() {
+            matches.keep_line(i + 1, line);
+        }
         FileHits {
             display: display.to_string(),
-            matches: Matches {
-                count: matched.len(),
-                matched: matched.to_vec(),
-                lines: lines
-                    .iter()
-                    .enumerate()
-                    .map(|(i, line)| (i + 1, (*line).to_string()))
-                    .collect(),
-            },
+            matches,
             modified: None,
         }
     }
@@ -190,11 +186,12 @@ impl FileHits {
 
     /// Line `n` (1-based), if kept: a match, or context asked for.
     pub(crate) fn line(&self, n: usize) -> Option<&str> {
-        let lines = &self.matches.lines;
-        lines
-            .binary_search_by_key(&n, |(number, _)| *number)
-            .ok()
-            .map(|at| lines[at].1.as_str())
+        self.matches.line(n)
+    }
+
+    /// The kept lines, numbered, ascending.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        self.matches.lines()
     }
 
     /// The last line of the run of kept lines from `n` up to at most `limit`:
@@ -211,9 +208,7 @@ impl FileHits {
 
 /// Searches one file (`display` names it in the results) or, if `root` is a
 /// directory, every text file under it that passes `filter`, each as the
-/// walk finds it. Files without a match are left out; `want` says how much
-/// of each file's matches to keep. Binary files and, in a tree, files over
-/// `max_size` or unreadable are skipped.
+/// walk finds it; the files with a match, in walk order (see [`grep_each`]).
 pub(crate) fn grep(
     policy: &PathPolicy,
     root: &Path,
@@ -223,24 +218,53 @@ pub(crate) fn grep(
     max_size: u64,
     want: Want,
 ) -> Result<Vec<FileHits>, EngineError> {
-    let meta = files::stat(policy, root)?;
+    let mut hits = Vec::new();
     let mut search = LineSearch::new(pattern, want);
+    grep_each(
+        policy,
+        root,
+        display,
+        filter,
+        max_size,
+        &mut search,
+        &mut |hit| {
+            hits.push(hit);
+        },
+    )?;
+    Ok(hits)
+}
+
+/// Searches one file (`display` names it in the results) or, if `root` is a
+/// directory, every text file under it that passes `filter`, each as the
+/// walk finds it, and hands each file's matches to `found` at once, so a
+/// caller that writes them out holds one file's matches at a time. Files
+/// without a match are left out; `search` holds the pattern and how much of
+/// each file's matches to keep. Binary files and, in a tree, files over
+/// `max_size` or unreadable are skipped.
+pub(crate) fn grep_each(
+    policy: &PathPolicy,
+    root: &Path,
+    display: &str,
+    filter: &FileFilter,
+    max_size: u64,
+    search: &mut LineSearch<'_>,
+    found: &mut dyn FnMut(FileHits),
+) -> Result<(), EngineError> {
+    let meta = files::stat(policy, root)?;
     if !meta.is_dir() {
         let content = files::read(policy, root, max_size)?;
-        return Ok(search
-            .search(&content)
-            .map(|matches| FileHits {
+        if let Some(matches) = search.search(&content) {
+            found(FileHits {
                 display: display.to_string(),
                 matches,
                 modified: meta
                     .modified()
                     .ok()
                     .map(cap_std::time::SystemTime::into_std),
-            })
-            .into_iter()
-            .collect());
+            });
+        }
+        return Ok(());
     }
-    let mut hits = Vec::new();
     walk_each(policy, root, &mut |visit| {
         if visit.is_dir {
             return;
@@ -267,13 +291,13 @@ pub(crate) fn grep(
         else {
             return;
         };
-        hits.push(FileHits {
+        found(FileHits {
             matches,
             modified: opened.modified().ok(),
             display: visit.relative,
         });
     });
-    Ok(hits)
+    Ok(())
 }
 
 #[cfg(test)]

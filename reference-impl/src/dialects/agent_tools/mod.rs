@@ -26,6 +26,7 @@ mod search;
 mod shell;
 mod text;
 mod tools;
+mod walk;
 mod workspace;
 
 use rmcp::model::{JsonObject, Tool};

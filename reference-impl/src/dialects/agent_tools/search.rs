@@ -1,13 +1,11 @@
-//! `glob` and `grep`. Both list workspace-relative paths, skip `.git`,
-//! honour the root `.gitignore` (plain patterns, no `!` negation), never
-//! follow a symlink to a directory, and list a symlinked file only when its
-//! target is inside the root. No match is the success `(no matches)`.
+//! `glob` and `grep`. Both list workspace-relative paths of the files
+//! [`walk`] finds. No match is the success `(no matches)`.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{self, Read};
 use std::time::SystemTime;
 
-use globset::GlobMatcher;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
@@ -15,116 +13,14 @@ use super::super::{Context, Failure, Reply};
 use super::mutations::Mutation;
 use super::params::{argument_failure, int_at_least, invalid, one_of};
 use super::text::{decode, looks_binary, split_lines};
-use super::workspace::{self, relative_to};
+use super::walk::walk;
+use super::workspace;
 use crate::dialects::common::args::Args;
 use crate::engine::line_search::{matching_lines, LinePattern, LineSearch, Want};
 use crate::engine::search::{compile_glob, compile_regex, FileHits};
 use crate::engine::EngineError;
 
 const NO_MATCHES: &str = "(no matches)";
-
-// ------------------------------------------------------------------ walking
-
-/// A root `.gitignore` line.
-struct IgnoreRule {
-    matcher: GlobMatcher,
-    dir_only: bool,
-}
-
-fn ignore_rules(ctx: &Context, root: &Path) -> Vec<IgnoreRule> {
-    let Ok(bytes) = ctx.policy.read(&root.join(".gitignore")) else {
-        return Vec::new();
-    };
-    let Ok(text) = String::from_utf8(bytes) else {
-        return Vec::new();
-    };
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('!'))
-        .filter_map(|line| {
-            let dir_only = line.ends_with('/');
-            let line = line.trim_end_matches('/');
-            // A pattern with an inner slash is anchored at the root; one
-            // without matches a name at any depth.
-            let pattern = match line.strip_prefix('/') {
-                Some(anchored) => anchored.to_string(),
-                None if line.contains('/') => line.to_string(),
-                None => format!("**/{line}"),
-            };
-            compile_glob(&pattern)
-                .ok()
-                .map(|matcher| IgnoreRule { matcher, dir_only })
-        })
-        .collect()
-}
-
-/// A file found by [`walk`].
-struct Found {
-    path: PathBuf,
-    /// Relative to the directory walked.
-    under_base: String,
-    /// Relative to the workspace root.
-    shown: String,
-    modified: Option<SystemTime>,
-}
-
-/// Hands every file under `base` to `visit` as it is found: a folder's files
-/// in name order, then its subfolders, depth first.
-fn walk(ctx: &Context, base: &Path, respect_ignore: bool, visit: &mut dyn FnMut(Found)) {
-    let root = ctx.policy.root();
-    let rules = if respect_ignore {
-        ignore_rules(ctx, root)
-    } else {
-        Vec::new()
-    };
-    let mut pending = vec![base.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(mut listed) = ctx.policy.read_dir(&dir) else {
-            continue;
-        };
-        listed.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut subdirs = Vec::new();
-        for entry in listed {
-            let name = entry.name;
-            let path = dir.join(&name);
-            let link = entry.metadata;
-            let is_dir = link.is_dir();
-            if respect_ignore && is_dir && name == ".git" {
-                continue;
-            }
-            let Some(shown) = relative_to(root, &path) else {
-                continue;
-            };
-            if rules
-                .iter()
-                .any(|r| (is_dir || !r.dir_only) && r.matcher.is_match(&shown))
-            {
-                continue;
-            }
-            if is_dir {
-                subdirs.push(path);
-                continue;
-            }
-            let meta = if link.is_symlink() {
-                // Followed only where the confinement allows (inside the root).
-                match ctx.policy.stat(&path) {
-                    Ok(meta) if meta.is_file() => meta,
-                    _ => continue,
-                }
-            } else {
-                link
-            };
-            visit(Found {
-                under_base: relative_to(base, &path).unwrap_or_else(|| shown.clone()),
-                shown,
-                modified: meta.modified().ok().map(cap_std::time::SystemTime::into_std),
-                path,
-            });
-        }
-        // Depth first, in name order: push the subdirectories reversed.
-        pending.extend(subdirs.into_iter().rev());
-    }
-}
 
 fn glob_failure(err: EngineError, pattern: &str) -> Failure {
     let detail = match err {
@@ -157,21 +53,18 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         return Err(workspace::not_directory(&base.shown));
     }
     let matcher = compile_glob(&pattern).map_err(|err| glob_failure(err, &pattern))?;
-    let mut hits: Vec<Found> = Vec::new();
+    // Each file's modification time and workspace-relative path.
+    let mut hits: Vec<(Option<SystemTime>, String)> = Vec::new();
     walk(ctx, &base.real, respect, &mut |found| {
         if matcher.is_match(&found.under_base) {
-            hits.push(found);
+            hits.push((found.modified(), found.shown));
         }
     });
     if hits.is_empty() {
         return Ok(Reply::text(NO_MATCHES));
     }
-    hits.sort_by(|a, b| {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| a.shown.cmp(&b.shown))
-    });
-    let lines: Vec<&str> = hits.iter().map(|f| f.shown.as_str()).collect();
+    hits.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let lines: Vec<&str> = hits.iter().map(|(_, shown)| shown.as_str()).collect();
     Ok(Reply::text(lines.join("\n")))
 }
 
@@ -268,16 +161,15 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
                 g.is_match(&found.under_base) || g.is_match(name)
             });
             if included {
-                hits.extend(search_file(ctx, &found.path, found.shown, &mut search));
+                hits.extend(search_file(ctx, found.open(ctx), found.shown, &mut search));
             }
         });
     } else {
-        hits.extend(search_file(
-            ctx,
-            &target.real,
-            target.shown.clone(),
-            &mut search,
-        ));
+        let opened = ctx.policy.open_read(&target.real).and_then(|file| {
+            let metadata = file.metadata()?;
+            Ok((file, metadata))
+        });
+        hits.extend(search_file(ctx, opened, target.shown.clone(), &mut search));
     }
     hits.sort_by(|a, b| a.display.cmp(&b.display));
     let (before, after) = if mode == "content" {
@@ -309,20 +201,22 @@ fn to_usize(n: i64) -> usize {
 }
 
 /// A file's matches; `None` when it has none or is skipped (unreadable,
-/// over the size limit, binary). Text with no carriage return and no
+/// over the size limit, binary). `opened` is the file and what was opened
+/// (or why it could not be). Text with no carriage return and no
 /// byte-order mark reads as it is, so the buffer search runs on the bytes;
 /// other text is decoded first (see [`decode`]) and searched line by line.
 fn search_file(
     ctx: &Context,
-    path: &Path,
+    opened: io::Result<(File, std::fs::Metadata)>,
     shown: String,
     search: &mut LineSearch<'_>,
 ) -> Option<FileHits> {
-    let meta = ctx.policy.stat(path).ok()?;
+    let (mut file, meta) = opened.ok()?;
     if !meta.is_file() || meta.len() > ctx.max_file_size {
         return None;
     }
-    let bytes = ctx.policy.read(path).ok()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes).ok()?;
     if looks_binary(&bytes) {
         return None;
     }

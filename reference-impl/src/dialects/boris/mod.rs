@@ -33,6 +33,8 @@
 
 mod failure;
 mod files;
+mod grep_output;
+mod listing;
 mod mutations;
 mod numbered;
 mod order;

@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use regex::Regex;
 use rmcp::model::JsonObject;
 
 use super::failure::{argument_failure, as_requested, engine_failure, failure, invalid};
+use super::grep_output::{GrepOutput, GrepParams, OutputMode};
 use super::mutations::Mutation;
 use super::order::{self, Dated};
 use super::params::{non_empty, non_negative, resolve_or_root};
@@ -16,8 +16,8 @@ use super::Outcome;
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
 use crate::engine::files;
-use crate::engine::line_search::{LinePattern, Want};
-use crate::engine::search::{self, EntryKind, FileFilter, FileHits, WalkEntry};
+use crate::engine::line_search::{LinePattern, LineSearch, Want};
+use crate::engine::search::{self, EntryKind, FileFilter, WalkEntry};
 use crate::mutations::Mutations;
 
 /// File types accepted by grep's `type`, with their name globs.
@@ -45,23 +45,6 @@ const FILE_TYPE_ALIASES: &[(&str, &str)] =
     &[("md", "markdown"), ("python", "py"), ("typescript", "ts")];
 
 // ---------------------------------------------------------------- search
-
-/// grep's output modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OutputMode {
-    FilesWithMatches,
-    Content,
-    Count,
-}
-
-struct GrepParams {
-    mode: OutputMode,
-    line_numbers: bool,
-    head_limit: usize,
-    offset: usize,
-    before: usize,
-    after: usize,
-}
 
 pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(
@@ -171,29 +154,33 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let root = resolve_or_root(ctx, path_arg.as_deref())?;
     let display = path_arg.clone().unwrap_or_default();
     let filter = FileFilter { include, types };
-    let mut hits = search::grep(
+    let searched_a_tree = root.is_dir();
+    let mut search = LineSearch::new(&lines, wanted(m, &params));
+    let mut output = GrepOutput::new(m, &params, lines.regex());
+    search::grep_each(
         &ctx.policy,
         &root,
         &display,
-        &lines,
         &filter,
         ctx.max_file_size,
-        wanted(m, &params),
+        &mut search,
+        &mut |mut hit| {
+            if let (Some(include), true) = (
+                &filter.include,
+                m.is_active(Mutation::GrepIncludeBaseNameOnly),
+            ) {
+                if !include.is_match(base_name(&hit.display)) {
+                    return;
+                }
+            }
+            if searched_a_tree && m.is_active(Mutation::GrepAbsolutePaths) {
+                hit.display = root.join(&hit.display).display().to_string();
+            }
+            output.add(hit);
+        },
     )
     .map_err(as_requested(ctx, &display))?;
-    let searched_a_tree = root.is_dir();
-    if let (Some(include), true) = (
-        &filter.include,
-        m.is_active(Mutation::GrepIncludeBaseNameOnly),
-    ) {
-        hits.retain(|h| include.is_match(base_name(&h.display)));
-    }
-    if searched_a_tree && m.is_active(Mutation::GrepAbsolutePaths) {
-        for hit in &mut hits {
-            hit.display = root.join(&hit.display).display().to_string();
-        }
-    }
-    let mut text = render_grep(m, hits, &params, lines.regex());
+    let mut text = output.finish();
     if m.is_active(Mutation::ListEndsWithNewline) && !text.is_empty() {
         text.push('\n');
     }
@@ -242,120 +229,6 @@ fn type_globs(name: &str) -> Result<&'static [&'static str], Failure> {
                 names.join(", ")
             ))
         })
-}
-
-fn window<T>(items: Vec<T>, offset: usize, head_limit: usize) -> Vec<T> {
-    let rest = items.into_iter().skip(offset);
-    if head_limit > 0 {
-        rest.take(head_limit).collect()
-    } else {
-        rest.collect()
-    }
-}
-
-fn render_grep(m: &Mutations, hits: Vec<FileHits>, p: &GrepParams, regex: &Regex) -> String {
-    let lines: Vec<String> = match p.mode {
-        OutputMode::FilesWithMatches => {
-            let mut found: Vec<Dated<String>> = hits
-                .into_iter()
-                .map(|h| Dated {
-                    modified: h.modified,
-                    item: h.display,
-                })
-                .collect();
-            if !m.is_active(Mutation::GrepFilesPathOrder) {
-                order::newest_first(m, &mut found);
-            }
-            window(
-                found.into_iter().map(|f| f.item).collect(),
-                p.offset,
-                p.head_limit,
-            )
-        }
-        OutputMode::Count => window(
-            hits.into_iter()
-                .map(|h| {
-                    let count = if m.is_active(Mutation::GrepCountOccurrences) {
-                        h.matched()
-                            .iter()
-                            .map(|&n| regex.find_iter(h.line(n).unwrap_or("")).count())
-                            .sum()
-                    } else {
-                        h.matches.count
-                    };
-                    format!("{}:{count}", h.display)
-                })
-                .collect(),
-            p.offset,
-            p.head_limit,
-        ),
-        OutputMode::Content => {
-            let separate = !m.is_active(Mutation::GrepNoGroupSeparator);
-            let mut out = Vec::new();
-            for (i, hit) in hits.iter().enumerate() {
-                if i > 0 && separate {
-                    out.push(GROUP_SEPARATOR.to_string());
-                }
-                out.extend(content_lines(m, hit, p));
-            }
-            if m.is_active(Mutation::GrepHeadLimitSkipsSeparators) {
-                window_skipping_separators(out, p.offset, p.head_limit)
-            } else {
-                window(out, p.offset, p.head_limit)
-            }
-        }
-    };
-    lines.join("\n")
-}
-
-/// The line between groups of content lines that are not adjacent.
-const GROUP_SEPARATOR: &str = "--";
-
-/// The `window` of a mutation: only match and context lines count, and the
-/// separators between the kept ones come along.
-fn window_skipping_separators(lines: Vec<String>, offset: usize, head_limit: usize) -> Vec<String> {
-    let counted: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i] != GROUP_SEPARATOR)
-        .collect();
-    let kept = window(counted, offset, head_limit);
-    match (kept.first(), kept.last()) {
-        (Some(&first), Some(&last)) => lines[first..=last].to_vec(),
-        _ => Vec::new(),
-    }
-}
-
-/// One file's match and context lines, `--` between separate groups.
-fn content_lines(m: &Mutations, hit: &FileHits, p: &GrepParams) -> Vec<String> {
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    for &n in hit.matched() {
-        let start = n.saturating_sub(p.before).max(1);
-        let end = hit.kept_through(n, n + p.after);
-        match groups.last_mut() {
-            Some(last) if start <= last.1 + 1 => last.1 = last.1.max(end),
-            _ => groups.push((start, end)),
-        }
-    }
-    let mut out = Vec::new();
-    for (gi, (start, end)) in groups.into_iter().enumerate() {
-        if gi > 0 && !m.is_active(Mutation::GrepNoGroupSeparator) {
-            out.push(GROUP_SEPARATOR.to_string());
-        }
-        for n in start..=end {
-            let line = hit.line(n).unwrap_or("");
-            let is_match = hit.matched().binary_search(&n).is_ok();
-            let sep = if is_match || m.is_active(Mutation::GrepContextLinesAsMatches) {
-                ':'
-            } else {
-                '-'
-            };
-            out.push(if p.line_numbers {
-                format!("{}{sep}{n}{sep}{line}", hit.display)
-            } else {
-                format!("{}{sep}{line}", hit.display)
-            });
-        }
-    }
-    out
 }
 
 pub(super) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
@@ -437,37 +310,4 @@ fn glob_line(ctx: &Context, search_root: &Path, entry: &WalkEntry) -> String {
         line.push('/');
     }
     line
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn content_mode_groups_context() {
-        let hit = FileHits::from_lines(
-            "f.txt",
-            &["a", "b", "MATCH", "c", "d", "e", "f", "MATCH"],
-            &[3, 8],
-        );
-        let p = GrepParams {
-            mode: OutputMode::Content,
-            line_numbers: true,
-            head_limit: 0,
-            offset: 0,
-            before: 1,
-            after: 1,
-        };
-        assert_eq!(
-            content_lines(&Mutations::of::<Mutation>(&[]), &hit, &p),
-            vec![
-                "f.txt-2-b",
-                "f.txt:3:MATCH",
-                "f.txt-4-c",
-                "--",
-                "f.txt-7-f",
-                "f.txt:8:MATCH"
-            ]
-        );
-    }
 }

@@ -10,6 +10,7 @@ use super::render::Data;
 use super::{confine, ere, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
+use crate::engine::line_search::{LinePattern, LineSearch, Want};
 use crate::engine::names::display_name;
 
 /// The `path` argument; empty counts as absent, as upstream.
@@ -39,17 +40,18 @@ fn find(ctx: &Context, base: Option<&str>, pattern: &str) -> Result<Vec<Found>, 
 /// `count` is the number of lines listed.
 fn search_result(ctx: &Context, lines: Vec<String>) -> Outcome {
     let count = lines.len() as u64;
-    counted_result(ctx, lines, count)
+    counted_result(ctx, lines.join("\n"), count, count)
 }
 
-/// [`search_result`] with the count given.
-fn counted_result(ctx: &Context, lines: Vec<String>, count: u64) -> Outcome {
-    if lines.is_empty() && ctx.mutations.is_active(Mutation::NoMatchIsError) {
+/// The success for `listed` lines already joined into `output`, stating
+/// `count`, or the `no-match-is-error` mutation's failure.
+fn counted_result(ctx: &Context, output: String, listed: u64, count: u64) -> Outcome {
+    if listed == 0 && ctx.mutations.is_active(Mutation::NoMatchIsError) {
         return Err(Failure::new("", "No matches found"));
     }
     Ok(Data {
         count: Some(count),
-        output: lines.join("\n"),
+        output,
         ..Data::default()
     }
     .into_reply())
@@ -71,12 +73,14 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         .opt_string("glob")
         .map_err(argument_failure)?
         .filter(|glob| !glob.is_empty());
-    let compiled = if ctx.mutations.is_active(Mutation::GrepIgnoreCase) {
+    let ignore_case = ctx.mutations.is_active(Mutation::GrepIgnoreCase);
+    let compiled = if ignore_case {
         ere::compile_ignoring_case(&pattern)
     } else {
         ere::compile(&pattern)
     };
     let regex = compiled.map_err(|err| Failure::new("", format!("Invalid pattern: {err}")))?;
+    let regex_source = regex.as_str().to_string();
     let file_pattern = filter.as_deref().unwrap_or("*");
     let mut files = find(ctx, base.as_deref(), file_pattern)?;
     if ctx.mutations.is_active(Mutation::GrepRecursive) {
@@ -90,29 +94,77 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         drop_unterminated_last: ctx.mutations.is_active(Mutation::GrepDropLastLine),
     };
     let count_occurrences = ctx.mutations.is_active(Mutation::GrepCountOccurrences);
-    let mut occurrences = 0u64;
     let separator = if ctx.mutations.is_active(Mutation::GrepNoSpace) {
         ":"
     } else {
         ": "
     };
-    let mut lines = Vec::new();
+    let pattern = LinePattern::new(regex, &regex_source, ignore_case, false);
+    let mut search = LineSearch::new(&pattern, LINES);
+    // The buffer search cuts lines as the honest rules do; the mutations'
+    // rules, and the anchors for the whole text (`\``, `\'`), which the
+    // buffer search would read as the whole file's, take the per-line route.
+    let whole_text_anchor = regex_source.contains("\\A") || regex_source.contains("\\z");
+    let by_buffer = !rules.bends() && !whole_text_anchor;
+    let mut out = GrepLines::default();
     for file in files {
         if !ctx.policy.stat(&file.real).is_ok_and(|meta| meta.is_file()) {
             continue;
         }
-        if let Some(content) = readable(ctx, &file) {
-            for (number, line) in matching_lines(&regex, &content, rules) {
-                occurrences += regex.find_iter(line).count() as u64;
-                lines.push(format!("{}:{number}{separator}{line}", file.shown));
+        let Some(content) = readable(ctx, &file) else {
+            continue;
+        };
+        if by_buffer {
+            if let Some(found) = search.search_text(&content) {
+                for (number, line) in found.lines() {
+                    out.push(&file.shown, number, separator, line, pattern.regex());
+                }
+            }
+        } else {
+            let text = String::from_utf8_lossy(&content);
+            for (number, line) in matching_lines(pattern.regex(), &text, rules) {
+                out.push(&file.shown, number, separator, line, pattern.regex());
             }
         }
     }
-    if count_occurrences {
-        return counted_result(ctx, lines, occurrences);
-    }
-    search_result(ctx, lines)
+    let count = if count_occurrences {
+        out.occurrences
+    } else {
+        out.listed
+    };
+    counted_result(ctx, out.text, out.listed, count)
 }
+
+/// grep's matching lines, `path:N: line`, joined as they are found.
+#[derive(Default)]
+struct GrepLines {
+    text: String,
+    /// Lines listed.
+    listed: u64,
+    /// Hits within them (a line can hold several).
+    occurrences: u64,
+}
+
+impl GrepLines {
+    fn push(&mut self, shown: &str, number: usize, separator: &str, line: &str, regex: &Regex) {
+        if self.listed > 0 {
+            self.text.push('\n');
+        }
+        self.listed += 1;
+        self.occurrences += regex.find_iter(line).count() as u64;
+        self.text.push_str(shown);
+        self.text.push(':');
+        self.text.push_str(&number.to_string());
+        self.text.push_str(separator);
+        self.text.push_str(line);
+    }
+}
+
+/// Only the matching lines, no context.
+const LINES: Want = Want::Lines {
+    before: 0,
+    after: 0,
+};
 
 /// A match and, when it is a directory, every regular file below it (the
 /// `grep-recursive` mutation; upstream searches only what the glob names).
@@ -151,15 +203,22 @@ struct LineRules {
     drop_unterminated_last: bool,
 }
 
-/// A file's text, or `None` when it cannot be read (or is over the size
+impl LineRules {
+    /// Whether a mutation's rule is in force.
+    fn bends(self) -> bool {
+        self.strip_carriage_return || self.drop_unterminated_last
+    }
+}
+
+/// A file's bytes, or `None` when it cannot be read (or is over the size
 /// limit): such files are skipped, as upstream skips what it cannot open.
-fn readable(ctx: &Context, file: &Found) -> Option<String> {
+/// Bytes that are not UTF-8 are searched as their lossy decoding.
+fn readable(ctx: &Context, file: &Found) -> Option<Vec<u8>> {
     let meta = ctx.policy.stat(&file.real).ok()?;
     if meta.len() > ctx.max_file_size {
         return None;
     }
-    let bytes = ctx.policy.read(&file.real).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    ctx.policy.read(&file.real).ok()
 }
 
 /// 1-based numbers and text of the matching lines. A line is what ends at
@@ -204,6 +263,60 @@ mod tests {
         assert!(matching_lines(&regex, "", honest).is_empty());
         let any = ere::compile("").expect("valid");
         assert_eq!(matching_lines(&any, "\n", honest), vec![(1, "")]);
+    }
+
+    /// The buffer search lists the lines the per-line search lists, on the
+    /// cases where they could part: anchors, empty matches, classes that
+    /// would take a newline, carriage returns, bytes that are not UTF-8, a
+    /// last line without a newline, empty files.
+    #[test]
+    fn the_buffer_search_lists_what_the_per_line_search_lists() {
+        let texts: [&[u8]; 7] = [
+            b"alpha\nbeta\r\ngamma delta\n\nlast without newline",
+            b"x\n\n\ny\n",
+            b"",
+            b"\n",
+            b"caf\xc3\xa9 \xff\xfe bad bytes\nplain\n",
+            b"a b\ta\r\n  \nEND",
+            b"one\ntwo\nthree\n",
+        ];
+        let patterns = [
+            "a", "^$", "^", "$", "a$", "[[:space:]]+", "[^x]", "\\W", ".", "x*", "BETA", "\\<t",
+            "e\\>", "^[[:space:]]*$", "\\bt[a-z]+", "a|^", "de.ta", "(a|b)+", "\r$",
+        ];
+        for text in texts {
+            let lossy = String::from_utf8_lossy(text);
+            for source in patterns {
+                for ignore_case in [false, true] {
+                    let regex = if ignore_case {
+                        ere::compile_ignoring_case(source)
+                    } else {
+                        ere::compile(source)
+                    }
+                    .expect("valid");
+                    let slow: Vec<(usize, String)> =
+                        matching_lines(&regex, &lossy, LineRules::default())
+                            .into_iter()
+                            .map(|(n, line)| (n, line.to_string()))
+                            .collect();
+                    let translated = regex.as_str().to_string();
+                    let pattern = LinePattern::new(regex, &translated, ignore_case, false);
+                    let fast: Vec<(usize, String)> = LineSearch::new(&pattern, LINES)
+                        .search_text(text)
+                        .map(|found| {
+                            found
+                                .lines()
+                                .map(|(n, line)| (n, line.to_string()))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    assert_eq!(
+                        fast, slow,
+                        "pattern {source:?} (ignoring case: {ignore_case}) on {lossy:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

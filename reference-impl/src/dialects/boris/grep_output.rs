@@ -1,0 +1,205 @@
+//! grep's answer in its three output modes, written as the search hands over
+//! each file's matches: a list of paths (newest first), `path:N` counts, or
+//! `path:N:line` match and `path-N-line` context lines with `--` between
+//! groups and files. Content and counts go straight into one text (see
+//! [`Listing`]); only the file list is held, to be ordered.
+
+use regex::Regex;
+
+use super::listing::{push_number, Listing};
+use super::mutations::Mutation;
+use super::order::{self, Dated};
+use crate::engine::search::FileHits;
+use crate::mutations::Mutations;
+
+/// grep's output modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OutputMode {
+    FilesWithMatches,
+    Content,
+    Count,
+}
+
+/// What grep's arguments ask of the output.
+pub(super) struct GrepParams {
+    pub(super) mode: OutputMode,
+    pub(super) line_numbers: bool,
+    pub(super) head_limit: usize,
+    pub(super) offset: usize,
+    pub(super) before: usize,
+    pub(super) after: usize,
+}
+
+/// The answer being written.
+pub(super) struct GrepOutput<'a> {
+    mutations: &'a Mutations,
+    params: &'a GrepParams,
+    /// For the mutation that counts hits within lines.
+    regex: &'a Regex,
+    listing: Listing,
+    /// The files found, in walk order (files_with_matches).
+    files: Vec<Dated<String>>,
+    /// Files written so far (content).
+    files_written: usize,
+}
+
+impl<'a> GrepOutput<'a> {
+    pub(super) fn new(
+        mutations: &'a Mutations,
+        params: &'a GrepParams,
+        regex: &'a Regex,
+    ) -> GrepOutput<'a> {
+        let separators_count = !mutations.is_active(Mutation::GrepHeadLimitSkipsSeparators);
+        GrepOutput {
+            mutations,
+            params,
+            regex,
+            listing: Listing::new(params.offset, params.head_limit, separators_count),
+            files: Vec::new(),
+            files_written: 0,
+        }
+    }
+
+    /// Adds one file's matches, in the order the search found the files.
+    pub(super) fn add(&mut self, hit: FileHits) {
+        let m = self.mutations;
+        match self.params.mode {
+            OutputMode::FilesWithMatches => self.files.push(Dated {
+                modified: hit.modified,
+                item: hit.display,
+            }),
+            OutputMode::Count => {
+                let count = if m.is_active(Mutation::GrepCountOccurrences) {
+                    hit.matched()
+                        .iter()
+                        .map(|&n| self.regex.find_iter(hit.line(n).unwrap_or("")).count())
+                        .sum()
+                } else {
+                    hit.matches.count
+                };
+                if let Some(text) = self.listing.line() {
+                    text.push_str(&hit.display);
+                    text.push(':');
+                    push_number(text, count);
+                }
+            }
+            OutputMode::Content => {
+                if self.files_written > 0 && !m.is_active(Mutation::GrepNoGroupSeparator) {
+                    self.listing.separator();
+                }
+                self.files_written += 1;
+                self.content_lines(&hit);
+            }
+        }
+    }
+
+    /// One file's match and context lines, `--` between separate groups.
+    fn content_lines(&mut self, hit: &FileHits) {
+        let (m, p) = (self.mutations, self.params);
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        for &n in hit.matched() {
+            let start = n.saturating_sub(p.before).max(1);
+            let end = hit.kept_through(n, n + p.after);
+            match groups.last_mut() {
+                Some(last) if start <= last.1 + 1 => last.1 = last.1.max(end),
+                _ => groups.push((start, end)),
+            }
+        }
+        // Both in ascending order, as the groups are: walked alongside them.
+        let mut kept = hit.lines().peekable();
+        let mut matched = hit.matched().iter().copied().peekable();
+        for (gi, (start, end)) in groups.into_iter().enumerate() {
+            if gi > 0 && !m.is_active(Mutation::GrepNoGroupSeparator) {
+                self.listing.separator();
+            }
+            for n in start..=end {
+                if self.listing.is_full() {
+                    return;
+                }
+                while kept.next_if(|&(k, _)| k < n).is_some() {}
+                while matched.next_if(|&k| k < n).is_some() {}
+                let Some(text) = self.listing.line() else {
+                    continue;
+                };
+                let line = kept.peek().filter(|&&(k, _)| k == n).map_or("", |&(_, l)| l);
+                let is_match = matched.peek() == Some(&n);
+                let sep = if is_match || m.is_active(Mutation::GrepContextLinesAsMatches) {
+                    ':'
+                } else {
+                    '-'
+                };
+                text.push_str(&hit.display);
+                text.push(sep);
+                if p.line_numbers {
+                    push_number(text, n);
+                    text.push(sep);
+                }
+                text.push_str(line);
+            }
+        }
+    }
+
+    /// The whole answer: the file list ordered and windowed, or the lines
+    /// written.
+    pub(super) fn finish(self) -> String {
+        let mut listing = self.listing;
+        if self.params.mode == OutputMode::FilesWithMatches {
+            let mut found = self.files;
+            if !self.mutations.is_active(Mutation::GrepFilesPathOrder) {
+                order::newest_first(self.mutations, &mut found);
+            }
+            for file in &found {
+                listing.push(&file.item);
+            }
+        }
+        listing.into_text()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendered(hits: Vec<FileHits>, before: usize, after: usize, offset: usize) -> String {
+        let p = GrepParams {
+            mode: OutputMode::Content,
+            line_numbers: true,
+            head_limit: 0,
+            offset,
+            before,
+            after,
+        };
+        let regex = Regex::new("MATCH").expect("regex");
+        let mutations = Mutations::of::<Mutation>(&[]);
+        let mut output = GrepOutput::new(&mutations, &p, &regex);
+        for hit in hits {
+            output.add(hit);
+        }
+        output.finish()
+    }
+
+    #[test]
+    fn content_mode_groups_context() {
+        let hit = FileHits::from_lines(
+            "f.txt",
+            &["a", "b", "MATCH", "c", "d", "e", "f", "MATCH"],
+            &[3, 8],
+        );
+        assert_eq!(
+            rendered(vec![hit], 1, 1, 0),
+            "f.txt-2-b\nf.txt:3:MATCH\nf.txt-4-c\n--\nf.txt-7-f\nf.txt:8:MATCH"
+        );
+    }
+
+    #[test]
+    fn files_are_separated_and_the_window_spans_them() {
+        let hits = || {
+            vec![
+                FileHits::from_lines("a.txt", &["MATCH", "x"], &[1]),
+                FileHits::from_lines("b.txt", &["y", "MATCH"], &[2]),
+            ]
+        };
+        assert_eq!(rendered(hits(), 0, 0, 0), "a.txt:1:MATCH\n--\nb.txt:2:MATCH");
+        assert_eq!(rendered(hits(), 0, 0, 1), "--\nb.txt:2:MATCH");
+    }
+}

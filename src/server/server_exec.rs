@@ -21,6 +21,9 @@ use std::path::Path;
 /// Where `execvp` looks when the environment has no `PATH` (glibc's default).
 const DEFAULT_PATH: &str = "/bin:/usr/bin";
 
+/// The shell `execvp` runs a file with that has no `#!` line.
+const SHELL: &std::ffi::CStr = c"/bin/sh";
+
 /// Bytes of stack for the child between `clone` and `execve`: it makes a few system
 /// calls and nothing else.
 const CHILD_STACK_BYTES: usize = 64 * 1024;
@@ -35,6 +38,9 @@ pub(super) struct ServerExec {
     /// Null-terminated arrays of pointers into `_strings`.
     argv: Vec<*const libc::c_char>,
     envp: Vec<*const libc::c_char>,
+    /// `/bin/sh`, a slot for the path found, then `argv` after the program: for a
+    /// file without a `#!` line, which `execvp` hands to the shell (`ENOEXEC`).
+    shell_argv: Vec<*const libc::c_char>,
     /// The child's stack; it runs on it only until `execve`.
     stack: Vec<u8>,
 }
@@ -42,7 +48,9 @@ pub(super) struct ServerExec {
 // SAFETY: the raw pointers point into `_strings`, which the value owns and never
 // changes after it is built; it moves into the spawn's `pre_exec` hook whole.
 unsafe impl Send for ServerExec {}
-// SAFETY: as above; nothing is written through the pointers.
+// SAFETY: as above. Nothing is written through the pointers, and the one slot the
+// child fills in (`shell_argv[1]`) is written in the supervisor's copy of memory,
+// after the fork.
 unsafe impl Sync for ServerExec {}
 
 impl ServerExec {
@@ -86,11 +94,16 @@ impl ServerExec {
         };
         let argv = pointers(&strings[..argc]);
         let envp = pointers(&strings[argc..]);
+        let shell_argv = [SHELL.as_ptr(), std::ptr::null()]
+            .into_iter()
+            .chain(argv[1..].iter().copied())
+            .collect();
         Ok(ServerExec {
             candidates,
             _strings: strings,
             argv,
             envp,
+            shell_argv,
             stack: vec![0; CHILD_STACK_BYTES],
         })
     }
@@ -103,7 +116,7 @@ impl ServerExec {
     /// process's memory and stack-free state until its `execve`.
     pub(super) unsafe fn start(&mut self) -> io::Result<libc::pid_t> {
         let mut failure = ExecFailure {
-            exec: self as *const ServerExec,
+            exec: self as *mut ServerExec,
             errno: 0,
         };
         let top = self.stack.as_mut_ptr().add(self.stack.len());
@@ -133,24 +146,33 @@ impl ServerExec {
 /// What the child reads (the exec) and writes (why it failed) in the memory it
 /// shares with the supervisor.
 struct ExecFailure {
-    exec: *const ServerExec,
+    exec: *mut ServerExec,
     errno: libc::c_int,
 }
 
 /// The child: tries each candidate path as `execvp` does, passing over the ones that
-/// are missing or not allowed, and reports the error that stopped it.
+/// are missing or not allowed and handing a file without `#!` to `/bin/sh`, and
+/// reports the error that stopped it.
 extern "C" fn exec_in_child(shared: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `shared` is the `ExecFailure` on the supervisor's stack, which is
     // suspended (CLONE_VFORK) until this child execs or exits; `exec` points to a
     // live `ServerExec` whose arrays are null-terminated.
     unsafe {
         let failure = &mut *shared.cast::<ExecFailure>();
-        let exec = &*failure.exec;
+        let exec = &mut *failure.exec;
         let mut reason = libc::ENOENT;
         let mut denied = false;
         for path in &exec.candidates {
             libc::execve(path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
-            let errno = *libc::__errno_location();
+            let mut errno = *libc::__errno_location();
+            if errno == libc::ENOEXEC {
+                // No `#!` line: the shell reads it, as execvp has it do.
+                if let Some(slot) = exec.shell_argv.get_mut(1) {
+                    *slot = path.as_ptr();
+                }
+                libc::execve(SHELL.as_ptr(), exec.shell_argv.as_ptr(), exec.envp.as_ptr());
+                errno = *libc::__errno_location();
+            }
             match errno {
                 libc::ENOENT | libc::ENOTDIR => {}
                 libc::EACCES => denied = true,

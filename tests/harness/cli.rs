@@ -347,6 +347,43 @@ fn only_our_colours(text: &str) -> bool {
     })
 }
 
+/// A server script without a `#!` line runs under `/bin/sh`, as `execvp` has it,
+/// found through `PATH` like any command.
+#[test]
+fn a_server_script_without_a_shebang_line_runs_under_the_shell() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("serve-ikigai");
+    std::fs::write(
+        &script,
+        format!(
+            "exec '{}' reference-server --dialect ikigai --root \"$1\"\n",
+            crate::support::exe().display()
+        ),
+    )
+    .expect("write the script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    toolspec()
+        .env("PATH", path)
+        .args([
+            "run",
+            "--suite",
+            "ikigai",
+            "--filter",
+            "result-format",
+            "--server",
+        ])
+        .arg("serve-ikigai {root}")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(" 0 FAIL, 0 ERROR"));
+}
+
 /// The look at a server's tool list before a suite waits one call timeout at most,
 /// says so, and the scenarios still run (judged as if every tool were there).
 #[test]

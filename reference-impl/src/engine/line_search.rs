@@ -393,8 +393,22 @@ fn line_of(text: &str, at: usize) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Texts on which a search of the whole buffer and a search line by line
+    /// could part: line ends, CRLF, empty lines, bytes that are not UTF-8, a last
+    /// line without a newline, an empty file. A dialect with a search of its own
+    /// checks its two routes against each other on them too.
+    pub(crate) const TEXTS_WHERE_LINE_SEARCHES_COULD_PART: [&[u8]; 7] = [
+        b"alpha\nbeta\r\ngamma delta\n\nlast without newline",
+        b"x\n\n\ny\n",
+        b"",
+        b"\n",
+        b"caf\xc3\xa9 \xff\xfe bad bytes\nplain\n",
+        b"a b\ta\r\n  \nEND",
+        b"one\ntwo\nthree\n",
+    ];
 
     fn pattern(text: &str, case_insensitive: bool) -> LinePattern {
         let regex = regex::RegexBuilder::new(text)
@@ -415,20 +429,11 @@ mod tests {
     /// UTF-8, a last line without a newline, an empty file.
     #[test]
     fn the_buffer_search_agrees_with_the_per_line_search() {
-        let texts: [&[u8]; 7] = [
-            b"alpha\nbeta\r\ngamma delta\n\nlast without newline",
-            b"x\n\n\ny\n",
-            b"",
-            b"\n",
-            b"caf\xc3\xa9 \xff\xfe bad bytes\nplain\n",
-            b"a b\ta\r\n  \nEND",
-            b"one\ntwo\nthree\n",
-        ];
         let patterns = [
             "a", "^$", "^", "$", "a$", "\\s+", "[^x]", "\\W", ".", "x*", "(?i)BETA", "\u{fffd}",
             "\\r$", "^\\s*$", "\\bt\\w+", "a|^", "de.ta",
         ];
-        for text in texts {
+        for text in TEXTS_WHERE_LINE_SEARCHES_COULD_PART {
             for source in patterns {
                 for case_insensitive in [false, true] {
                     let pattern = pattern(source, case_insensitive);

@@ -125,21 +125,26 @@ mod tests {
         kept.join("\n")
     }
 
+    /// `lines` through a listing, `GROUP_SEPARATOR` lines as separators.
+    fn listed(lines: &[&str], offset: usize, head_limit: usize, count_separators: bool) -> String {
+        let mut listing = Listing::new(offset, head_limit, count_separators);
+        for &line in lines {
+            if line == GROUP_SEPARATOR {
+                listing.separator();
+            } else {
+                listing.push(line);
+            }
+        }
+        listing.into_text()
+    }
+
     #[test]
     fn the_window_matches_collecting_every_line() {
         let lines = ["a", "--", "b", "c", "--", "d"];
         for offset in 0..8 {
             for head_limit in 0..8 {
-                let mut listing = Listing::new(offset, head_limit, true);
-                for line in lines {
-                    if line == GROUP_SEPARATOR {
-                        listing.separator();
-                    } else {
-                        listing.push(line);
-                    }
-                }
                 assert_eq!(
-                    listing.into_text(),
+                    listed(&lines, offset, head_limit, true),
                     collected(&lines, offset, head_limit),
                     "offset {offset}, head_limit {head_limit}"
                 );
@@ -168,16 +173,8 @@ mod tests {
             (4, 0, ""),
         ];
         for (offset, head_limit, expected) in cases {
-            let mut listing = Listing::new(offset, head_limit, false);
-            for line in lines {
-                if line == GROUP_SEPARATOR {
-                    listing.separator();
-                } else {
-                    listing.push(line);
-                }
-            }
             assert_eq!(
-                listing.into_text(),
+                listed(&lines, offset, head_limit, false),
                 expected,
                 "offset {offset}, head_limit {head_limit}"
             );

@@ -271,20 +271,11 @@ mod tests {
     /// last line without a newline, empty files.
     #[test]
     fn the_buffer_search_lists_what_the_per_line_search_lists() {
-        let texts: [&[u8]; 7] = [
-            b"alpha\nbeta\r\ngamma delta\n\nlast without newline",
-            b"x\n\n\ny\n",
-            b"",
-            b"\n",
-            b"caf\xc3\xa9 \xff\xfe bad bytes\nplain\n",
-            b"a b\ta\r\n  \nEND",
-            b"one\ntwo\nthree\n",
-        ];
         let patterns = [
             "a", "^$", "^", "$", "a$", "[[:space:]]+", "[^x]", "\\W", ".", "x*", "BETA", "\\<t",
             "e\\>", "^[[:space:]]*$", "\\bt[a-z]+", "a|^", "de.ta", "(a|b)+", "\r$",
         ];
-        for text in texts {
+        for text in crate::engine::line_search::tests::TEXTS_WHERE_LINE_SEARCHES_COULD_PART {
             let lossy = String::from_utf8_lossy(text);
             for source in patterns {
                 for ignore_case in [false, true] {

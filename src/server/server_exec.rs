@@ -112,8 +112,8 @@ impl ServerExec {
     /// it has exec'd, or the error its exec ended with (after reaping it).
     ///
     /// # Safety
-    /// Only between `fork` and `exec` (in the supervisor): the child shares this
-    /// process's memory and stack-free state until its `execve`.
+    /// Only between `fork` and `exec` (in the supervisor), where nothing else runs:
+    /// the child shares this process's memory until its `execve`.
     pub(super) unsafe fn start(&mut self) -> io::Result<libc::pid_t> {
         let mut failure = ExecFailure {
             exec: self as *mut ServerExec,

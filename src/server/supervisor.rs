@@ -22,9 +22,10 @@
 //! It is not a program of its own: [`become_supervisor`] runs as the spawn's
 //! `pre_exec` hook, in the child forked for the server, and starts the server from
 //! there with the exec prepared before the fork (`server_exec.rs`), so std's own
-//! exec is never reached. Between `fork` and `exec` only async-signal-safe calls are allowed, so
-//! everything here is raw system calls on stack buffers: no allocation, no locks,
-//! no panics (no indexing that can fail, no arithmetic that can overflow).
+//! exec is never reached. Between `fork` and `exec` only async-signal-safe calls
+//! are allowed, so everything here is raw system calls on stack buffers: no
+//! allocation, no locks, no panics (no indexing that can fail, no arithmetic that
+//! can overflow).
 
 use std::io;
 use std::os::fd::RawFd;

@@ -23,16 +23,12 @@ const DEFAULT_RACE_SECONDS: f64 = 0.75;
 /// How long each dialect is raced.
 fn race_for() -> Duration {
     const NAME: &str = "TOOLSPEC_RACE_SECONDS";
-    match std::env::var(NAME) {
-        Ok(text) => text
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .and_then(|s| Duration::try_from_secs_f64(s).ok())
-            .unwrap_or_else(|| panic!("{NAME}={text:?} is not a number of seconds")),
-        Err(_) => Duration::from_secs_f64(DEFAULT_RACE_SECONDS),
-    }
+    const WHAT: &str = "a non-negative number of seconds";
+    let seconds = crate::util::setting_from_env(NAME, DEFAULT_RACE_SECONDS, WHAT);
+    Duration::try_from_secs_f64(seconds)
+        .unwrap_or_else(|_| panic!("{NAME}={seconds} is not {WHAT}"))
 }
+
 /// Text only the files outside the root hold (in content and in a name).
 const SECRET: &str = "OUTSIDE-SECRET";
 /// A pattern that finds [`SECRET`] without spelling it, so that an answer

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::session::Session;
+use crate::util;
 use arguments::{Pools, Tool};
 use fixture::{Fixture, State, TOKEN};
 use processes::MARK_VAR;
@@ -43,18 +44,10 @@ const SHOWN_CHARS: usize = 400;
 
 /// The seed and call count, from the environment or the defaults.
 fn settings() -> (u64, usize) {
-    fn read<T: std::str::FromStr>(name: &str, default: T) -> T {
-        match std::env::var(name) {
-            Ok(text) => text
-                .trim()
-                .parse()
-                .unwrap_or_else(|_| panic!("{name}={text:?} is not a non-negative whole number")),
-            Err(_) => default,
-        }
-    }
+    const WHOLE: &str = "a non-negative whole number";
     (
-        read("TOOLSPEC_SOAK_SEED", DEFAULT_SEED),
-        read("TOOLSPEC_SOAK_CALLS", DEFAULT_CALLS),
+        util::setting_from_env("TOOLSPEC_SOAK_SEED", DEFAULT_SEED, WHOLE),
+        util::setting_from_env("TOOLSPEC_SOAK_CALLS", DEFAULT_CALLS, WHOLE),
     )
 }
 

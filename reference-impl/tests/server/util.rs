@@ -1,5 +1,17 @@
 //! What the reference server's end-to-end tests share.
 
+/// A test's setting from the environment variable `name`, or `default` when it is
+/// unset; a value that does not parse stops the test, saying it should be `what`.
+pub(crate) fn setting_from_env<T: std::str::FromStr>(name: &str, default: T, what: &str) -> T {
+    match std::env::var(name) {
+        Ok(text) => text
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={text:?} is not {what}")),
+        Err(_) => default,
+    }
+}
+
 /// The server binary under test.
 pub(crate) const SERVER: &str = env!("CARGO_BIN_EXE_toolspec-reference");
 

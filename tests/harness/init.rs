@@ -2,17 +2,40 @@
 //! and its baseline, and the files it refuses to overwrite. The server is the
 //! reference server served under other names by `tests/servers/renamed.py`.
 
+use std::process::Command;
+use std::sync::OnceLock;
+
 use crate::support::{exe, repo, toolspec};
 
 /// The ikigai reference server with its tools and `path` renamed, and `glob` hidden.
-/// `-S`: without `site`, Python starts in three quarters of the time, and the
-/// suite starts this server for every scenario, twice.
+/// The suite starts this server for every scenario, twice, so Python's start is
+/// most of what these tests cost: `-S` (no `site`) and the interpreter itself
+/// rather than a version manager's `python3` shim (a shell script that costs ten
+/// times the interpreter's own start) make it about 10 ms.
 fn renamed_ikigai() -> String {
     format!(
-        "python3 -S {} file_read=read_file file_read.path=file_path file_write=write_file file_write.path=file_path bash=run_shell_command grep=search_text -glob -- {} reference-server --dialect ikigai --root {{root}}",
+        "{} -S {} file_read=read_file file_read.path=file_path file_write=write_file file_write.path=file_path bash=run_shell_command grep=search_text -glob -- {} reference-server --dialect ikigai --root {{root}}",
+        python(),
         repo().join("tests/servers/renamed.py").display(),
         exe().display()
     )
+}
+
+/// The path of the Python interpreter `python3` runs, asked of it once.
+fn python() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let asked = Command::new("python3")
+            .args(["-S", "-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs");
+        let path = String::from_utf8_lossy(&asked.stdout).trim().to_owned();
+        assert!(
+            asked.status.success() && !path.is_empty(),
+            "python3 did not say where it is: {asked:?}"
+        );
+        path
+    })
 }
 
 fn stdout_of(output: &std::process::Output) -> String {

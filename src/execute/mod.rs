@@ -387,11 +387,13 @@ fn take_captures(
                 .keyed(key))
             }
         };
-        let value = regex
-            .captures(&result.text)
-            .and_then(|groups| groups.get(1));
+        let mut groups = regex.create_captures();
+        regex.captures(result.text.as_str(), &mut groups);
+        let value = groups
+            .get_group(1)
+            .and_then(|span| result.text.get(span.range()));
         match value {
-            Some(value) => bindings.bind(name, value.as_str()),
+            Some(value) => bindings.bind(name, value),
             None => {
                 return Err(Mismatch::new(
                     expectation,

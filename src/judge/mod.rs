@@ -12,11 +12,10 @@ mod unchanged;
 
 use std::time::Instant;
 
-use regex::Regex;
-
 use crate::fixture::{Fixture, Initial};
 use crate::scenario::{
-    Bindings, Convention, FileExpect, FileExpectDetail, ListedTools, ProtocolErrorExpect, Then,
+    compile_filled, Bindings, Convention, FileExpect, FileExpectDetail, ListedTools,
+    ProtocolErrorExpect, Then,
 };
 use crate::server::outcome::{CallOutcome, ToolResult};
 use left_file::{look_at, LeftFile};
@@ -352,7 +351,7 @@ fn judge_result(
         let regex = if filled == pattern.as_str() {
             pattern.compile()
         } else {
-            Regex::new(&filled).map_err(|e| e.to_string())
+            compile_filled(&filled)
         };
         let pattern = filled;
         let detail = match regex {

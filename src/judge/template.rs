@@ -7,9 +7,9 @@
 //! line that is exactly `...` (any number of lines). Matching is exact: a missing
 //! period or a final newline counts.
 
-use regex::{Regex, RegexBuilder};
+use regex_automata::meta::Regex;
 
-use crate::scenario::Bindings;
+use crate::scenario::{compile_for_one_judging, Bindings};
 
 /// Largest compiled template; far above any real expectation, but a bound, so that a
 /// huge `text:` is reported instead of exhausting memory.
@@ -46,9 +46,7 @@ pub(crate) fn difference(template: &str, actual: &str, bindings: &Bindings) -> O
 }
 
 fn compile(pattern: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern)
-        .size_limit(TEMPLATE_SIZE_LIMIT)
-        .build()
+    compile_for_one_judging(pattern, TEMPLATE_SIZE_LIMIT)
         .map_err(|e| format!("the expected text cannot be used as a template: {e}"))
 }
 

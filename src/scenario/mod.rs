@@ -21,5 +21,6 @@ pub(crate) use load::{
 };
 pub use model::*;
 pub(crate) use partition::Partition;
+pub(crate) use pattern::{compile_filled, compile_for_one_judging};
 pub(crate) use placeholders::Bindings;
 pub(crate) use yaml::parse_yaml_str;

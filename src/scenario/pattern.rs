@@ -15,7 +15,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use regex::Regex;
+use regex_automata::meta::Regex;
+
+/// The most a compiled scenario regex may take: the `regex` crate's own default.
+const SIZE_LIMIT: usize = 10 << 20;
 
 /// A regex written in a scenario: its text, syntax-checked when the file loaded.
 #[derive(Clone)]
@@ -51,7 +54,7 @@ impl Pattern {
     /// needs it, and no longer.
     pub(crate) fn compile(&self) -> Result<Regex, String> {
         self.0.compiled.fetch_add(1, Ordering::Relaxed);
-        Regex::new(&self.0.text).map_err(|e| e.to_string())
+        compile_filled(&self.0.text)
     }
 
     /// How many times [`Pattern::compile`] has compiled it (any copy of it).
@@ -59,6 +62,34 @@ impl Pattern {
     pub(crate) fn compilations(&self) -> usize {
         self.0.compiled.load(Ordering::Relaxed)
     }
+}
+
+/// A scenario's regex with its `{root}` and captures filled in, compiled for one
+/// judging (see [`compile_for_one_judging`]).
+pub(crate) fn compile_filled(text: &str) -> Result<Regex, String> {
+    compile_for_one_judging(text, SIZE_LIMIT)
+}
+
+/// `text` compiled to be matched a few times and dropped: the `regex` crate's
+/// engine (same syntax, same leftmost-first matches) without its fully compiled DFA.
+///
+/// Why: the reference server's search crates (`grep-regex`) turn that DFA on for
+/// every regex in the build (cargo unifies a crate's features), and for a small
+/// regex it is built at once, which costs far more than the one or two matches a
+/// judging makes. The lazy DFA it falls back to builds only the states a match
+/// visits. Replaying the template fuzzer's corpus took 3.2 s of CPU with it and
+/// 1.7 s without (`cargo test --test harness fuzz_corpus`). Past `size_limit`
+/// bytes the regex is refused, saying so.
+pub(crate) fn compile_for_one_judging(text: &str, size_limit: usize) -> Result<Regex, String> {
+    Regex::builder()
+        .configure(Regex::config().dfa(false).nfa_size_limit(Some(size_limit)))
+        .build(text)
+        .map_err(|e| match e.size_limit() {
+            Some(limit) => {
+                format!("compiled, the regex would pass the size limit of {limit} bytes")
+            }
+            None => e.to_string(),
+        })
 }
 
 /// `matches:` entries are read as written; `scenario/validate.rs` checks each one
@@ -91,7 +122,7 @@ mod tests {
         let bad = ["a", "(", "b"].concat();
         let error = check_syntax(&bad).unwrap_err();
         // The same words the regex crate's own error gives.
-        let compiled = Regex::new(&bad).unwrap_err().to_string();
+        let compiled = regex::Regex::new(&bad).unwrap_err().to_string();
         assert_eq!(error, compiled);
         assert!(error.contains("unclosed group"), "{error}");
     }

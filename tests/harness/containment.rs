@@ -254,13 +254,12 @@ fn interrupt_a_run(
 fn an_interrupted_run_leaves_no_fixture_behind() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let hang = hostile("hang", "");
-    let trials: [(Option<&str>, i32, u64); 8] = [
+    // While the suite loads, as its first scenarios start, and in the middle of the
+    // run; and against a server that never answers, mid-call.
+    let trials: [(Option<&str>, i32, u64); 5] = [
         (None, libc::SIGINT, 120),
-        (None, libc::SIGINT, 200),
-        (None, libc::SIGTERM, 300),
+        (None, libc::SIGTERM, 250),
         (None, libc::SIGINT, 400),
-        (None, libc::SIGTERM, 550),
-        (None, libc::SIGINT, 700),
         (Some(hang.as_str()), libc::SIGINT, 500),
         (Some(hang.as_str()), libc::SIGTERM, 650),
     ];

@@ -53,6 +53,8 @@ pub fn target_main(specs_dir: &Path, target: Target) -> ExitCode {
 }
 
 fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> ExitCode {
+    // First, while the test binary runs one thread and is small (`spawner.rs`).
+    crate::server::start_spawner();
     let mut args = Arguments::from_args();
     let suites = match load_suites(specs_dir) {
         Ok(s) => s,
@@ -103,6 +105,7 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     crate::server::contain_the_run();
     let conclusion = libtest_mimic::run(&args, trials);
     crate::server::end_what_escaped();
+    crate::server::stop_spawner();
     conclusion.exit_code()
 }
 

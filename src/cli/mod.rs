@@ -121,8 +121,15 @@ pub fn main() -> ExitCode {
         Command::Suites(command) => suites::suites(&command),
         Command::Report(command) => report::report(&command, cli.specs.as_deref()),
         Command::Diff(args) => diff::diff(&args),
-        Command::Matrix(args) => matrix::matrix(&args, cli.specs.as_deref()),
+        Command::Matrix(args) => {
+            crate::server::start_spawner();
+            let result = matrix::matrix(&args, cli.specs.as_deref());
+            crate::server::stop_spawner();
+            result
+        }
         command => {
+            // First, while toolspec runs one thread and is small (`spawner.rs`).
+            crate::server::start_spawner();
             crate::server::contain_the_run();
             let result = Catalogue::open(cli.specs.as_deref())
                 .map_err(CliError::from)
@@ -130,6 +137,7 @@ pub fn main() -> ExitCode {
                     dispatch(&catalogue, cli.specs.as_deref(), command, cli.color)
                 });
             crate::server::end_what_escaped();
+            crate::server::stop_spawner();
             result
         }
     };

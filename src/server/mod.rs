@@ -17,8 +17,10 @@ mod process;
 mod sandbox;
 mod server_exec;
 mod session;
+mod spawner;
 mod stdout_guard;
 mod supervisor;
+mod supervisor_child;
 mod target_file;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,8 +31,10 @@ use serde_json::{Map, Value};
 use crate::scenario::{ServerLaunch, Suite};
 
 pub use escapes::adopt_escaped_processes;
+pub use process::start_spawner;
 pub(crate) use process::{
     contain_the_run, end_what_escaped, finish_interrupted_run, interrupted, output_of_listed,
+    stop_spawner,
 };
 pub(crate) use session::{ListedTool, Session};
 pub use target_file::load_target_file;

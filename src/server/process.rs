@@ -23,17 +23,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 use super::escapes;
 use super::sandbox::Sandbox;
 use super::server_exec::ServerExec;
-use super::supervisor::{become_supervisor, FINISHED};
+use super::spawner;
+use super::supervisor::{become_supervisor, FINISHED, STARTED};
+use super::supervisor_child::{reap_left_running, ServerPipes, SupervisorChild};
 use crate::fixture::Scratch;
 
 pub(super) struct ServerProcess {
     /// The supervisor, which exits as the server does (same code or signal).
-    pub child: Child,
+    child: SupervisorChild,
+    /// toolspec's ends of the server's stdio, until the session takes them.
+    pipes: Option<ServerPipes>,
     /// The supervisor's pid, which is also the process group the server runs in.
     pid: Option<i32>,
     /// This server's entry in [`SUPERVISED`]; `None` once its containment is ended.
@@ -77,31 +81,56 @@ impl ServerProcess {
                 .chain(tmpdir.as_deref().map(|t| (OsStr::new("TMPDIR"), t))),
         )?;
         let (control_theirs, control_ours) = control_socket()?;
-        let control = control_theirs.as_raw_fd();
-        // std sets up what the supervisor and the server share (the pipes, the
-        // folder, the process group); the program and its argv and environment are
-        // in `server_exec`.
-        let mut command = Command::new(program);
-        command
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        // SAFETY: the hook only makes async-signal-safe system calls (see
-        // `supervisor` and `sandbox`), and `control` stays open until the spawn has
-        // returned. The sandbox comes first, so the supervisor is under it too.
-        unsafe {
-            command.pre_exec(move || {
-                if let Some(sandbox) = sandbox.as_mut() {
-                    sandbox.enter()?;
+        // The spawner forks the supervisor where it can (`spawner.rs`); under the
+        // sandbox, whose rules are entered in the child, toolspec forks it itself.
+        let from_spawner = match sandbox {
+            None => by_the_spawner(&server_exec, cwd, &control_theirs),
+            Some(_) => None,
+        };
+        let (child, pipes) = match from_spawner {
+            Some(spawned) => spawned?,
+            None => {
+                let control = control_theirs.as_raw_fd();
+                // std sets up what the supervisor and the server share (the pipes,
+                // the folder, the process group); the program and its argv and
+                // environment are in `server_exec`.
+                let mut command = Command::new(program);
+                command
+                    .current_dir(cwd)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .process_group(0);
+                // SAFETY: the hook only makes async-signal-safe system calls (see
+                // `supervisor` and `sandbox`), and `control` stays open until the
+                // spawn has returned. The sandbox comes first, so the supervisor is
+                // under it too.
+                unsafe {
+                    command.pre_exec(move || {
+                        if let Some(sandbox) = sandbox.as_mut() {
+                            sandbox.enter()?;
+                        }
+                        become_supervisor(control, &mut server_exec)
+                    });
                 }
-                become_supervisor(control, &mut server_exec)
-            });
-        }
-        let child = command.spawn()?;
+                let mut child = command.spawn()?;
+                let pipes = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                    (Some(stdin), Some(stdout), Some(stderr)) => ServerPipes::new(
+                        stdin.into_owned_fd()?,
+                        stdout.into_owned_fd()?,
+                        stderr.into_owned_fd()?,
+                    )?,
+                    _ => {
+                        return Err(std::io::Error::other(
+                            "the server's stdio pipes were not created",
+                        ))
+                    }
+                };
+                (SupervisorChild::Forked(child), pipes)
+            }
+        };
         drop(control_theirs);
-        let pid = child.id().and_then(|id| i32::try_from(id).ok());
+        let pid = child.id();
         let number = supervised.next;
         supervised.next += 1;
         let control = Arc::new(control_ours);
@@ -113,18 +142,80 @@ impl ServerProcess {
             },
         );
         supervised.children.extend(pid);
-        Ok(ServerProcess {
+        for reaped in reap_left_running() {
+            supervised.children.remove(&reaped);
+        }
+        drop(supervised);
+        let mut process = ServerProcess {
             child,
+            pipes: Some(pipes),
             pid,
             supervised: Some(number),
             control,
             _scratch: scratch,
+        };
+        if matches!(process.child, SupervisorChild::Cloned(_)) {
+            process.started_by_spawner()?;
+        }
+        Ok(process)
+    }
+
+    /// The server's stdio pipes, once.
+    pub(super) fn take_pipes(&mut self) -> Option<ServerPipes> {
+        self.pipes.take()
+    }
+
+    /// Waits for what a supervisor forked by the spawner says first: that its
+    /// server started, or the error its exec ended with (the supervisor then exits
+    /// and is reaped here).
+    fn started_by_spawner(&mut self) -> std::io::Result<()> {
+        let mut said = [0u8; 4];
+        // SAFETY: a blocking read of at most four bytes into `said`, from a socket
+        // this process owns; the supervisor answers as soon as its exec is done.
+        let read = unsafe {
+            libc::recv(
+                self.control.as_raw_fd(),
+                said.as_mut_ptr().cast(),
+                said.len(),
+                libc::MSG_WAITALL,
+            )
+        };
+        let said = (read == 4).then(|| libc::c_int::from_ne_bytes(said));
+        if said == Some(STARTED) {
+            return Ok(());
+        }
+        self.end_containment();
+        let status = self.reap_now();
+        Err(match said {
+            Some(errno) => std::io::Error::from_raw_os_error(errno),
+            None => std::io::Error::other(format!(
+                "the server's supervisor ended before it started the server ({})",
+                status.map_or_else(|| "status unknown".to_string(), |s| s.to_string())
+            )),
         })
+    }
+
+    /// Reaps a supervisor that has exited or is about to, waiting for it.
+    fn reap_now(&mut self) -> Option<ExitStatus> {
+        let deadline = Instant::now() + SUPERVISOR_GRACE;
+        loop {
+            if let Some(status) = self.child.try_wait() {
+                if let Some(pid) = self.pid {
+                    supervised().children.remove(&pid);
+                }
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                self.child.start_kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// The exit status, if the server has exited.
     pub(super) fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
+        self.child.try_wait()
     }
 
     /// Ends the server politely, then by force, and returns once every process it
@@ -148,7 +239,7 @@ impl ServerProcess {
             Ok(waited) => waited.ok(),
             Err(_) => {
                 // Only a supervisor stuck in the kernel gets here; never leave it.
-                let _ = self.child.start_kill();
+                self.child.start_kill();
                 self.child.wait().await.ok()
             }
         };
@@ -241,6 +332,72 @@ fn supervised() -> MutexGuard<'static, Supervised> {
     SUPERVISED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Asks the spawner for the supervisor (see `spawner.rs`), with new pipes for the
+/// server's stdio; `None` when there is no spawner to ask.
+fn by_the_spawner(
+    exec: &ServerExec,
+    cwd: &Path,
+    control: &OwnedFd,
+) -> Option<std::io::Result<(SupervisorChild, ServerPipes)>> {
+    let pipes = (|| Ok::<_, std::io::Error>((pipe()?, pipe()?, pipe()?)))();
+    let ((stdin_theirs, stdin_ours), (stdout_ours, stdout_theirs), (stderr_ours, stderr_theirs)) =
+        match pipes {
+            Ok(pipes) => pipes,
+            Err(e) => return Some(Err(e)),
+        };
+    let pid = match spawner::spawn(
+        exec,
+        cwd,
+        [&stdin_theirs, &stdout_theirs, &stderr_theirs, control],
+    )? {
+        Ok(pid) => pid,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(SupervisorChild::cloned(pid).and_then(|child| {
+        Ok((
+            child,
+            ServerPipes::new(stdin_ours, stdout_ours, stderr_ours)?,
+        ))
+    }))
+}
+
+/// A pipe closed on exec: its read end, then its write end.
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut ends = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into `ends`, which are then owned.
+    unsafe {
+        if libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        use std::os::fd::FromRawFd;
+        Ok((OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])))
+    }
+}
+
+/// Starts the spawner (`spawner.rs`), which forks every server's supervisor from a
+/// small process instead of from toolspec's own, larger one. Call it first in
+/// `main`, while the process runs one thread; later, or in a process running
+/// others, it does nothing, and toolspec forks each supervisor itself.
+pub fn start_spawner() {
+    if let Some(pid) = spawner::start() {
+        supervised().children.insert(pid);
+    }
+}
+
+/// Ends the spawner and reaps it, at the end of a run: otherwise it would exit
+/// after toolspec and be left for init to reap.
+pub(crate) fn stop_spawner() {
+    if let Some(pid) = spawner::stop() {
+        let mut status = 0;
+        // SAFETY: waitpid of the spawner, a child of this process; it exits as soon
+        // as its socket has closed.
+        unsafe {
+            libc::waitpid(pid, &mut status, 0);
+        }
+        supervised().children.remove(&pid);
+    }
 }
 
 /// A connected pair of Unix stream sockets (the supervisor's end, toolspec's),

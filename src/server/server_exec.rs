@@ -33,8 +33,11 @@ pub(super) struct ServerExec {
     /// The paths to try in turn, as `execvp` would: the program itself when it has a
     /// `/` in it, else the program in each folder of `PATH`.
     candidates: Vec<CString>,
-    /// The strings `argv` and `envp` point into; kept alive with them.
+    /// The strings `argv` and `envp` point into (argv's first, then the
+    /// environment's); kept alive with them.
     _strings: Vec<CString>,
+    /// How many of `_strings` are argv's.
+    argc: usize,
     /// Null-terminated arrays of pointers into `_strings`.
     argv: Vec<*const libc::c_char>,
     envp: Vec<*const libc::c_char>,
@@ -85,6 +88,18 @@ impl ServerExec {
             pair.extend_from_slice(value.as_bytes());
             strings.push(c_string(&pair)?);
         }
+        Ok(ServerExec::from_parts(candidates, strings, argc))
+    }
+
+    /// The exec of the paths `candidates`, with `strings` as argv (the first
+    /// `argc`) and the environment (the rest): what [`ServerExec::parts`] gave,
+    /// rebuilt in the spawner's process.
+    pub(super) fn from_parts(
+        candidates: Vec<CString>,
+        strings: Vec<CString>,
+        argc: usize,
+    ) -> ServerExec {
+        let argc = argc.min(strings.len());
         let pointers = |range: &[CString]| {
             range
                 .iter()
@@ -96,16 +111,24 @@ impl ServerExec {
         let envp = pointers(&strings[argc..]);
         let shell_argv = [SHELL.as_ptr(), std::ptr::null()]
             .into_iter()
-            .chain(argv[1..].iter().copied())
+            .chain(argv.iter().skip(1).copied())
             .collect();
-        Ok(ServerExec {
+        ServerExec {
             candidates,
             _strings: strings,
+            argc,
             argv,
             envp,
             shell_argv,
             stack: vec![0; CHILD_STACK_BYTES],
-        })
+        }
+    }
+
+    /// The paths to try, the argv strings and the environment's, to hand the exec
+    /// to another process.
+    pub(super) fn parts(&self) -> (&[CString], &[CString], &[CString]) {
+        let (argv, envp) = self._strings.split_at(self.argc);
+        (&self.candidates, argv, envp)
     }
 
     /// Starts the server as a child of the calling process and returns its pid once

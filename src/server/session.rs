@@ -19,6 +19,7 @@ use super::exchange::{Exchange, Recorded};
 use super::http_client::CheckedHttp;
 use super::process::{BrokenContainment, ServerProcess};
 use super::stdout_guard::{guard, Fault};
+use super::supervisor_child::ServerPipes;
 use super::Target;
 use crate::server::outcome::{CallOutcome, ToolResult};
 
@@ -48,7 +49,7 @@ pub(crate) struct Session {
     stderr_done: Arc<AtomicBool>,
     /// Over HTTP the server's stdin is held open until the session stops, so that a
     /// server watching for end of input stays up.
-    stdin: Option<tokio::process::ChildStdin>,
+    stdin: Option<tokio::net::unix::pipe::Sender>,
 }
 
 /// Why `initialize` did not complete, and whether the server did answer it: an
@@ -127,11 +128,12 @@ impl Session {
         let fault: Fault = Arc::new(Mutex::new(None));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let stderr_done = Arc::new(AtomicBool::new(false));
-        let (Some(stdin), Some(stdout), Some(child_stderr)) = (
-            process.child.stdin.take(),
-            process.child.stdout.take(),
-            process.child.stderr.take(),
-        ) else {
+        let Some(ServerPipes {
+            stdin,
+            stdout,
+            stderr: child_stderr,
+        }) = process.take_pipes()
+        else {
             return Err(StartError {
                 message: "the server's stdio pipes were not created".to_string(),
                 stderr_tail: String::new(),

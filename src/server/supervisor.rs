@@ -51,6 +51,40 @@ pub(super) unsafe fn become_supervisor(control: RawFd, server: &mut ServerExec) 
     supervise(server, control)
 }
 
+/// As [`become_supervisor`], in a supervisor the spawner forked (`spawner.rs`),
+/// where there is no spawn to hand an error back to: whether the server started is
+/// said on the control socket first, as [`STARTED`] or the exec's `errno`, in
+/// four bytes of this machine's order. Never returns.
+///
+/// # Safety
+/// Only in a process of its own that nothing else runs in, with `control` an open
+/// descriptor.
+pub(super) unsafe fn supervise_for_spawner(control: RawFd, server: &mut ServerExec) -> ! {
+    let started = if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        server.start()
+    };
+    let said = match &started {
+        Ok(_) => STARTED,
+        Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL),
+    };
+    let bytes = said.to_ne_bytes();
+    libc::send(
+        control,
+        bytes.as_ptr().cast(),
+        bytes.len(),
+        libc::MSG_NOSIGNAL,
+    );
+    match started {
+        Ok(server) => supervise(server, control),
+        Err(_) => libc::_exit(127),
+    }
+}
+
+/// What a supervisor forked by the spawner says first when its server started.
+pub(super) const STARTED: libc::c_int = 0;
+
 /// The supervisor's life: wait for the server to exit or the control socket to
 /// end, end every descendant, say so if none is left, and exit as the server did.
 unsafe fn supervise(server: libc::pid_t, control: RawFd) -> ! {

@@ -564,3 +564,113 @@ fn an_unchanged_check_on_a_large_fixture_file_compares_it_in_pieces() {
         SIZE >> 20
     );
 }
+
+/// The address space, in kB, of each server's supervisor and of toolspec itself,
+/// as each server of a `boris` run filtered to four scenarios sees them when it
+/// starts.
+fn supervisor_and_toolspec_sizes(no_spawner: bool) -> Vec<(u64, u64)> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seen = dir.path().join("seen");
+    let script = dir.path().join("server.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/bash\n\
+             supervisor=$PPID\n\
+             toolspec=$(awk '{{print $4}}' /proc/$supervisor/stat)\n\
+             size() {{ awk '/^VmSize:/ {{print $2}}' /proc/$1/status; }}\n\
+             echo \"$(size $supervisor) $(size $toolspec)\" >> '{}'\n\
+             exec '{}' reference-server --dialect boris --root \"$1\"\n",
+            seen.display(),
+            crate::support::exe().display()
+        ),
+    )
+    .expect("write the server");
+    let mut cmd = boris("PATH_NOT_FOUND");
+    cmd.arg("--server")
+        .arg(format!("bash {} {{root}}", script.display()));
+    if no_spawner {
+        cmd.env("TOOLSPEC_NO_SPAWNER", "1");
+    } else {
+        cmd.env_remove("TOOLSPEC_NO_SPAWNER");
+    }
+    cmd.assert().success();
+    let text = std::fs::read_to_string(&seen).expect("the server saw its supervisor");
+    text.lines()
+        .map(|line| {
+            let sizes: Vec<u64> = line
+                .split_whitespace()
+                .map(|n| n.parse().expect("kB"))
+                .collect();
+            assert_eq!(sizes.len(), 2, "{line:?}");
+            (sizes[0], sizes[1])
+        })
+        .collect()
+}
+
+/// Each supervisor is forked from the spawner, a copy of toolspec made as it
+/// started, so its address space is a fraction of toolspec's own (which holds the
+/// suites, the scenario threads' stacks and their heaps); forked from toolspec, it
+/// is as large. The page tables of that space are what each fork copies.
+#[test]
+fn supervisors_are_forked_from_the_small_spawner_not_from_toolspec() {
+    let spawned = supervisor_and_toolspec_sizes(false);
+    // The preflight's server, then one a scenario.
+    assert!(spawned.len() >= 4, "{spawned:?}");
+    for (supervisor, toolspec) in &spawned {
+        assert!(
+            supervisor * 2 < *toolspec,
+            "a supervisor of {supervisor} kB beside toolspec's {toolspec} kB: {spawned:?}"
+        );
+    }
+    // The check can fail: forked by toolspec itself, a supervisor is its size.
+    let forked = supervisor_and_toolspec_sizes(true);
+    assert!(
+        forked
+            .iter()
+            .all(|(supervisor, toolspec)| supervisor * 2 >= *toolspec),
+        "{forked:?}"
+    );
+}
+
+/// A server that cannot be started says why in the same words either way its
+/// supervisor was forked: the spawner's supervisor reports the exec's error on its
+/// control socket, std's through its spawn.
+#[test]
+fn a_server_that_cannot_start_says_why_the_same_way_with_or_without_the_spawner() {
+    let line = |no_spawner: bool| {
+        let mut cmd = boris("PATH_NOT_FOUND on missing file");
+        cmd.args(["--server", "/nonexistent/server {root}"]);
+        if no_spawner {
+            cmd.env("TOOLSPEC_NO_SPAWNER", "1");
+        }
+        let output = cmd.output().expect("runs");
+        assert_eq!(output.status.code(), Some(1));
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .find(|l| l.starts_with("ERROR "))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    let spawned = line(false);
+    assert!(
+        spawned.ends_with(
+            "cannot start `/nonexistent/server`: No such file or directory (os error 2)"
+        ),
+        "{spawned}"
+    );
+    assert_eq!(spawned, line(true));
+}
+
+/// An environment too large for one message to the spawner (over 1 MiB here)
+/// is not refused: toolspec forks that supervisor itself.
+#[test]
+fn a_server_environment_too_large_for_the_spawner_still_starts() {
+    let mut cmd = boris("PATH_NOT_FOUND on missing file");
+    for i in 0..10 {
+        cmd.env(format!("TOOLSPEC_TEST_BULK_{i}"), "x".repeat(120 * 1024));
+    }
+    cmd.assert()
+        .success()
+        .stdout(predicate::str::is_match(r"boris: [1-9]\d* PASS, 0 FAIL, 0 ERROR").expect("regex"));
+}

@@ -149,6 +149,9 @@ impl Matches {
 pub(crate) struct LineSearch<'p> {
     pattern: &'p LinePattern,
     want: Want,
+    /// With [`Want::Lines`], how many matching lines of a file are of use:
+    /// the buffer search stops at that many (`None`: all of them).
+    match_limit: Option<usize>,
     searcher: Searcher,
     buffer: Vec<u8>,
 }
@@ -177,9 +180,18 @@ impl<'p> LineSearch<'p> {
         LineSearch {
             pattern,
             want,
+            match_limit: None,
             searcher,
             buffer: Vec::new(),
         }
+    }
+
+    /// Keeps at most `limit` matching lines of each file from now on
+    /// (`None`: all), for a caller that can show no more: the buffer search
+    /// stops there, leaving the rest of the file (and the context after the
+    /// last kept match) unsearched. The per-line route still keeps them all.
+    pub(crate) fn set_match_limit(&mut self, limit: Option<usize>) {
+        self.match_limit = limit;
     }
 
     /// Reads `file` (of `size` bytes by its stat) if it is at most `limit`
@@ -246,6 +258,7 @@ impl<'p> LineSearch<'p> {
                 };
                 let mut sink = Keep {
                     want: self.want,
+                    match_limit: self.match_limit,
                     found: Matches::for_text(self.want, text.len()),
                     text,
                 };
@@ -268,6 +281,8 @@ impl<'p> LineSearch<'p> {
 /// The sink that keeps what [`Want`] asks for of `text`.
 struct Keep<'t> {
     want: Want,
+    /// Matching lines to keep at most ([`Want::Lines`]; `None`: all).
+    match_limit: Option<usize>,
     found: Matches,
     /// What is searched: the lines handed over are slices of it.
     text: &'t str,
@@ -290,6 +305,12 @@ impl Sink for Keep<'_> {
                     self.found.matched.push(first + i);
                     let text = line_in(self.text, line);
                     self.found.keep_line(first + i, &text);
+                    if self
+                        .match_limit
+                        .is_some_and(|limit| self.found.matched.len() >= limit)
+                    {
+                        return Ok(false);
+                    }
                 }
             }
         }
@@ -498,6 +519,28 @@ pub(crate) mod tests {
             (found.line(2), found.line(3), found.line(9)),
             (Some("b"), Some("MATCH"), None)
         );
+    }
+
+    #[test]
+    fn a_match_limit_stops_the_search_at_that_many_matches() {
+        let pattern = pattern("MATCH", false);
+        let want = Want::Lines {
+            before: 1,
+            after: 1,
+        };
+        let mut search = LineSearch::new(&pattern, want);
+        search.set_match_limit(Some(2));
+        let text = b"a\nMATCH\nb\nMATCH\nc\nMATCH\nd\n";
+        let found = search.search(text).expect("matches");
+        assert_eq!((found.count, found.matched.clone()), (2, vec![2, 4]));
+        let numbers: Vec<usize> = found.lines().map(|(n, _)| n).collect();
+        assert_eq!(
+            numbers,
+            vec![1, 2, 3, 4],
+            "nothing kept past the last match"
+        );
+        search.set_match_limit(None);
+        assert_eq!(search.search(text).map(|m| m.count), Some(3));
     }
 
     #[test]

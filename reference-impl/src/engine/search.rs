@@ -2,6 +2,7 @@
 //! over the confined walk (see [`super::walk`]): each file is searched as the
 //! walk finds it, and only matches are kept.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -12,8 +13,8 @@ use super::error::EngineError;
 use super::files;
 use super::line_search::{FileOutcome, LinePattern, LineSearch, Matches, Want};
 use super::paths::PathPolicy;
-use super::walk::walk_each;
 pub(crate) use super::walk::WalkEntry;
+use super::walk::{walk_each, walk_until};
 
 /// Compiles a glob with doublestar semantics: `*` stays within one path
 /// component, `**` crosses them.
@@ -229,18 +230,31 @@ pub(crate) fn grep(
         &mut search,
         &mut |hit| {
             hits.push(hit);
+            Further::Search { match_limit: None }
         },
     )?;
     Ok(hits)
 }
 
+/// What a caller of [`grep_each`] can still use after a file's matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Further {
+    /// Nothing: the search ends, reading no further file.
+    Stop,
+    /// The files still to come, of each at most `match_limit` matching
+    /// lines (`None`: all; see [`LineSearch::set_match_limit`]).
+    Search { match_limit: Option<usize> },
+}
+
 /// Searches one file (`display` names it in the results) or, if `root` is a
 /// directory, every text file under it that passes `filter`, each as the
 /// walk finds it, and hands each file's matches to `found` at once, so a
-/// caller that writes them out holds one file's matches at a time. Files
-/// without a match are left out; `search` holds the pattern and how much of
-/// each file's matches to keep. Binary files and, in a tree, files over
-/// `max_size` or unreadable are skipped.
+/// caller that writes them out holds one file's matches at a time; its
+/// answer says how much more it can use, so a caller whose answer is
+/// complete ends the search there. Files without a match are left out;
+/// `search` holds the pattern and how much of each file's matches to keep.
+/// Binary files and, in a tree, files over `max_size` or unreadable are
+/// skipped.
 pub(crate) fn grep_each(
     policy: &PathPolicy,
     root: &Path,
@@ -248,13 +262,14 @@ pub(crate) fn grep_each(
     filter: &FileFilter,
     max_size: u64,
     search: &mut LineSearch<'_>,
-    found: &mut dyn FnMut(FileHits),
+    found: &mut dyn FnMut(FileHits) -> Further,
 ) -> Result<(), EngineError> {
     let meta = files::stat(policy, root)?;
     if !meta.is_dir() {
         let content = files::read(policy, root, max_size)?;
         if let Some(matches) = search.search(&content) {
-            found(FileHits {
+            // One file: nothing follows, whatever the caller answers.
+            let _ = found(FileHits {
                 display: display.to_string(),
                 matches,
                 modified: meta
@@ -265,37 +280,45 @@ pub(crate) fn grep_each(
         }
         return Ok(());
     }
-    walk_each(policy, root, &mut |visit| {
+    let _ = walk_until(policy, root, &mut |visit| {
+        let go_on = ControlFlow::Continue(());
         if visit.is_dir {
-            return;
+            return go_on;
         }
         let base = visit.base_name();
         if let Some(include) = &filter.include {
             if !include.is_match(&visit.relative) && !include.is_match(base) {
-                return;
+                return go_on;
             }
         }
         if let Some(types) = &filter.types {
             if !types.is_match(base) {
-                return;
+                return go_on;
             }
         }
         let Ok((file, opened)) = visit.open(policy) else {
-            return;
+            return go_on;
         };
         if !opened.is_file() {
-            return;
+            return go_on;
         }
         let Ok(FileOutcome::Searched(Some(matches))) =
             search.search_file(file, opened.len(), max_size)
         else {
-            return;
+            return go_on;
         };
-        found(FileHits {
+        let further = found(FileHits {
             matches,
             modified: opened.modified().ok(),
             display: visit.relative,
         });
+        match further {
+            Further::Stop => ControlFlow::Break(()),
+            Further::Search { match_limit } => {
+                search.set_match_limit(match_limit);
+                go_on
+            }
+        }
     });
     Ok(())
 }
@@ -349,6 +372,52 @@ mod tests {
                 ("src/deep/b.rs", vec![2])
             ]
         );
+    }
+
+    /// Once the caller has what it can use, no further file is searched;
+    /// until then, each file after the answer keeps at most the matching
+    /// lines asked for.
+    #[test]
+    fn grep_each_stops_and_limits_where_the_caller_says() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            fs::write(root.join(name), "hit\nhit\nhit\n").expect("write");
+        }
+        let policy =
+            PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
+        let pattern = compile_pattern("hit", false, false).expect("regex");
+        let want = Want::Lines {
+            before: 0,
+            after: 0,
+        };
+        let grep_answering = |answers: &[Further]| {
+            let mut search = LineSearch::new(&pattern, want);
+            let mut seen = Vec::new();
+            let mut answers = answers.iter();
+            grep_each(
+                &policy,
+                &root,
+                "",
+                &FileFilter::default(),
+                1 << 20,
+                &mut search,
+                &mut |hit| {
+                    seen.push((hit.display, hit.matches.matched.len()));
+                    *answers.next().expect("no call after the last answer")
+                },
+            )
+            .expect("grep");
+            seen
+        };
+        let limit_one = Further::Search {
+            match_limit: Some(1),
+        };
+        assert_eq!(
+            grep_answering(&[limit_one, Further::Stop]),
+            [("a.txt".to_string(), 3), ("b.txt".to_string(), 1)]
+        );
+        assert_eq!(grep_answering(&[Further::Stop]), [("a.txt".to_string(), 3)]);
     }
 
     #[test]

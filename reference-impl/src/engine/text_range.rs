@@ -12,7 +12,7 @@
 //! that word the system's errors themselves; [`TextFile::engine_error`]
 //! turns one into the [`EngineError`] that [`files::read`] would give.
 
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::error::{EngineError, IoOp};
@@ -29,6 +29,8 @@ pub(crate) struct TextFile {
     head: Vec<u8>,
     size: u64,
     limit: u64,
+    /// How many bytes `head` was asked to hold.
+    sniff: u64,
     reader: BufReader<io::Chain<Cursor<Vec<u8>>, io::Take<std::fs::File>>>,
     /// Bytes taken from the reader so far.
     consumed: u64,
@@ -71,12 +73,25 @@ impl TextFile {
             head,
             size,
             limit,
+            sniff,
             consumed: 0,
             lines_read: 0,
             at_end: false,
             last_byte: None,
             line: Vec::new(),
         })
+    }
+
+    /// The same file read again from its start, for an answer that must
+    /// know how many lines there are before it picks the ones to show:
+    /// counting them first, then reading up to the last one shown, holds no
+    /// more of the file than either pass. Fails on a file that cannot seek
+    /// (a FIFO).
+    pub(crate) fn read_again(self) -> io::Result<TextFile> {
+        let (_, rest) = self.reader.into_inner().into_inner();
+        let mut file = rest.into_inner();
+        file.seek(SeekFrom::Start(0))?;
+        TextFile::new(file, &self.path, self.size, self.limit, self.sniff)
     }
 
     /// The first bytes of the file, read on opening.
@@ -105,22 +120,39 @@ impl TextFile {
     /// lines must be asked for in order.
     pub(crate) fn lines(&mut self, first: usize, last: Option<usize>) -> io::Result<Vec<String>> {
         let mut kept = Vec::new();
-        while !self.at_end && last.is_none_or(|last| self.lines_read < last) {
-            self.line.clear();
-            let read = self.reader.read_until(b'\n', &mut self.line)?;
-            self.count(read)?;
-            if read == 0 {
-                self.at_end = true;
+        while last.is_none_or(|last| self.lines_read < last) {
+            let keep = self.lines_read + 1 >= first;
+            let Some((line, _)) = self.next_line()? else {
                 break;
-            }
-            self.last_byte = self.line.last().copied();
-            self.lines_read += 1;
-            if self.lines_read >= first {
-                let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+            };
+            if keep {
                 kept.push(String::from_utf8_lossy(line).into_owned());
             }
         }
         Ok(kept)
+    }
+
+    /// The next line's bytes without its `\n`, and whether a `\n` ended it
+    /// (only the file's last line may lack one); `None` past the last line.
+    /// The bytes are the reader's own, so a caller that only counts or
+    /// skips lines makes no copy of them.
+    pub(crate) fn next_line(&mut self) -> io::Result<Option<(&[u8], bool)>> {
+        if self.at_end {
+            return Ok(None);
+        }
+        self.line.clear();
+        let read = self.reader.read_until(b'\n', &mut self.line)?;
+        self.count(read)?;
+        if read == 0 {
+            self.at_end = true;
+            return Ok(None);
+        }
+        self.last_byte = self.line.last().copied();
+        self.lines_read += 1;
+        Ok(Some(match self.line.strip_suffix(b"\n") {
+            Some(line) => (line, true),
+            None => (&self.line[..], false),
+        }))
     }
 
     /// How many lines the whole file has: those read so far, and the rest
@@ -221,6 +253,25 @@ mod tests {
             let mut counted = TextFile::open(&policy, &path, 1 << 20).expect("open");
             assert_eq!(counted.total_lines().expect("total"), total, "{content:?}");
         }
+    }
+
+    #[test]
+    fn lines_come_one_at_a_time_and_a_file_can_be_read_again() {
+        let (_dir, policy, path) = opened(b"one\ntwo\r\nend");
+        let mut text = TextFile::open(&policy, &path, 1 << 20).expect("open");
+        let mut seen = Vec::new();
+        while let Some((line, ended)) = text.next_line().expect("line") {
+            seen.push((line.to_vec(), ended));
+        }
+        let expected = [
+            (b"one".to_vec(), true),
+            (b"two\r".to_vec(), true),
+            (b"end".to_vec(), false),
+        ];
+        assert_eq!(seen, expected);
+        assert!(text.next_line().expect("end").is_none());
+        let mut again = text.read_again().expect("again");
+        assert_eq!(again.lines(2, Some(2)).expect("lines"), ["two\r"]);
     }
 
     #[test]

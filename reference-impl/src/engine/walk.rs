@@ -16,6 +16,7 @@
 
 use std::ffi::OsStr;
 use std::io;
+use std::ops::ControlFlow;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -104,10 +105,25 @@ impl Visit<'_> {
 /// in name order, a directory before what it holds. Unreadable directories
 /// are handed over but not descended into.
 pub(crate) fn walk_each(policy: &PathPolicy, root: &Path, visit: &mut dyn FnMut(Visit<'_>)) {
+    // The visitor never stops the walk, so how it ended says nothing.
+    let _ = walk_until(policy, root, &mut |entry| {
+        visit(entry);
+        ControlFlow::Continue(())
+    });
+}
+
+/// [`walk_each`] for a caller that may have seen enough: the walk ends as
+/// soon as `visit` answers [`ControlFlow::Break`], listing and opening
+/// nothing more (and says so by answering `Break` itself).
+pub(crate) fn walk_until(
+    policy: &PathPolicy,
+    root: &Path,
+    visit: &mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     let Ok(dir) = policy.open_dir(root) else {
-        return;
+        return ControlFlow::Continue(());
     };
-    walk_dir(policy, &dir, root, "", visit);
+    walk_dir(policy, &dir, root, "", visit)
 }
 
 fn walk_dir(
@@ -115,10 +131,10 @@ fn walk_dir(
     dir: &OpenedDir,
     path: &Path,
     prefix: &str,
-    visit: &mut dyn FnMut(Visit<'_>),
-) {
+    visit: &mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     let Ok(mut listed) = dir.entries() else {
-        return;
+        return ControlFlow::Continue(());
     };
     listed.sort_by(|a, b| a.name.cmp(&b.name));
     for entry in &listed {
@@ -155,13 +171,14 @@ fn walk_dir(
             dir,
             name: &entry.name,
             followed,
-        });
+        })?;
         if let Some((child, relative)) = descend {
             if let Ok(sub) = dir.subdir(&entry.name) {
-                walk_dir(policy, &sub, &child, &relative, visit);
+                walk_dir(policy, &sub, &child, &relative, visit)?;
             }
         }
     }
+    ControlFlow::Continue(())
 }
 
 #[cfg(test)]
@@ -210,5 +227,34 @@ mod tests {
             .map(|(name, is_dir, text)| (name.to_string(), *is_dir, text.to_string()))
             .collect();
         assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn the_walk_ends_when_the_visitor_has_seen_enough() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = fs::canonicalize(dir.path()).expect("canonical");
+        fs::create_dir_all(root.join("b/deep")).expect("mkdir");
+        for name in ["a.txt", "b/deep/c.txt", "d.txt"] {
+            fs::write(root.join(name), "x").expect("write");
+        }
+        let policy =
+            PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
+        let mut seen = Vec::new();
+        let ended = walk_until(&policy, &root, &mut |visit| {
+            seen.push(visit.relative.clone());
+            if visit.relative == "b/deep" {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(ended, ControlFlow::Break(()));
+        assert_eq!(seen, ["a.txt", "b", "b/deep"], "nothing after the stop");
+        let mut all = 0;
+        let ended = walk_until(&policy, &root, &mut |_| {
+            all += 1;
+            ControlFlow::Continue(())
+        });
+        assert_eq!((ended, all), (ControlFlow::Continue(()), 5));
     }
 }

@@ -202,6 +202,11 @@ fn racing_calls(dialect: &str, root: &Path) -> Vec<(&'static str, Value)> {
                 "grep",
                 json!({"pattern": SECRET_PATTERN, "path": "d", "glob": "*"}),
             ),
+            // A glob without wildcards looks the file up instead of listing.
+            (
+                "grep",
+                json!({"pattern": SECRET_PATTERN, "path": "d", "glob": "f.txt"}),
+            ),
             ("glob", json!({"pattern": "*", "path": "d"})),
         ],
         other => panic!("no racing calls for {other}"),

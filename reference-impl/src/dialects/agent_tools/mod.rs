@@ -25,6 +25,7 @@ mod render;
 mod search;
 mod shell;
 mod text;
+mod text_lines;
 mod tools;
 mod walk;
 mod workspace;

@@ -5,14 +5,19 @@
 //! the expected failures are classified; a read that fails after the stat
 //! accepted the file (a UNIX socket, which `open` refuses with ENXIO) is
 //! not one of them and is reported as `internal`, exactly as upstream's
-//! unguarded `readFile` after its `stat` is.
+//! unguarded `readFile` after its `stat` is. `read_file` takes the lines
+//! one at a time ([`open_lines`]) after the same checks, its binary test
+//! reading only the bytes at either end.
 
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use serde_json::Value;
 
 use super::super::{Context, Failure};
+use super::text_lines::TextLines;
 use super::workspace::{self, Target};
+use crate::engine::text_range::TextFile;
 
 /// Bytes inspected at each end of a file for a NUL.
 const BINARY_SCAN_BYTES: usize = 8000;
@@ -20,7 +25,39 @@ const BINARY_SCAN_BYTES: usize = 8000;
 /// Reads `target` whole, refusing directories, files over the size limit
 /// and binary files.
 pub(crate) fn read_text(ctx: &Context, target: &Target) -> Result<Vec<u8>, Failure> {
-    let meta = ctx.policy.stat(&target.real)
+    check_readable(ctx, target)?;
+    let bytes =
+        read_without_blocking(ctx, &target.real).map_err(|err| read_failure(target, &err))?;
+    if looks_binary(&bytes) {
+        return Err(binary_failure(target));
+    }
+    Ok(bytes)
+}
+
+/// [`read_text`]'s checks and failures, in its order, for reading the lines
+/// one at a time: the binary test reads the file's first and last
+/// [`BINARY_SCAN_BYTES`] (the last by their offset), and nothing between is
+/// read until the lines are asked for.
+pub(crate) fn open_lines(ctx: &Context, target: &Target) -> Result<TextLines, Failure> {
+    let size = check_readable(ctx, target)?;
+    let read_failed = |err: std::io::Error| read_failure(target, &err);
+    let file = ctx.policy.open_read(&target.real).map_err(read_failed)?;
+    let tail = last_bytes(&file, size).map_err(read_failed)?;
+    // The size was checked above; as `read_text`, the reading itself has
+    // no limit.
+    let text = TextFile::new(file, &target.real, size, u64::MAX, BINARY_SCAN_BYTES as u64)
+        .map_err(read_failed)?;
+    if text.head().contains(&0) || tail.contains(&0) {
+        return Err(binary_failure(target));
+    }
+    Ok(TextLines::new(text))
+}
+
+/// The stat and size checks of [`read_text`]: the file's size if it passes.
+fn check_readable(ctx: &Context, target: &Target) -> Result<u64, Failure> {
+    let meta = ctx
+        .policy
+        .stat(&target.real)
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
     if meta.is_dir() {
         return Err(workspace::is_directory(&target.shown));
@@ -44,18 +81,43 @@ pub(crate) fn read_text(ctx: &Context, target: &Target) -> Result<Vec<u8>, Failu
             .insert("limit".into(), Value::from(ctx.max_file_size));
         return Err(failure);
     }
-    let bytes = read_without_blocking(ctx, &target.real)
-        .map_err(|err| workspace::internal(format!("reading {}: {err}", target.real.display())))?;
-    if looks_binary(&bytes) {
-        return Err(workspace::with_path(
-            Failure::new(
-                "is_binary",
-                format!("File appears to be binary: {}", target.shown),
-            ),
-            &target.shown,
-        ));
+    Ok(meta.len())
+}
+
+/// A read that failed after the stat accepted the file.
+pub(crate) fn read_failure(target: &Target, err: &std::io::Error) -> Failure {
+    workspace::internal(format!("reading {}: {err}", target.real.display()))
+}
+
+fn binary_failure(target: &Target) -> Failure {
+    workspace::with_path(
+        Failure::new(
+            "is_binary",
+            format!("File appears to be binary: {}", target.shown),
+        ),
+        &target.shown,
+    )
+}
+
+/// The last [`BINARY_SCAN_BYTES`] of a file of `size` bytes, read by offset
+/// (none when the first bytes, read anyway, already hold them all).
+fn last_bytes(file: &std::fs::File, size: u64) -> std::io::Result<Vec<u8>> {
+    let scan = BINARY_SCAN_BYTES as u64;
+    if size <= scan {
+        return Ok(Vec::new());
     }
-    Ok(bytes)
+    let mut tail = vec![0; BINARY_SCAN_BYTES];
+    let mut filled = 0;
+    while filled < tail.len() {
+        match file.read_at(&mut tail[filled..], size - scan + filled as u64) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    tail.truncate(filled);
+    Ok(tail)
 }
 
 /// Opens with `O_NONBLOCK` so that a FIFO nobody writes to reads as empty

@@ -9,7 +9,7 @@ use regex::Regex;
 use super::listing::{push_number, Listing};
 use super::mutations::Mutation;
 use super::order::{self, Dated};
-use crate::engine::search::FileHits;
+use crate::engine::search::{FileHits, Further};
 use crate::mutations::Mutations;
 
 /// grep's output modes.
@@ -90,6 +90,24 @@ impl<'a> GrepOutput<'a> {
                 self.files_written += 1;
                 self.content_lines(&hit);
             }
+        }
+    }
+
+    /// How much more of the search the answer can use, told after each
+    /// file. Content and counts are written in the order found, with
+    /// nothing said of what lies past the window, so once the window is
+    /// full nothing more is needed; short of that, content needs at most
+    /// as many matching lines of a file as the window still takes (each
+    /// match is at least one line of the answer). The file list is ordered
+    /// once every file is known, so it needs them all.
+    pub(super) fn further(&self) -> Further {
+        match self.params.mode {
+            OutputMode::FilesWithMatches => Further::Search { match_limit: None },
+            _ if self.listing.is_full() => Further::Stop,
+            OutputMode::Count => Further::Search { match_limit: None },
+            OutputMode::Content => Further::Search {
+                match_limit: self.listing.lines_still_used(),
+            },
         }
     }
 
@@ -201,5 +219,58 @@ mod tests {
         };
         assert_eq!(rendered(hits(), 0, 0, 0), "a.txt:1:MATCH\n--\nb.txt:2:MATCH");
         assert_eq!(rendered(hits(), 0, 0, 1), "--\nb.txt:2:MATCH");
+    }
+
+    /// Content and counts stop the search once the window is full (content
+    /// asking for no more matches than the window takes until then); the
+    /// file list, ordered at the end, never does.
+    #[test]
+    fn the_search_is_stopped_once_the_window_is_full() {
+        let regex = Regex::new("MATCH").expect("regex");
+        let mutations = Mutations::of::<Mutation>(&[]);
+        let hit = || FileHits::from_lines("a.txt", &["MATCH", "MATCH"], &[1, 2]);
+        let further_after_one_file = |mode, offset, head_limit| {
+            let p = GrepParams {
+                mode,
+                line_numbers: true,
+                head_limit,
+                offset,
+                before: 0,
+                after: 0,
+            };
+            let mut output = GrepOutput::new(&mutations, &p, &regex);
+            let before = output.further();
+            output.add(hit());
+            (before, output.further())
+        };
+        let lines = |n| Further::Search {
+            match_limit: Some(n),
+        };
+        let all = Further::Search { match_limit: None };
+        assert_eq!(
+            further_after_one_file(OutputMode::Content, 1, 1),
+            (lines(2), Further::Stop)
+        );
+        assert_eq!(
+            further_after_one_file(OutputMode::Content, 1, 2),
+            (lines(3), lines(1))
+        );
+        // The separator before the next file is one of the lines left.
+        assert_eq!(
+            further_after_one_file(OutputMode::Content, 0, 4),
+            (lines(4), lines(2))
+        );
+        assert_eq!(
+            further_after_one_file(OutputMode::Content, 0, 0),
+            (all, all)
+        );
+        assert_eq!(
+            further_after_one_file(OutputMode::Count, 0, 1),
+            (all, Further::Stop)
+        );
+        assert_eq!(
+            further_after_one_file(OutputMode::FilesWithMatches, 0, 1),
+            (all, all)
+        );
     }
 }

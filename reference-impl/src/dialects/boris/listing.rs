@@ -43,6 +43,12 @@ impl Listing {
         self.room == Some(0)
     }
 
+    /// How many more lines can change the text (those still to skip and
+    /// those still kept); `None` without a limit.
+    pub(super) fn lines_still_used(&self) -> Option<usize> {
+        self.room.map(|room| room.saturating_add(self.skip))
+    }
+
     /// Starts the next line if the window keeps it: the text to write it
     /// into (already separated from the line before), or `None` if it is
     /// skipped.
@@ -150,6 +156,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_lines_still_used_count_down_to_a_full_window() {
+        let mut listing = Listing::new(2, 1, true);
+        assert_eq!(listing.lines_still_used(), Some(3));
+        listing.push("a");
+        assert_eq!(listing.lines_still_used(), Some(2));
+        listing.push("b");
+        listing.push("c");
+        assert_eq!((listing.lines_still_used(), listing.is_full()), (Some(0), true));
+        assert_eq!(Listing::new(5, 0, true).lines_still_used(), None);
     }
 
     #[test]

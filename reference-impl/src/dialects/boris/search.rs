@@ -17,7 +17,7 @@ use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
 use crate::engine::files;
 use crate::engine::line_search::{LinePattern, LineSearch, Want};
-use crate::engine::search::{self, EntryKind, FileFilter, WalkEntry};
+use crate::engine::search::{self, EntryKind, FileFilter, Further, WalkEntry};
 use crate::mutations::Mutations;
 
 /// File types accepted by grep's `type`, with their name globs.
@@ -157,6 +157,9 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let searched_a_tree = root.is_dir();
     let mut search = LineSearch::new(&lines, wanted(m, &params));
     let mut output = GrepOutput::new(m, &params, lines.regex());
+    if let Further::Search { match_limit } = output.further() {
+        search.set_match_limit(match_limit);
+    }
     search::grep_each(
         &ctx.policy,
         &root,
@@ -170,13 +173,14 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
                 m.is_active(Mutation::GrepIncludeBaseNameOnly),
             ) {
                 if !include.is_match(base_name(&hit.display)) {
-                    return;
+                    return output.further();
                 }
             }
             if searched_a_tree && m.is_active(Mutation::GrepAbsolutePaths) {
                 hit.display = root.join(&hit.display).display().to_string();
             }
             output.add(hit);
+            output.further()
         },
     )
     .map_err(as_requested(ctx, &display))?;

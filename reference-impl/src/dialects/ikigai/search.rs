@@ -10,6 +10,7 @@ use super::render::Data;
 use super::{confine, ere, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
+use crate::engine::files;
 use crate::engine::line_search::{LinePattern, LineSearch, Want};
 use crate::engine::names::display_name;
 
@@ -108,9 +109,6 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let by_buffer = !rules.bends() && !whole_text_anchor;
     let mut out = GrepLines::default();
     for file in files {
-        if !ctx.policy.stat(&file.real).is_ok_and(|meta| meta.is_file()) {
-            continue;
-        }
         let Some(content) = readable(ctx, &file) else {
             continue;
         };
@@ -210,15 +208,15 @@ impl LineRules {
     }
 }
 
-/// A file's bytes, or `None` when it cannot be read (or is over the size
-/// limit): such files are skipped, as upstream skips what it cannot open.
-/// Bytes that are not UTF-8 are searched as their lossy decoding.
+/// A regular file's bytes, or `None` when it is not one (a directory, a
+/// FIFO), is over the size limit, or cannot be read: such files are
+/// skipped, as upstream skips what it cannot open. The engine opens it once
+/// through the confined handles and holds what it opened to both rules, so
+/// a file swapped for a link, a FIFO or a larger file after the glob found
+/// it is neither followed out of the root nor read past the limit. Bytes
+/// that are not UTF-8 are searched as their lossy decoding.
 fn readable(ctx: &Context, file: &Found) -> Option<Vec<u8>> {
-    let meta = ctx.policy.stat(&file.real).ok()?;
-    if meta.len() > ctx.max_file_size {
-        return None;
-    }
-    ctx.policy.read(&file.real).ok()
+    files::read(&ctx.policy, &file.real, ctx.max_file_size).ok()
 }
 
 /// 1-based numbers and text of the matching lines. A line is what ends at
@@ -250,6 +248,49 @@ fn matching_lines<'a>(regex: &Regex, content: &'a str, rules: LineRules) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a regular file within the root and the size limit is read: a
+    /// directory, a FIFO (without hanging), a file over the limit and a
+    /// link leading out of the root are skipped.
+    #[test]
+    fn only_regular_files_within_the_root_and_the_limit_are_read() {
+        use crate::engine::paths::{PathPolicy, Scope};
+        use crate::engine::shell::Shell;
+        use crate::mutations::Mutations;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        std::fs::write(root.join("small.txt"), "small").expect("write");
+        std::fs::write(root.join("large.txt"), "x".repeat(64)).expect("write");
+        std::fs::create_dir(root.join("folder")).expect("mkdir");
+        let fifo = std::ffi::CString::new(root.join("fifo").into_os_string().into_encoded_bytes())
+            .expect("path");
+        // SAFETY: a valid NUL-terminated path; the call only makes a FIFO.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
+        std::fs::write(outside.path().join("secret.txt"), "secret").expect("write");
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("out.txt"))
+            .expect("symlink");
+        let ctx = Context {
+            policy: PathPolicy::new(&root, &[], &[], Scope::Root).expect("policy"),
+            max_file_size: 16,
+            default_timeout: std::time::Duration::from_secs(1),
+            output_limit: 1 << 20,
+            read_only: false,
+            shell: Shell::new(root.clone()),
+            mutations: Mutations::of::<Mutation>(&[]),
+        };
+        let read = |name: &str| {
+            let found = Found {
+                shown: name.to_string(),
+                real: root.join(name),
+            };
+            readable(&ctx, &found).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        };
+        assert_eq!(read("small.txt").as_deref(), Some("small"));
+        for skipped in ["large.txt", "folder", "fifo", "out.txt"] {
+            assert_eq!(read(skipped), None, "{skipped}");
+        }
+    }
 
     #[test]
     fn lines_are_numbered_from_one_and_keep_carriage_returns() {

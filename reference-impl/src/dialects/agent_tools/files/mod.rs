@@ -1,109 +1,26 @@
-//! The tools that act on named paths: `read_file`, `list_dir` and
-//! `write_file` here, the string edits in [`edit`] and the unified diffs in
-//! [`patch`].
+//! The tools that act on named paths: `list_dir` and `write_file` here,
+//! `read_file` in [`read`], the string edits in [`edit`] and the unified
+//! diffs in [`patch`].
 
 mod edit;
 mod patch;
+mod read;
 
 pub(super) use edit::{edit_file, multi_edit};
 pub(super) use patch::apply_patch;
+pub(super) use read::read_file;
 
 
 use rmcp::model::JsonObject;
-use serde_json::Value;
 
 use super::super::{Context, Failure, Reply};
 use super::mutations::Mutation;
-use super::params::{argument_failure, int_at_least, invalid};
-use super::text::{decode, read_text, split_lines};
-use super::workspace::{self, with_path};
+use super::params::argument_failure;
+use super::workspace;
 use crate::dialects::common::args::Args;
 use crate::engine::confined_fs::LeadsTo;
 use crate::engine::files::write_atomic;
 use crate::engine::names::display_name;
-
-/// Lines shown when `limit` is absent or 0, and characters kept per line.
-const DEFAULT_LIMIT: usize = 2000;
-const MAX_LINE_CHARS: usize = 2000;
-const LINE_CUT_MARK: &str = " [... line truncated ...]";
-
-pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
-    let args = Args::new(raw, &["path", "offset", "limit"]).map_err(argument_failure)?;
-    let path = args.string("path").map_err(argument_failure)?;
-    let mut offset = args
-        .opt_int("offset")
-        .map_err(argument_failure)?
-        .unwrap_or(1);
-    if offset > 0 && ctx.mutations.is_active(Mutation::OffsetZeroBased) {
-        // Treats the offset as a count of lines to skip.
-        offset = offset.saturating_add(1);
-    }
-    let limit = int_at_least(&args, "limit", 0)?;
-    let target = workspace::resolve(ctx, &path)?;
-    let text = decode(&read_text(ctx, &target)?);
-    if text.is_empty() {
-        return Ok(Reply::text("(empty file)"));
-    }
-    let lines = split_lines(&text);
-    let first = first_line(offset, lines.len()).map_err(|message| {
-        let mut failure = with_path(invalid(message), &target.shown);
-        if offset > 0 {
-            failure
-                .extra
-                .insert("line_count".into(), Value::from(lines.len()));
-        }
-        failure
-    })?;
-    let limit = match limit {
-        _ if ctx.mutations.is_active(Mutation::LimitIgnored) => DEFAULT_LIMIT,
-        None | Some(0) => DEFAULT_LIMIT,
-        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-    };
-    Ok(Reply::text(number_lines(&lines, first, limit)))
-}
-
-/// The 1-based first line to show for `offset`, or why it is invalid.
-fn first_line(offset: i64, total: usize) -> Result<usize, String> {
-    let total_i = i64::try_from(total).unwrap_or(i64::MAX);
-    match offset {
-        0 => Err(
-            "offset must not be 0: give a 1-based line, or a negative count of lines from the end"
-                .into(),
-        ),
-        n if n < 0 => Ok(usize::try_from((total_i + n + 1).max(1)).unwrap_or(1)),
-        n if n > total_i => Err(format!(
-            "offset {n} is past the end of the file, which has {total} lines"
-        )),
-        n => Ok(usize::try_from(n).unwrap_or(1)),
-    }
-}
-
-/// `<n padded to 6>\t<line>` rows from line `first` (1-based), at most
-/// `limit` of them, then a note on how to continue if lines remain.
-fn number_lines(lines: &[&str], first: usize, limit: usize) -> String {
-    let start = first - 1;
-    let end = lines.len().min(start.saturating_add(limit));
-    let mut rows: Vec<String> = lines[start..end]
-        .iter()
-        .enumerate()
-        .map(|(i, line)| format!("{:>6}\t{}", start + i + 1, shorten(line)))
-        .collect();
-    if end < lines.len() {
-        rows.push(format!(
-            "[... lines {first}-{end} of {} shown; continue with offset={} ...]",
-            lines.len(),
-            end + 1
-        ));
-    }
-    rows.join("\n")
-}
-
-fn shorten(line: &str) -> std::borrow::Cow<'_, str> {
-    match line.char_indices().nth(MAX_LINE_CHARS) {
-        Some((cut, _)) => format!("{}{LINE_CUT_MARK}", &line[..cut]).into(),
-        None => line.into(),
-    }
-}
 
 pub(crate) fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     let args = Args::new(raw, &["path"]).map_err(argument_failure)?;
@@ -207,27 +124,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_are_numbered_to_width_six_with_a_tab() {
-        assert_eq!(
-            number_lines(&["alpha", "beta"], 1, 2000),
-            "     1\talpha\n     2\tbeta"
-        );
-        assert_eq!(
-            number_lines(&["a", "b", "c"], 2, 1),
-            "     2\tb\n[... lines 2-2 of 3 shown; continue with offset=3 ...]"
-        );
-    }
-
-    #[test]
-    fn offsets_count_from_either_end() {
-        assert_eq!(first_line(1, 3), Ok(1));
-        assert_eq!(first_line(-2, 3), Ok(2));
-        assert_eq!(first_line(-10, 3), Ok(1));
-        assert!(first_line(0, 3).is_err());
-        assert!(first_line(4, 3).is_err());
-    }
-
-    #[test]
     fn listings_put_directories_first() {
         let entry = |name: &str, is_dir, size| Entry {
             name: name.into(),
@@ -244,13 +140,5 @@ mod tests {
             "m/\nz/\na.txt\t12\nb.txt\t3"
         );
         assert_eq!(render_listing(Vec::new()), "(empty directory)");
-    }
-
-    #[test]
-    fn long_lines_are_cut_with_a_mark() {
-        let long = "x".repeat(MAX_LINE_CHARS + 5);
-        let cut = shorten(&long);
-        assert!(cut.ends_with(LINE_CUT_MARK));
-        assert_eq!(cut.len(), MAX_LINE_CHARS + LINE_CUT_MARK.len());
     }
 }

@@ -41,6 +41,8 @@ struct Ctx {
 /// Runs the benches named on the command line (all by default) against the
 /// reference server served by `toolspec_exe`, printing their figures.
 pub fn main(toolspec_exe: &Path) {
+    // As `toolspec run` does, before anything else (`TOOLSPEC_NO_SPAWNER` compares).
+    crate::server::start_spawner();
     // `cargo bench` passes `--bench`; any other flag is ignored too.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let benches: [(&str, Bench); 8] = [

@@ -57,8 +57,10 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
             }
         }
     });
-    // Do not wait for blocking stdin reads or open HTTP connections.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    // Do not wait for blocking stdin reads or open HTTP connections: a server
+    // stopped by a signal has a stdin read pending on a blocking thread, which
+    // never ends, and every answer has been written by now.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(50));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

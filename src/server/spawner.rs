@@ -238,21 +238,31 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
             Ok(Some(received)) => received,
             Ok(None) => libc::_exit(0),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.raw_os_error() == Some(libc::EMSGSIZE) => {
+                // Cut short, its descriptors closed: refused, and the next one read.
+                answer(socket, -libc::EMSGSIZE);
+                continue;
+            }
             Err(_) => libc::_exit(1),
         };
-        let answer = match (buffer.get(..length).and_then(decode), fds.len()) {
+        let reply = match (buffer.get(..length).and_then(decode), fds.len()) {
             (Some(request), HANDED) => fork_supervisor(&request, &fds),
             _ => -libc::EINVAL,
         };
         // The supervisor has its copies; these are toolspec's to close.
         drop(fds);
-        libc::send(
-            socket,
-            answer.to_ne_bytes().as_ptr().cast(),
-            4,
-            libc::MSG_NOSIGNAL,
-        );
+        answer(socket, reply);
     }
+}
+
+/// Sends toolspec the answer to its request: a pid, or `-errno`.
+unsafe fn answer(socket: RawFd, reply: libc::pid_t) {
+    libc::send(
+        socket,
+        reply.to_ne_bytes().as_ptr().cast(),
+        4,
+        libc::MSG_NOSIGNAL,
+    );
 }
 
 /// Forks the supervisor of `request` as toolspec's child; its pid or `-errno`.

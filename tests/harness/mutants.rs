@@ -145,7 +145,7 @@ fn marks(dir: &Path, prefix: &str) -> usize {
 fn a_killed_mutation_cuts_its_running_scenarios_short_and_leaves_nothing() {
     // tests/data/specs/cancelling: the slow scenario is running against the
     // mutation when the killer fails; it marks its start and its end in `marks/`
-    // beside the fixture roots, and sleeps 3.01 s in between.
+    // beside the fixture roots, and sleeps 1.51 s in between.
     let dir = tempfile::tempdir().expect("tempdir");
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).expect("tmp");
@@ -184,6 +184,6 @@ fn a_killed_mutation_cuts_its_running_scenarios_short_and_leaves_nothing() {
         .filter(|name| name != "marks")
         .collect();
     assert!(left.is_empty(), "fixtures left behind: {left:?}");
-    let sleeping = running(&["sleep", "3.01"]);
+    let sleeping = running(&["sleep", "1.51"]);
     assert!(sleeping.is_empty(), "left running: {sleeping:?}");
 }

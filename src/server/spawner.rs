@@ -390,6 +390,18 @@ fn control_room() -> usize {
     unsafe { libc::CMSG_SPACE((HANDED * std::mem::size_of::<RawFd>()) as u32) as usize }
 }
 
+/// A message header over the one buffer `part` and the control buffer `room`,
+/// which must both outlive its use.
+fn message_header(part: &mut libc::iovec, room: &mut [u8]) -> libc::msghdr {
+    // SAFETY: msghdr is plain data, for which all zeroes is a valid value.
+    let mut message = unsafe { std::mem::zeroed::<libc::msghdr>() };
+    message.msg_iov = part;
+    message.msg_iovlen = 1;
+    message.msg_control = room.as_mut_ptr().cast();
+    message.msg_controllen = room.len() as _;
+    message
+}
+
 /// Sends `bytes` as one message with `fds` passed along.
 fn send_with_fds(socket: RawFd, bytes: &[u8], fds: &[RawFd; HANDED]) -> io::Result<()> {
     let mut room = vec![0u8; control_room()];
@@ -397,14 +409,10 @@ fn send_with_fds(socket: RawFd, bytes: &[u8], fds: &[RawFd; HANDED]) -> io::Resu
         iov_base: bytes.as_ptr() as *mut libc::c_void,
         iov_len: bytes.len(),
     };
-    // SAFETY: msghdr, iovec and the control buffer live through the call; the
+    let message = message_header(&mut part, &mut room);
+    // SAFETY: the header, iovec and control buffer live through the call; the
     // cmsg macros stay within `room`, which CMSG_SPACE sized for `fds`.
     unsafe {
-        let mut message = std::mem::zeroed::<libc::msghdr>();
-        message.msg_iov = &mut part;
-        message.msg_iovlen = 1;
-        message.msg_control = room.as_mut_ptr().cast();
-        message.msg_controllen = room.len() as _;
         let header = libc::CMSG_FIRSTHDR(&message);
         if header.is_null() {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
@@ -433,14 +441,10 @@ fn receive_with_fds(socket: RawFd, buffer: &mut [u8]) -> io::Result<Option<(usiz
         iov_base: buffer.as_mut_ptr().cast(),
         iov_len: buffer.len(),
     };
+    let mut message = message_header(&mut part, &mut room);
     // SAFETY: as in `send_with_fds`; every descriptor the kernel wrote into `room`
     // is owned at once.
     unsafe {
-        let mut message = std::mem::zeroed::<libc::msghdr>();
-        message.msg_iov = &mut part;
-        message.msg_iovlen = 1;
-        message.msg_control = room.as_mut_ptr().cast();
-        message.msg_controllen = room.len() as _;
         let length = libc::recvmsg(socket, &mut message, libc::MSG_CMSG_CLOEXEC);
         if length < 0 {
             return Err(io::Error::last_os_error());

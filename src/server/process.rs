@@ -80,16 +80,23 @@ impl ServerProcess {
                 .map(|(k, v)| (OsStr::new(k), OsStr::new(v)))
                 .chain(tmpdir.as_deref().map(|t| (OsStr::new("TMPDIR"), t))),
         )?;
-        let (control_theirs, control_ours) = control_socket()?;
         // The spawner forks the supervisor where it can (`spawner.rs`); under the
         // sandbox, whose rules are entered in the child, toolspec forks it itself.
         let from_spawner = match sandbox {
-            None => by_the_spawner(&server_exec, cwd, &control_theirs),
+            None => {
+                let control = control_socket()?;
+                by_the_spawner(&server_exec, cwd, &control.0)
+                    .map(|spawned| spawned.map(|(child, pipes)| (child, pipes, control)))
+            }
             Some(_) => None,
         };
-        let (child, pipes) = match from_spawner {
+        // Where the spawner was asked and failed, a control socket of its own: a
+        // spawner that died mid-request may have forked a supervisor holding the
+        // first one, which now sees it end, ends its tree and exits.
+        let (child, pipes, (control_theirs, control_ours)) = match from_spawner {
             Some(spawned) => spawned?,
             None => {
+                let (control_theirs, control_ours) = control_socket()?;
                 let control = control_theirs.as_raw_fd();
                 // std sets up what the supervisor and the server share (the pipes,
                 // the folder, the process group); the program and its argv and
@@ -126,7 +133,11 @@ impl ServerProcess {
                         ))
                     }
                 };
-                (SupervisorChild::Forked(child), pipes)
+                (
+                    SupervisorChild::Forked(child),
+                    pipes,
+                    (control_theirs, control_ours),
+                )
             }
         };
         drop(control_theirs);

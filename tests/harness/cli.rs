@@ -674,3 +674,40 @@ fn a_server_environment_too_large_for_the_spawner_still_starts() {
         .success()
         .stdout(predicate::str::is_match(r"boris: [1-9]\d* PASS, 0 FAIL, 0 ERROR").expect("regex"));
 }
+
+/// A spawner that dies mid-run (killed here, as a hostile server could) costs the
+/// run nothing: toolspec forks the remaining supervisors itself.
+#[test]
+fn a_spawner_killed_mid_run_leaves_the_run_to_finish() {
+    let run = std::process::Command::new(crate::support::exe())
+        .current_dir(crate::support::repo())
+        .args(["run", "--suite", "boris", "--jobs", "2"])
+        .env_remove("TOOLSPEC_NO_SPAWNER")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("toolspec starts");
+    let toolspec = run.id();
+    // The spawner is toolspec's first child: forked before anything else.
+    let children = format!("/proc/{toolspec}/task/{toolspec}/children");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let spawner = loop {
+        let first = std::fs::read_to_string(&children)
+            .ok()
+            .and_then(|list| list.split_whitespace().next().map(str::to_string));
+        if let Some(pid) = first.and_then(|p| p.parse::<i32>().ok()) {
+            break pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "toolspec started no child"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    // SAFETY: a signal to a child of the toolspec this test started.
+    assert_eq!(unsafe { libc::kill(spawner, libc::SIGKILL) }, 0);
+    let output = run.wait_with_output().expect("toolspec ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(" 0 FAIL, 0 ERROR,"), "{stdout}");
+}

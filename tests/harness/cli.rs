@@ -623,12 +623,14 @@ fn supervisors_are_forked_from_the_small_spawner_not_from_toolspec() {
             "a supervisor of {supervisor} kB beside toolspec's {toolspec} kB: {spawned:?}"
         );
     }
-    // The check can fail: forked by toolspec itself, a supervisor is its size.
+    // The check can fail: forked by toolspec itself, a supervisor is toolspec's
+    // size at the fork (the preflight's at least: no scenario thread starts
+    // meanwhile and makes toolspec larger before the server looks).
     let forked = supervisor_and_toolspec_sizes(true);
     assert!(
         forked
             .iter()
-            .all(|(supervisor, toolspec)| supervisor * 2 >= *toolspec),
+            .any(|(supervisor, toolspec)| supervisor * 2 >= *toolspec),
         "{forked:?}"
     );
 }

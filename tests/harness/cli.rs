@@ -640,7 +640,7 @@ fn supervisors_are_forked_from_the_small_spawner_not_from_toolspec() {
 /// control socket, std's through its spawn.
 #[test]
 fn a_server_that_cannot_start_says_why_the_same_way_with_or_without_the_spawner() {
-    let line = |no_spawner: bool| {
+    let lines = |no_spawner: bool| {
         let mut cmd = boris("PATH_NOT_FOUND on missing file");
         cmd.args(["--server", "/nonexistent/server {root}"]);
         if no_spawner {
@@ -648,20 +648,26 @@ fn a_server_that_cannot_start_says_why_the_same_way_with_or_without_the_spawner(
         }
         let output = cmd.output().expect("runs");
         assert_eq!(output.status.code(), Some(1));
-        String::from_utf8_lossy(&output.stdout)
+        // Every scenario's ERROR line, sorted: they print as scenarios end.
+        let mut errors: Vec<String> = String::from_utf8_lossy(&output.stdout)
             .lines()
-            .find(|l| l.starts_with("ERROR "))
+            .filter(|l| l.starts_with("ERROR "))
             .map(str::to_string)
-            .unwrap_or_default()
+            .collect();
+        errors.sort();
+        errors
     };
-    let spawned = line(false);
-    assert!(
-        spawned.ends_with(
-            "cannot start `/nonexistent/server`: No such file or directory (os error 2)"
-        ),
-        "{spawned}"
-    );
-    assert_eq!(spawned, line(true));
+    let spawned = lines(false);
+    assert!(!spawned.is_empty());
+    for error in &spawned {
+        assert!(
+            error.ends_with(
+                "cannot start `/nonexistent/server`: No such file or directory (os error 2)"
+            ),
+            "{error}"
+        );
+    }
+    assert_eq!(spawned, lines(true));
 }
 
 /// An environment too large for one message to the spawner (over 1 MiB here)

@@ -83,11 +83,7 @@ impl ServerProcess {
         // The spawner forks the supervisor where it can (`spawner.rs`); under the
         // sandbox, whose rules are entered in the child, toolspec forks it itself.
         let from_spawner = match sandbox {
-            None => {
-                let control = control_socket()?;
-                by_the_spawner(&server_exec, cwd, &control.0)
-                    .map(|spawned| spawned.map(|(child, pipes)| (child, pipes, control)))
-            }
+            None => by_the_spawner(&server_exec, cwd),
             Some(_) => None,
         };
         // Where the spawner was asked and failed, a control socket of its own: a
@@ -346,22 +342,33 @@ fn supervised() -> MutexGuard<'static, Supervised> {
 }
 
 /// Asks the spawner for the supervisor (see `spawner.rs`), with new pipes for the
-/// server's stdio; `None` when there is no spawner to ask.
+/// server's stdio and a new control socket (the supervisor's end, toolspec's);
+/// `None` when there is no spawner to ask, before anything is made for it.
+#[allow(
+    clippy::type_complexity,
+    reason = "the supervisor, its pipes and its control socket, made together"
+)]
 fn by_the_spawner(
     exec: &ServerExec,
     cwd: &Path,
-    control: &OwnedFd,
-) -> Option<std::io::Result<(SupervisorChild, ServerPipes)>> {
-    let pipes = (|| Ok::<_, std::io::Error>((pipe()?, pipe()?, pipe()?)))();
-    let ((stdin_theirs, stdin_ours), (stdout_ours, stdout_theirs), (stderr_ours, stderr_theirs)) =
-        match pipes {
-            Ok(pipes) => pipes,
-            Err(e) => return Some(Err(e)),
-        };
+) -> Option<std::io::Result<(SupervisorChild, ServerPipes, (OwnedFd, OwnedFd))>> {
+    if !spawner::running() {
+        return None;
+    }
+    let made = (|| Ok::<_, std::io::Error>((pipe()?, pipe()?, pipe()?, control_socket()?)))();
+    let (
+        (stdin_theirs, stdin_ours),
+        (stdout_ours, stdout_theirs),
+        (stderr_ours, stderr_theirs),
+        control,
+    ) = match made {
+        Ok(made) => made,
+        Err(e) => return Some(Err(e)),
+    };
     let pid = match spawner::spawn(
         exec,
         cwd,
-        [&stdin_theirs, &stdout_theirs, &stderr_theirs, control],
+        [&stdin_theirs, &stdout_theirs, &stderr_theirs, &control.0],
     )? {
         Ok(pid) => pid,
         Err(e) => return Some(Err(e)),
@@ -370,6 +377,7 @@ fn by_the_spawner(
         Ok((
             child,
             ServerPipes::new(stdin_ours, stdout_ours, stderr_ours)?,
+            control,
         ))
     }))
 }

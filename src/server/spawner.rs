@@ -33,7 +33,7 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
 use super::server_exec::ServerExec;
-use super::supervisor::supervise_for_spawner;
+use super::supervisor::{settle, supervise_for_spawner};
 
 /// The descriptors a supervisor is handed, in this order: the server's stdin,
 /// stdout and stderr, and the supervisor's end of the control socket.
@@ -91,6 +91,11 @@ pub(super) fn start() -> Option<libc::pid_t> {
             Some(pid)
         }
     }
+}
+
+/// Whether there is a spawner to ask.
+pub(super) fn running() -> bool {
+    spawner().is_some()
 }
 
 /// Ends the spawner, if there is one: it exits when its socket closes. Its pid, to
@@ -206,32 +211,10 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
     if libc::getppid() != parent {
         libc::_exit(0);
     }
-    // Nothing of toolspec's is held open here: not its stdout (a pipe someone waits
-    // to end), not another descriptor.
-    let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-    if null >= 0 {
-        for fd in 0..3 {
-            libc::dup2(null, fd);
-        }
-        if null > 2 {
-            libc::close(null);
-        }
-    }
-    for (low, high) in [(3, socket - 1), (socket + 1, RawFd::MAX)] {
-        if low <= high {
-            libc::syscall(
-                libc::SYS_close_range,
-                low as libc::c_uint,
-                high as libc::c_uint,
-                0,
-            );
-        }
-    }
-    // A Ctrl-C reaches toolspec's whole process group; toolspec winds the run up,
-    // and this process ends when toolspec does.
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
-        libc::signal(signal, libc::SIG_IGN);
-    }
+    // Nothing of toolspec's is held open here (not its stdout, a pipe someone waits
+    // to end), and a Ctrl-C, which reaches toolspec's whole process group, is
+    // toolspec's to wind the run up with: this process ends when toolspec does.
+    settle(socket);
     let mut buffer = vec![0u8; LARGEST_REQUEST];
     loop {
         let (length, fds) = match receive_with_fds(socket, &mut buffer) {

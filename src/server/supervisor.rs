@@ -108,9 +108,10 @@ unsafe fn supervise(server: libc::pid_t, control: RawFd) -> ! {
 pub(super) const FINISHED: [u8; 1] = [b'.'];
 
 /// Lets go of everything inherited from toolspec: stdio (so the server's pipes close
-/// when the server's tree is gone), every other descriptor (another server's control
-/// socket, std's exec-error pipe), and the signals aimed at the server's group.
-unsafe fn settle(control: RawFd) {
+/// when the server's tree is gone), every other descriptor but `control` (another
+/// server's control socket, std's exec-error pipe), and the signals aimed at the
+/// server's group. The spawner settles the same way, keeping its socket.
+pub(super) unsafe fn settle(control: RawFd) {
     let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
     if null >= 0 {
         for fd in 0..3 {

@@ -92,7 +92,7 @@ impl SupervisorChild {
                 if let Some(status) = cloned.try_wait() {
                     return Ok(status);
                 }
-                if cloned.gone() {
+                if gone(cloned.pid) {
                     return Err(io::Error::from_raw_os_error(libc::ECHILD));
                 }
                 let mut ready = cloned.exit.readable().await?;
@@ -132,10 +132,6 @@ impl Cloned {
             self.status = reap(self.pid);
         }
         self.status
-    }
-
-    fn gone(&self) -> bool {
-        gone(self.pid)
     }
 }
 

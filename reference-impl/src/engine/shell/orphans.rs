@@ -57,7 +57,7 @@ pub(crate) fn become_subreaper() -> std::io::Result<()> {
 pub(super) fn kill_descendants() {
     let me = own_pid();
     for round in 0..KILL_ROUNDS {
-        let living: Vec<i32> = descendants_of(me, &process_table())
+        let living: Vec<i32> = descendants(me)
             .into_iter()
             .filter(|entry| !entry.zombie)
             .map(|entry| entry.pid)
@@ -84,9 +84,8 @@ pub(super) fn reap_adopted(tracked: &HashSet<i32>) {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
     }
-    let me = own_pid();
-    for entry in process_table() {
-        if entry.parent == me && entry.zombie && !tracked.contains(&entry.pid) {
+    for entry in children_of(own_pid()) {
+        if entry.zombie && !tracked.contains(&entry.pid) {
             let mut status = 0;
             // SAFETY: status is a valid place for waitpid to write to; the pid
             // is one specific child, never -1.
@@ -99,6 +98,70 @@ pub(super) fn reap_adopted(tracked: &HashSet<i32>) {
 
 fn own_pid() -> i32 {
     i32::try_from(std::process::id()).unwrap_or(i32::MAX)
+}
+
+/// The children of `parent`. Each thread keeps a list of the children it
+/// forked (`/proc/<pid>/task/<tid>/children`), so finding them costs the
+/// same however many processes the machine runs; on a kernel built without
+/// those lists, every process in `/proc` is looked at instead.
+fn children_of(parent: i32) -> Vec<ProcessEntry> {
+    match listed_children(parent) {
+        Some(pids) => entries_of(pids, parent),
+        None => children_in(parent, &process_table()),
+    }
+}
+
+/// Every process below `root`: through the children lists, or through one
+/// read of the whole process table on a kernel that keeps none.
+fn descendants(root: i32) -> Vec<ProcessEntry> {
+    if listed_children(root).is_some() {
+        descendants_of(root, |parent| {
+            entries_of(listed_children(parent).unwrap_or_default(), parent)
+        })
+    } else {
+        let table = process_table();
+        descendants_of(root, |parent| children_in(parent, &table))
+    }
+}
+
+/// The entries for `pids` that are still children of `parent`: a pid read
+/// from a list may have been reused by the time its stat is read.
+fn entries_of(pids: Vec<i32>, parent: i32) -> Vec<ProcessEntry> {
+    pids.into_iter()
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            parse_stat(pid, &stat)
+        })
+        .filter(|entry| entry.parent == parent)
+        .collect()
+}
+
+/// The entries of `table` whose parent is `parent`.
+fn children_in(parent: i32, table: &[ProcessEntry]) -> Vec<ProcessEntry> {
+    table
+        .iter()
+        .filter(|entry| entry.parent == parent)
+        .copied()
+        .collect()
+}
+
+/// The pids in the children lists of every thread of `parent`; `None` when
+/// no thread has such a list (the kernel keeps none, or `parent` is gone).
+fn listed_children(parent: i32) -> Option<Vec<i32>> {
+    let threads = std::fs::read_dir(format!("/proc/{parent}/task")).ok()?;
+    let mut pids = Vec::new();
+    let mut listed = false;
+    for thread in threads.flatten() {
+        // A thread that has just exited has no list: its children went to another.
+        if let Ok(text) = std::fs::read_to_string(thread.path().join("children")) {
+            listed = true;
+            pids.extend(
+                text.split_whitespace()
+                    .filter_map(|pid| pid.parse::<i32>().ok()),
+            );
+        }
+    }
+    listed.then_some(pids)
 }
 
 /// Every process visible in `/proc` (those that vanish while being read are
@@ -132,15 +195,16 @@ fn parse_stat(pid: i32, stat: &str) -> Option<ProcessEntry> {
     })
 }
 
-/// The entries below `root` in the parent tree, in no particular order.
-fn descendants_of(root: i32, table: &[ProcessEntry]) -> Vec<ProcessEntry> {
+/// The entries below `root` in the parent tree, in no particular order,
+/// each parent's found by `children`.
+fn descendants_of(root: i32, children: impl Fn(i32) -> Vec<ProcessEntry>) -> Vec<ProcessEntry> {
     let mut found = Vec::new();
     let mut frontier = vec![root];
     let mut seen = HashSet::from([root]);
     while let Some(parent) = frontier.pop() {
-        for entry in table.iter().filter(|entry| entry.parent == parent) {
+        for entry in children(parent) {
             if seen.insert(entry.pid) {
-                found.push(*entry);
+                found.push(entry);
                 frontier.push(entry.pid);
             }
         }
@@ -181,9 +245,31 @@ mod tests {
             entry(20, 1),
             entry(13, 10),
         ];
-        let mut below: Vec<i32> = descendants_of(10, &table).iter().map(|e| e.pid).collect();
+        let children = |parent| children_in(parent, &table);
+        let mut below: Vec<i32> = descendants_of(10, children).iter().map(|e| e.pid).collect();
         below.sort_unstable();
         assert_eq!(below, vec![11, 12, 13]);
-        assert!(descendants_of(12, &table).is_empty());
+        assert!(descendants_of(12, children).is_empty());
+    }
+
+    #[test]
+    fn the_children_lists_and_the_whole_table_find_the_same_child() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("start sleep");
+        let pid = i32::try_from(child.id()).expect("pid");
+        let me = own_pid();
+        let listed = listed_children(me).expect("this kernel keeps children lists");
+        let scanned: Vec<i32> = children_in(me, &process_table())
+            .iter()
+            .map(|entry| entry.pid)
+            .collect();
+        let found: Vec<i32> = children_of(me).iter().map(|entry| entry.pid).collect();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(listed.contains(&pid), "children lists: {listed:?}");
+        assert!(scanned.contains(&pid), "process table: {scanned:?}");
+        assert!(found.contains(&pid), "children_of: {found:?}");
     }
 }

@@ -54,24 +54,36 @@ pub(crate) fn become_subreaper() -> std::io::Result<()> {
 /// SIGKILLs every live descendant of this process, round after round until
 /// none is left (or [`KILL_ROUNDS`] have passed). Process-wide: only for the
 /// server's way out.
+///
+/// The children lists are read one process at a time, so a look can miss a
+/// process on its way from a parent that died during the look to this one
+/// (its subreaper): after this process's list was read, before the dead
+/// parent's was. A look that finds nothing living therefore ends the killing
+/// only when every dead process in it was already dead in the look before:
+/// the kernel moves a dying process's children before it shows as a zombie.
 pub(super) fn kill_descendants() {
     let me = own_pid();
+    let mut dead_before: HashSet<i32> = HashSet::new();
     for round in 0..KILL_ROUNDS {
-        let living: Vec<i32> = descendants(me)
-            .into_iter()
-            .filter(|entry| !entry.zombie)
-            .map(|entry| entry.pid)
-            .collect();
+        let (dead, living): (Vec<ProcessEntry>, Vec<ProcessEntry>) =
+            descendants(me).into_iter().partition(|entry| entry.zombie);
+        let dead: HashSet<i32> = dead.into_iter().map(|entry| entry.pid).collect();
         if living.is_empty() {
-            return;
+            if dead.is_subset(&dead_before) {
+                return;
+            }
+            // Look again at once: whatever was on its way has arrived.
+            dead_before = dead;
+            continue;
         }
-        for pid in living {
+        for entry in living {
             // SAFETY: kill has no memory-safety preconditions; a process
             // that is already gone yields ESRCH, which is ignored.
             unsafe {
-                libc::kill(pid, libc::SIGKILL);
+                libc::kill(entry.pid, libc::SIGKILL);
             }
         }
+        dead_before = dead;
         if round + 1 < KILL_ROUNDS {
             std::thread::sleep(ROUND_PAUSE);
         }
@@ -147,13 +159,28 @@ fn children_in(parent: i32, table: &[ProcessEntry]) -> Vec<ProcessEntry> {
 
 /// The pids in the children lists of every thread of `parent`; `None` when
 /// no thread has such a list (the kernel keeps none, or `parent` is gone).
+///
+/// When a thread exits, its children move to the first thread still alive,
+/// the leader (whose thread id is the pid), as do processes adopted from a
+/// dying descendant. Reading the leader's list last, a child moving between
+/// lists meanwhile is seen in one of them.
 fn listed_children(parent: i32) -> Option<Vec<i32>> {
-    let threads = std::fs::read_dir(format!("/proc/{parent}/task")).ok()?;
+    let leader = parent.to_string();
+    let mut threads: Vec<std::path::PathBuf> = std::fs::read_dir(format!("/proc/{parent}/task"))
+        .ok()?
+        .flatten()
+        .map(|thread| thread.path())
+        .collect();
+    threads.sort_by_key(|thread| {
+        thread
+            .file_name()
+            .is_some_and(|name| name == leader.as_str())
+    });
     let mut pids = Vec::new();
     let mut listed = false;
-    for thread in threads.flatten() {
+    for thread in threads {
         // A thread that has just exited has no list: its children went to another.
-        if let Ok(text) = std::fs::read_to_string(thread.path().join("children")) {
+        if let Ok(text) = std::fs::read_to_string(thread.join("children")) {
             listed = true;
             pids.extend(
                 text.split_whitespace()

@@ -221,7 +221,9 @@ mod tests {
 
     #[test]
     fn a_template_too_large_to_compile_is_a_difference_not_a_panic() {
-        let huge = "{int}".repeat(500_000);
+        // `[..]` is a Unicode class, many NFA states to a source byte: 100,000 of them
+        // pass the limit where 500,000 `{int}` were needed (0.6 s against 2.6 s).
+        let huge = "[..]".repeat(150_000);
         let why = difference(&huge, "1", &root()).expect("a difference");
         assert!(why.contains("cannot be used as a template"), "{why}");
         assert_eq!(difference("a{int}", "a7", &root()), None);

@@ -5,4 +5,7 @@
 fn main() {
     println!("cargo:rerun-if-changed=specs");
     println!("cargo:rerun-if-changed=fixtures");
+    if std::env::var("PROFILE").as_deref() == Ok("debug") {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
 }

@@ -3,14 +3,19 @@
 //! same name.
 //!
 //! The built-in `specs/` and `fixtures/` are compiled in with `include_dir`, so a
-//! copy of `toolspec` works from any folder with nothing beside it. They are written
-//! out, once per command, to a private temporary folder and loaded from there like
-//! any other suite: one loader, one validator and one fixture builder serve both,
-//! and the files a scenario's `given.tree` names are real files to copy from. The
-//! folder is listed with the fixture roots, so an interrupted run removes it too.
+//! copy of `toolspec` works from any folder with nothing beside it. A built-in suite
+//! a command selects is written out to a private temporary folder (with the fixture
+//! trees, once) and loaded from there like any other suite: one loader, one
+//! validator and one fixture builder serve both, and the files a scenario's
+//! `given.tree` names are real files to copy from. Only the suites selected are
+//! written, and nothing for a command that selects none, since each file written
+//! and removed costs the filesystem an inode (writing out all 61 files for every
+//! command was a tenth of the CPU of the harness tests). The folder is listed with
+//! the fixture roots, so an interrupted run removes it too.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use include_dir::{include_dir, Dir};
 
@@ -42,27 +47,29 @@ impl Origin {
     }
 }
 
-/// Every suite a command can use, by name, with its folder and where it came from.
+/// Every suite a command can use, by name, with where it came from.
 pub(crate) struct Catalogue {
-    /// The built-in suites written out; removed when the catalogue is dropped, or by
-    /// an interrupt.
-    _written_out: ListedDir,
-    suites: BTreeMap<String, (PathBuf, Origin)>,
+    /// The built-in suites selected so far, written out; removed when the
+    /// catalogue is dropped, or by an interrupt.
+    written_out: Mutex<Option<WrittenOut>>,
+    suites: BTreeMap<String, Origin>,
+}
+
+/// The folder built-in suites are written out to: `specs/<suite>/...` for those
+/// written so far, and `fixtures/...`.
+struct WrittenOut {
+    dir: ListedDir,
+    suites: BTreeSet<String>,
 }
 
 impl Catalogue {
     /// The built-in suites, with those under `extra` added (a suite of `extra` with
     /// a built-in suite's name replaces it).
     pub(crate) fn open(extra: Option<&Path>) -> Result<Catalogue, Vec<LoadError>> {
-        let written_out = make_listed_dir("toolspec-suites-")
-            .map_err(|e| vec![cannot_write_out(&std::env::temp_dir(), &e)])?;
-        let specs = written_out.path().join("specs");
-        write_out(&BUILT_IN_SPECS, &specs)?;
-        write_out(&BUILT_IN_FIXTURES, &written_out.path().join("fixtures"))?;
-        let mut suites = BTreeMap::new();
-        for name in suite_names(&specs).map_err(|e| vec![e])? {
-            suites.insert(name.clone(), (specs.join(&name), Origin::BuiltIn));
-        }
+        let mut suites: BTreeMap<String, Origin> = built_in_names()
+            .into_iter()
+            .map(|name| (name, Origin::BuiltIn))
+            .collect();
         if let Some(extra) = extra {
             let names = suite_names(extra).map_err(|e| vec![e])?;
             if names.is_empty() {
@@ -73,14 +80,50 @@ impl Catalogue {
                 )]);
             }
             for name in names {
-                let origin = Origin::Folder(extra.to_path_buf());
-                suites.insert(name.clone(), (extra.join(&name), origin));
+                suites.insert(name, Origin::Folder(extra.to_path_buf()));
             }
         }
         Ok(Catalogue {
-            _written_out: written_out,
+            written_out: Mutex::new(None),
             suites,
         })
+    }
+
+    /// The folder of suite `name`: under `--specs`, or the built-in one, written out
+    /// first if this is the first time it is asked for.
+    fn folder(&self, name: &str, origin: &Origin) -> Result<PathBuf, Vec<LoadError>> {
+        match origin {
+            Origin::Folder(dir) => Ok(dir.join(name)),
+            Origin::BuiltIn => {
+                let mut written = self.written_out();
+                let written = match &mut *written {
+                    Some(written) => written,
+                    empty => {
+                        let dir = make_listed_dir("toolspec-suites-")
+                            .map_err(|e| vec![cannot_write_out(&std::env::temp_dir(), &e)])?;
+                        write_out(&BUILT_IN_FIXTURES, &dir.path().join("fixtures"))?;
+                        empty.insert(WrittenOut {
+                            dir,
+                            suites: BTreeSet::new(),
+                        })
+                    }
+                };
+                let specs = written.dir.path().join("specs");
+                if !written.suites.contains(name) {
+                    if let Some(suite) = BUILT_IN_SPECS.get_dir(name) {
+                        write_out(suite, &specs)?;
+                    }
+                    written.suites.insert(name.to_string());
+                }
+                Ok(specs.join(name))
+            }
+        }
+    }
+
+    fn written_out(&self) -> MutexGuard<'_, Option<WrittenOut>> {
+        self.written_out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The names of every suite, sorted.
@@ -90,7 +133,7 @@ impl Catalogue {
 
     /// Where the suite `name` comes from, if there is one.
     pub(crate) fn origin(&self, name: &str) -> Option<&Origin> {
-        self.suites.get(name).map(|(_, origin)| origin)
+        self.suites.get(name)
     }
 
     /// The suites named in `names`, or every suite when `names` is empty, loaded. A
@@ -105,7 +148,7 @@ impl Catalogue {
         let mut errors = Vec::new();
         for name in wanted {
             match self.suites.get(name) {
-                Some((dir, _)) => match load_suite(dir) {
+                Some(origin) => match self.folder(name, origin).and_then(|dir| load_suite(&dir)) {
                     Ok(suite) => suites.push(suite),
                     Err(mut e) => errors.append(&mut e),
                 },
@@ -151,10 +194,8 @@ pub(crate) fn clause_order(specs: Option<&Path>, names: &[String]) -> (ClauseOrd
 /// or extend a suite. Returns the suites written.
 pub(crate) fn export_built_in(into: &Path, name: Option<&str>) -> Result<Vec<String>, LoadError> {
     let specs = into.join("specs");
-    let names: Vec<String> = BUILT_IN_SPECS
-        .dirs()
-        .filter(|d| d.get_file(d.path().join("suite.yaml")).is_some())
-        .filter_map(|d| d.path().to_str().map(str::to_string))
+    let names: Vec<String> = built_in_names()
+        .into_iter()
         .filter(|n| name.is_none_or(|wanted| wanted == n))
         .collect();
     if names.is_empty() {
@@ -191,6 +232,18 @@ pub(crate) fn export_built_in(into: &Path, name: Option<&str>) -> Result<Vec<Str
     Ok(names)
 }
 
+/// The names of the built-in suites: every folder of `specs/` with a `suite.yaml`,
+/// sorted.
+fn built_in_names() -> Vec<String> {
+    let mut names: Vec<String> = BUILT_IN_SPECS
+        .dirs()
+        .filter(|d| d.get_file(d.path().join("suite.yaml")).is_some())
+        .filter_map(|d| d.path().to_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
 /// Writes every file of `dir` under `into`, at its path from the embedded root (so
 /// the built-in suite folder `boris` lands as `into/boris/...`).
 fn write_out(dir: &Dir<'_>, into: &Path) -> Result<(), Vec<LoadError>> {
@@ -219,4 +272,57 @@ fn cannot_write_out(path: &Path, e: &std::io::Error) -> LoadError {
         None,
         format!("cannot write the built-in suites out: {e}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The written-out folder's suites, and whether it has the fixture trees.
+    fn written(catalogue: &Catalogue) -> Option<(Vec<String>, bool)> {
+        let written = catalogue.written_out();
+        written.as_ref().map(|w| {
+            let specs = w.dir.path().join("specs");
+            let mut on_disk: Vec<String> = std::fs::read_dir(&specs)
+                .map(|entries| {
+                    entries
+                        .filter_map(Result::ok)
+                        .filter_map(|e| e.file_name().into_string().ok())
+                        .collect()
+                })
+                .unwrap_or_default();
+            on_disk.sort();
+            (on_disk, w.dir.path().join("fixtures").is_dir())
+        })
+    }
+
+    #[test]
+    fn only_the_built_in_suites_selected_are_written_out() {
+        let catalogue = Catalogue::open(None).expect("catalogue");
+        assert!(catalogue.names().any(|n| n == "ikigai"));
+        assert_eq!(written(&catalogue), None, "written before any was selected");
+        let suites = catalogue.select(&["boris".to_string()]).expect("boris");
+        assert_eq!(suites.len(), 1);
+        assert_eq!(written(&catalogue), Some((vec!["boris".to_string()], true)));
+        catalogue
+            .select(&["boris".to_string()])
+            .expect("boris again");
+        catalogue.select(&["ikigai".to_string()]).expect("ikigai");
+        assert_eq!(
+            written(&catalogue),
+            Some((vec!["boris".to_string(), "ikigai".to_string()], true))
+        );
+    }
+
+    #[test]
+    fn suites_of_a_specs_folder_write_nothing_out() {
+        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/specs");
+        let catalogue = Catalogue::open(Some(&specs)).expect("catalogue");
+        let suites = catalogue
+            .select(&["features".to_string()])
+            .expect("features");
+        assert_eq!(suites.len(), 1);
+        assert_eq!(catalogue.origin("features"), Some(&Origin::Folder(specs)));
+        assert_eq!(written(&catalogue), None);
+    }
 }

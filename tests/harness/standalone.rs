@@ -9,15 +9,15 @@ use predicates::prelude::*;
 
 use crate::support::exe;
 
-/// A copy of the `toolspec` binary alone in a fresh folder, run from there: nothing
+/// The `toolspec` binary alone in a fresh folder (linked, or copied), run from there: nothing
 /// of the repository beside it, and a stray empty `specs/` in the current folder.
 fn lone_copy(dir: &Path) -> Command {
     let copy = dir.join("bin").join("toolspec");
-    // Copied once per folder: a later call may run beside a copy already running,
+    // Placed once per folder: a later call may run beside a copy already running,
     // and writing over a running program fails (ETXTBSY).
     if !copy.exists() {
         std::fs::create_dir_all(copy.parent().expect("parent")).expect("mkdir");
-        crate::support::copy_executable(exe(), &copy);
+        crate::support::place_executable(exe(), &copy);
     }
     std::fs::create_dir_all(dir.join("work/specs")).expect("stray specs folder");
     let mut cmd = Command::new(copy);

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::execute::{run_scenario, RunOptions, ScenarioReport};
 use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
@@ -17,13 +17,21 @@ use crate::server::Target;
 /// The scenarios to run: each with the file it comes from.
 pub(crate) type Work<'a> = [(&'a SuiteScenarioFile, &'a Scenario)];
 
+/// How far past the first scenario whose report has not been handed on a worker
+/// may start one. A slow scenario at the head holds every report after it (they
+/// are handed on in order); with this bound the reports held wait for at most this
+/// many scenarios, however long the suite, and the workers wait for the head once
+/// they are this far ahead.
+const AHEAD: usize = 256;
+
 /// Runs `work` on `jobs` threads, calling `on_report` with each scenario's report as
 /// its last attempt ends, then handing it to `in_order` (with its index in `work`)
 /// in the order of `work`: a report that ends before those ahead of it waits in a
-/// reorder buffer until they have been handed on, so what is held at once is the
-/// reports in flight, not the run's. `in_order` is called on the worker threads,
-/// one call at a time. `listed` is the server's tool list, when it could be read
-/// (see [`run_scenario`]).
+/// reorder buffer until they have been handed on, and no scenario starts more than
+/// [`AHEAD`] places past the first not yet handed on, so what is held at once is
+/// bounded, not the run's. `in_order` is called on the worker threads, one call at
+/// a time. `listed` is the server's tool list, when it could be read (see
+/// [`run_scenario`]).
 #[allow(
     clippy::too_many_arguments,
     reason = "run_scenarios' arguments and the consumer"
@@ -39,74 +47,130 @@ pub(crate) fn run_scenarios(
     in_order: &mut (dyn FnMut(usize, ScenarioReport) + Send),
 ) {
     let repeat = options.repeat.max(1) as usize;
-    let total = work.len() * repeat;
-    let next = AtomicUsize::new(0);
     // Per scenario, the attempts that have ended, each with its number.
     let attempts: Mutex<Vec<Vec<(usize, ScenarioReport)>>> =
         Mutex::new(vec![Vec::new(); work.len()]);
-    let reorder = Mutex::new(Reorder {
+    let attempt = |index: usize, number: usize| -> Option<ScenarioReport> {
+        let (file, scenario) = work[index];
+        let attempt = run_scenario(suite, &file.stem, scenario, target, options, listed);
+        let ended: Vec<ScenarioReport> = {
+            // Pushing and sorting cannot leave the lists half changed.
+            let mut all = attempts.lock().unwrap_or_else(PoisonError::into_inner);
+            all[index].push((number, attempt));
+            if all[index].len() < repeat {
+                return None;
+            }
+            let mut ended = std::mem::take(&mut all[index]);
+            ended.sort_by_key(|(number, _)| *number);
+            ended.into_iter().map(|(_, report)| report).collect()
+        };
+        let report = ScenarioReport::from_attempts(ended)?;
+        on_report(&report);
+        Some(report)
+    };
+    in_order_on_threads(work.len(), repeat, jobs, AHEAD, &attempt, in_order);
+}
+
+/// Runs attempts `0..repeat` of items `0..items` on `jobs` threads, and hands each
+/// item's result (the one its last attempt to end returns) to `in_order` in item
+/// order. An item starts only while it is fewer than `ahead` places past the first
+/// item not yet handed on. An item whose attempt panics is passed over, so the
+/// others are not held up; the panic reaches the caller once every thread has
+/// ended.
+fn in_order_on_threads<R: Send>(
+    items: usize,
+    repeat: usize,
+    jobs: usize,
+    ahead: usize,
+    attempt: &(dyn Fn(usize, usize) -> Option<R> + Sync),
+    in_order: &mut (dyn FnMut(usize, R) + Send),
+) {
+    let total = items * repeat;
+    let next_job = AtomicUsize::new(0);
+    let line = Mutex::new(Reorder {
         next: 0,
         waiting: BTreeMap::new(),
         consumer: in_order,
     });
+    let moved = Condvar::new();
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, total.max(1)) {
             scope.spawn(|| loop {
-                let job = next.fetch_add(1, Ordering::Relaxed);
+                let job = next_job.fetch_add(1, Ordering::Relaxed);
                 let index = job / repeat;
-                let Some((file, scenario)) = work.get(index) else {
+                if index >= items {
                     break;
-                };
-                let attempt = run_scenario(suite, &file.stem, scenario, target, options, listed);
-                let finished = match attempts.lock() {
-                    Ok(mut all) => {
-                        all[index].push((job % repeat, attempt));
-                        (all[index].len() == repeat).then(|| {
-                            let mut ended = std::mem::take(&mut all[index]);
-                            ended.sort_by_key(|(number, _)| *number);
-                            ended.into_iter().map(|(_, report)| report).collect()
-                        })
+                }
+                if let Ok(mut held) = line.lock() {
+                    while index >= held.next + ahead {
+                        match moved.wait(held) {
+                            Ok(again) => held = again,
+                            // A consumer panicked: nothing is handed on any more.
+                            Err(_) => break,
+                        }
                     }
-                    Err(_) => None,
+                }
+                let mut passed_over = PassOverOnPanic {
+                    index,
+                    line: &line,
+                    moved: &moved,
                 };
-                let Some(report) = finished.and_then(ScenarioReport::from_attempts) else {
-                    continue;
-                };
-                on_report(&report);
-                if let Ok(mut reorder) = reorder.lock() {
-                    reorder.arrived(index, report);
+                let result = attempt(index, job % repeat);
+                passed_over.index = usize::MAX;
+                if let Some(result) = result {
+                    if let Ok(mut held) = line.lock() {
+                        held.arrived(index, Some(result));
+                    }
+                    moved.notify_all();
                 }
             });
         }
     });
-    // A scenario that left no report (a worker that panicked) holds up none after it.
-    if let Ok(mut reorder) = reorder.into_inner() {
-        reorder.flush();
-    }
 }
 
-/// The reports that ended before one ahead of them, until it does.
-struct Reorder<'c> {
-    /// The index of the next report to hand on.
-    next: usize,
-    waiting: BTreeMap<usize, ScenarioReport>,
-    consumer: &'c mut (dyn FnMut(usize, ScenarioReport) + Send),
+/// Passes over item `index` when dropped by a panic in its attempt, so the items
+/// after it are handed on and the workers waiting for it go on.
+struct PassOverOnPanic<'a, 'c, R> {
+    /// `usize::MAX` once the attempt has returned.
+    index: usize,
+    line: &'a Mutex<Reorder<'c, R>>,
+    moved: &'a Condvar,
 }
 
-impl Reorder<'_> {
-    /// Takes the report at `index`, and hands on every report now next in line.
-    fn arrived(&mut self, index: usize, report: ScenarioReport) {
-        self.waiting.insert(index, report);
-        while let Some(report) = self.waiting.remove(&self.next) {
-            (self.consumer)(self.next, report);
-            self.next += 1;
+impl<R> Drop for PassOverOnPanic<'_, '_, R> {
+    fn drop(&mut self) {
+        if self.index == usize::MAX {
+            return;
         }
+        if let Ok(mut held) = self.line.lock() {
+            held.arrived(self.index, None);
+        }
+        self.moved.notify_all();
     }
+}
 
-    /// Hands on every report still waiting, in order, past any that never came.
-    fn flush(&mut self) {
-        while let Some((index, report)) = self.waiting.pop_first() {
-            (self.consumer)(index, report);
+/// The results that ended before one ahead of them, until it does.
+struct Reorder<'c, R> {
+    /// The index of the next result to hand on.
+    next: usize,
+    /// Arrived out of turn: a result, or `None` for an item passed over.
+    waiting: BTreeMap<usize, Option<R>>,
+    consumer: &'c mut (dyn FnMut(usize, R) + Send),
+}
+
+impl<R> Reorder<'_, R> {
+    /// Takes the result at `index` (`None`: there will be none), and hands on every
+    /// result now next in line. One for an item already passed over is dropped.
+    fn arrived(&mut self, index: usize, result: Option<R>) {
+        if index < self.next {
+            return;
+        }
+        self.waiting.insert(index, result);
+        while let Some(result) = self.waiting.remove(&self.next) {
+            if let Some(result) = result {
+                (self.consumer)(self.next, result);
+            }
+            self.next += 1;
         }
     }
 }
@@ -119,7 +183,6 @@ pub(crate) fn default_jobs() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::execute::Verdict;
 
     #[test]
     fn jobs_default_to_the_cores_there_are() {
@@ -128,24 +191,91 @@ mod tests {
     }
 
     #[test]
-    fn reports_are_handed_on_in_order_whatever_order_they_end_in() {
+    fn results_are_handed_on_in_order_whatever_order_they_end_in() {
         let mut seen = Vec::new();
-        let mut consumer = |index: usize, report: ScenarioReport| seen.push((index, report.id));
+        let mut consumer = |index: usize, id: &'static str| seen.push((index, id));
         let mut reorder = Reorder {
             next: 0,
             waiting: BTreeMap::new(),
             consumer: &mut consumer,
         };
-        let report = |id: &str| ScenarioReport::blank(id, Verdict::Pass);
-        reorder.arrived(2, report("c"));
-        reorder.arrived(1, report("b"));
+        reorder.arrived(2, Some("c"));
+        reorder.arrived(1, Some("b"));
         assert!(reorder.waiting.len() == 2, "held until the first ends");
-        reorder.arrived(0, report("a"));
+        reorder.arrived(0, Some("a"));
         assert!(reorder.waiting.is_empty());
-        reorder.arrived(4, report("e"));
-        reorder.flush();
+        reorder.arrived(4, Some("e"));
+        reorder.arrived(3, None);
+        reorder.arrived(3, Some("late"));
         drop(reorder);
-        let order: Vec<(usize, &str)> = seen.iter().map(|(i, id)| (*i, id.as_str())).collect();
-        assert_eq!(order, [(0, "a"), (1, "b"), (2, "c"), (4, "e")]);
+        assert_eq!(seen, [(0, "a"), (1, "b"), (2, "c"), (4, "e")]);
+    }
+
+    /// The first item ends last, after every other has ended or is waiting: no item
+    /// starts `ahead` or more places past it, so at most `ahead - 1` results wait.
+    #[test]
+    fn workers_run_no_further_ahead_of_the_first_than_allowed() {
+        use std::sync::atomic::AtomicBool;
+        use std::time::Duration;
+        let (items, ahead) = (40, 5);
+        let highest_started = AtomicUsize::new(0);
+        let first_may_end = AtomicBool::new(false);
+        let attempt = |index: usize, _: usize| -> Option<usize> {
+            highest_started.fetch_max(index, Ordering::SeqCst);
+            if index == 0 {
+                // Until the others have gone as far as they may.
+                while !first_may_end.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            } else if index == ahead - 1 {
+                std::thread::sleep(Duration::from_millis(50));
+                first_may_end.store(true, Ordering::SeqCst);
+            }
+            Some(index)
+        };
+        let mut seen = Vec::new();
+        let mut most_ahead = 0;
+        let mut consumer = |index: usize, result: usize| {
+            if index == 0 {
+                most_ahead = highest_started.load(Ordering::SeqCst);
+            }
+            seen.push((index, result));
+        };
+        in_order_on_threads(items, 1, 4, ahead, &attempt, &mut consumer);
+        assert_eq!(seen, (0..items).map(|i| (i, i)).collect::<Vec<_>>());
+        assert_eq!(
+            most_ahead,
+            ahead - 1,
+            "while the first item ran, one started {most_ahead} places past it"
+        );
+    }
+
+    #[test]
+    fn an_item_that_panics_holds_up_none_after_it() {
+        let attempt = |index: usize, _: usize| -> Option<usize> {
+            assert!(index != 3, "item 3 fails");
+            Some(index)
+        };
+        let mut seen = Vec::new();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            in_order_on_threads(10, 1, 2, 2, &attempt, &mut |index, _| seen.push(index));
+        }));
+        assert!(outcome.is_err(), "the panic reaches the caller");
+        assert_eq!(seen, [0, 1, 2, 4, 5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn every_attempt_runs_and_the_result_comes_once_per_item() {
+        let runs = AtomicUsize::new(0);
+        let attempt = |index: usize, number: usize| -> Option<(usize, usize)> {
+            runs.fetch_add(1, Ordering::SeqCst);
+            (number == 2).then_some((index, number))
+        };
+        let mut seen = Vec::new();
+        in_order_on_threads(6, 3, 3, 2, &attempt, &mut |index, result| {
+            seen.push((index, result))
+        });
+        assert_eq!(runs.load(Ordering::SeqCst), 18);
+        assert_eq!(seen, (0..6).map(|i| (i, (i, 2))).collect::<Vec<_>>());
     }
 }

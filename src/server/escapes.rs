@@ -99,14 +99,20 @@ fn reap(pid: i32, deadline: Instant) {
 
 /// The pids of this process's children. A child belongs to the thread that forked
 /// it (an adopted one to the first thread alive), so every thread's list is read;
-/// on a kernel without those lists, every process is looked at instead.
+/// on a kernel without those lists, every process is looked at instead. The
+/// children of a thread that exits move to the first thread alive, the main one
+/// (whose thread id is the pid), so its list is read last: a child moving between
+/// lists meanwhile is then seen in one of them.
 fn children() -> Vec<i32> {
     let mut pids = Vec::new();
     let mut listed = false;
     if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
-        for task in tasks.flatten() {
+        let main = std::process::id().to_string();
+        let mut tasks: Vec<std::path::PathBuf> = tasks.flatten().map(|t| t.path()).collect();
+        tasks.sort_by_key(|task| task.file_name().is_some_and(|name| name == main.as_str()));
+        for task in tasks {
             // A thread that has just exited has no list: its children went to another.
-            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+            if let Ok(text) = std::fs::read_to_string(task.join("children")) {
                 listed = true;
                 pids.extend(
                     text.split_whitespace()

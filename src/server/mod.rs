@@ -7,6 +7,7 @@
 //! line describes any other. Scenarios needing a setting the target cannot express
 //! are skipped.
 
+mod control_word;
 mod escapes;
 mod exchange;
 mod http_client;

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use tokio::process::Command;
 
+use super::control_word::receive_word;
 use super::escapes;
 use super::sandbox::Sandbox;
 use super::server_exec::ServerExec;
@@ -176,18 +177,8 @@ impl ServerProcess {
     /// server started, or the error its exec ended with (the supervisor then exits
     /// and is reaped here).
     fn started_by_spawner(&mut self) -> std::io::Result<()> {
-        let mut said = [0u8; 4];
-        // SAFETY: a blocking read of at most four bytes into `said`, from a socket
-        // this process owns; the supervisor answers as soon as its exec is done.
-        let read = unsafe {
-            libc::recv(
-                self.control.as_raw_fd(),
-                said.as_mut_ptr().cast(),
-                said.len(),
-                libc::MSG_WAITALL,
-            )
-        };
-        let said = (read == 4).then(|| libc::c_int::from_ne_bytes(said));
+        // The supervisor answers as soon as its exec is done.
+        let said = receive_word(self.control.as_raw_fd());
         if said == Some(STARTED) {
             return Ok(());
         }

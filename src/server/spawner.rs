@@ -32,6 +32,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+use super::control_word::{receive_word, send_word};
 use super::server_exec::ServerExec;
 use super::supervisor::{settle, supervise_for_spawner};
 
@@ -124,21 +125,10 @@ pub(super) fn spawn(
             return None;
         }
     }
-    let mut answer = [0u8; 4];
-    // SAFETY: a blocking read of at most four bytes into `answer`.
-    let read = unsafe {
-        libc::recv(
-            socket,
-            answer.as_mut_ptr().cast(),
-            answer.len(),
-            libc::MSG_WAITALL,
-        )
-    };
-    if read != 4 {
+    let Some(answer) = receive_word(socket) else {
         *spawner = None;
         return None;
-    }
-    let answer = libc::pid_t::from_ne_bytes(answer);
+    };
     Some(if answer > 0 {
         Ok(answer)
     } else {
@@ -223,7 +213,7 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) if e.raw_os_error() == Some(libc::EMSGSIZE) => {
                 // Cut short, its descriptors closed: refused, and the next one read.
-                answer(socket, -libc::EMSGSIZE);
+                send_word(socket, -libc::EMSGSIZE);
                 continue;
             }
             Err(_) => libc::_exit(1),
@@ -234,18 +224,9 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
         };
         // The supervisor has its copies; these are toolspec's to close.
         drop(fds);
-        answer(socket, reply);
+        // The answer: the supervisor's pid, or `-errno`.
+        send_word(socket, reply);
     }
-}
-
-/// Sends toolspec the answer to its request: a pid, or `-errno`.
-unsafe fn answer(socket: RawFd, reply: libc::pid_t) {
-    libc::send(
-        socket,
-        reply.to_ne_bytes().as_ptr().cast(),
-        4,
-        libc::MSG_NOSIGNAL,
-    );
 }
 
 /// Forks the supervisor of `request` as toolspec's child; its pid or `-errno`.
@@ -280,12 +261,7 @@ unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
     };
     let control = control.as_raw_fd();
     let fail = |errno: libc::c_int| -> ! {
-        libc::send(
-            control,
-            errno.to_ne_bytes().as_ptr().cast(),
-            4,
-            libc::MSG_NOSIGNAL,
-        );
+        send_word(control, errno);
         libc::_exit(127)
     };
     if libc::setpgid(0, 0) != 0 || libc::chdir(request.cwd.as_ptr()) != 0 {

@@ -30,6 +30,7 @@
 use std::io;
 use std::os::fd::RawFd;
 
+use super::control_word::send_word;
 use super::server_exec::ServerExec;
 
 /// Runs in the child forked for a server, before `exec`. Starts the server as its
@@ -69,13 +70,7 @@ pub(super) unsafe fn supervise_for_spawner(control: RawFd, server: &mut ServerEx
         Ok(_) => STARTED,
         Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL),
     };
-    let bytes = said.to_ne_bytes();
-    libc::send(
-        control,
-        bytes.as_ptr().cast(),
-        bytes.len(),
-        libc::MSG_NOSIGNAL,
-    );
+    send_word(control, said);
     match started {
         Ok(server) => supervise(server, control),
         Err(_) => libc::_exit(127),

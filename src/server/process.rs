@@ -375,15 +375,9 @@ fn by_the_spawner(
 
 /// A pipe closed on exec: its read end, then its write end.
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut ends = [0; 2];
-    // SAFETY: pipe2 writes two descriptors into `ends`, which are then owned.
-    unsafe {
-        if libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        use std::os::fd::FromRawFd;
-        Ok((OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])))
-    }
+    // std makes both ends close on exec.
+    let (read, write) = std::io::pipe()?;
+    Ok((read.into(), write.into()))
 }
 
 /// Starts the spawner (`spawner.rs`), which forks every server's supervisor from a
@@ -415,21 +409,9 @@ pub(crate) fn stop_spawner() {
 /// toolspec ends its side to ask the supervisor to finish; the supervisor sends
 /// [`FINISHED`] when it has.
 fn control_socket() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut ends = [0; 2];
-    // SAFETY: socketpair writes two descriptors into `ends`, which we then own.
-    unsafe {
-        if libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-            ends.as_mut_ptr(),
-        ) != 0
-        {
-            return Err(std::io::Error::last_os_error());
-        }
-        use std::os::fd::FromRawFd;
-        Ok((OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])))
-    }
+    // std makes both ends close on exec.
+    let (theirs, ours) = std::os::unix::net::UnixStream::pair()?;
+    Ok((theirs.into(), ours.into()))
 }
 
 /// Shuts down `how` (`SHUT_WR`, `SHUT_RDWR`) of a control socket: the supervisor

@@ -20,6 +20,8 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::proc_stat;
+
 /// Set once this process adopts what escapes its supervisors.
 static ADOPTING: AtomicBool = AtomicBool::new(false);
 
@@ -137,12 +139,11 @@ fn children_by_scan() -> Vec<i32> {
     processes
         .flatten()
         .filter_map(|entry| {
-            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            // After the command name in parentheses: state, then the parent's pid.
-            let (_, rest) = stat.rsplit_once(") ")?;
-            let parent = rest.split_whitespace().nth(1)?;
-            (parent == me).then_some(pid)
+            let name = entry.file_name();
+            let pid: i32 = name.to_str()?.parse().ok()?;
+            // The state, then the parent's pid.
+            let fields = proc_stat::after_name(name.to_str()?)?;
+            (fields.split_whitespace().nth(1)? == me).then_some(pid)
         })
         .collect()
 }

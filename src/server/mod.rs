@@ -14,6 +14,7 @@ mod http_client;
 mod http_wire;
 pub(crate) mod outcome;
 pub(crate) mod preflight;
+mod proc_stat;
 mod process;
 mod sandbox;
 mod server_exec;

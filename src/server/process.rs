@@ -27,6 +27,7 @@ use tokio::process::Command;
 
 use super::control_word::receive_word;
 use super::escapes;
+use super::proc_stat;
 use super::sandbox::Sandbox;
 use super::server_exec::ServerExec;
 use super::spawner;
@@ -524,10 +525,7 @@ pub(crate) fn kill_every_session() -> usize {
 /// Whether `pid` is a live process (not gone, not a zombie waiting to be reaped). A
 /// supervisor exits only once its tree is gone, so this tells when that is.
 fn still_running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
-    })
+    proc_stat::after_name(&pid.to_string()).is_some_and(|fields| !fields.starts_with('Z'))
 }
 
 /// Whether the interrupted run has been wound up (servers stopped, fixtures removed,

@@ -33,6 +33,7 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
 use super::control_word::{receive_word, send_word};
+use super::proc_stat;
 use super::server_exec::ServerExec;
 use super::supervisor::{settle, supervise_for_spawner};
 
@@ -294,11 +295,12 @@ unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
 
 /// How many threads this process runs, from `/proc/self/stat`.
 fn threads_of_this_process() -> Option<usize> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // After the command name (which may hold anything), the state is field 3 and
-    // the thread count field 20.
-    let (_, rest) = stat.rsplit_once(") ")?;
-    rest.split_whitespace().nth(17)?.parse().ok()
+    // The state is field 3, the first after the name, and the thread count field 20.
+    proc_stat::after_name("self")?
+        .split_whitespace()
+        .nth(17)?
+        .parse()
+        .ok()
 }
 
 /// Whether this kernel opens pidfds (Linux 5.3), which toolspec waits on a

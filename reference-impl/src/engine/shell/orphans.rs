@@ -126,13 +126,21 @@ fn children_of(parent: i32) -> Vec<ProcessEntry> {
 /// Every process below `root`: through the children lists, or through one
 /// read of the whole process table on a kernel that keeps none.
 fn descendants(root: i32) -> Vec<ProcessEntry> {
-    if listed_children(root).is_some() {
-        descendants_of(root, |parent| {
-            entries_of(listed_children(parent).unwrap_or_default(), parent)
-        })
-    } else {
-        let table = process_table();
-        descendants_of(root, |parent| children_in(parent, &table))
+    match listed_children(root) {
+        Some(of_root) => {
+            // The root's list, read to learn that there are lists, is its children.
+            let mut of_root = Some(of_root);
+            descendants_of(root, |parent| {
+                let pids = of_root
+                    .take_if(|_| parent == root)
+                    .or_else(|| listed_children(parent));
+                entries_of(pids.unwrap_or_default(), parent)
+            })
+        }
+        None => {
+            let table = process_table();
+            descendants_of(root, |parent| children_in(parent, &table))
+        }
     }
 }
 
@@ -224,7 +232,10 @@ fn parse_stat(pid: i32, stat: &str) -> Option<ProcessEntry> {
 
 /// The entries below `root` in the parent tree, in no particular order,
 /// each parent's found by `children`.
-fn descendants_of(root: i32, children: impl Fn(i32) -> Vec<ProcessEntry>) -> Vec<ProcessEntry> {
+fn descendants_of(
+    root: i32,
+    mut children: impl FnMut(i32) -> Vec<ProcessEntry>,
+) -> Vec<ProcessEntry> {
     let mut found = Vec::new();
     let mut frontier = vec![root];
     let mut seen = HashSet::from([root]);

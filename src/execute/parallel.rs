@@ -111,12 +111,12 @@ fn in_order_on_threads<R: Send>(
                     }
                 }
                 let mut passed_over = PassOverOnPanic {
-                    index,
+                    index: Some(index),
                     line: &line,
                     moved: &moved,
                 };
                 let result = attempt(index, job % repeat);
-                passed_over.index = usize::MAX;
+                passed_over.index = None;
                 if let Some(result) = result {
                     if let Ok(mut held) = line.lock() {
                         held.arrived(index, Some(result));
@@ -131,19 +131,19 @@ fn in_order_on_threads<R: Send>(
 /// Passes over item `index` when dropped by a panic in its attempt, so the items
 /// after it are handed on and the workers waiting for it go on.
 struct PassOverOnPanic<'a, 'c, R> {
-    /// `usize::MAX` once the attempt has returned.
-    index: usize,
+    /// `None` once the attempt has returned.
+    index: Option<usize>,
     line: &'a Mutex<Reorder<'c, R>>,
     moved: &'a Condvar,
 }
 
 impl<R> Drop for PassOverOnPanic<'_, '_, R> {
     fn drop(&mut self) {
-        if self.index == usize::MAX {
+        let Some(index) = self.index else {
             return;
-        }
+        };
         if let Ok(mut held) = self.line.lock() {
-            held.arrived(self.index, None);
+            held.arrived(index, None);
         }
         self.moved.notify_all();
     }

@@ -9,8 +9,9 @@ use predicates::prelude::*;
 
 use crate::support::exe;
 
-/// The `toolspec` binary alone in a fresh folder (linked, or copied), run from there: nothing
-/// of the repository beside it, and a stray empty `specs/` in the current folder.
+/// The `toolspec` binary alone in a fresh folder (linked, or copied), run from
+/// there: nothing of the repository beside it, and a stray empty `specs/` in the
+/// current folder.
 fn lone_copy(dir: &Path) -> Command {
     let copy = dir.join("bin").join("toolspec");
     // Placed once per folder: a later call may run beside a copy already running,

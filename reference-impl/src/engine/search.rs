@@ -15,6 +15,7 @@ use super::line_search::{FileOutcome, LinePattern, LineSearch, Matches, Want};
 use super::paths::PathPolicy;
 pub(crate) use super::walk::WalkEntry;
 use super::walk::{walk_each, walk_until};
+pub(crate) use super::walk::{NoPrune, Prune};
 
 /// Compiles a glob with doublestar semantics: `*` stays within one path
 /// component, `**` crosses them.
@@ -68,10 +69,12 @@ pub(crate) enum EntryKind {
 
 /// Entries under `root` whose relative path or base name matches `matcher`,
 /// in walk order (name order, depth first), for the dialect to order and name.
-/// A missing or non-directory root yields nothing (as upstream).
+/// A missing or non-directory root yields nothing (as upstream). What `prune`
+/// hides is not found, nor anything below it.
 pub(crate) fn glob(
     policy: &PathPolicy,
     root: &Path,
+    prune: &mut dyn Prune,
     matcher: &GlobMatcher,
     kind: EntryKind,
 ) -> Vec<WalkEntry> {
@@ -79,7 +82,7 @@ pub(crate) fn glob(
     if !policy.stat(root).is_ok_and(|meta| meta.is_dir()) {
         return found;
     }
-    walk_each(policy, root, &mut |visit| {
+    walk_each(policy, root, prune, &mut |visit| {
         let wanted = match kind {
             EntryKind::Any => true,
             EntryKind::File => !visit.is_dir,
@@ -224,6 +227,7 @@ pub(crate) fn grep(
     grep_each(
         policy,
         root,
+        &mut NoPrune,
         display,
         filter,
         max_size,
@@ -254,10 +258,12 @@ pub(crate) enum Further {
 /// complete ends the search there. Files without a match are left out;
 /// `search` holds the pattern and how much of each file's matches to keep.
 /// Binary files and, in a tree, files over `max_size` or unreadable are
-/// skipped.
+/// skipped, and so is what `prune` hides in a tree.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn grep_each(
     policy: &PathPolicy,
     root: &Path,
+    prune: &mut dyn Prune,
     display: &str,
     filter: &FileFilter,
     max_size: u64,
@@ -280,7 +286,7 @@ pub(crate) fn grep_each(
         }
         return Ok(());
     }
-    let _ = walk_until(policy, root, &mut |visit| {
+    let _ = walk_until(policy, root, prune, &mut |visit| {
         let go_on = ControlFlow::Continue(());
         if visit.is_dir {
             return go_on;
@@ -398,6 +404,7 @@ mod tests {
             grep_each(
                 &policy,
                 &root,
+                &mut NoPrune,
                 "",
                 &FileFilter::default(),
                 1 << 20,
@@ -469,6 +476,7 @@ mod tests {
         let all_rs = glob(
             &policy,
             &root,
+            &mut NoPrune,
             &compile_glob("**/*.rs").expect("glob"),
             EntryKind::Any,
         );
@@ -477,6 +485,7 @@ mod tests {
         let by_name = glob(
             &policy,
             &root,
+            &mut NoPrune,
             &compile_glob("*.rs").expect("glob"),
             EntryKind::File,
         );
@@ -484,6 +493,7 @@ mod tests {
         let dirs = glob(
             &policy,
             &root,
+            &mut NoPrune,
             &compile_glob("*").expect("glob"),
             EntryKind::Directory,
         );

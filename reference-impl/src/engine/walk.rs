@@ -7,6 +7,11 @@
 //! only where the policy allows its target). A name that is not UTF-8 is
 //! walked under its real bytes and shown as [`display_name`] renders it.
 //!
+//! A dialect whose program honours ignore files (boris's `.gitignore`) hands
+//! the walk a [`Prune`]: it is told each directory the walk enters, so the
+//! rules read there apply only below it, and an entry it prunes is neither
+//! visited nor, for a directory, descended into.
+//!
 //! It streams: each entry is handed to the caller as it is found, so a search
 //! of a large tree holds one directory listing per level, never the whole
 //! tree. Each directory is opened from its parent's handle (see
@@ -27,6 +32,31 @@ use super::paths::PathPolicy;
 
 /// Directory names never descended into (nor listed).
 const SKIPPED_DIRS: [&[u8]; 2] = [b".git", b"node_modules"];
+
+/// Rules that hide entries of a walk, and everything below a hidden
+/// directory: a dialect's ignore files. The walk calls [`Prune::enter`] as it
+/// enters each directory (the search root first) and [`Prune::leave`] when it
+/// has walked it, so rules can be stacked by depth.
+pub(crate) trait Prune {
+    /// The walk enters the directory at `dir` (`relative` to the search
+    /// root, `""` for the root itself) and will list it next.
+    fn enter(&mut self, policy: &PathPolicy, dir: &Path, relative: &str);
+    /// The walk is done with the directory it entered last.
+    fn leave(&mut self);
+    /// Whether the entry at `relative` (to the search root) is hidden.
+    fn prunes(&self, relative: &str, is_dir: bool) -> bool;
+}
+
+/// Hides nothing: the walk of a dialect without ignore files.
+pub(crate) struct NoPrune;
+
+impl Prune for NoPrune {
+    fn enter(&mut self, _: &PathPolicy, _: &Path, _: &str) {}
+    fn leave(&mut self) {}
+    fn prunes(&self, _: &str, _: bool) -> bool {
+        false
+    }
+}
 
 /// An entry found by [`walk_each`], kept after the walk.
 #[derive(Debug, Clone)]
@@ -104,9 +134,14 @@ impl Visit<'_> {
 /// Hands every entry under `root` (not `root` itself) to `visit`, depth first
 /// in name order, a directory before what it holds. Unreadable directories
 /// are handed over but not descended into.
-pub(crate) fn walk_each(policy: &PathPolicy, root: &Path, visit: &mut dyn FnMut(Visit<'_>)) {
+pub(crate) fn walk_each(
+    policy: &PathPolicy,
+    root: &Path,
+    prune: &mut dyn Prune,
+    visit: &mut dyn FnMut(Visit<'_>),
+) {
     // The visitor never stops the walk, so how it ended says nothing.
-    let _ = walk_until(policy, root, &mut |entry| {
+    let _ = walk_until(policy, root, prune, &mut |entry| {
         visit(entry);
         ControlFlow::Continue(())
     });
@@ -118,19 +153,36 @@ pub(crate) fn walk_each(policy: &PathPolicy, root: &Path, visit: &mut dyn FnMut(
 pub(crate) fn walk_until(
     policy: &PathPolicy,
     root: &Path,
+    prune: &mut dyn Prune,
     visit: &mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let Ok(dir) = policy.open_dir(root) else {
         return ControlFlow::Continue(());
     };
-    walk_dir(policy, &dir, root, "", visit)
+    walk_dir(policy, &dir, root, "", prune, visit)
 }
 
+/// Walks one directory between telling `prune` it is entered and left.
 fn walk_dir(
     policy: &PathPolicy,
     dir: &OpenedDir,
     path: &Path,
     prefix: &str,
+    prune: &mut dyn Prune,
+    visit: &mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    prune.enter(policy, path, prefix);
+    let walked = walk_entries(policy, dir, path, prefix, prune, visit);
+    prune.leave();
+    walked
+}
+
+fn walk_entries(
+    policy: &PathPolicy,
+    dir: &OpenedDir,
+    path: &Path,
+    prefix: &str,
+    prune: &mut dyn Prune,
     visit: &mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let Ok(mut listed) = dir.entries() else {
@@ -162,6 +214,9 @@ fn walk_dir(
             None
         };
         let is_dir = followed.is_none() && entry.is_dir;
+        if prune.prunes(&relative, is_dir) {
+            continue;
+        }
         // Descending needs the path and relative name after the visit.
         let descend = is_dir.then(|| (child.clone(), relative.clone()));
         visit(Visit {
@@ -174,7 +229,7 @@ fn walk_dir(
         })?;
         if let Some((child, relative)) = descend {
             if let Ok(sub) = dir.subdir(&entry.name) {
-                walk_dir(policy, &sub, &child, &relative, visit)?;
+                walk_dir(policy, &sub, &child, &relative, prune, visit)?;
             }
         }
     }
@@ -204,7 +259,7 @@ mod tests {
         let policy =
             PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
         let mut seen = Vec::new();
-        walk_each(&policy, &root, &mut |visit| {
+        walk_each(&policy, &root, &mut NoPrune, &mut |visit| {
             let content = if visit.is_dir {
                 String::new()
             } else {
@@ -240,7 +295,7 @@ mod tests {
         let policy =
             PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
         let mut seen = Vec::new();
-        let ended = walk_until(&policy, &root, &mut |visit| {
+        let ended = walk_until(&policy, &root, &mut NoPrune, &mut |visit| {
             seen.push(visit.relative.clone());
             if visit.relative == "b/deep" {
                 ControlFlow::Break(())
@@ -251,7 +306,7 @@ mod tests {
         assert_eq!(ended, ControlFlow::Break(()));
         assert_eq!(seen, ["a.txt", "b", "b/deep"], "nothing after the stop");
         let mut all = 0;
-        let ended = walk_until(&policy, &root, &mut |_| {
+        let ended = walk_until(&policy, &root, &mut NoPrune, &mut |_| {
             all += 1;
             ControlFlow::Continue(())
         });

@@ -33,6 +33,7 @@
 
 mod failure;
 mod files;
+mod gitignore;
 mod grep_output;
 mod listing;
 mod mutations;

@@ -8,6 +8,7 @@ use std::path::Path;
 use rmcp::model::JsonObject;
 
 use super::failure::{argument_failure, as_requested, engine_failure, failure, invalid};
+use super::gitignore::{GitignoreStack, Reading};
 use super::grep_output::{GrepOutput, GrepParams, OutputMode};
 use super::mutations::Mutation;
 use super::order::{self, Dated};
@@ -163,6 +164,7 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     search::grep_each(
         &ctx.policy,
         &root,
+        &mut GitignoreStack::new(gitignore_reading(m)),
         &display,
         &filter,
         ctx.max_file_size,
@@ -208,6 +210,26 @@ fn wanted(m: &Mutations, p: &GrepParams) -> Want {
             after: p.after,
         },
     }
+}
+
+/// How grep and glob read `.gitignore` files: as Boris 1.0.0 does, or as a
+/// mutation has it.
+fn gitignore_reading(m: &Mutations) -> Reading {
+    [
+        (Mutation::GitignoreIgnored, Reading::NotAtAll),
+        (Mutation::GitignoreNoNegation, Reading::WithoutNegation),
+        (Mutation::GitignoreRootOnly, Reading::RootOnly),
+        (
+            Mutation::GitignoreFolderPatternHidesFiles,
+            Reading::FolderPatternsHideFiles,
+        ),
+        (Mutation::GitignoreAnchoredAsGit, Reading::AnchoredAsGit),
+        (Mutation::GitignoreReadsParents, Reading::WithParents),
+        (Mutation::GitignoreNeedsRepository, Reading::OnlyInRepository),
+    ]
+    .into_iter()
+    .find(|(mutation, _)| m.is_active(*mutation))
+    .map_or(Reading::AsBoris, |(_, reading)| reading)
 }
 
 /// The last component of a `/`-separated path.
@@ -259,7 +281,13 @@ pub(super) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let m = &ctx.mutations;
     // The engine matches the path relative to the search folder or, as
     // upstream, the base name at any depth; a mutation keeps only the former.
-    let mut found: Vec<Dated<String>> = search::glob(&ctx.policy, &root, &matcher, kind)
+    let mut found: Vec<Dated<String>> = search::glob(
+        &ctx.policy,
+        &root,
+        &mut GitignoreStack::new(gitignore_reading(m)),
+        &matcher,
+        kind,
+    )
         .into_iter()
         .filter(|e| !m.is_active(Mutation::GlobTopLevelOnly) || matcher.is_match(&e.relative))
         .filter(|e| {

@@ -20,7 +20,7 @@ use crate::dialects::gemini_cli::order::locale_cmp;
 use crate::dialects::gemini_cli::params::Params;
 use crate::dialects::gemini_cli::{invalid_params, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
-use crate::engine::walk::walk_each;
+use crate::engine::walk::{walk_each, NoPrune};
 
 /// How recent a file must be to be listed by time rather than by path.
 pub(crate) const RECENT: Duration = Duration::from_secs(24 * 60 * 60);
@@ -88,7 +88,7 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let relative_paths = ctx.mutations.is_active(Mutation::RelativeGlobPaths);
     let base = PathBuf::from(&absolute);
     let mut found: Vec<Found> = Vec::new();
-    walk_each(&ctx.policy, &real, &mut |entry| {
+    walk_each(&ctx.policy, &real, &mut NoPrune, &mut |entry| {
         if entry.is_dir {
             return;
         }

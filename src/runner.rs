@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use crate::execute::schedule::BUNDLED_WORKERS_PER_CORE;
 use crate::execute::{run_scenario, skip_reason, RunOptions, ScenarioReport, Verdict};
 use crate::report::Standing;
 use crate::scenario::{load_suites, Suite};
@@ -111,8 +112,9 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
 
 /// How many scenarios run at once when `--test-threads` does not say:
 /// `RUST_TEST_THREADS` as libtest reads it, else, against the bundled server,
-/// [`REFERENCE_TRIALS_PER_CORE`] a core. The bundled server answers in well under a
-/// millisecond, so its scenarios spend their time waiting: on a background task
+/// [`BUNDLED_WORKERS_PER_CORE`] a core, as `toolspec run` (`execute::schedule`).
+/// The bundled server answers in well under a millisecond, so its scenarios spend
+/// their time waiting: on a background task
 /// they gave a second to finish, on a timeout they provoke. One a core would leave
 /// the cores idle through those waits. An external server may be heavy to start
 /// (a Node program takes a second of CPU), so it gets libtest's one a core.
@@ -125,11 +127,8 @@ fn trial_threads(bundled_server: bool) -> Option<usize> {
         return Some(threads);
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    bundled_server.then_some(cores * REFERENCE_TRIALS_PER_CORE)
+    bundled_server.then_some(cores * BUNDLED_WORKERS_PER_CORE)
 }
-
-/// Scenarios a core against the bundled reference server (see [`trial_threads`]).
-const REFERENCE_TRIALS_PER_CORE: usize = 4;
 
 /// A scenario as a libtest trial, and why it is ignored before it runs, if it is.
 pub(crate) struct ScenarioTrial {

@@ -11,12 +11,15 @@ use super::output::{print, say};
 use super::progress::Progress;
 use super::report_files::{ReportFiles, ReportStreams};
 use super::Outcome;
-use crate::execute::parallel::{default_jobs, run_scenarios};
+use crate::execute::cache_folder::cache_file_here;
+use crate::execute::durations::{self, Durations};
+use crate::execute::parallel::{default_jobs, run_scenarios, Planned};
+use crate::execute::schedule::{self, StartOrder};
 use crate::execute::{RunOptions, ScenarioReport, Verdict};
 use crate::report::matrix::ClauseOrder;
 use crate::report::text::{run_summary, scenario_text, suite_summary, Styles};
 use crate::report::{RunFacts, Standing, SuiteFacts, Tally};
-use crate::scenario::{Basis, LoadError, Partition, Suite};
+use crate::scenario::{Basis, LoadError, Partition, Scenario, Suite, SuiteScenarioFile};
 use crate::server::{load_target_file, preflight, Target};
 
 /// `toolspec run`.
@@ -166,7 +169,6 @@ pub(crate) fn run(
         keep_failed: args.keep_failed,
         repeat: args.repeat,
     };
-    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     let styles = Styles::coloured(colour);
 
     check_pins(&external, &suites, args.target.as_deref())?;
@@ -178,118 +180,118 @@ pub(crate) fn run(
         html: args.html.as_deref(),
         order: &order,
     });
+    let mut plans = plan_suites(args, &suites, &external, &exe);
+    ask_for_tools(&mut plans, &options);
+    let work: Vec<Planned<'_>> = plans
+        .iter()
+        .flat_map(|plan| {
+            plan.work.iter().map(move |(file, scenario)| Planned {
+                suite: plan.suite,
+                file,
+                scenario,
+                target: &plan.target,
+                listed: plan.listed.as_ref(),
+            })
+        })
+        .collect();
+    let suite_of: Vec<usize> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(k, plan)| std::iter::repeat_n(k, plan.work.len()))
+        .collect();
+    let durations_file = cache_file_here(durations::FILE_NAME);
+    let mut durations = durations_file
+        .as_deref()
+        .map(Durations::load)
+        .unwrap_or_default();
+    let expected: Vec<Option<Duration>> = work
+        .iter()
+        .map(|p| durations.of(&p.target.name, &p.suite.scenario_id(p.file, p.scenario)))
+        .collect();
+    let start = StartOrder::slow_first(&expected);
+    let workers = schedule::workers(args.jobs, external.is_none(), start.early, default_jobs());
+
     // The ids `--write-baseline` writes, kept instead of every report.
     let mut failing: Vec<String> = Vec::new();
     let mut facts = Vec::new();
     let mut grand = Tally::default();
     let mut target_name = String::new();
-    // The position of each selected scenario across the suites, for --partition.
-    let mut position = 0;
-    for suite in &suites {
-        let target = match &external {
-            Some(t) => t.clone(),
-            None => {
-                let mutate: Vec<&str> = args
-                    .mutate
-                    .iter()
-                    .flat_map(|m| ["--mutate", m.as_str()])
-                    .collect();
-                Target::reference(&exe, suite).with_extra_args(&mutate)
-            }
-        };
-        let target = Target {
-            sandbox: target.sandbox || args.sandbox,
-            ..target
+    let label = match plans.as_slice() {
+        [one] => one.suite.name.clone(),
+        all => format!("{} suites", all.len()),
+    };
+    let progress = Progress::new(&label, work.len());
+    let show = |report: &ScenarioReport| {
+        progress.scenario_ended(Standing::of(report).breaks_the_run());
+    };
+    let started = Instant::now();
+    // Each report is counted, printed if it did not pass, and handed to the report
+    // files in the run's order as soon as those before it have ended, and not kept.
+    // The suites are opened (their notes printed) and closed (their summary line)
+    // in order as their reports are handed on, so the output reads as if they had
+    // run one after the other.
+    let mut tallies = vec![Tally::default(); plans.len()];
+    let mut opened = 0;
+    say_notes(&plans, 0);
+    let close_through = |upto: usize,
+                         opened: &mut usize,
+                         tallies: &[Tally],
+                         facts: &mut Vec<SuiteFacts>,
+                         grand: &mut Tally,
+                         target_name: &mut String| {
+        while *opened < upto {
+            let plan = &plans[*opened];
+            let summary = close_suite(catalogue, plan, &tallies[*opened], started.elapsed(), facts);
+            progress.above(|| say(summary));
+            grand.add(&tallies[*opened]);
+            target_name.clone_from(&plan.target.name);
+            *opened += 1;
+            progress.above(|| say_notes(&plans, *opened));
         }
-        .sandboxed_where_possible();
-        target_name.clone_from(&target.name);
-        let chosen: Vec<_> = suite
-            .scenarios()
-            .filter(|(f, s)| selected(args, suite, f, s))
-            .collect();
-        let first = position;
-        position += chosen.len();
-        let (positions, work): (Vec<usize>, Vec<_>) = chosen
-            .into_iter()
-            .enumerate()
-            .map(|(i, work)| (first + i, work))
-            .filter(|(at, (f, s))| {
-                args.partition
-                    .is_none_or(|p| p.admits(*at, &suite.scenario_id(f, s)))
-            })
-            .unzip();
-        let preflight_timeout = Duration::from_millis(
-            options
-                .call_timeout_ms
-                .unwrap_or(suite.config.call_timeout_ms),
-        );
-        let listed = match preflight::check(suite, &target, preflight_timeout) {
-            Ok(gaps) => {
-                for line in gaps.lines(&target.name) {
-                    say(line);
-                }
-                Some(gaps.listed)
-            }
-            Err(why) => {
-                say(format_args!(
-                    "note: could not list `{}`'s tools: {why}",
-                    target.name
-                ));
-                None
-            }
-        };
-        let started = Instant::now();
-        let progress = Progress::new(&suite.name, work.len());
-        let show = |report: &ScenarioReport| {
+    };
+    run_scenarios(
+        &work,
+        &options,
+        workers,
+        &start,
+        &show,
+        &mut |index, mut report| {
+            let k = suite_of[index];
+            close_through(
+                k,
+                &mut opened,
+                &tallies,
+                &mut facts,
+                &mut grand,
+                &mut target_name,
+            );
+            let plan = &plans[k];
+            report.position = plan.positions[index - plan.first];
+            durations.record(&plan.target.name, &report.id, report.elapsed);
             // NEW is shown too: what raising the pin would bring is worth reading.
-            let standing = Standing::of(report);
-            progress.scenario_ended(standing.breaks_the_run());
+            let standing = Standing::of(&report);
             if args.verbose || standing.breaks_the_run() || standing == Standing::New {
-                progress.above(|| print(&scenario_text(report, styles)));
+                progress.above(|| print(&scenario_text(&report, styles)));
             }
-        };
-        // Each report is counted and handed to the report files in the suite's
-        // order as soon as those before it have ended, and not kept.
-        let mut tally = Tally::default();
-        run_scenarios(
-            suite,
-            &work,
-            &target,
-            &options,
-            listed.as_ref(),
-            jobs,
-            &show,
-            &mut |index, mut report| {
-                report.position = positions[index];
-                tally.count(&report);
-                if args.write_baseline.is_some() && fails(&report) {
-                    failing.push(report.id.clone());
-                }
-                streams.add(report);
-            },
-        );
-        progress.finish();
-        let mut origin = catalogue
-            .origin(&suite.name)
-            .map(|o| o.describe())
-            .unwrap_or_default();
-        facts.push(SuiteFacts {
-            name: suite.name.clone(),
-            version: suite.config.version,
-            origin: origin.clone(),
-        });
-        origin.push_str(&format!(", version {}", suite.config.version));
-        if let Some(pin) = target.pins.get(&suite.name) {
-            origin.push_str(&format!(", pinned at {pin}"));
-        }
-        say(suite_summary(
-            &suite.name,
-            &tally,
-            started.elapsed(),
-            &target.name,
-            &origin,
-        ));
-        grand.add(&tally);
+            tallies[k].count(&report);
+            if args.write_baseline.is_some() && fails(&report) {
+                failing.push(report.id.clone());
+            }
+            streams.add(report);
+        },
+    );
+    close_through(
+        plans.len(),
+        &mut opened,
+        &tallies,
+        &mut facts,
+        &mut grand,
+        &mut target_name,
+    );
+    progress.finish();
+    if let Some(file) = &durations_file {
+        // A cache: a run that cannot keep it only starts the next one slower.
+        let _ = durations.save(file);
     }
     say(run_summary(&grand));
     let run = RunFacts {
@@ -318,6 +320,151 @@ pub(crate) fn run(
     } else {
         Outcome::Held
     })
+}
+
+/// One suite of a run, planned before anything runs.
+struct SuitePlan<'s> {
+    suite: &'s Suite,
+    target: Target,
+    /// The selected scenarios this run (or shard) runs.
+    work: Vec<(&'s SuiteScenarioFile, &'s Scenario)>,
+    /// Each one's position among the selected scenarios of every suite.
+    positions: Vec<usize>,
+    /// Where the suite's scenarios begin in the run's list.
+    first: usize,
+    /// What the server's tool list says of the suite, said as the suite opens.
+    notes: Vec<String>,
+    listed: Option<BTreeSet<String>>,
+}
+
+/// Each suite's target and the scenarios of it this run runs.
+fn plan_suites<'s>(
+    args: &RunArgs,
+    suites: &'s [Suite],
+    external: &Option<Target>,
+    exe: &Path,
+) -> Vec<SuitePlan<'s>> {
+    let mut plans = Vec::new();
+    // The position of each selected scenario across the suites, for --partition.
+    let mut position = 0;
+    let mut first = 0;
+    for suite in suites {
+        let target = match external {
+            Some(t) => t.clone(),
+            None => {
+                let mutate: Vec<&str> = args
+                    .mutate
+                    .iter()
+                    .flat_map(|m| ["--mutate", m.as_str()])
+                    .collect();
+                Target::reference(exe, suite).with_extra_args(&mutate)
+            }
+        };
+        let target = Target {
+            sandbox: target.sandbox || args.sandbox,
+            ..target
+        }
+        .sandboxed_where_possible();
+        let chosen: Vec<_> = suite
+            .scenarios()
+            .filter(|(f, s)| selected(args, suite, f, s))
+            .collect();
+        let start = position;
+        position += chosen.len();
+        let (positions, work): (Vec<usize>, Vec<_>) = chosen
+            .into_iter()
+            .enumerate()
+            .map(|(i, work)| (start + i, work))
+            .filter(|(at, (f, s))| {
+                args.partition
+                    .is_none_or(|p| p.admits(*at, &suite.scenario_id(f, s)))
+            })
+            .unzip();
+        let count = work.len();
+        plans.push(SuitePlan {
+            suite,
+            target,
+            work,
+            positions,
+            first,
+            notes: Vec::new(),
+            listed: None,
+        });
+        first += count;
+    }
+    plans
+}
+
+/// Asks each suite's server for its tool list, all suites at once, before any
+/// scenario runs.
+fn ask_for_tools(plans: &mut [SuitePlan<'_>], options: &RunOptions) {
+    let answers: Vec<_> = std::thread::scope(|scope| {
+        let asking: Vec<_> = plans
+            .iter()
+            .map(|plan| {
+                let timeout = Duration::from_millis(
+                    options
+                        .call_timeout_ms
+                        .unwrap_or(plan.suite.config.call_timeout_ms),
+                );
+                scope.spawn(move || preflight::check(plan.suite, &plan.target, timeout))
+            })
+            .collect();
+        asking.into_iter().map(|a| a.join()).collect()
+    });
+    for (plan, answer) in plans.iter_mut().zip(answers) {
+        match answer {
+            Ok(Ok(gaps)) => {
+                plan.notes = gaps.lines(&plan.target.name);
+                plan.listed = Some(gaps.listed);
+            }
+            Ok(Err(why)) => {
+                plan.notes = vec![format!(
+                    "note: could not list `{}`'s tools: {why}",
+                    plan.target.name
+                )];
+            }
+            Err(_) => {
+                plan.notes = vec![format!(
+                    "note: could not list `{}`'s tools: the look-up panicked",
+                    plan.target.name
+                )];
+            }
+        }
+    }
+}
+
+/// Says the notes of the suite at `k`, if there is one.
+fn say_notes(plans: &[SuitePlan<'_>], k: usize) {
+    for line in plans.get(k).map(|p| p.notes.as_slice()).unwrap_or_default() {
+        say(line);
+    }
+}
+
+/// The summary line of a suite whose reports have all been handed on, `elapsed`
+/// after the run's scenarios began; its facts are added for the reports.
+fn close_suite(
+    catalogue: &Catalogue,
+    plan: &SuitePlan<'_>,
+    tally: &Tally,
+    elapsed: Duration,
+    facts: &mut Vec<SuiteFacts>,
+) -> String {
+    let suite = plan.suite;
+    let mut origin = catalogue
+        .origin(&suite.name)
+        .map(|o| o.describe())
+        .unwrap_or_default();
+    facts.push(SuiteFacts {
+        name: suite.name.clone(),
+        version: suite.config.version,
+        origin: origin.clone(),
+    });
+    origin.push_str(&format!(", version {}", suite.config.version));
+    if let Some(pin) = plan.target.pins.get(&suite.name) {
+        origin.push_str(&format!(", pinned at {pin}"));
+    }
+    suite_summary(&suite.name, tally, elapsed, &plan.target.name, &origin).to_string()
 }
 
 /// A pin above a suite's version names a version that does not exist (a typo, or a

@@ -4,8 +4,11 @@
 //! -> expectations. The session is stopped, with everything the server started,
 //! whatever the verdict.
 
+pub(crate) mod cache_folder;
 pub(crate) mod cancel;
+pub(crate) mod durations;
 pub(crate) mod parallel;
+pub(crate) mod schedule;
 mod unsupported;
 mod verdict;
 

@@ -1,48 +1,53 @@
-//! Runs a suite's scenarios on a few threads, each scenario on its own server.
+//! Runs a run's scenarios on a few threads, each scenario on its own server.
 //!
-//! For `toolspec run`, which needs every report back in scenario order and prints
+//! For `toolspec run`, which needs every report back in the run's order and prints
 //! each as it arrives (`toolspec mutants` has a pool of its own, which decides its
-//! next job from what the earlier ones found: `proof::mutants::pool`). With
-//! `repeat`, every attempt at a scenario is a job of its own (fresh fixture, fresh
-//! server), and the scenario's report is made from all of them once the last ends.
+//! next job from what the earlier ones found: `proof::mutants::pool`). The
+//! scenarios of every suite of a run share one pool, so a suite's slow scenario
+//! does not hold the next suite back. With `repeat`, every attempt at a scenario
+//! is a job of its own (fresh fixture, fresh server), and the scenario's report is
+//! made from all of them once the last ends. Which scenario starts when is
+//! [`super::schedule`]'s choice; the order reports are handed on in is not.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
+use super::schedule::StartOrder;
 use crate::execute::{run_scenario, RunOptions, ScenarioReport};
 use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
 use crate::server::Target;
 
-/// The scenarios to run: each with the file it comes from.
-pub(crate) type Work<'a> = [(&'a SuiteScenarioFile, &'a Scenario)];
+/// One scenario of a run, with what it runs against.
+#[derive(Clone, Copy)]
+pub(crate) struct Planned<'a> {
+    pub(crate) suite: &'a Suite,
+    pub(crate) file: &'a SuiteScenarioFile,
+    pub(crate) scenario: &'a Scenario,
+    pub(crate) target: &'a Target,
+    /// The server's tool list, when it could be read (see [`run_scenario`]).
+    pub(crate) listed: Option<&'a BTreeSet<String>>,
+}
 
 /// How far past the first scenario whose report has not been handed on a worker
-/// may start one. A slow scenario at the head holds every report after it (they
-/// are handed on in order); with this bound the reports held wait for at most this
-/// many scenarios, however long the suite, and the workers wait for the head once
-/// they are this far ahead.
+/// may start one in its turn. A slow scenario at the head holds every report after
+/// it (they are handed on in order); with this bound the reports held wait for at
+/// most this many scenarios (and the few started early), however long the run, and
+/// the workers wait for the head once they are this far ahead.
 const AHEAD: usize = 256;
 
-/// Runs `work` on `jobs` threads, calling `on_report` with each scenario's report as
-/// its last attempt ends, then handing it to `in_order` (with its index in `work`)
-/// in the order of `work`: a report that ends before those ahead of it waits in a
-/// reorder buffer until they have been handed on, and no scenario starts more than
-/// [`AHEAD`] places past the first not yet handed on, so what is held at once is
-/// bounded, not the run's. `in_order` is called on the worker threads, one call at
-/// a time. `listed` is the server's tool list, when it could be read (see
-/// [`run_scenario`]).
-#[allow(
-    clippy::too_many_arguments,
-    reason = "run_scenarios' arguments and the consumer"
-)]
+/// Runs `work` on `workers` threads, starting its scenarios in `start`'s order,
+/// calling `on_report` with each scenario's report as its last attempt ends, then
+/// handing it to `in_order` (with its index in `work`) in the order of `work`: a
+/// report that ends before those ahead of it waits in a reorder buffer until they
+/// have been handed on, and no scenario starts in its turn more than [`AHEAD`]
+/// places past the first not yet handed on, so what is held at once is bounded,
+/// not the run's. `in_order` is called on the worker threads, one call at a time.
 pub(crate) fn run_scenarios(
-    suite: &Suite,
-    work: &Work<'_>,
-    target: &Target,
+    work: &[Planned<'_>],
     options: &RunOptions,
-    listed: Option<&BTreeSet<String>>,
-    jobs: usize,
+    workers: usize,
+    start: &StartOrder,
     on_report: &(dyn Fn(&ScenarioReport) + Sync),
     in_order: &mut (dyn FnMut(usize, ScenarioReport) + Send),
 ) {
@@ -51,8 +56,15 @@ pub(crate) fn run_scenarios(
     let attempts: Mutex<Vec<Vec<(usize, ScenarioReport)>>> =
         Mutex::new(vec![Vec::new(); work.len()]);
     let attempt = |index: usize, number: usize| -> Option<ScenarioReport> {
-        let (file, scenario) = work[index];
-        let attempt = run_scenario(suite, &file.stem, scenario, target, options, listed);
+        let planned = work[index];
+        let attempt = run_scenario(
+            planned.suite,
+            &planned.file.stem,
+            planned.scenario,
+            planned.target,
+            options,
+            planned.listed,
+        );
         let ended: Vec<ScenarioReport> = {
             // Pushing and sorting cannot leave the lists half changed.
             let mut all = attempts.lock().unwrap_or_else(PoisonError::into_inner);
@@ -68,23 +80,25 @@ pub(crate) fn run_scenarios(
         on_report(&report);
         Some(report)
     };
-    in_order_on_threads(work.len(), repeat, jobs, AHEAD, &attempt, in_order);
+    in_order_on_threads(start, repeat, workers, AHEAD, &attempt, in_order);
 }
 
-/// Runs attempts `0..repeat` of items `0..items` on `jobs` threads, and hands each
-/// item's result (the one its last attempt to end returns) to `in_order` in item
-/// order. An item starts only while it is fewer than `ahead` places past the first
-/// item not yet handed on. An item whose attempt panics is passed over, so the
-/// others are not held up; the panic reaches the caller once every thread has
+/// Runs attempts `0..repeat` of the items of `start` on `jobs` threads, starting
+/// them in `start`'s order, and hands each item's result (the one its last attempt
+/// to end returns) to `in_order` in item order. An item started in its turn (not
+/// one of `start.early`) starts only while it is fewer than `ahead` places past the
+/// first item not yet handed on. An item whose attempt panics is passed over, so
+/// the others are not held up; the panic reaches the caller once every thread has
 /// ended.
 fn in_order_on_threads<R: Send>(
-    items: usize,
+    start: &StartOrder,
     repeat: usize,
     jobs: usize,
     ahead: usize,
     attempt: &(dyn Fn(usize, usize) -> Option<R> + Sync),
     in_order: &mut (dyn FnMut(usize, R) + Send),
 ) {
+    let items = start.order.len();
     let total = items * repeat;
     let next_job = AtomicUsize::new(0);
     let line = Mutex::new(Reorder {
@@ -97,11 +111,11 @@ fn in_order_on_threads<R: Send>(
         for _ in 0..jobs.clamp(1, total.max(1)) {
             scope.spawn(|| loop {
                 let job = next_job.fetch_add(1, Ordering::Relaxed);
-                let index = job / repeat;
-                if index >= items {
+                let Some(&index) = start.order.get(job / repeat) else {
                     break;
-                }
-                if let Ok(mut held) = line.lock() {
+                };
+                let in_turn = job / repeat >= start.early;
+                if let (true, Ok(mut held)) = (in_turn, line.lock()) {
                     while index >= held.next + ahead {
                         match moved.wait(held) {
                             Ok(again) => held = again,
@@ -241,7 +255,14 @@ mod tests {
             }
             seen.push((index, result));
         };
-        in_order_on_threads(items, 1, 4, ahead, &attempt, &mut consumer);
+        in_order_on_threads(
+            &StartOrder::as_listed(items),
+            1,
+            4,
+            ahead,
+            &attempt,
+            &mut consumer,
+        );
         assert_eq!(seen, (0..items).map(|i| (i, i)).collect::<Vec<_>>());
         assert_eq!(
             most_ahead,
@@ -258,7 +279,14 @@ mod tests {
         };
         let mut seen = Vec::new();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            in_order_on_threads(10, 1, 2, 2, &attempt, &mut |index, _| seen.push(index));
+            in_order_on_threads(
+                &StartOrder::as_listed(10),
+                1,
+                2,
+                2,
+                &attempt,
+                &mut |index, _| seen.push(index),
+            );
         }));
         assert!(outcome.is_err(), "the panic reaches the caller");
         assert_eq!(seen, [0, 1, 2, 4, 5, 6, 7, 8, 9]);
@@ -272,10 +300,44 @@ mod tests {
             (number == 2).then_some((index, number))
         };
         let mut seen = Vec::new();
-        in_order_on_threads(6, 3, 3, 2, &attempt, &mut |index, result| {
-            seen.push((index, result))
-        });
+        in_order_on_threads(
+            &StartOrder::as_listed(6),
+            3,
+            3,
+            2,
+            &attempt,
+            &mut |index, result| seen.push((index, result)),
+        );
         assert_eq!(runs.load(Ordering::SeqCst), 18);
         assert_eq!(seen, (0..6).map(|i| (i, (i, 2))).collect::<Vec<_>>());
+    }
+
+    /// Items started early, far past the bound, start before any other and hold
+    /// nobody up; the results still come in item order.
+    #[test]
+    fn early_items_start_first_wherever_they_stand() {
+        let start = StartOrder {
+            order: std::iter::once(30)
+                .chain(std::iter::once(20))
+                .chain((0..40).filter(|i| *i != 30 && *i != 20))
+                .collect(),
+            early: 2,
+        };
+        let started = Mutex::new(Vec::new());
+        let attempt = |index: usize, _: usize| -> Option<usize> {
+            started.lock().expect("lock").push(index);
+            Some(index)
+        };
+        let mut seen = Vec::new();
+        in_order_on_threads(&start, 1, 1, 3, &attempt, &mut |index, result| {
+            seen.push((index, result))
+        });
+        let started = started.into_inner().expect("lock");
+        assert_eq!(
+            &started[..3],
+            [30, 20, 0],
+            "one worker: the early ones first"
+        );
+        assert_eq!(seen, (0..40).map(|i| (i, i)).collect::<Vec<_>>());
     }
 }

@@ -5,18 +5,15 @@
 //! The hints are a cache, not data: they only change the order scenarios are
 //! tried in, never a score, so a missing, unreadable or malformed file is an
 //! empty one, and a hint naming a scenario that no longer exists is passed over.
-//! They live in `mutants-killers.json` in toolspec's cache folder:
-//! `$TOOLSPEC_CACHE_DIR`, else `$XDG_CACHE_HOME/toolspec`, else
-//! `$HOME/.cache/toolspec`.
+//! They live in `mutants-killers.json` in toolspec's cache folder
+//! ([`crate::execute::cache_folder`]).
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-/// The variable that names toolspec's cache folder, before the XDG defaults.
-pub(crate) const CACHE_DIR_ENV: &str = "TOOLSPEC_CACHE_DIR";
+use crate::execute::cache_folder::{cache_file, write_json};
 
 /// The file's name in the cache folder.
 const FILE_NAME: &str = "mutants-killers.json";
@@ -98,27 +95,17 @@ impl Killers {
                 }
             }
         }
-        let folder = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(folder)?;
-        let mut file = tempfile::NamedTempFile::new_in(folder)?;
-        serde_json::to_writer_pretty(
-            &mut file,
+        write_json(
+            path,
             &json!({ "version": VERSION, "suites": merged.by_suite }),
-        )?;
-        file.write_all(b"\n")?;
-        file.persist(path).map_err(|e| e.error)?;
-        Ok(())
+        )
     }
 }
 
-/// Where the hints are kept, from the environment as `var` reads it; None when
-/// no variable says where a cache could go.
+/// Where the killers are kept, as the environment `var` reads names the cache
+/// folder.
 pub(crate) fn file_path(var: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let folder = set(CACHE_DIR_ENV)
-        .or_else(|| set("XDG_CACHE_HOME").map(|d| d.join("toolspec")))
-        .or_else(|| set("HOME").map(|d| d.join(".cache").join("toolspec")))?;
-    Some(folder.join(FILE_NAME))
+    cache_file(var, FILE_NAME)
 }
 
 #[cfg(test)]
@@ -195,35 +182,11 @@ mod tests {
     }
 
     #[test]
-    fn the_cache_folder_comes_from_the_first_variable_set() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
+    fn the_killers_are_kept_in_their_own_file_of_the_cache_folder() {
+        let var = |name: &str| (name == "HOME").then(|| "/h".to_string());
         assert_eq!(
-            file_path(env(&[
-                (CACHE_DIR_ENV, "/c"),
-                ("XDG_CACHE_HOME", "/x"),
-                ("HOME", "/h")
-            ])),
-            Some(PathBuf::from("/c").join(FILE_NAME))
-        );
-        assert_eq!(
-            file_path(env(&[
-                (CACHE_DIR_ENV, ""),
-                ("XDG_CACHE_HOME", "/x"),
-                ("HOME", "/h")
-            ])),
-            Some(PathBuf::from("/x/toolspec").join(FILE_NAME))
-        );
-        assert_eq!(
-            file_path(env(&[("HOME", "/h")])),
+            file_path(var),
             Some(PathBuf::from("/h/.cache/toolspec").join(FILE_NAME))
         );
-        assert_eq!(file_path(env(&[])), None);
     }
 }

@@ -719,3 +719,80 @@ fn a_spawner_killed_mid_run_leaves_the_run_to_finish() {
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains(" 0 FAIL, 0 ERROR,"), "{stdout}");
 }
+
+/// What a run prints, with what changes from run to run masked: times, fixture
+/// roots and task ids.
+fn printed_masked(output: &[u8]) -> String {
+    let text = String::from_utf8_lossy(output);
+    let times = regex::Regex::new(r"in \d+(\.\d+)?s").expect("regex");
+    let roots = regex::Regex::new(r"/[^\s/]*/?toolspec-[A-Za-z0-9]+").expect("regex");
+    let tasks = regex::Regex::new(r"task_id: [0-9a-f]+").expect("regex");
+    let text = times.replace_all(&text, "in Xs");
+    let text = roots.replace_all(&text, "ROOT");
+    tasks.replace_all(&text, "task_id: X").into_owned()
+}
+
+#[test]
+fn a_run_prints_in_the_suites_order_whatever_starts_first() {
+    let run = |cache: &Path, jobs: Option<&str>| {
+        let mut cmd = toolspec();
+        cmd.env("TOOLSPEC_CACHE_DIR", cache).args([
+            "run",
+            "--specs",
+            "tests/data/specs",
+            "--suite",
+            "wrong",
+            "--suite",
+            "features",
+        ]);
+        if let Some(jobs) = jobs {
+            cmd.args(["--jobs", jobs]);
+        }
+        let output = cmd.output().expect("run");
+        assert_eq!(output.status.code(), Some(1), "the wrong suite fails");
+        printed_masked(&output.stdout)
+    };
+    // One worker, nothing known: the scenarios start in the run's order.
+    let plain = tempfile::tempdir().expect("tempdir");
+    let one_by_one = run(plain.path(), Some("1"));
+    // The wrong suite's last scenarios were slow last time: they start first,
+    // and on more workers than that.
+    let slow_last = tempfile::tempdir().expect("tempdir");
+    let ids: Vec<String> = String::from_utf8(
+        toolspec()
+            .args(["--specs", "tests/data/specs", "list", "--suite", "wrong"])
+            .output()
+            .expect("list")
+            .stdout,
+    )
+    .expect("utf-8")
+    .lines()
+    .map(str::trim)
+    .filter(|l| l.starts_with("wrong::"))
+    .map(str::to_string)
+    .collect();
+    assert!(ids.len() > 10, "the wrong suite is listed: {ids:?}");
+    let mut times = serde_json::Map::new();
+    for (at, id) in ids.iter().enumerate() {
+        let ms = if at + 4 >= ids.len() { 5000 } else { 10 };
+        times.insert(id.clone(), ms.into());
+    }
+    let durations = serde_json::json!({ "version": 1, "targets": { "reference": times } });
+    std::fs::write(
+        slow_last.path().join("scenario-durations.json"),
+        durations.to_string(),
+    )
+    .expect("write");
+    let slow_first = run(slow_last.path(), None);
+    assert_eq!(one_by_one, slow_first);
+    // Each run keeps how long its scenarios took, for the next.
+    let kept: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(plain.path().join("scenario-durations.json")).expect("kept"),
+    )
+    .expect("json");
+    assert!(
+        kept["targets"]["reference"][&ids[0]].is_u64(),
+        "no duration kept for {}: {kept}",
+        ids[0]
+    );
+}

@@ -45,7 +45,7 @@ pub fn main(toolspec_exe: &Path) {
     crate::server::start_spawner();
     // `cargo bench` passes `--bench`; any other flag is ignored too.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let benches: [(&str, Bench); 8] = [
+    let benches: [(&str, Bench); 9] = [
         ("session_start_stop", session_start_stop),
         ("one_call", one_call),
         ("suite_serial", suite_serial),
@@ -54,6 +54,7 @@ pub fn main(toolspec_exe: &Path) {
         ("ripgrep", ripgrep),
         ("bare_lifecycle", bare_lifecycle),
         ("scale_suite", scale_suite),
+        ("run_floor", run_floor),
     ];
     let selected: Vec<_> = benches
         .iter()
@@ -603,6 +604,61 @@ fn scale_suite(ctx: &Ctx) {
             fmt_dur(usage.cpu.div_f64(scenarios)),
         );
     }
+}
+
+/// `toolspec run` of every built-in suite against the bundled server, beside its
+/// floor: the longer of its slowest scenario (from the run's own JSON report) and
+/// its CPU time spread over the cores; nothing can finish sooner. With
+/// `TOOLSPEC_BENCH_BEFORE` naming another `toolspec` (an earlier build), the two
+/// run in turn, so both are measured on the machine as it is.
+fn run_floor(ctx: &Ctx) {
+    const RUNS: usize = 3;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let json = dir.path().join("report.json");
+    let json_arg = json.to_string_lossy().into_owned();
+    let mut builds = vec![("this build", ctx.exe.clone())];
+    if let Some(before) = std::env::var_os("TOOLSPEC_BENCH_BEFORE") {
+        builds.insert(0, ("before", PathBuf::from(before)));
+    }
+    println!(
+        "   {:<12} {:>9} {:>9} {:>10} {:>10} {:>12}",
+        "build", "wall", "cpu", "slowest", "floor", "wall/floor"
+    );
+    for run in 0..=RUNS {
+        for (name, exe) in &builds {
+            let Some(usage) = measured(exe, &["run", "--json", &json_arg]) else {
+                println!("   {name:<12} (could not run)");
+                continue;
+            };
+            let slowest = slowest_scenario(&json).unwrap_or_default();
+            let floor = slowest.max(usage.cpu.div_f64(cores as f64));
+            // The first round warms the caches (and the durations it keeps).
+            if run == 0 {
+                continue;
+            }
+            println!(
+                "   {name:<12} {:>9} {:>9} {:>10} {:>10} {:>12.2}",
+                fmt_dur(usage.wall),
+                fmt_dur(usage.cpu),
+                fmt_dur(slowest),
+                fmt_dur(floor),
+                usage.wall.as_secs_f64() / floor.as_secs_f64().max(1e-9),
+            );
+        }
+    }
+}
+
+/// The longest `elapsed_ms` of a JSON report's scenarios.
+fn slowest_scenario(report: &Path) -> Option<Duration> {
+    let text = std::fs::read_to_string(report).ok()?;
+    let doc: Value = serde_json::from_str(&text).ok()?;
+    doc["scenarios"]
+        .as_array()?
+        .iter()
+        .filter_map(|s| s["elapsed_ms"].as_u64())
+        .max()
+        .map(Duration::from_millis)
 }
 
 /// What one finished command cost.

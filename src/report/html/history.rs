@@ -221,11 +221,24 @@ fn changed(html: &mut String, history: &History) {
             }
             let label =
                 |at: Option<usize>| at.map_or("-".to_string(), |at| text(&matrix.columns[at].name));
+            let fixed = t.fixed_in().and_then(|at| {
+                t.transitions
+                    .iter()
+                    .find(|s| s.step == Step::Fixed && s.to == at)
+            });
+            let fixed_in = match fixed {
+                Some(s) => answers(
+                    &label(Some(s.to)),
+                    &text(&matrix.columns[s.from].name),
+                    &label(Some(s.to)),
+                    s.diff.as_deref(),
+                ),
+                None => label(None),
+            };
             let _ = write!(
                 html,
-                "<td class=\"first-failed\">{}</td><td class=\"fixed-in\">{}</td><td class=\"bisect\">",
-                label(t.first_failed()),
-                label(t.fixed_in())
+                "<td class=\"first-failed\">{}</td><td class=\"fixed-in\">{fixed_in}</td><td class=\"bisect\">",
+                label(t.first_failed())
             );
             let mut any = false;
             for s in &t.transitions {
@@ -244,20 +257,7 @@ fn changed(html: &mut String, history: &History) {
                     }
                     Step::Fixed => continue,
                 };
-                match &s.diff {
-                    Some(diff) => {
-                        let _ = write!(
-                            html,
-                            "<details><summary>{words}</summary><div class=\"detail\">\
-                             <div class=\"label\">the answers of {from} and {to}</div>\
-                             <pre class=\"diff\">{}</pre></div></details>",
-                            diff_lines(diff)
-                        );
-                    }
-                    None => {
-                        let _ = write!(html, "<div>{words}</div>");
-                    }
-                }
+                html.push_str(&answers(&words, &from, &to, s.diff.as_deref()));
             }
             if !any {
                 html.push('-');
@@ -267,6 +267,20 @@ fn changed(html: &mut String, history: &History) {
         html.push_str("</tbody>\n");
     }
     html.push_str("</table></div>\n");
+}
+
+/// `words` that open, when the two releases' answers differ, on their diff;
+/// `from` and `to` are the releases' labels, escaped.
+fn answers(words: &str, from: &str, to: &str, diff: Option<&str>) -> String {
+    match diff {
+        Some(diff) => format!(
+            "<details><summary>{words}</summary><div class=\"detail\">\
+             <div class=\"label\">the answers of {from} and {to}</div>\
+             <pre class=\"diff\">{}</pre></div></details>",
+            diff_lines(diff)
+        ),
+        None => format!("<div>{words}</div>"),
+    }
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ pub(crate) struct HistoryArgs {
     title: Option<String>,
 }
 
-/// One release as given: its label, its report, and where it was named.
+/// One release as given: its label and its JSON report.
 struct Named {
     label: String,
     report: PathBuf,

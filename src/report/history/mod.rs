@@ -197,7 +197,7 @@ impl History {
         out
     }
 
-    /// How the changed scenarios of requirement `q` are found among all.
+    /// The scenarios of requirement `q` that changed, in its rows' order.
     pub(crate) fn changed_in<'a>(
         &'a self,
         q: &'a Requirement,

@@ -505,8 +505,8 @@ fn history_names_the_release_that_broke_a_scenario_and_the_one_that_fixed_it() {
         "{other_row}"
     );
     assert!(
-        html.contains("<svg class=\"trend-line\""),
-        "a trend line per requirement"
+        html.contains("<tr class=\"all\"><th scope=\"row\">all requirements</th><td class=\"trend\"><svg class=\"trend-line\""),
+        "a trend line for the whole suite, then one per requirement"
     );
     let md = read(&out.join("history.md"));
     assert!(

@@ -97,6 +97,20 @@ fn overview(html: &mut String, history: &History) {
         html.push_str("</th>");
     }
     html.push_str("</tr></thead>\n<tbody>");
+    let whole: Vec<Score> = matrix.columns.iter().map(|c| c.tally.spec).collect();
+    let _ = write!(
+        html,
+        "<tr class=\"all\"><th scope=\"row\">all requirements</th><td class=\"trend\">{}</td>",
+        trend(&whole)
+    );
+    for c in &matrix.columns {
+        let _ = write!(
+            html,
+            "<td>spec {} · upstream {}</td>",
+            c.tally.spec, c.tally.upstream
+        );
+    }
+    html.push_str("</tr>\n");
     for q in &matrix.requirements {
         let tallies: Vec<_> = matrix
             .columns

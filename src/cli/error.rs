@@ -38,12 +38,15 @@ pub(crate) enum CliError {
         "say where the files go: --out DIR, or --specs DIR with --suite NAME (its folder there); built-in suites are not written to (`toolspec suites export DIR` writes them out to edit)"
     )]
     ScaffoldNeedsAPlace,
-    /// A JSON report (for `diff` or `matrix`) that could not be read.
+    /// A JSON report (for `diff`, `matrix` or `history`) that could not be read.
     #[error("{0}")]
     ReadReport(#[from] crate::report::ReadError),
     /// `matrix` could not run a target or write its folder.
     #[error("matrix: {0}")]
     Matrix(String),
+    /// `history` was given releases it cannot line up.
+    #[error("history: {0}")]
+    History(String),
     /// `init` could not propose or write a target.
     #[error("init: {0}")]
     Init(String),

@@ -7,6 +7,7 @@ mod color;
 mod coverage;
 mod diff;
 mod error;
+mod history;
 mod init;
 mod list;
 mod matrix;
@@ -96,6 +97,11 @@ enum Command {
     /// What changed between two JSON reports of one suite: the scenarios that
     /// flipped, with the answers diffed; exits 1 on a new failure.
     Diff(diff::DiffArgs),
+    /// One suite across the releases of one program, from JSON reports in release
+    /// order (--run LABEL=FILE, repeated, or --releases DIR): a folder with the
+    /// history page (index.html), history.json and history.md; the scenarios that
+    /// changed, where each first failed and was fixed, and where to bisect.
+    History(history::HistoryArgs),
     /// Reports already written: `toolspec report merge A.json B.json ...` joins the
     /// shards of a partitioned run.
     #[command(subcommand)]
@@ -121,6 +127,7 @@ pub fn main() -> ExitCode {
         Command::Suites(command) => suites::suites(&command),
         Command::Report(command) => report::report(&command, cli.specs.as_deref()),
         Command::Diff(args) => diff::diff(&args),
+        Command::History(args) => history::history(&args, cli.specs.as_deref()),
         Command::Matrix(args) => {
             crate::server::start_spawner();
             let result = matrix::matrix(&args, cli.specs.as_deref());
@@ -177,6 +184,7 @@ fn dispatch(
         Command::Suites(_)
         | Command::Report(_)
         | Command::Diff(_)
+        | Command::History(_)
         | Command::Matrix(_)
         | Command::ReferenceServer { .. } => Ok(Outcome::Held),
     }

@@ -242,7 +242,7 @@ impl<'a> Flips<'a> {
 }
 
 /// `text` with the run's fixture root written `{root}`: two runs have two roots.
-fn rooted(text: &str, report: &ScenarioReport) -> String {
+pub(crate) fn rooted(text: &str, report: &ScenarioReport) -> String {
     if report.root.is_empty() {
         text.to_string()
     } else {

@@ -2,6 +2,7 @@
 //! baseline of known failures), and machine-readable files for CI pages.
 
 mod flips;
+pub(crate) mod history;
 mod html;
 mod json;
 mod junit;
@@ -13,7 +14,7 @@ mod standing;
 pub(crate) mod text;
 
 pub(crate) use flips::{version_changes, Flips};
-pub(crate) use html::page as html_page;
+pub(crate) use html::{history_page, page as html_page};
 pub(crate) use json::{write_json, JsonStream};
 pub(crate) use junit::{write_junit, JunitStream};
 pub(crate) use markdown::write_markdown;

@@ -169,26 +169,28 @@ impl Browser {
     }
 
     /// A real click, as a mouse would make it: the `nth` element (from 0) that
-    /// `selector` names is scrolled into view and pressed and released at its
-    /// centre, which must be the element's own (not something over it).
+    /// `selector` names is scrolled into view and pressed and released at the
+    /// centre of its first line (a link that wraps has a gap at its box's centre),
+    /// which must be the element's own (not something over it).
     pub(crate) fn click(&mut self, selector: &str, nth: usize) -> Result<(), String> {
         let quoted = json!(selector).to_string();
         let element = format!("document.querySelectorAll({quoted})[{nth}]");
         let centre = self.evaluate(&format!(
             "(() => {{ const e = {element}; if (!e) return null; \
              e.scrollIntoView({{block: 'center', inline: 'center'}}); \
-             const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+             const r = e.getClientRects()[0] || e.getBoundingClientRect(); \
+             return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
         ))?;
         let (Some(x), Some(y)) = (centre[0].as_f64(), centre[1].as_f64()) else {
             return Err(format!("no element {nth} of `{selector}` on the page"));
         };
         let hit = self.evaluate(&format!(
             "(() => {{ const e = {element}; const at = document.elementFromPoint({x}, {y}); \
-             return at !== null && (e === at || e.contains(at)); }})()"
+             return at !== null && (e === at || e.contains(at)) ? true : (at ? at.outerHTML.slice(0, 160) : 'nothing'); }})()"
         ))?;
         if hit != json!(true) {
             return Err(format!(
-                "`{selector}` is covered by something else at its centre ({x:.0}, {y:.0})"
+                "`{selector}` is covered by something else at its centre ({x:.0}, {y:.0}): {hit}"
             ));
         }
         for kind in ["mousePressed", "mouseReleased"] {

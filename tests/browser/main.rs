@@ -4,7 +4,9 @@
 //! there, the page itself never scrolls sideways (the table scrolls in its own
 //! box), a real click on a failing cell's word opens its diff, "failures only"
 //! hides the rows that pass, and without the script every failure still opens on
-//! its diff. A screenshot of each width is saved under the target folder
+//! its diff. The matrix page, a single run's page (`run --html`) and the history
+//! page are measured at 360 and 1280 px: no line of text in their tables is drawn
+//! over a line of another cell, before and after a failed cell is opened. A screenshot of each width is saved under the target folder
 //! (`results-page-{script,no-script}-WIDTH.png`) for a person to look at.
 //!
 //! A `harness = false` binary (libtest-mimic), so that where no browser is
@@ -24,15 +26,19 @@ use cdp::Browser;
 
 /// The window widths the page is checked at: a phone, a tablet, a laptop and a
 /// wide screen, in CSS pixels.
-const WIDTHS: [u32; 4] = [375, 768, 1280, 1920];
+const WIDTHS: [u32; 4] = [360, 768, 1280, 1920];
+/// The widths every page is measured at for text drawn over text: the narrowest
+/// phone the pages promise to read on, and a laptop.
+const OVERLAP_WIDTHS: [u32; 2] = [360, 1280];
 /// The window's height at every width.
 const HEIGHT: u32 = 900;
 /// The width from which the whole table must fit beside the page's margins with no
 /// scrolling at all (two server columns); below it, the table's own box scrolls.
 const FITS_FROM: u32 = 768;
 
-/// The scenarios on the page: one requirement of boris.
-const REQUIREMENT: &str = "boris::cross-tool-error-codes::";
+/// The scenarios on the page: boris's error-code requirements, whose names are
+/// among the suite's longest ("Error codes are string constants").
+const REQUIREMENT: &str = "error-codes";
 /// A scenario the `wrong-code` deviation breaks.
 const BROKEN: &str = "boris::cross-tool-error-codes::PATH_NOT_FOUND on missing file";
 
@@ -69,6 +75,10 @@ fn main() -> ExitCode {
             "browser::without_javascript_every_failure_opens_on_its_diff",
             without_javascript,
         ),
+        trial(
+            "browser::no_page_draws_text_over_text_at_360_and_1280_px",
+            no_text_over_text,
+        ),
     ];
     libtest_mimic::run(&args, trials).exit_code()
 }
@@ -78,6 +88,12 @@ fn main() -> ExitCode {
 struct Page {
     _dir: tempfile::TempDir,
     index: PathBuf,
+    /// The mutated run's own page (`run --html`).
+    single: PathBuf,
+    /// The history page of three releases: honest, `wrong-code`, honest.
+    history: PathBuf,
+    /// How many requirements the page has.
+    requirements: usize,
     /// How many scenarios the requirement has, and how many `wrong-code` breaks,
     /// read from the mutated run's JSON report.
     scenarios: usize,
@@ -105,6 +121,7 @@ fn build_page() -> Result<Page, String> {
         .stdout(Stdio::null());
         if let Some(m) = mutate {
             cmd.args(["--mutate", m]);
+            cmd.arg("--html").arg(dir.path().join("single.html"));
         }
         cmd.status().map_err(|e| format!("toolspec run: {e}"))?;
         reports.push(json);
@@ -121,11 +138,37 @@ fn build_page() -> Result<Page, String> {
     if !status.success() {
         return Err(format!("toolspec matrix: {status}"));
     }
+    let history = dir.path().join("history");
+    let status = Command::new(exe)
+        .arg("history")
+        .arg("--run")
+        .arg(format!("1.0={}", reports[0].display()))
+        .arg("--run")
+        .arg(format!("1.1={}", reports[1].display()))
+        .arg("--run")
+        .arg(format!("1.2={}", reports[0].display()))
+        .arg("--out")
+        .arg(&history)
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| format!("toolspec history: {e}"))?;
+    if !status.success() {
+        return Err(format!("toolspec history: {status}"));
+    }
     let text = std::fs::read_to_string(&reports[1]).map_err(|e| e.to_string())?;
     let report: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let count = |key: &str| report["counts"][key].as_u64().unwrap_or_default() as usize;
+    let requirements: std::collections::BTreeSet<&str> = report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["requirement"].as_str())
+        .collect();
     Ok(Page {
         index: out.join("index.html"),
+        single: dir.path().join("single.html"),
+        history: history.join("index.html"),
+        requirements: requirements.len(),
         scenarios: count("PASS") + count("FAIL"),
         failing: count("FAIL"),
         _dir: dir,
@@ -271,22 +314,24 @@ fn click_opens_diff(browser: &mut Browser, width: u32, nth: usize) -> Result<(),
 /// The overview has the requirement's row with both servers' counts, and a click
 /// on the requirement's name follows its link and brings its scenarios into the
 /// window.
-fn overview_leads_to_rows(browser: &mut Browser, width: u32) -> Result<(), Failed> {
+fn overview_leads_to_rows(browser: &mut Browser, page: &Page, width: u32) -> Result<(), Failed> {
     let fail = at_width(width);
     let counts = browser
         .evaluate("[...document.querySelectorAll('#overview tbody tr')].map(tr => [...tr.cells].map(c => c.innerText.trim()))")
         .map_err(&fail)?;
     let rows = counts.as_array().cloned().unwrap_or_default();
     check(
-        rows.len() == 1
-            && rows[0].as_array().is_some_and(|cells| {
-                cells.len() == 3
-                    && cells[1..]
-                        .iter()
-                        .all(|c| c.as_str().is_some_and(|c| c.ends_with(" passed")))
+        rows.len() == page.requirements
+            && rows.iter().all(|row| {
+                row.as_array().is_some_and(|cells| {
+                    cells.len() == 3
+                        && cells[1..]
+                            .iter()
+                            .all(|c| c.as_str().is_some_and(|c| c.ends_with(" passed")))
+                })
             }),
         || {
-            format!("at {width} px: the overview's rows are {counts}, expected one requirement with two servers' counts")
+            format!("at {width} px: the overview's rows are {counts}, expected {} requirements with two servers' counts", page.requirements)
         },
     )?;
     browser.evaluate("window.scrollTo(0, 0)").map_err(&fail)?;
@@ -348,7 +393,7 @@ fn with_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
         check(standings == serde_json::json!(["PASS", "FAIL"]), || {
             format!("at {width} px: the broken scenario's cells are {standings}, expected PASS and FAIL")
         })?;
-        overview_leads_to_rows(&mut browser, width)?;
+        overview_leads_to_rows(&mut browser, page, width)?;
         click_opens_diff(&mut browser, width, 0)?;
         check_layout(&mut browser, width, "with a failure open", false)?;
         screenshot(&mut browser, &format!("script-{width}"))?;
@@ -485,6 +530,84 @@ fn without_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
         }
         check_layout(&mut browser, width, "with every failure open", false)?;
         screenshot(&mut browser, &format!("no-script-{width}"))?;
+    }
+    Ok(())
+}
+
+/// The lines of text in the page's tables (`#overview`, `#matrix`) that are drawn
+/// over a line of another cell, as `text / text` pairs: each visible text node's
+/// line boxes, measured with a Range, compared pairwise across cells. The tables'
+/// boxes are scrolled back to their start first, where the sticky headers cover
+/// nothing.
+fn text_drawn_over_text(browser: &mut Browser) -> Result<Vec<String>, String> {
+    let found = browser.evaluate(
+        "(() => { document.querySelectorAll('.scroll, .overview-box').forEach(b => b.scrollTo(0, 0));\
+          const boxes = [];\
+          for (const table of document.querySelectorAll('#overview, #matrix')) {\
+            const walk = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);\
+            for (let node = walk.nextNode(); node; node = walk.nextNode()) {\
+              const text = node.textContent.trim(); const el = node.parentElement;\
+              if (!text || !el.checkVisibility()) continue;\
+              const cell = el.closest('td, th, caption'); const range = document.createRange();\
+              range.selectNodeContents(node);\
+              for (const r of range.getClientRects()) {\
+                if (r.width >= 1 && r.height >= 1) boxes.push({cell, r, text: text.slice(0, 48)}); } } }\
+          const over = [];\
+          for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {\
+            const a = boxes[i], b = boxes[j]; if (a.cell === b.cell) continue;\
+            const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);\
+            const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);\
+            if (w > 1 && h > 1) over.push(a.text + ' / ' + b.text); }\
+          return {over, boxes: boxes.length}; })()",
+    )?;
+    let boxes = number(&found["boxes"]);
+    if boxes.is_nan() || boxes < 10.0 {
+        return Err(format!("only {boxes} lines of text measured in the tables: the selectors found nothing to check"));
+    }
+    Ok(found["over"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect())
+}
+
+/// Every page (the matrix, a single run's, the history) at [`OVERLAP_WIDTHS`]:
+/// the page does not scroll sideways, no text of its tables is drawn over
+/// another's, and a click on a failed cell opens its diff without drawing it over
+/// anything either.
+fn no_text_over_text(binary: &Path, page: &Page) -> Result<(), Failed> {
+    let mut browser = Browser::launch(binary, true).map_err(Failed::from)?;
+    for (name, file) in [
+        ("matrix", &page.index),
+        ("single run", &page.single),
+        ("history", &page.history),
+    ] {
+        for width in OVERLAP_WIDTHS {
+            let fail = |e: String| Failed::from(format!("{name} page at {width} px: {e}"));
+            browser.resize(width, HEIGHT).map_err(fail)?;
+            browser
+                .open(&format!("file://{}", file.display()))
+                .map_err(fail)?;
+            check_layout(&mut browser, width, &format!("{name} page"), false)?;
+            let over = text_drawn_over_text(&mut browser).map_err(fail)?;
+            check(over.is_empty(), || {
+                format!("{name} page at {width} px: text drawn over text: {over:?}")
+            })?;
+            let (before, _) = diff_shown(&mut browser, 0).map_err(fail)?;
+            browser
+                .click("td.s-fail[data-standing=FAIL] summary", 0)
+                .map_err(fail)?;
+            let (after, text) = diff_shown(&mut browser, 0).map_err(fail)?;
+            check(!before && after && text.contains("+IO_ERROR"), || {
+                format!("{name} page at {width} px: a click on a failed cell did not open its diff; the cell reads:\n{text}")
+            })?;
+            let over = text_drawn_over_text(&mut browser).map_err(fail)?;
+            check(over.is_empty(), || {
+                format!("{name} page at {width} px, a failure open: text drawn over text: {over:?}")
+            })?;
+            screenshot(&mut browser, &format!("{}-{width}", name.replace(' ', "-")))?;
+        }
     }
     Ok(())
 }

@@ -22,7 +22,7 @@
 //! - `init` (a proposed target file and its first baseline): `init`;
 //! - `mutants`: `mutants`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
-//! - `run --html`, `matrix`, badges and `diff`: `results_page` (the page in a
+//! - `run --html`, `matrix`, badges, `diff` and `history`: `results_page` (the page in a
 //!   real browser: the `browser` binary);
 //! - verdicts, standings, baselines and the counts every report gives: `verdict_model`;
 //! - how many crates a release build compiles, against `build-budget.txt`:

@@ -387,3 +387,191 @@ fn rows_follow_the_spec_documents_clause_order_not_the_file_names() {
         );
     }
 }
+
+/// The schema of `history.json`, relative to the repository root.
+const HISTORY_SCHEMA: &str = "docs/history.schema.json";
+
+/// Releases of a made-up program, played by the reference server with a deviation
+/// or none: 1.0 and 1.1 honest, 1.2 `wrong-code`, 1.3 honest again, 1.4
+/// `drop-code-prefix`. A scenario `wrong-code` breaks first failed in 1.2 (not 1.1,
+/// which passed), was fixed in 1.3, and broke again in 1.4: two breaks to bisect.
+/// One only `drop-code-prefix` breaks first failed in 1.4 and is not fixed.
+#[test]
+fn history_names_the_release_that_broke_a_scenario_and_the_one_that_fixed_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let honest = run_json(dir.path(), "honest", None);
+    let wrong_code = run_json(dir.path(), "wrong-code", Some("wrong-code"));
+    let no_prefix = run_json(dir.path(), "drop-code-prefix", Some("drop-code-prefix"));
+    let out = dir.path().join("history");
+    let mut cmd = toolspec();
+    cmd.arg("history");
+    for (label, report) in [
+        ("1.0", &honest),
+        ("1.1", &honest),
+        ("1.2", &wrong_code),
+        ("1.3", &honest),
+        ("1.4", &no_prefix),
+    ] {
+        cmd.arg("--run")
+            .arg(format!("{label}={}", report.display()));
+    }
+    let done = cmd.arg("--out").arg(&out).assert().code(0);
+    let text = String::from_utf8_lossy(&done.get_output().stdout).into_owned();
+    assert!(
+        text.contains(&format!(
+            "  {BROKEN}\n    1.0 pass, 1.1 pass, 1.2 fail, 1.3 pass, 1.4 fail\n    first failed in 1.2; fixed in 1.3\n    bisect between 1.1 (passes) and 1.2 (fails)\n      --- 1.1\n      +++ 1.2\n      -[PATH_NOT_FOUND] {{root}}/missing.txt"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "    bisect between 1.3 (passes) and 1.4 (fails)\n      --- 1.3\n      +++ 1.4\n"
+        ),
+        "{text}"
+    );
+    let history = assert_matches_schema(HISTORY_SCHEMA, &out.join("history.json"));
+    // What each deviation broke, from its own run's report.
+    let failing = |report: &Path| -> Vec<String> {
+        let doc: serde_json::Value = serde_json::from_str(&read(report)).expect("the run's JSON");
+        doc["scenarios"]
+            .as_array()
+            .expect("scenarios")
+            .iter()
+            .filter(|s| s["verdict"] == "FAIL")
+            .filter_map(|s| s["id"].as_str().map(str::to_string))
+            .collect()
+    };
+    let (by_wrong_code, by_no_prefix) = (failing(&wrong_code), failing(&no_prefix));
+    assert!(
+        by_wrong_code.iter().any(|id| id == BROKEN),
+        "{by_wrong_code:?}"
+    );
+    let only_no_prefix: Vec<&String> = by_no_prefix
+        .iter()
+        .filter(|id| !by_wrong_code.contains(id))
+        .collect();
+    assert!(!only_no_prefix.is_empty(), "{by_no_prefix:?}");
+    let changed = history["changed"].as_array().expect("changed");
+    let mut expected: Vec<&String> = by_wrong_code
+        .iter()
+        .chain(only_no_prefix.iter().copied())
+        .collect();
+    expected.sort();
+    let mut ids: Vec<&str> = changed.iter().filter_map(|c| c["id"].as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, expected, "only what a deviation broke changed");
+    let bisect = |pairs: &[(&str, &str)]| {
+        serde_json::Value::Array(
+            pairs
+                .iter()
+                .map(|(passes, fails)| serde_json::json!({"passes": passes, "fails": fails}))
+                .collect(),
+        )
+    };
+    for scenario in changed {
+        let id = scenario["id"].as_str().unwrap_or_default().to_string();
+        let again = by_no_prefix.contains(&id);
+        if by_wrong_code.contains(&id) {
+            assert_eq!(scenario["first_failed"], "1.2", "{scenario}");
+            assert_eq!(scenario["fixed_in"], "1.3", "{scenario}");
+            let pairs: &[(&str, &str)] = if again {
+                &[("1.1", "1.2"), ("1.3", "1.4")]
+            } else {
+                &[("1.1", "1.2")]
+            };
+            assert_eq!(scenario["bisect"], bisect(pairs), "{scenario}");
+        } else {
+            assert_eq!(scenario["first_failed"], "1.4", "{scenario}");
+            assert_eq!(scenario["fixed_in"], serde_json::Value::Null, "{scenario}");
+            assert_eq!(scenario["bisect"], bisect(&[("1.3", "1.4")]), "{scenario}");
+        }
+    }
+    let html = read(&out.join("index.html"));
+    let broken_row = row(&html, BROKEN);
+    assert!(
+        broken_row.contains(
+            "<td class=\"first-failed\">1.2</td><td class=\"fixed-in\"><details><summary>1.3</summary>"
+        ),
+        "{broken_row}"
+    );
+    assert!(
+        broken_row.contains("<summary>1.1 … 1.2</summary>")
+            && broken_row.contains("<summary>1.3 … 1.4</summary>"),
+        "{broken_row}"
+    );
+    let other_row = row(&html, only_no_prefix[0]);
+    assert!(
+        other_row.contains("<td class=\"first-failed\">1.4</td><td class=\"fixed-in\">-</td>"),
+        "{other_row}"
+    );
+    assert!(
+        html.contains("<tr class=\"all\"><th scope=\"row\">all requirements</th><td class=\"trend\"><svg class=\"trend-line\""),
+        "a trend line for the whole suite, then one per requirement"
+    );
+    let md = read(&out.join("history.md"));
+    assert!(
+        md.contains(&format!(
+            "| ✅✅❌✅❌ {} | 1.2 | 1.3 | 1.1 … 1.2, 1.3 … 1.4 |",
+            BROKEN.replace('_', "\\_")
+        )),
+        "{md}"
+    );
+}
+
+#[test]
+fn the_history_schema_refuses_a_history_that_breaks_the_contract() {
+    let counts = serde_json::json!({
+        "PASS": 1, "FAIL": 1, "ERROR": 0, "SKIP": 0, "UNSUPPORTED": 0, "KNOWN": 0,
+        "FLAKY": 0, "STALE": 0, "NEW": 0,
+        "spec": { "passed": 1, "total": 2 }, "upstream": { "passed": 0, "total": 0 },
+    });
+    let release = |label: &str| {
+        serde_json::json!({
+            "label": label, "not_yet_in_suite": 0, "target": "t", "counts": counts,
+            "suites": [{ "name": "boris", "version": 2, "origin": "built-in" }],
+        })
+    };
+    let score = serde_json::json!({"spec": {"passed": 1, "total": 1}, "upstream": {"passed": 0, "total": 0}});
+    let valid = serde_json::json!({
+        "schema_version": 1,
+        "title": "t",
+        "releases": [release("1.0"), release("1.1")],
+        "requirements": [{
+            "suite": "boris", "file": "f", "requirement": "R", "releases": [score, score],
+        }],
+        "changed": [{
+            "id": "boris::f::x",
+            "outcomes": ["pass", "fail"],
+            "standings": ["PASS", "FAIL"],
+            "first_failed": "1.1",
+            "fixed_in": null,
+            "bisect": [{"passes": "1.0", "fails": "1.1"}],
+            "transitions": [{"from": "1.0", "to": "1.1", "step": "broke", "sharpened_in": null, "diff": "--- 1.0\n+++ 1.1\n"}],
+        }],
+    });
+    crate::support::schema_errors(HISTORY_SCHEMA, &valid).expect("the sample is valid");
+    let refused = |edit: &dyn Fn(&mut serde_json::Value), says: &str| {
+        let mut doc = valid.clone();
+        edit(&mut doc);
+        let why = crate::support::schema_errors(HISTORY_SCHEMA, &doc)
+            .expect_err("a broken history is accepted");
+        assert!(why.contains(says), "the message lacks {says:?}:\n{why}");
+    };
+    refused(&|d| d["schema_version"] = 2.into(), "/schema_version");
+    refused(
+        &|d| d["changed"][0]["outcomes"][1] = "failed".into(),
+        "/changed/0/outcomes/1",
+    );
+    refused(
+        &|d| d["changed"][0]["transitions"][0]["step"] = "regressed".into(),
+        "/changed/0/transitions/0/step",
+    );
+    refused(
+        &|d| d["releases"] = serde_json::json!([release("only")]),
+        "/releases",
+    );
+    refused(
+        &|d| d["releases"][0]["not_yet_in_suite"] = (-1).into(),
+        "/releases/0/not_yet_in_suite",
+    );
+}

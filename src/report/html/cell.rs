@@ -120,7 +120,7 @@ pub(crate) fn cell(server: &str, report: Option<&ScenarioReport>) -> String {
 
 /// A diff's lines, escaped, each marked as removed, added, header or context so
 /// the stylesheet can colour them (the `-`/`+` stay, for reading without colour).
-fn diff_lines(detail: &str) -> String {
+pub(crate) fn diff_lines(detail: &str) -> String {
     let mut out = String::new();
     for line in detail.lines() {
         let class = if line.starts_with("--- ") || line.starts_with("+++ ") {

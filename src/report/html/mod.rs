@@ -9,6 +9,9 @@
 
 mod cell;
 mod escape;
+mod history;
+
+pub(crate) use history::history_page;
 
 use std::fmt::Write as _;
 

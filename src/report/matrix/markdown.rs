@@ -9,7 +9,7 @@ use super::{cell_word, percent, Matrix};
 use crate::report::{Standing, Tally};
 
 /// Text made inert in a Markdown table: no cell breaks, markup or HTML.
-fn inert(text: &str) -> String {
+pub(crate) fn inert(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -158,6 +158,10 @@ pub(crate) struct Adapter {
     /// Where the dialect's tools may reach when no `--allow-dir` is given:
     /// the root unless [`Adapter::reaching`] says otherwise.
     pub(crate) scope: Scope,
+    /// Whether the dialect writes texts that are JSON objects of its own (an
+    /// envelope, bash's object) and no other text that is one, so that the
+    /// variations of JSON spelling apply to every text that is a JSON object.
+    pub(crate) json_texts: bool,
 }
 
 impl Adapter {
@@ -175,11 +179,20 @@ impl Adapter {
             call,
             render,
             scope: Scope::Root,
+            json_texts: false,
         }
     }
 
     /// The same adapter, reaching `scope` when no `--allow-dir` is given.
     pub(crate) const fn reaching(self, scope: Scope) -> Adapter {
         Adapter { scope, ..self }
+    }
+
+    /// The same adapter, marked as writing JSON texts ([`Adapter::json_texts`]).
+    pub(crate) const fn writing_json(self) -> Adapter {
+        Adapter {
+            json_texts: true,
+            ..self
+        }
     }
 }

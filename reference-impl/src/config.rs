@@ -68,8 +68,10 @@ struct Cli {
     /// (repeatable), for testing that the suites accept it; see --list-variations.
     #[arg(long = "vary")]
     variations: Vec<String>,
-    /// Print the variations that reach this dialect (`name<TAB>what<TAB>allowed by`
-    /// lines), then the freedoms rejected (`!rejected<TAB>what<TAB>why`), and exit.
+    /// Print the variations that reach this dialect (`name<TAB>what<TAB>allowed
+    /// by<TAB>spares` lines, where spares is `all` or `spec`: the scenarios that
+    /// must accept it), then the freedoms rejected (`!rejected<TAB>what<TAB>why`),
+    /// and exit.
     #[arg(long)]
     list_variations: bool,
     /// How MCP is served: stdio, or streamable HTTP at /mcp.
@@ -144,11 +146,14 @@ impl Config {
             }
             return Err(ExitCode::SUCCESS);
         }
-        let json_texts = cli.dialect.adapter().json_texts;
+        let freedoms = variations::Freedoms::of(cli.dialect.adapter());
         if cli.list_variations {
             let mut out = std::io::stdout().lock();
-            let listed = variations::catalogue_for(json_texts)
-                .map(|v| format!("{}\t{}\t{}", v.name, v.what, v.allowed_by))
+            let listed = variations::catalogue_for(freedoms)
+                .map(|v| {
+                    let spares = v.reach.spares();
+                    format!("{}\t{}\t{}\t{spares}", v.name, v.what, v.allowed_by)
+                })
                 .chain(
                     variations::REJECTED
                         .iter()
@@ -161,7 +166,7 @@ impl Config {
             }
             return Err(ExitCode::SUCCESS);
         }
-        let variations = Variations::select(json_texts, &cli.variations).map_err(|message| {
+        let variations = Variations::select(freedoms, &cli.variations).map_err(|message| {
             eprintln!("toolspec-reference: {message}");
             ExitCode::from(2)
         })?;

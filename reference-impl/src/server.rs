@@ -73,6 +73,7 @@ impl ServerHandler for ToolServer {
         let args = request.arguments.unwrap_or_default();
         match (self.adapter.call)(&self.ctx, &request.name, &args).await {
             Some(reply) => {
+                let reply = self.variations.reword(reply);
                 let rendered = (self.adapter.render)(&self.ctx.mutations, reply);
                 Ok(self
                     .variations

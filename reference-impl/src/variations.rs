@@ -8,16 +8,22 @@
 //! were considered and are not variations, with why.
 //!
 //! The catalogue is declared once, like a mutation catalogue, and each entry
-//! says which results it can reach: every result (the MCP result object), or
-//! the JSON texts of the dialects that write them ([`Reach::JsonTexts`]). A
-//! variation applies to every result it reaches; none looks at which scenario
-//! is running. Variations combine: a server may take all of them at once.
+//! says which results it can reach: every result (the MCP result object), the
+//! JSON texts of the dialects that write them ([`Reach::JsonTexts`]), or the
+//! failure messages of the dialects whose documents give no words for them
+//! ([`Reach::FreeMessages`]). A variation applies to every result it reaches;
+//! none looks at which scenario is running. Variations combine: a server may
+//! take all of them at once.
+//!
+//! A message in other words is right by the documents, not by the upstream
+//! program, whose exact wording `basis: upstream` scenarios check: such a
+//! variation is listed as sparing `spec` scenarios only, every other one `all`.
 
 use rmcp::model::CallToolResult;
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use crate::dialects::Rendered;
+use crate::dialects::{Adapter, Rendered, Reply};
 use crate::json_spelling::{respell, Spelling};
 
 /// Which results a variation can change.
@@ -28,6 +34,44 @@ pub(crate) enum Reach {
     /// The texts that are JSON objects the dialect writes itself (an envelope,
     /// bash's object), in the dialects that write them.
     JsonTexts,
+    /// The message of a failure, in the dialects whose documents give no words
+    /// for it.
+    FreeMessages,
+}
+
+impl Reach {
+    /// Which scenarios must accept the variation: `spec` when it changes words
+    /// the upstream program has, `all` otherwise.
+    pub(crate) fn spares(self) -> &'static str {
+        match self {
+            Reach::FreeMessages => "spec",
+            Reach::EveryResult | Reach::JsonTexts => "all",
+        }
+    }
+}
+
+/// What a dialect leaves free, from its adapter: which variations reach it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Freedoms {
+    pub(crate) json_texts: bool,
+    pub(crate) free_messages: bool,
+}
+
+impl Freedoms {
+    pub(crate) fn of(adapter: &Adapter) -> Freedoms {
+        Freedoms {
+            json_texts: adapter.json_texts,
+            free_messages: adapter.free_messages,
+        }
+    }
+
+    fn reach(self, reach: Reach) -> bool {
+        match reach {
+            Reach::EveryResult => true,
+            Reach::JsonTexts => self.json_texts,
+            Reach::FreeMessages => self.free_messages,
+        }
+    }
 }
 
 /// One entry of the catalogue.
@@ -85,13 +129,13 @@ catalogue! {
     pub(crate) enum Variation {
         ExplicitIsErrorFalse = "explicit-is-error-false" (EveryResult):
             "a success states `isError: false` instead of leaving the field out",
-            "MCP 2025-06-18 schema, CallToolResult.isError: \"Whether the tool call ended in an error. If not set, this is assumed to be false (the call was successful).\"",
+            "MCP 2025-03-26 schema, CallToolResult.isError: \"Whether the tool call ended in an error. If not set, this is assumed to be false (the call was successful).\"",
         ResultMeta = "result-meta" (EveryResult):
             "every result carries a `_meta` object",
-            "MCP 2025-06-18 schema, Result._meta: \"This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.\"",
+            "MCP 2025-03-26 schema, Result._meta: \"This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.\"",
         TextAnnotations = "text-annotations" (EveryResult):
             "each text block carries `annotations` (audience and priority)",
-            "MCP 2025-06-18 schema, TextContent.annotations: \"Optional annotations for the client.\"",
+            "MCP 2025-03-26 schema, TextContent.annotations: \"Optional annotations for the client.\"",
         StructuredContent = "structured-content" (JsonTexts):
             "a text that is a JSON object is also sent as `structuredContent`",
             "MCP 2025-06-18, Tools, Structured Content: \"Structured content is returned as a JSON object in the structuredContent field of a result. For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.\"",
@@ -107,6 +151,9 @@ catalogue! {
         JsonEscaped = "json-escaped" (JsonTexts):
             "JSON strings escape `/` and every non-ASCII character (`\\/`, `\\u00e9`)",
             "RFC 8259, section 7: \"Any character may be escaped.\"",
+        MessageReworded = "message-reworded" (FreeMessages):
+            "a failure's message opens with `The call failed: ` before the program's own words",
+            "seed 000: \"Every error message (the text after the `[CODE]` prefix) SHALL state what happened, include the relevant value (path, pattern, count), and when applicable suggest how to fix the request\" (what it says, not its words); seed 003: \"Match on error, never on message.\"",
     }
 }
 
@@ -154,12 +201,11 @@ pub(crate) struct UnknownVariation {
     valid: String,
 }
 
-/// The variations that reach a dialect's results: all of them when it writes JSON
-/// texts, else those that reach every result.
-pub(crate) fn catalogue_for(json_texts: bool) -> impl Iterator<Item = &'static VariationInfo> {
+/// The variations that reach a dialect's results, given what it leaves free.
+pub(crate) fn catalogue_for(freedoms: Freedoms) -> impl Iterator<Item = &'static VariationInfo> {
     Variation::CATALOGUE
         .iter()
-        .filter(move |v| json_texts || v.reach == Reach::EveryResult)
+        .filter(move |v| freedoms.reach(v.reach))
 }
 
 /// The variations switched on for this server, checked at start-up.
@@ -171,16 +217,16 @@ pub(crate) struct Variations {
 impl Variations {
     /// Switches on `names` among the variations a dialect's results can take.
     pub(crate) fn select(
-        json_texts: bool,
+        freedoms: Freedoms,
         names: &[String],
     ) -> Result<Variations, UnknownVariation> {
         let mut active = Vec::new();
         for name in names {
-            match catalogue_for(json_texts).find(|v| v.name == name) {
+            match catalogue_for(freedoms).find(|v| v.name == name) {
                 Some(info) if !active.contains(&info.name) => active.push(info.name),
                 Some(_) => {}
                 None => {
-                    let valid: Vec<&str> = catalogue_for(json_texts).map(|v| v.name).collect();
+                    let valid: Vec<&str> = catalogue_for(freedoms).map(|v| v.name).collect();
                     return Err(UnknownVariation {
                         name: name.clone(),
                         valid: valid.join(", "),
@@ -193,6 +239,18 @@ impl Variations {
 
     fn is_active(&self, variation: Variation) -> bool {
         self.active.contains(&variation.name())
+    }
+
+    /// `reply` in the words the active variations give it, before the dialect
+    /// renders it.
+    pub(crate) fn reword(&self, reply: Reply) -> Reply {
+        match reply {
+            Reply::Failure(mut failure) if self.is_active(Variation::MessageReworded) => {
+                failure.message = format!("The call failed: {}", failure.message);
+                Reply::Failure(failure)
+            }
+            other => other,
+        }
     }
 
     /// The MCP result of `rendered`, in the forms the active variations give it.
@@ -246,7 +304,11 @@ mod tests {
 
     fn wire(variations: &[&str], text: &str, is_error: bool) -> Value {
         let names: Vec<String> = variations.iter().map(|v| v.to_string()).collect();
-        let chosen = Variations::select(true, &names).expect("known variations");
+        let freedoms = Freedoms {
+            json_texts: true,
+            free_messages: true,
+        };
+        let chosen = Variations::select(freedoms, &names).expect("known variations");
         let rendered = Rendered {
             text: text.to_string(),
             is_error,
@@ -302,13 +364,33 @@ mod tests {
 
     #[test]
     fn selection_checks_names_against_what_reaches_the_dialect() {
-        assert!(Variations::select(false, &["result-meta".into()]).is_ok());
-        let err = Variations::select(false, &["json-spaced".into()]).unwrap_err();
+        let fixed = Freedoms {
+            json_texts: false,
+            free_messages: false,
+        };
+        assert!(Variations::select(fixed, &["result-meta".into()]).is_ok());
+        assert!(Variations::select(fixed, &["message-reworded".into()]).is_err());
+        let err = Variations::select(fixed, &["json-spaced".into()]).unwrap_err();
         assert!(
             err.to_string()
                 .contains("valid variations: explicit-is-error-false"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_failure_is_reworded_and_a_success_kept() {
+        let freedoms = Freedoms {
+            json_texts: false,
+            free_messages: true,
+        };
+        let chosen = Variations::select(freedoms, &["message-reworded".into()]).expect("known");
+        let failure = crate::dialects::Failure::new("NOT_FOUND", "no such file: a.txt");
+        match chosen.reword(Reply::Failure(failure)) {
+            Reply::Failure(f) => assert_eq!(f.message, "The call failed: no such file: a.txt"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(chosen.reword(Reply::text("ok")), Reply::text("ok"));
     }
 
     #[test]

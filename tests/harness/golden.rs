@@ -229,10 +229,10 @@ fn the_mutants_schema_refuses_scores_that_break_the_contract() {
             "not_passing": [],
             "variations": [
                 { "variations": [{ "name": "result-meta", "what": "adds _meta",
-                                   "allowed_by": "MCP: \"reserved\"" }],
+                                   "allowed_by": "MCP: \"reserved\"", "spares": "all" }],
                   "spared": true, "false_failures": [] },
                 { "variations": [{ "name": "json-spaced", "what": "spaces JSON",
-                                   "allowed_by": "RFC 8259: \"whitespace\"" }],
+                                   "allowed_by": "RFC 8259: \"whitespace\"", "spares": "all" }],
                   "spared": false,
                   "false_failures": [{ "scenario": "tiny::view::bytes",
                                        "expectations": ["text: differs"] }] },

@@ -162,6 +162,9 @@ pub(crate) struct Adapter {
     /// envelope, bash's object) and no other text that is one, so that the
     /// variations of JSON spelling apply to every text that is a JSON object.
     pub(crate) json_texts: bool,
+    /// Whether the dialect's documents leave the words of a failure's message to
+    /// the program (they say what it must hold, not how it reads).
+    pub(crate) free_messages: bool,
 }
 
 impl Adapter {
@@ -180,12 +183,22 @@ impl Adapter {
             render,
             scope: Scope::Root,
             json_texts: false,
+            free_messages: false,
         }
     }
 
     /// The same adapter, reaching `scope` when no `--allow-dir` is given.
     pub(crate) const fn reaching(self, scope: Scope) -> Adapter {
         Adapter { scope, ..self }
+    }
+
+    /// The same adapter, marked as leaving messages' words free
+    /// ([`Adapter::free_messages`]).
+    pub(crate) const fn wording_messages_freely(self) -> Adapter {
+        Adapter {
+            free_messages: true,
+            ..self
+        }
     }
 
     /// The same adapter, marked as writing JSON texts ([`Adapter::json_texts`]).

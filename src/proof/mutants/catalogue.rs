@@ -26,6 +26,9 @@ pub(crate) struct Variation {
     pub what: String,
     /// The sentence that allows it, as the reference server cites it.
     pub allowed_by: String,
+    /// Whether `basis: upstream` scenarios must accept it too: false for one that
+    /// changes words the upstream program has, which only the documents allow.
+    pub spares_upstream: bool,
 }
 
 /// Why a suite could not be scored.
@@ -90,19 +93,21 @@ pub(crate) fn read(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, MutantsEr
 }
 
 /// The variations of the reference server as `suite` starts it, read from its
-/// `--list-variations` (`name<TAB>what<TAB>allowed by` lines; the freedoms it
-/// rejected, listed after them as `!rejected` lines, are not variations).
+/// `--list-variations` (`name<TAB>what<TAB>allowed by<TAB>spares` lines, spares
+/// being `all` or `spec`; the freedoms it rejected, listed after them as
+/// `!rejected` lines, are not variations).
 pub(crate) fn read_variations(exe: &Path, suite: &Suite) -> Result<Vec<Variation>, MutantsError> {
     let listing = listing(exe, suite, "--list-variations")?;
     Ok(listing
         .lines()
         .filter(|line| !line.trim().is_empty() && !line.starts_with('!'))
         .map(|line| {
-            let mut fields = line.splitn(3, '\t').map(str::trim);
+            let mut fields = line.splitn(4, '\t').map(str::trim);
             Variation {
                 name: fields.next().unwrap_or_default().to_string(),
                 what: fields.next().unwrap_or_default().to_string(),
                 allowed_by: fields.next().unwrap_or_default().to_string(),
+                spares_upstream: fields.next() != Some("spec"),
             }
         })
         .collect())

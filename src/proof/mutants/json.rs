@@ -40,9 +40,14 @@ pub(crate) fn write(path: &Path, scores: &[SuiteScore], full_count: bool) -> std
                     let taken: Vec<Value> = run
                         .variations
                         .iter()
-                        .map(
-                            |v| json!({"name": v.name, "what": v.what, "allowed_by": v.allowed_by}),
-                        )
+                        .map(|v| {
+                            json!({
+                                "name": v.name,
+                                "what": v.what,
+                                "allowed_by": v.allowed_by,
+                                "spares": if v.spares_upstream { "all" } else { "spec" },
+                            })
+                        })
                         .collect();
                     let false_failures: Vec<Value> = run
                         .false_failures

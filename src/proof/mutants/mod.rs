@@ -16,9 +16,12 @@
 //! form passes. The reference server's catalogue of conforming variations
 //! (`--vary NAME`) is run against every scenario that passes honestly; a
 //! scenario that fails one is a false failure, named with the expectations that
-//! did not hold. By default all the variations run at once, on one server (they
-//! combine, and together cost one more pass per suite); a full count runs each
-//! alone, so that a false failure names its variation.
+//! did not hold. A variation that words a message otherwise is right by the
+//! documents, not by the upstream program, so it runs against the `basis: spec`
+//! scenarios only. By default the variations run at once, on one server (they
+//! combine, and together cost one more pass per suite), those of each reach
+//! apart; a full count runs each alone, so that a false failure names its
+//! variation.
 
 mod catalogue;
 pub(crate) mod hints;
@@ -43,7 +46,7 @@ use self::order::{likelihood, mutation_words, scenario_words, Rarity};
 use self::schedule::{Finding, Job, Schedule, Stop};
 use crate::execute::cancel::Cancel;
 use crate::execute::{run_scenario_unless_cancelled, RunOptions, Verdict};
-use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
+use crate::scenario::{Basis, Scenario, Suite, SuiteScenarioFile};
 use crate::server::Target;
 
 /// How a scoring run goes.
@@ -135,12 +138,15 @@ pub(crate) fn score(
                 catalogue::read_variations(exe, suite)?,
                 scoring.only_variations,
             )?;
-            let runs = if scoring.full_count {
+            let runs: Vec<Vec<Variation>> = if scoring.full_count {
                 selected.into_iter().map(|v| vec![v]).collect()
-            } else if selected.is_empty() {
-                Vec::new()
             } else {
-                vec![selected]
+                let (every, spec): (Vec<Variation>, Vec<Variation>) =
+                    selected.into_iter().partition(|v| v.spares_upstream);
+                [every, spec]
+                    .into_iter()
+                    .filter(|run| !run.is_empty())
+                    .collect()
             };
             mutants.extend(runs.into_iter().map(|variations: Vec<Variation>| {
                 let flags: Vec<&str> = variations
@@ -281,12 +287,18 @@ fn candidates(
             else {
                 return Vec::new();
             };
-            let Deviation::Mutation(mutation) = &mutant.deviation else {
-                // Variations run against every scenario: no order is likelier.
-                return range
-                    .clone()
-                    .map(|s| (order::Likelihood::Unknown, s))
-                    .collect();
+            let mutation = match &mutant.deviation {
+                Deviation::Mutation(mutation) => mutation,
+                // Variations run against every scenario they must spare: no order
+                // is likelier.
+                Deviation::Variations(variations) => {
+                    let upstream_too = variations.iter().all(|v| v.spares_upstream);
+                    return range
+                        .clone()
+                        .filter(|s| upstream_too || entries[*s].scenario.basis == Basis::Spec)
+                        .map(|s| (order::Likelihood::Unknown, s))
+                        .collect();
+                }
             };
             let about = mutation_words(&mutation.name, &mutation.what);
             let suite = suites.get(mutant.suite).map_or("", |s| s.name.as_str());

@@ -16,6 +16,12 @@ use crate::execute::RunOptions;
 use crate::proof::mutants::hints::{self, Killers};
 use crate::proof::mutants::{self, Progress, Scoring, SuiteScore};
 
+/// Scenarios run at once a CPU by default. The reference server's scenarios
+/// mostly wait (on a background task, a timeout, a sleeping command), and the
+/// variations run every one of them, the slow ones too: with one a CPU the cores
+/// sat idle for half the wall time.
+const JOBS_PER_CPU: usize = 4;
+
 /// `toolspec mutants`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct MutantsArgs {
@@ -30,8 +36,8 @@ pub(crate) struct MutantsArgs {
     /// catalogue; with only --mutation given, none).
     #[arg(long)]
     variation: Vec<String>,
-    /// Scenarios run at once, across all suites and mutations (default: number of
-    /// CPUs).
+    /// Scenarios run at once, across all suites, mutations and variations
+    /// (default: four a CPU).
     #[arg(long, short)]
     jobs: Option<usize>,
     /// Run every scenario against every mutation and count all that kill it (the
@@ -108,7 +114,10 @@ pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outco
         only: &args.mutation,
         only_variations: &args.variation,
         options: &RunOptions::default(),
-        jobs: args.jobs.unwrap_or_else(default_jobs).max(1),
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| default_jobs() * JOBS_PER_CPU)
+            .max(1),
         full_count: args.full,
         hints: &killers,
     };

@@ -151,6 +151,9 @@ catalogue! {
         JsonEscaped = "json-escaped" (JsonTexts):
             "JSON strings escape `/` and every non-ASCII character (`\\/`, `\\u00e9`)",
             "RFC 8259, section 7: \"Any character may be escaped.\"",
+        ExtraField = "extra-field" (JsonTexts):
+            "a success's open JSON object carries one more field: ikigai's `data`, agent-tools' bash object",
+            "seed 004: \"Tool-specific data: Each tool can include relevant fields in `data`\"; seed 003: bash's text is \"a { exit_code, … } JSON object\"",
         MessageReworded = "message-reworded" (FreeMessages):
             "a failure's message opens with `The call failed: ` before the program's own words",
             "seed 000: \"Every error message (the text after the `[CODE]` prefix) SHALL state what happened, include the relevant value (path, pattern, count), and when applicable suggest how to fix the request\" (what it says, not its words); seed 003: \"Match on error, never on message.\"",
@@ -261,10 +264,25 @@ impl Variations {
             return rendered.into_result();
         }
         let is_error = rendered.is_error;
-        let object = json_text
+        let mut object = json_text
             .then(|| serde_json::from_str::<Value>(&rendered.text).ok())
             .flatten()
             .filter(Value::is_object);
+        if let (Some(value), false, true) = (
+            object.as_mut(),
+            is_error,
+            self.is_active(Variation::ExtraField),
+        ) {
+            // The object the documents leave open: ikigai's `data`, else the
+            // success's own object (agent-tools' bash result).
+            let open = match value.get_mut("data") {
+                Some(data) if data.is_object() => data,
+                _ => value,
+            };
+            if let Some(fields) = open.as_object_mut() {
+                fields.insert("toolspec_extra".into(), json!("an added field"));
+            }
+        }
         let text = match &object {
             Some(value) => respell(
                 value,
@@ -360,6 +378,24 @@ mod tests {
         );
         let plain = wire(&["json-spaced"], "1\talpha", false);
         assert_eq!(plain["content"][0]["text"], "1\talpha");
+    }
+
+    #[test]
+    fn an_open_object_of_a_success_gains_a_field_and_a_failure_does_not() {
+        let text = |v: &Value| -> Value {
+            serde_json::from_str(v["content"][0]["text"].as_str().expect("text")).expect("JSON")
+        };
+        let data = wire(
+            &["extra-field"],
+            r#"{"success":true,"data":{"count":1}}"#,
+            false,
+        );
+        assert_eq!(text(&data)["data"]["toolspec_extra"], "an added field");
+        assert!(text(&data).get("toolspec_extra").is_none());
+        let bash = wire(&["extra-field"], r#"{"exit_code":0}"#, false);
+        assert_eq!(text(&bash)["toolspec_extra"], "an added field");
+        let failure = wire(&["extra-field"], r#"{"error":"x","message":"y"}"#, true);
+        assert!(text(&failure).get("toolspec_extra").is_none());
     }
 
     #[test]

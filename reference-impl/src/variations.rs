@@ -37,6 +37,9 @@ pub(crate) enum Reach {
     /// The message of a failure, in the dialects whose documents give no words
     /// for it.
     FreeMessages,
+    /// The error flag of a failure, in the dialects whose documents give their
+    /// failures as texts alone.
+    UnflaggedErrors,
 }
 
 impl Reach {
@@ -45,7 +48,7 @@ impl Reach {
     pub(crate) fn spares(self) -> &'static str {
         match self {
             Reach::FreeMessages => "spec",
-            Reach::EveryResult | Reach::JsonTexts => "all",
+            Reach::EveryResult | Reach::JsonTexts | Reach::UnflaggedErrors => "all",
         }
     }
 }
@@ -55,6 +58,7 @@ impl Reach {
 pub(crate) struct Freedoms {
     pub(crate) json_texts: bool,
     pub(crate) free_messages: bool,
+    pub(crate) unflagged_errors: bool,
 }
 
 impl Freedoms {
@@ -62,6 +66,7 @@ impl Freedoms {
         Freedoms {
             json_texts: adapter.json_texts,
             free_messages: adapter.free_messages,
+            unflagged_errors: adapter.unflagged_errors,
         }
     }
 
@@ -70,6 +75,7 @@ impl Freedoms {
             Reach::EveryResult => true,
             Reach::JsonTexts => self.json_texts,
             Reach::FreeMessages => self.free_messages,
+            Reach::UnflaggedErrors => self.unflagged_errors,
         }
     }
 }
@@ -154,6 +160,9 @@ catalogue! {
         ExtraField = "extra-field" (JsonTexts):
             "a success's open JSON object carries one more field: ikigai's `data`, agent-tools' bash object",
             "seed 004: \"Tool-specific data: Each tool can include relevant fields in `data`\"; seed 003: bash's text is \"a { exit_code, … } JSON object\"",
+        ErrorsUnflagged = "errors-unflagged" (UnflaggedErrors):
+            "a failure is sent without `isError`, its text alone saying what went wrong",
+            "seed 002 gives each failure as a text alone: \"the tool must return the exact error string\", with no error flag (nor has gemini-cli 0.1.13 one)",
         MessageReworded = "message-reworded" (FreeMessages):
             "a failure's message opens with `The call failed: ` before the program's own words",
             "seed 000: \"Every error message (the text after the `[CODE]` prefix) SHALL state what happened, include the relevant value (path, pattern, count), and when applicable suggest how to fix the request\" (what it says, not its words); seed 003: \"Match on error, never on message.\"",
@@ -263,6 +272,7 @@ impl Variations {
         if self.active.is_empty() {
             return rendered.into_result();
         }
+        let honest = rendered.clone();
         let is_error = rendered.is_error;
         let mut object = json_text
             .then(|| serde_json::from_str::<Value>(&rendered.text).ok())
@@ -300,7 +310,7 @@ impl Variations {
             block["annotations"] = json!({ "audience": ["assistant"], "priority": 0.5 });
         }
         let mut result = json!({ "content": [block] });
-        if is_error {
+        if is_error && !self.is_active(Variation::ErrorsUnflagged) {
             result["isError"] = Value::Bool(true);
         } else if self.is_active(Variation::ExplicitIsErrorFalse) {
             result["isError"] = Value::Bool(false);
@@ -311,8 +321,9 @@ impl Variations {
         if let (Some(value), true) = (object, self.is_active(Variation::StructuredContent)) {
             result["structuredContent"] = value;
         }
-        // Every field set above is one CallToolResult has, with its type.
-        serde_json::from_value(result).unwrap_or_else(|_| CallToolResult::success(Vec::new()))
+        // Every field set above is one CallToolResult has, with its type; were one
+        // refused, the answer would still be right, only not varied.
+        serde_json::from_value(result).unwrap_or_else(|_| honest.into_result())
     }
 }
 
@@ -325,6 +336,7 @@ mod tests {
         let freedoms = Freedoms {
             json_texts: true,
             free_messages: true,
+            unflagged_errors: true,
         };
         let chosen = Variations::select(freedoms, &names).expect("known variations");
         let rendered = Rendered {
@@ -366,6 +378,13 @@ mod tests {
     }
 
     #[test]
+    fn an_unflagged_error_leaves_the_flag_out() {
+        let value = wire(&["errors-unflagged"], "File not found: /r/a", true);
+        assert!(value.get("isError").is_none(), "{value}");
+        assert_eq!(value["content"][0]["text"], "File not found: /r/a");
+    }
+
+    #[test]
     fn json_texts_are_respelled_and_other_texts_kept() {
         let value = wire(
             &["json-keys-reordered", "json-spaced", "json-escaped"],
@@ -403,6 +422,7 @@ mod tests {
         let fixed = Freedoms {
             json_texts: false,
             free_messages: false,
+            unflagged_errors: false,
         };
         assert!(Variations::select(fixed, &["result-meta".into()]).is_ok());
         assert!(Variations::select(fixed, &["message-reworded".into()]).is_err());
@@ -419,6 +439,7 @@ mod tests {
         let freedoms = Freedoms {
             json_texts: false,
             free_messages: true,
+            unflagged_errors: false,
         };
         let chosen = Variations::select(freedoms, &["message-reworded".into()]).expect("known");
         let failure = crate::dialects::Failure::new("NOT_FOUND", "no such file: a.txt");

@@ -165,6 +165,9 @@ pub(crate) struct Adapter {
     /// Whether the dialect's documents leave the words of a failure's message to
     /// the program (they say what it must hold, not how it reads).
     pub(crate) free_messages: bool,
+    /// Whether the dialect's documents give failures as texts alone, with no
+    /// error flag.
+    pub(crate) unflagged_errors: bool,
 }
 
 impl Adapter {
@@ -184,6 +187,7 @@ impl Adapter {
             scope: Scope::Root,
             json_texts: false,
             free_messages: false,
+            unflagged_errors: false,
         }
     }
 
@@ -197,6 +201,15 @@ impl Adapter {
     pub(crate) const fn wording_messages_freely(self) -> Adapter {
         Adapter {
             free_messages: true,
+            ..self
+        }
+    }
+
+    /// The same adapter, marked as giving failures without an error flag
+    /// ([`Adapter::unflagged_errors`]).
+    pub(crate) const fn failing_without_a_flag(self) -> Adapter {
+        Adapter {
+            unflagged_errors: true,
             ..self
         }
     }

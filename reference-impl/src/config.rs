@@ -16,6 +16,7 @@ use thiserror::Error;
 use crate::dialects::Dialect;
 use crate::engine::paths::PathPolicy;
 use crate::mutations::Mutations;
+use crate::variations::{self, Variations};
 
 /// How MCP reaches the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -36,7 +37,7 @@ struct Cli {
     #[arg(long, value_enum)]
     dialect: Dialect,
     /// Working directory: relative paths resolve against it and bash runs in it.
-    #[arg(long, required_unless_present = "list_mutations")]
+    #[arg(long, required_unless_present_any = ["list_mutations", "list_variations"])]
     root: Option<PathBuf>,
     /// Largest file that may be read or written: bytes, or a B/KB/MB/GB suffix (powers of 1024).
     #[arg(long, default_value = "10MB", value_parser = parse_size)]
@@ -63,6 +64,16 @@ struct Cli {
     /// Print the dialect's mutation catalogue (`name<TAB>description` lines) and exit.
     #[arg(long)]
     list_mutations: bool,
+    /// Answer in a named conforming form from the variation catalogue
+    /// (repeatable), for testing that the suites accept it; see --list-variations.
+    #[arg(long = "vary")]
+    variations: Vec<String>,
+    /// Print the variations that reach this dialect (`name<TAB>what<TAB>allowed
+    /// by<TAB>spares` lines, where spares is `all` or `spec`: the scenarios that
+    /// must accept it), then the freedoms rejected (`!rejected<TAB>what<TAB>why`),
+    /// and exit.
+    #[arg(long)]
+    list_variations: bool,
     /// How MCP is served: stdio, or streamable HTTP at /mcp.
     #[arg(long, value_enum, default_value_t = TransportName::Stdio)]
     transport: TransportName,
@@ -104,6 +115,7 @@ pub(crate) struct Config {
     pub(crate) output_limit: u64,
     pub(crate) read_only: bool,
     pub(crate) mutations: Mutations,
+    pub(crate) variations: Variations,
     pub(crate) transport: Transport,
 }
 
@@ -134,6 +146,30 @@ impl Config {
             }
             return Err(ExitCode::SUCCESS);
         }
+        let freedoms = variations::Freedoms::of(cli.dialect.adapter());
+        if cli.list_variations {
+            let mut out = std::io::stdout().lock();
+            let listed = variations::catalogue_for(freedoms)
+                .map(|v| {
+                    let spares = v.reach.spares();
+                    format!("{}\t{}\t{}\t{spares}", v.name, v.what, v.allowed_by)
+                })
+                .chain(
+                    variations::REJECTED
+                        .iter()
+                        .map(|r| format!("!rejected\t{}\t{}", r.what, r.why)),
+                );
+            for line in listed {
+                if writeln!(out, "{line}").is_err() {
+                    break;
+                }
+            }
+            return Err(ExitCode::SUCCESS);
+        }
+        let variations = Variations::select(freedoms, &cli.variations).map_err(|message| {
+            eprintln!("toolspec-reference: {message}");
+            ExitCode::from(2)
+        })?;
         let mutations = Mutations::select(catalogue, &cli.mutations).map_err(|message| {
             eprintln!("toolspec-reference: {message}");
             ExitCode::from(2)
@@ -169,6 +205,7 @@ impl Config {
             output_limit: cli.output_limit,
             read_only: cli.read_only,
             mutations,
+            variations,
             transport,
         })
     }
@@ -270,5 +307,12 @@ mod tests {
     fn unknown_mutation_is_rejected() {
         assert!(parse(&["--mutate", "nope"]).is_err());
         assert!(parse(&["--mutate", "lowercase-code"]).is_ok());
+    }
+
+    #[test]
+    fn a_variation_must_reach_the_dialect() {
+        assert!(parse(&["--vary", "result-meta"]).is_ok());
+        // boris writes no JSON texts, so their spelling is not a variation of it.
+        assert!(parse(&["--vary", "json-spaced"]).is_err());
     }
 }

@@ -4,7 +4,9 @@
 //! under one adapter per suite in [`dialects`], which names the tools, parses
 //! their arguments and renders results in that suite's conventions. The
 //! [`mutations`] catalogue deliberately bends the rendering so the harness can
-//! prove its checks catch realistic deviations. [`server`] speaks MCP over
+//! prove its checks catch realistic deviations, and the [`variations`]
+//! catalogue answers in other forms the documents allow, so the harness can
+//! prove its checks accept them. [`server`] speaks MCP over
 //! stdio with rmcp (behind [`stdio_guard`], which answers requests too large
 //! or too deep for rmcp, through [`stdio_transport`], which writes answers
 //! straight to stdout), and [`http`] over streamable HTTP.
@@ -14,11 +16,13 @@ mod dialects;
 mod engine;
 mod http;
 mod json_shape;
+mod json_spelling;
 mod mutations;
 mod server;
 mod stdio_guard;
 mod stdio_transport;
 mod stop_signals;
+mod variations;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

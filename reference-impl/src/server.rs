@@ -18,6 +18,7 @@ use crate::engine::shell::Shell;
 use crate::stdio_guard::{self, GuardedStdio};
 use crate::stdio_transport::StdioTransport;
 use crate::stop_signals::{stop_signals, SignalError};
+use crate::variations::Variations;
 
 /// Tool calls are handled by the dialect; everything else is rmcp's default.
 /// Clones share one [`Context`] (one shell, one set of background tasks), so
@@ -26,13 +27,17 @@ use crate::stop_signals::{stop_signals, SignalError};
 pub(crate) struct ToolServer {
     adapter: &'static Adapter,
     ctx: Arc<Context>,
+    /// The forms answers take; the dialect never sees them.
+    variations: Arc<Variations>,
 }
 
 impl ToolServer {
     pub(crate) fn new(config: Config) -> ToolServer {
+        let variations = Arc::new(config.variations.clone());
         ToolServer {
             adapter: config.dialect.adapter(),
             ctx: Arc::new(context(config)),
+            variations,
         }
     }
 
@@ -67,9 +72,14 @@ impl ServerHandler for ToolServer {
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.unwrap_or_default();
         match (self.adapter.call)(&self.ctx, &request.name, &args).await {
-            Some(reply) => Ok((self.adapter.render)(&self.ctx.mutations, reply)
-                .into_result()
-                .into()),
+            Some(reply) => {
+                let reply = self.variations.reword(reply);
+                let rendered = (self.adapter.render)(&self.ctx.mutations, reply);
+                Ok(self
+                    .variations
+                    .result(rendered, self.adapter.json_texts)
+                    .into())
+            }
             // Upstream servers answer an unknown tool with a JSON-RPC error.
             None => Err(McpError::invalid_params(
                 format!("unknown tool \"{}\"", request.name),

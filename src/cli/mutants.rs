@@ -1,5 +1,8 @@
 //! `toolspec mutants`: each suite against every deliberate deviation of the bundled
-//! server, a line per mutation as it is scored, and a hole named for each survivor.
+//! server and against its conforming variations, a line per mutation and per run
+//! of variations as it is decided, a hole named for each survivor and a false
+//! failure named, with its scenario and expectations, for each conforming answer
+//! a scenario fails.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -9,6 +12,7 @@ use super::error::CliError;
 use super::output::say;
 use super::Outcome;
 use crate::execute::parallel::default_jobs;
+use crate::execute::schedule;
 use crate::execute::RunOptions;
 use crate::proof::mutants::hints::{self, Killers};
 use crate::proof::mutants::{self, Progress, Scoring, SuiteScore};
@@ -19,15 +23,21 @@ pub(crate) struct MutantsArgs {
     /// Suite to score; repeat for several (default: all).
     #[arg(long)]
     suite: Vec<String>,
-    /// Only this mutation; repeat for several (default: the whole catalogue).
+    /// Only this mutation; repeat for several (default: the whole catalogue; with
+    /// only --variation given, none).
     #[arg(long)]
     mutation: Vec<String>,
-    /// Scenarios run at once, across all suites and mutations (default: number of
-    /// CPUs).
+    /// Only this conforming variation; repeat for several (default: the whole
+    /// catalogue; with only --mutation given, none).
+    #[arg(long)]
+    variation: Vec<String>,
+    /// Scenarios run at once, across all suites, mutations and variations
+    /// (default: four a CPU).
     #[arg(long, short)]
     jobs: Option<usize>,
     /// Run every scenario against every mutation and count all that kill it (the
-    /// README's table), instead of stopping each mutation at its first kill.
+    /// README's table), instead of stopping each mutation at its first kill; and
+    /// run each variation alone, instead of all at once.
     #[arg(long)]
     full: bool,
     /// Write the scores as JSON here.
@@ -68,6 +78,28 @@ pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outco
                 }
             }
         }
+        Progress::Variation { suite, outcome } => {
+            announce(&mut announced, suite);
+            let verdict = if outcome.spared() {
+                "spared  "
+            } else {
+                "FAILED  "
+            };
+            let what = match outcome.variations.as_slice() {
+                [one] => format!("{:<32} {}", one.name, one.what),
+                every => format!("{} variations at once: {}", every.len(), outcome.names()),
+            };
+            say(format_args!("  {verdict} {what}"));
+            for failure in &outcome.false_failures {
+                say(format_args!(
+                    "  false failure: {} fails a conforming answer",
+                    failure.scenario
+                ));
+                for expectation in &failure.expectations {
+                    say(format_args!("             {expectation}"));
+                }
+            }
+        }
         Progress::Suite(score) => {
             announce(&mut announced, &score.suite);
             summarize(score, started);
@@ -75,8 +107,12 @@ pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outco
     };
     let scoring = Scoring {
         only: &args.mutation,
+        only_variations: &args.variation,
         options: &RunOptions::default(),
-        jobs: args.jobs.unwrap_or_else(default_jobs).max(1),
+        // The bundled server's scenarios mostly wait (on a background task, a
+        // timeout, a sleeping command), and the variations run every one of them,
+        // the slow ones too: as for `run`, four a core unless --jobs says.
+        jobs: schedule::workers(args.jobs, true, 0, default_jobs()),
         full_count: args.full,
         hints: &killers,
     };
@@ -98,14 +134,18 @@ pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outco
     }
     let total: usize = scores.iter().map(|s| s.mutants.len()).sum();
     let killed: usize = scores.iter().map(SuiteScore::killed).sum();
+    let (spared, varied) = scores
+        .iter()
+        .map(SuiteScore::specificity)
+        .fold((0, 0), |(a, b), (s, t)| (a + s, b + t));
     if scores.len() > 1 {
         say(format_args!(
-            "all {} suites: {killed} of {total} killed in {:.1}s",
+            "all {} suites: {killed} of {total} killed, {spared} of {varied} variations spared in {:.1}s",
             scores.len(),
             started.elapsed().as_secs_f64()
         ));
     }
-    Ok(if killed < total {
+    Ok(if killed < total || spared < varied {
         Outcome::Broken
     } else {
         Outcome::Held
@@ -136,8 +176,17 @@ fn summarize(score: &SuiteScore, started: Instant) {
         ));
     }
     let total = score.mutants.len();
+    let (spared, varied) = score.specificity();
+    let specificity = if varied == 0 {
+        String::new()
+    } else {
+        format!(
+            ", {spared} of {varied} variations spared ({}%)",
+            (spared * 100).checked_div(varied).unwrap_or(100)
+        )
+    };
     say(format_args!(
-        "{}: {} of {total} mutations killed ({}%) over {} scenarios in {:.1}s",
+        "{}: {} of {total} mutations killed ({}%){specificity} over {} scenarios in {:.1}s",
         score.suite,
         score.killed(),
         (score.killed() * 100).checked_div(total).unwrap_or(100),

@@ -6,10 +6,12 @@
 pub(crate) mod convention;
 pub(crate) mod diff;
 pub(crate) mod json_subset;
+pub(crate) mod json_text;
 mod left_file;
 pub(crate) mod template;
 mod unchanged;
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use crate::fixture::{Fixture, Initial};
@@ -71,11 +73,12 @@ pub(crate) fn judge(
     bindings: &Bindings,
     deadline: Instant,
 ) -> Vec<Mismatch> {
-    let mut found = judge_keys(then, convention, outcome, fixture, bindings, deadline);
+    let reading = Reading::new(convention, then.exact_bytes);
+    let mut found = judge_keys(then, reading, outcome, fixture, bindings, deadline);
     let branches: Vec<Vec<Mismatch>> = then
         .branches()
         .iter()
-        .map(|branch| judge_keys(branch, convention, outcome, fixture, bindings, deadline))
+        .map(|branch| judge_keys(branch, reading, outcome, fixture, bindings, deadline))
         .collect();
     if !branches.iter().any(Vec::is_empty) {
         for (i, mismatches) in branches.into_iter().enumerate() {
@@ -89,10 +92,28 @@ pub(crate) fn judge(
     found
 }
 
+/// How a result is read: its dialect's convention, and whether a JSON object's
+/// text is judged in its canonical spelling ([`json_text`]) or as it came.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    convention: Convention,
+    as_json: bool,
+}
+
+impl Reading {
+    /// A JSON dialect reads JSON objects as JSON unless the scenario is about bytes.
+    fn new(convention: Convention, exact_bytes: bool) -> Reading {
+        Reading {
+            convention,
+            as_json: convention.speaks_json() && !exact_bytes,
+        }
+    }
+}
+
 /// The mismatches of the keys of one `then` or branch, leaving its `any_of` aside.
 fn judge_keys(
     then: &Then,
-    convention: Convention,
+    reading: Reading,
     outcome: &CallOutcome,
     fixture: &Fixture,
     bindings: &Bindings,
@@ -106,7 +127,7 @@ fn judge_keys(
         }
     }
     match outcome {
-        CallOutcome::Result(result) => judge_result(then, convention, result, bindings, &mut found),
+        CallOutcome::Result(result) => judge_result(then, reading, result, bindings, &mut found),
         other if then.judges_the_result() => found.push(
             Mismatch::new(
                 "a tool result",
@@ -240,12 +261,19 @@ fn protocol_error_label(want: &ProtocolErrorExpect) -> String {
 
 fn judge_result(
     then: &Then,
-    convention: Convention,
+    reading: Reading,
     result: &ToolResult,
     bindings: &Bindings,
     found: &mut Vec<Mismatch>,
 ) {
-    let text = &result.text;
+    let convention = reading.convention;
+    let judged = if reading.as_json {
+        json_text::as_judged(&result.text)
+    } else {
+        Cow::Borrowed(result.text.as_str())
+    };
+    let respelled = matches!(judged, Cow::Owned(_));
+    let text: &str = &judged;
     let before = found.len();
     if then.judges_the_result() {
         let breaks = convention.breaks(result);
@@ -313,7 +341,11 @@ fn judge_result(
         }
     }
     if let Some(expected) = &then.text {
-        if let Some(difference) = template::difference(expected, text, bindings) {
+        let expected = match respelled.then(|| json_text::canonical(expected)).flatten() {
+            Some(spelled) => Cow::Owned(spelled),
+            None => Cow::Borrowed(expected.as_str()),
+        };
+        if let Some(difference) = template::difference(&expected, text, bindings) {
             found.push(Mismatch::new("text", difference).keyed("text"));
         }
     }
@@ -369,6 +401,14 @@ fn judge_result(
             );
         }
     }
+    if respelled {
+        let text_keys = ["text", "contains[", "not_contains[", "matches["];
+        for mismatch in &mut found[before..] {
+            if text_keys.iter().any(|k| mismatch.key.starts_with(k)) {
+                mismatch.detail.push_str(JSON_READING_NOTE);
+            }
+        }
+    }
     if let Some(note) = result.no_text_note() {
         for mismatch in &mut found[before..] {
             mismatch.detail.push('\n');
@@ -376,6 +416,10 @@ fn judge_result(
         }
     }
 }
+
+/// Said under a text expectation's mismatch when the text was read as JSON, so
+/// the reader knows why the text shown differs in form from what came.
+const JSON_READING_NOTE: &str = "\n(read as JSON: the object spelled compactly with its keys sorted, as is an expected text that is a JSON object; a scenario about the bytes says `exact_bytes: true`)";
 
 fn judge_file(
     name: &str,
@@ -515,7 +559,7 @@ mod tests {
         let bindings = Bindings::new("/root");
         judge_result(
             &copy,
-            Convention::Plain,
+            Reading::new(Convention::Plain, false),
             &answer("line 12"),
             &bindings,
             &mut found,
@@ -528,7 +572,7 @@ mod tests {
         );
         judge_result(
             &loaded,
-            Convention::Plain,
+            Reading::new(Convention::Plain, false),
             &answer("no digits"),
             &bindings,
             &mut found,
@@ -552,7 +596,7 @@ mod tests {
         let bindings = Bindings::new("/tmp/x+y");
         judge_result(
             &loaded,
-            Convention::Plain,
+            Reading::new(Convention::Plain, false),
             &answer("/tmp/x+y/a.txt"),
             &bindings,
             &mut found,
@@ -560,7 +604,7 @@ mod tests {
         assert!(found.is_empty(), "{found:?}");
         judge_result(
             &loaded,
-            Convention::Plain,
+            Reading::new(Convention::Plain, false),
             &answer("/tmp/xxy/a.txt"),
             &bindings,
             &mut found,
@@ -571,5 +615,75 @@ mod tests {
             0,
             "the written pattern is not compiled"
         );
+    }
+
+    fn judged(yaml: &str, convention: Convention, text: &str) -> Vec<Mismatch> {
+        let then = then(yaml);
+        let mut found = Vec::new();
+        let result = ToolResult {
+            is_error: Some(true),
+            text: text.into(),
+            raw: serde_json::Value::Null,
+        };
+        let reading = Reading::new(convention, then.exact_bytes);
+        judge_result(&then, reading, &result, &Bindings::new("/r"), &mut found);
+        found
+    }
+
+    const ENVELOPE: &str = r#"{"error":"internal","message":"internal error"}"#;
+
+    /// In a JSON dialect a `text:` that is a JSON object holds for the same object
+    /// in another key order, spacing or escaping, and fails on another value with
+    /// a diff of the two objects' canonical spellings.
+    #[test]
+    fn a_json_dialect_compares_an_object_text_as_json() {
+        let yaml = format!("text: '{ENVELOPE}'\n");
+        let respaced = "{\n  \"message\": \"intern\\u0061l error\",\n  \"error\": \"internal\"\n}";
+        assert!(judged(&yaml, Convention::JsonErrorEnvelope, respaced).is_empty());
+        let extra = r#"{"error": "internal", "message": "internal error", "path": "/r/a"}"#;
+        let found = judged(&yaml, Convention::JsonErrorEnvelope, extra);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].detail.contains(r#""path":"/r/a""#),
+            "{}",
+            found[0].detail
+        );
+        assert!(
+            found[0].detail.contains("read as JSON"),
+            "{}",
+            found[0].detail
+        );
+    }
+
+    /// `contains` and `matches` read the canonical spelling, so a space after a colon
+    /// does not hide a match, and a wrong value is still caught.
+    #[test]
+    fn contains_and_matches_read_the_canonical_spelling() {
+        let yaml = "contains: ['\"code\":3']\nmatches: ['\"message\":\"x{3}\"']\n";
+        let spaced = r#"{ "message": "xxx", "error": "e", "code": 3 }"#;
+        assert!(judged(yaml, Convention::JsonErrorEnvelope, spaced).is_empty());
+        let wrong = r#"{ "message": "xx", "error": "e", "code": "3" }"#;
+        let found = judged(yaml, Convention::JsonErrorEnvelope, wrong);
+        assert_eq!(found.len(), 2, "{found:?}");
+        let shown = r#"| {"code":"3","error":"e","message":"xx"}"#;
+        assert!(found[1].detail.contains(shown), "{}", found[1].detail);
+    }
+
+    /// `exact_bytes: true` judges the text as it came, and a dialect that is not JSON
+    /// always does: there, another spacing is another answer.
+    #[test]
+    fn exact_bytes_and_other_dialects_compare_the_bytes() {
+        let spaced = r#"{"error": "internal", "message": "internal error"}"#;
+        let yaml = format!("text: '{ENVELOPE}'\nexact_bytes: true\n");
+        let found = judged(&yaml, Convention::JsonErrorEnvelope, spaced);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            !found[0].detail.contains("read as JSON"),
+            "{}",
+            found[0].detail
+        );
+        let yaml = format!("text: '{ENVELOPE}'\n");
+        assert_eq!(judged(&yaml, Convention::Plain, spaced).len(), 1);
+        assert!(judged(&yaml, Convention::Plain, ENVELOPE).is_empty());
     }
 }

@@ -85,6 +85,15 @@ impl Convention {
             Convention::BracketCode | Convention::JsonErrorEnvelope
         )
     }
+
+    /// Whether this convention's texts are JSON, so that expectations read a JSON
+    /// object's canonical spelling rather than its bytes (`exact_bytes` aside).
+    pub(crate) fn speaks_json(self) -> bool {
+        matches!(
+            self,
+            Convention::JsonErrorEnvelope | Convention::JsonResultEnvelope
+        )
+    }
 }
 
 /// Arguments for a server plus the flags each scenario setting turns into.
@@ -286,6 +295,11 @@ pub(crate) struct Then {
     /// `any_of` hold whichever branch does.
     #[serde(default)]
     pub any_of: Option<Vec<Then>>,
+    /// In a JSON dialect, judge the result text as it came instead of its
+    /// canonical spelling (`judge::json_text`): for a scenario about the bytes
+    /// themselves, which says why in its `note:`.
+    #[serde(default)]
+    pub exact_bytes: bool,
 }
 
 impl Then {

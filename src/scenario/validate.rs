@@ -157,8 +157,23 @@ fn then_problems(
         _ => {}
     }
     problems.extend(expectation_problems(suite, scenario, tree, then, then));
+    if then.exact_bytes && !suite.convention.speaks_json() {
+        problems.push(
+            "`exact_bytes` only applies in a JSON dialect (json-error-envelope, json-result-envelope); this suite's texts are always compared byte for byte".into(),
+        );
+    }
+    if then.exact_bytes && scenario.note.is_none() {
+        problems.push(
+            "`exact_bytes: true` needs a `note:` saying why the bytes themselves matter".into(),
+        );
+    }
     for (i, branch) in then.branches().iter().enumerate() {
         let place = format!("any_of[{i}]: ");
+        if branch.exact_bytes {
+            problems.push(format!(
+                "{place}`exact_bytes` goes beside `any_of`, not in a branch"
+            ));
+        }
         if !branch.checks_something() {
             problems.push(format!(
                 "{place}the branch checks nothing, so it would always hold: add is_error, code, text, contains, matches, json, protocol_error or files"

@@ -217,14 +217,26 @@ fn the_report_schema_refuses_a_report_that_breaks_the_contract() {
 #[test]
 fn the_mutants_schema_refuses_scores_that_break_the_contract() {
     let valid = json!({
-        "schema_version": 2,
+        "schema_version": 3,
         "full_count": true,
         "suites": [{
             "suite": "tiny",
             "scenarios": 2,
             "killed": 1,
             "total": 2,
+            "spared": 1,
+            "varied": 2,
             "not_passing": [],
+            "variations": [
+                { "variations": [{ "name": "result-meta", "what": "adds _meta",
+                                   "allowed_by": "MCP: \"reserved\"", "spares": "all" }],
+                  "spared": true, "false_failures": [] },
+                { "variations": [{ "name": "json-spaced", "what": "spaces JSON",
+                                   "allowed_by": "RFC 8259: \"whitespace\"", "spares": "all" }],
+                  "spared": false,
+                  "false_failures": [{ "scenario": "tiny::view::bytes",
+                                       "expectations": ["text: differs"] }] },
+            ],
             "mutants": [
                 { "name": "lowercase-code", "what": "lower-cases codes", "killed": true,
                   "killed_by": ["tiny::view::a missing file is PATH_NOT_FOUND"] },
@@ -247,6 +259,18 @@ fn the_mutants_schema_refuses_scores_that_break_the_contract() {
         &valid,
         |d| d["suites"][0]["mutants"][1]["killed"] = json!(true),
         &["/suites/0/mutants/1/killed_by"],
+    );
+    assert_refused(
+        MUTANTS_SCHEMA,
+        &valid,
+        |d| d["suites"][0]["variations"][1]["spared"] = json!(true),
+        &["/suites/0/variations/1/false_failures"],
+    );
+    assert_refused(
+        MUTANTS_SCHEMA,
+        &valid,
+        |d| d["suites"][0]["variations"][0]["variations"] = json!([]),
+        &["/suites/0/variations/0/variations"],
     );
     assert_refused(
         MUTANTS_SCHEMA,

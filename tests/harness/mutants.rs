@@ -40,11 +40,21 @@ fn every_mutation_in_every_catalogue_is_killed_by_its_suite() {
         })
         .count();
     assert_eq!(scored, suites, "one full score per suite:\n{stdout}");
+    assert!(!stdout.contains("false failure"), "{stdout}");
     let doc = assert_matches_schema(MUTANTS_SCHEMA, &path);
     assert_eq!(doc["full_count"], false);
     let suites = doc["suites"].as_array().expect("suites");
     assert_eq!(suites.len(), scored);
     for suite in suites {
+        // Every conforming variation that reaches the dialect ran, all at once (those
+        // for spec scenarios only apart), and no scenario failed it.
+        let runs = suite["variations"].as_array().expect("variations");
+        assert!((1..=2).contains(&runs.len()), "{suite}");
+        for run in runs {
+            assert_eq!(run["spared"], true, "{run}");
+        }
+        assert!(suite["varied"].as_u64() >= Some(3), "{suite}");
+        assert_eq!(suite["spared"], suite["varied"], "{suite}");
         for mutant in suite["mutants"].as_array().expect("mutants") {
             assert_eq!(mutant["killed"], true, "{mutant}");
             let killers = mutant["killed_by"].as_array().expect("killed_by");
@@ -76,6 +86,82 @@ fn a_mutation_no_scenario_catches_survives_and_fails_the_command() {
         .stdout(predicate::str::contains(
             "conditions: 0 of 1 mutations killed (0%)",
         ));
+}
+
+/// A scenario that fails a conforming answer is a false failure: named with its
+/// scenario and the expectation that did not hold, and the command fails. A full
+/// count runs each variation alone, so the one to blame is named; by default they
+/// run at once.
+#[test]
+fn a_scenario_that_fails_a_conforming_variation_is_a_false_failure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("scores.json");
+    let base = [
+        "--specs",
+        "tests/data/specs",
+        "mutants",
+        "--suite",
+        "over-strict",
+        "--variation",
+        "json-spaced",
+        "--variation",
+        "result-meta",
+    ];
+    let output = toolspec()
+        .args(base)
+        .args(["--full", "--json"])
+        .arg(&path)
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    for line in [
+        "  spared   result-meta ",
+        "  FAILED   json-spaced ",
+        "  false failure: over-strict::envelope::the envelope byte for byte fails a conforming answer",
+        r#"matches: "\\A\\{\"error\":\"not_found\",\"message\":": no match for"#,
+        "1 of 2 variations spared (50%)",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in:\n{stdout}");
+    }
+    assert!(!stdout.contains("the envelope as JSON"), "{stdout}");
+    let doc = assert_matches_schema(MUTANTS_SCHEMA, &path);
+    let runs = &doc["suites"][0]["variations"];
+    assert_eq!(runs[0]["spared"], true);
+    assert_eq!(runs[1]["variations"][0]["name"], "json-spaced");
+    let failure = &runs[1]["false_failures"][0];
+    assert_eq!(
+        failure["scenario"],
+        "over-strict::envelope::the envelope byte for byte"
+    );
+    assert!(failure["expectations"][0]
+        .as_str()
+        .is_some_and(|e| e.starts_with("matches: ")));
+    assert_eq!(
+        (
+            doc["suites"][0]["spared"].as_u64(),
+            doc["suites"][0]["varied"].as_u64()
+        ),
+        (Some(1), Some(2))
+    );
+    toolspec()
+        .args(base)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "FAILED   2 variations at once: result-meta, json-spaced",
+        ))
+        .stdout(predicate::str::contains("0 of 2 variations spared (0%)"));
+}
+
+#[test]
+fn an_unknown_variation_is_refused_with_the_catalogue() {
+    toolspec()
+        .args(["mutants", "--suite", "boris", "--variation", "json-spaced"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("has no variation `json-spaced`"))
+        .stderr(predicate::str::contains("explicit-is-error-false"));
 }
 
 #[test]

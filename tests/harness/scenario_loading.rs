@@ -72,6 +72,43 @@ fn a_bad_regex_is_refused() {
     assert!(e.contains("is not a valid regex"), "{e}");
 }
 
+/// `exact_bytes` only means something in a JSON dialect, and a scenario that
+/// takes it says why in a `note:`.
+#[test]
+fn exact_bytes_needs_a_json_dialect_and_a_note() {
+    let e = one_error(&format!(
+        "{HEAD}    note: n\n    then: {{ text: x, exact_bytes: true }}\n"
+    ));
+    assert!(
+        e.contains("`exact_bytes` only applies in a JSON dialect"),
+        "{e}"
+    );
+    let json_suite = SUITE.replace("bracket-code", "json-error-envelope");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("demo");
+    std::fs::create_dir(&suite).expect("mkdir");
+    std::fs::write(suite.join("suite.yaml"), json_suite).expect("write");
+    let case = |then: &str| {
+        std::fs::write(suite.join("case.yaml"), format!("{HEAD}{then}")).expect("write");
+        load_suite(&suite).map(|_| ())
+    };
+    let errors = case("    then: { text: x, exact_bytes: true }\n").expect_err("no note");
+    assert!(
+        errors[0].to_string().contains("needs a `note:`"),
+        "{errors:?}"
+    );
+    case("    note: the bytes are the point\n    then: { text: x, exact_bytes: true }\n")
+        .expect("a JSON dialect with a note");
+    let errors = case(
+        "    note: n\n    then:\n      any_of: [{ text: x, exact_bytes: true }, { text: y }]\n",
+    )
+    .expect_err("not in a branch");
+    assert!(
+        errors[0].to_string().contains("goes beside `any_of`"),
+        "{errors:?}"
+    );
+}
+
 #[test]
 fn an_unknown_setting_is_refused() {
     let e = one_error(

@@ -158,6 +158,16 @@ pub(crate) struct Adapter {
     /// Where the dialect's tools may reach when no `--allow-dir` is given:
     /// the root unless [`Adapter::reaching`] says otherwise.
     pub(crate) scope: Scope,
+    /// Whether the dialect writes texts that are JSON objects of its own (an
+    /// envelope, bash's object) and no other text that is one, so that the
+    /// variations of JSON spelling apply to every text that is a JSON object.
+    pub(crate) json_texts: bool,
+    /// Whether the dialect's documents leave the words of a failure's message to
+    /// the program (they say what it must hold, not how it reads).
+    pub(crate) free_messages: bool,
+    /// Whether the dialect's documents give failures as texts alone, with no
+    /// error flag.
+    pub(crate) unflagged_errors: bool,
 }
 
 impl Adapter {
@@ -175,11 +185,40 @@ impl Adapter {
             call,
             render,
             scope: Scope::Root,
+            json_texts: false,
+            free_messages: false,
+            unflagged_errors: false,
         }
     }
 
     /// The same adapter, reaching `scope` when no `--allow-dir` is given.
     pub(crate) const fn reaching(self, scope: Scope) -> Adapter {
         Adapter { scope, ..self }
+    }
+
+    /// The same adapter, marked as leaving messages' words free
+    /// ([`Adapter::free_messages`]).
+    pub(crate) const fn wording_messages_freely(self) -> Adapter {
+        Adapter {
+            free_messages: true,
+            ..self
+        }
+    }
+
+    /// The same adapter, marked as giving failures without an error flag
+    /// ([`Adapter::unflagged_errors`]).
+    pub(crate) const fn failing_without_a_flag(self) -> Adapter {
+        Adapter {
+            unflagged_errors: true,
+            ..self
+        }
+    }
+
+    /// The same adapter, marked as writing JSON texts ([`Adapter::json_texts`]).
+    pub(crate) const fn writing_json(self) -> Adapter {
+        Adapter {
+            json_texts: true,
+            ..self
+        }
     }
 }

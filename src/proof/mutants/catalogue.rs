@@ -1,5 +1,6 @@
-//! A dialect's catalogue of mutations, as the bundled reference server lists it
-//! (`--list-mutations`), and the mutations a run asks for checked against it.
+//! A dialect's catalogues of mutations and of conforming variations, as the
+//! bundled reference server lists them (`--list-mutations`, `--list-variations`),
+//! and the entries a run asks for checked against them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,20 @@ pub(crate) struct Mutation {
     pub name: String,
     /// What goes wrong, as the reference server describes it.
     pub what: String,
+}
+
+/// One conforming variation of the reference server's catalogue: an answer in
+/// another form the documents allow, which no scenario may fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Variation {
+    pub name: String,
+    /// What changes, as the reference server describes it.
+    pub what: String,
+    /// The sentence that allows it, as the reference server cites it.
+    pub allowed_by: String,
+    /// Whether `basis: upstream` scenarios must accept it too: false for one that
+    /// changes words the upstream program has, which only the documents allow.
+    pub spares_upstream: bool,
 }
 
 /// Why a suite could not be scored.
@@ -34,16 +49,19 @@ pub(crate) enum MutantsError {
         #[source]
         source: std::io::Error,
     },
-    #[error("suite {suite}: `{command} --list-mutations` failed ({status}): {stderr}")]
+    #[error("suite {suite}: `{command} {flag}` failed ({status}): {stderr}")]
     Catalogue {
         suite: String,
         command: String,
+        flag: &'static str,
         status: std::process::ExitStatus,
         stderr: String,
     },
-    #[error("suite {suite} has no mutation {}; its catalogue: {}", quoted(.unknown), .catalogue.join(", "))]
+    #[error("suite {suite} has no {kind} {}; its catalogue: {}", quoted(.unknown), .catalogue.join(", "))]
     UnknownMutation {
         suite: String,
+        /// `mutation` or `variation`.
+        kind: &'static str,
         unknown: Vec<String>,
         catalogue: Vec<String>,
     },
@@ -60,36 +78,7 @@ fn quoted(names: &[String]) -> String {
 /// The catalogue of the reference server as `suite` starts it, read from its
 /// `--list-mutations` (`name<TAB>what` lines).
 pub(crate) fn read(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, MutantsError> {
-    let target = Target::reference(exe, suite);
-    let scratch = tempfile::tempdir().map_err(|source| MutantsError::Scratch {
-        suite: suite.name.clone(),
-        source,
-    })?;
-    let args = target
-        .argv(scratch.path(), None, &BTreeMap::new())
-        .map_err(|u| MutantsError::Unstartable {
-            suite: suite.name.clone(),
-            why: u.0,
-        })?;
-    let output = output_of_listed(
-        Command::new(&target.program)
-            .args(&args)
-            .arg("--list-mutations"),
-    )
-    .map_err(|source| MutantsError::Spawn {
-        suite: suite.name.clone(),
-        program: target.program.clone(),
-        source,
-    })?;
-    if !output.status.success() {
-        return Err(MutantsError::Catalogue {
-            suite: suite.name.clone(),
-            command: format!("{} {}", target.program.display(), args.join(" ")),
-            status: output.status,
-            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
-        });
-    }
-    let listing = String::from_utf8_lossy(&output.stdout);
+    let listing = listing(exe, suite, "--list-mutations")?;
     Ok(listing
         .lines()
         .filter(|line| !line.trim().is_empty())
@@ -101,6 +90,59 @@ pub(crate) fn read(exe: &Path, suite: &Suite) -> Result<Vec<Mutation>, MutantsEr
             }
         })
         .collect())
+}
+
+/// The variations of the reference server as `suite` starts it, read from its
+/// `--list-variations` (`name<TAB>what<TAB>allowed by<TAB>spares` lines, spares
+/// being `all` or `spec`; the freedoms it rejected, listed after them as
+/// `!rejected` lines, are not variations).
+pub(crate) fn read_variations(exe: &Path, suite: &Suite) -> Result<Vec<Variation>, MutantsError> {
+    let listing = listing(exe, suite, "--list-variations")?;
+    Ok(listing
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('!'))
+        .map(|line| {
+            let mut fields = line.splitn(4, '\t').map(str::trim);
+            Variation {
+                name: fields.next().unwrap_or_default().to_string(),
+                what: fields.next().unwrap_or_default().to_string(),
+                allowed_by: fields.next().unwrap_or_default().to_string(),
+                spares_upstream: fields.next() != Some("spec"),
+            }
+        })
+        .collect())
+}
+
+/// What the reference server prints, started as `suite` starts it, with `flag`.
+fn listing(exe: &Path, suite: &Suite, flag: &'static str) -> Result<String, MutantsError> {
+    let target = Target::reference(exe, suite);
+    let scratch = tempfile::tempdir().map_err(|source| MutantsError::Scratch {
+        suite: suite.name.clone(),
+        source,
+    })?;
+    let args = target
+        .argv(scratch.path(), None, &BTreeMap::new())
+        .map_err(|u| MutantsError::Unstartable {
+            suite: suite.name.clone(),
+            why: u.0,
+        })?;
+    let output = output_of_listed(Command::new(&target.program).args(&args).arg(flag)).map_err(
+        |source| MutantsError::Spawn {
+            suite: suite.name.clone(),
+            program: target.program.clone(),
+            source,
+        },
+    )?;
+    if !output.status.success() {
+        return Err(MutantsError::Catalogue {
+            suite: suite.name.clone(),
+            command: format!("{} {}", target.program.display(), args.join(" ")),
+            flag,
+            status: output.status,
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        });
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// The mutations of `catalogue` to score: all of them, or those named in `only`,
@@ -118,6 +160,7 @@ pub(crate) fn select(
     if !unknown.is_empty() {
         return Err(MutantsError::UnknownMutation {
             suite: suite.name.clone(),
+            kind: "mutation",
             unknown,
             catalogue: catalogue.iter().map(|m| m.name.clone()).collect(),
         });
@@ -125,5 +168,31 @@ pub(crate) fn select(
     Ok(catalogue
         .into_iter()
         .filter(|m| only.is_empty() || only.contains(&m.name))
+        .collect())
+}
+
+/// The variations of `catalogue` to run: all of them, or those named in `only`,
+/// each of which must be in it.
+pub(crate) fn select_variations(
+    suite: &Suite,
+    catalogue: Vec<Variation>,
+    only: &[String],
+) -> Result<Vec<Variation>, MutantsError> {
+    let unknown: Vec<String> = only
+        .iter()
+        .filter(|name| !catalogue.iter().any(|v| &v.name == *name))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        return Err(MutantsError::UnknownMutation {
+            suite: suite.name.clone(),
+            kind: "variation",
+            unknown,
+            catalogue: catalogue.iter().map(|v| v.name.clone()).collect(),
+        });
+    }
+    Ok(catalogue
+        .into_iter()
+        .filter(|v| only.is_empty() || only.contains(&v.name))
         .collect())
 }

@@ -11,6 +11,17 @@
 //! ([`pool`], run by the state machine in [`schedule`]). A full count, which
 //! runs every scenario against every mutation, is there for the README's table
 //! of how many scenarios fail each one.
+//!
+//! The same run proves the other half: that a right answer in another allowed
+//! form passes. The reference server's catalogue of conforming variations
+//! (`--vary NAME`) is run against every scenario that passes honestly; a
+//! scenario that fails one is a false failure, named with the expectations that
+//! did not hold. A variation that words a message otherwise is right by the
+//! documents, not by the upstream program, so it runs against the `basis: spec`
+//! scenarios only. By default the variations run at once, on one server (they
+//! combine, and together cost one more pass per suite), those of each reach
+//! apart; a full count runs each alone, so that a false failure names its
+//! variation.
 
 mod catalogue;
 pub(crate) mod hints;
@@ -22,26 +33,31 @@ mod score;
 
 pub(crate) use catalogue::MutantsError;
 pub(crate) use json::write as write_json;
-pub(crate) use score::{MutantOutcome, SuiteScore};
+pub(crate) use score::{FalseFailure, MutantOutcome, SuiteScore, VariationOutcome};
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
-use self::catalogue::Mutation;
+use self::catalogue::{Mutation, Variation};
 use self::hints::Killers;
 use self::order::{likelihood, mutation_words, scenario_words, Rarity};
 use self::schedule::{Finding, Job, Schedule, Stop};
 use crate::execute::cancel::Cancel;
 use crate::execute::{run_scenario_unless_cancelled, RunOptions, Verdict};
-use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
+use crate::scenario::{Basis, Scenario, Suite, SuiteScenarioFile};
 use crate::server::Target;
 
 /// How a scoring run goes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Scoring<'a> {
-    /// The mutations to score, by name (every one of the catalogue when empty).
+    /// The mutations to score, by name (every one of the catalogue when empty,
+    /// none when only variations are named).
     pub only: &'a [String],
+    /// The variations to run, by name (every one when empty, none when only
+    /// mutations are named).
+    pub only_variations: &'a [String],
     pub options: &'a RunOptions,
     /// Scenarios run at once.
     pub jobs: usize,
@@ -61,6 +77,11 @@ pub(crate) enum Progress<'a> {
         suite: &'a str,
         outcome: &'a MutantOutcome,
     },
+    /// A run of variations of `suite` is over.
+    Variation {
+        suite: &'a str,
+        outcome: &'a VariationOutcome,
+    },
     /// Every mutation of a suite is scored and its honest pass is over.
     Suite(&'a SuiteScore),
 }
@@ -73,10 +94,18 @@ struct Entry<'s> {
     id: String,
 }
 
-/// One mutation of the run, with the server that has it.
+/// What a server of the run does differently from the honest one.
+enum Deviation {
+    /// A mistake, which some scenario must catch.
+    Mutation(Mutation),
+    /// Conforming variations taken at once, which every scenario must accept.
+    Variations(Vec<Variation>),
+}
+
+/// One deviation of the run, with the server that has it.
 struct Mutant {
     suite: usize,
-    mutation: Mutation,
+    deviation: Deviation,
     target: Target,
 }
 
@@ -91,13 +120,46 @@ pub(crate) fn score(
     progress: &mut (dyn FnMut(Progress<'_>) + Send),
 ) -> Result<Vec<SuiteScore>, MutantsError> {
     let mut mutants = Vec::new();
+    let mutations_wanted = !scoring.only.is_empty() || scoring.only_variations.is_empty();
+    let variations_wanted = !scoring.only_variations.is_empty() || scoring.only.is_empty();
     for (index, suite) in suites.iter().enumerate() {
-        let selected = catalogue::select(suite, catalogue::read(exe, suite)?, scoring.only)?;
-        mutants.extend(selected.into_iter().map(|mutation| Mutant {
-            suite: index,
-            target: Target::reference(exe, suite).with_extra_args(&["--mutate", &mutation.name]),
-            mutation,
-        }));
+        if mutations_wanted {
+            let selected = catalogue::select(suite, catalogue::read(exe, suite)?, scoring.only)?;
+            mutants.extend(selected.into_iter().map(|mutation| Mutant {
+                suite: index,
+                target:
+                    Target::reference(exe, suite).with_extra_args(&["--mutate", &mutation.name]),
+                deviation: Deviation::Mutation(mutation),
+            }));
+        }
+        if variations_wanted {
+            let selected = catalogue::select_variations(
+                suite,
+                catalogue::read_variations(exe, suite)?,
+                scoring.only_variations,
+            )?;
+            let runs: Vec<Vec<Variation>> = if scoring.full_count {
+                selected.into_iter().map(|v| vec![v]).collect()
+            } else {
+                let (every, spec): (Vec<Variation>, Vec<Variation>) =
+                    selected.into_iter().partition(|v| v.spares_upstream);
+                [every, spec]
+                    .into_iter()
+                    .filter(|run| !run.is_empty())
+                    .collect()
+            };
+            mutants.extend(runs.into_iter().map(|variations: Vec<Variation>| {
+                let flags: Vec<&str> = variations
+                    .iter()
+                    .flat_map(|v| ["--vary", v.name.as_str()])
+                    .collect();
+                Mutant {
+                    suite: index,
+                    target: Target::reference(exe, suite).with_extra_args(&flags),
+                    deviation: Deviation::Variations(variations),
+                }
+            }));
+        }
     }
     let mut entries = Vec::new();
     let mut ranges = Vec::new();
@@ -117,11 +179,18 @@ pub(crate) fn score(
     } else {
         Stop::AtFirstKill
     };
+    let exhaustive: Vec<bool> = mutants
+        .iter()
+        .map(|m| matches!(m.deviation, Deviation::Variations(_)))
+        .collect();
     let schedule = Schedule::new(
         entries.len(),
         candidates(suites, &entries, &ranges, &mutants, scoring.hints),
         stop,
-    );
+    )
+    .with_exhaustive(&exhaustive);
+    // What each false failure found, by variation run and scenario.
+    let found: Mutex<BTreeMap<(usize, usize), Vec<String>>> = Mutex::new(BTreeMap::new());
     let run = |job: Job, cancel: &Cancel| -> Finding {
         let Some(entry) = entries.get(job.scenario) else {
             return Finding::Neither;
@@ -142,16 +211,40 @@ pub(crate) fn score(
             None,
             cancel,
         );
-        match report {
-            None => Finding::Cancelled,
-            Some(r) => match r.verdict {
-                Verdict::Pass => Finding::Passed(r.elapsed),
-                Verdict::Fail(_) | Verdict::Error { .. } => Finding::Failed,
-                Verdict::Skip(_) | Verdict::Unsupported(_) => Finding::Neither,
-            },
+        let Some(r) = report else {
+            return Finding::Cancelled;
+        };
+        let failed = match &r.verdict {
+            Verdict::Pass => return Finding::Passed(r.elapsed),
+            Verdict::Skip(_) | Verdict::Unsupported(_) => return Finding::Neither,
+            Verdict::Fail(mismatches) => mismatches
+                .iter()
+                .map(|m| {
+                    // The first line says what was wrong; one ending in `:` is
+                    // followed by the text it speaks of, whose first line is kept.
+                    let mut lines = m.detail.lines();
+                    let mut why = lines.next().unwrap_or_default().to_string();
+                    if why.ends_with(':') {
+                        if let Some(next) = lines.next() {
+                            why.push(' ');
+                            why.push_str(next.trim());
+                        }
+                    }
+                    format!("{}: {why}", m.expectation)
+                })
+                .collect(),
+            Verdict::Error { what, .. } => vec![format!("error: {what}")],
+        };
+        if let Some(m) = job.mutation.filter(|m| exhaustive.get(*m) == Some(&true)) {
+            found
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert((m, job.scenario), failed);
         }
+        Finding::Failed
     };
     let mut tally = Tally {
+        found: &found,
         suites,
         entries: &entries,
         ranges: &ranges,
@@ -160,6 +253,7 @@ pub(crate) fn score(
         next_suite: 0,
         next_mutant: 0,
         outcomes: Vec::new(),
+        variations: Vec::new(),
         scores: Vec::new(),
     };
     let mut on_change = |schedule: &Schedule| tally.catch_up(schedule);
@@ -188,14 +282,27 @@ fn candidates(
     mutants
         .iter()
         .map(|mutant| {
-            let about = mutation_words(&mutant.mutation.name, &mutant.mutation.what);
-            let suite = suites.get(mutant.suite).map_or("", |s| s.name.as_str());
-            let hinted = hints.of(suite, &mutant.mutation.name);
             let (Some(range), Some(rarity)) =
                 (ranges.get(mutant.suite), rarities.get(mutant.suite))
             else {
                 return Vec::new();
             };
+            let mutation = match &mutant.deviation {
+                Deviation::Mutation(mutation) => mutation,
+                // Variations run against every scenario they must spare: no order
+                // is likelier.
+                Deviation::Variations(variations) => {
+                    let upstream_too = variations.iter().all(|v| v.spares_upstream);
+                    return range
+                        .clone()
+                        .filter(|s| upstream_too || entries[*s].scenario.basis == Basis::Spec)
+                        .map(|s| (order::Likelihood::Unknown, s))
+                        .collect();
+                }
+            };
+            let about = mutation_words(&mutation.name, &mutation.what);
+            let suite = suites.get(mutant.suite).map_or("", |s| s.name.as_str());
+            let hinted = hints.of(suite, &mutation.name);
             range
                 .clone()
                 .map(|s| {
@@ -210,6 +317,7 @@ fn candidates(
 /// Turns decided mutations into outcomes and finished suites into scores, in
 /// order, as the schedule decides them.
 struct Tally<'a, 's> {
+    found: &'a Mutex<BTreeMap<(usize, usize), Vec<String>>>,
     suites: &'s [Suite],
     entries: &'a [Entry<'s>],
     ranges: &'a [Range<usize>],
@@ -220,6 +328,7 @@ struct Tally<'a, 's> {
     next_mutant: usize,
     /// The outcomes of the suite being reported.
     outcomes: Vec<MutantOutcome>,
+    variations: Vec<VariationOutcome>,
     scores: Vec<SuiteScore>,
 }
 
@@ -231,20 +340,46 @@ impl Tally<'_, '_> {
                     if !schedule.decided(self.next_mutant) {
                         return;
                     }
-                    let outcome = MutantOutcome {
-                        mutation: mutant.mutation.clone(),
-                        killed_by: schedule
-                            .killers(self.next_mutant)
-                            .into_iter()
-                            .map(|s| self.entries[s].id.clone())
-                            .collect(),
-                    };
+                    let killers = schedule.killers(self.next_mutant);
                     let suite = self.suites[self.next_suite].name.as_str();
-                    (self.progress)(Progress::Mutant {
-                        suite,
-                        outcome: &outcome,
-                    });
-                    self.outcomes.push(outcome);
+                    match &mutant.deviation {
+                        Deviation::Mutation(mutation) => {
+                            let outcome = MutantOutcome {
+                                mutation: mutation.clone(),
+                                killed_by: killers
+                                    .into_iter()
+                                    .map(|s| self.entries[s].id.clone())
+                                    .collect(),
+                            };
+                            (self.progress)(Progress::Mutant {
+                                suite,
+                                outcome: &outcome,
+                            });
+                            self.outcomes.push(outcome);
+                        }
+                        Deviation::Variations(variations) => {
+                            let found = self.found.lock().unwrap_or_else(PoisonError::into_inner);
+                            let outcome = VariationOutcome {
+                                variations: variations.clone(),
+                                false_failures: killers
+                                    .into_iter()
+                                    .map(|s| FalseFailure {
+                                        scenario: self.entries[s].id.clone(),
+                                        expectations: found
+                                            .get(&(self.next_mutant, s))
+                                            .cloned()
+                                            .unwrap_or_default(),
+                                    })
+                                    .collect(),
+                            };
+                            drop(found);
+                            (self.progress)(Progress::Variation {
+                                suite,
+                                outcome: &outcome,
+                            });
+                            self.variations.push(outcome);
+                        }
+                    }
                     self.next_mutant += 1;
                 }
                 _ => {
@@ -259,6 +394,7 @@ impl Tally<'_, '_> {
                             .map(|s| self.entries[s].id.clone())
                             .collect(),
                         mutants: std::mem::take(&mut self.outcomes),
+                        variations: std::mem::take(&mut self.variations),
                     };
                     (self.progress)(Progress::Suite(&score));
                     self.scores.push(score);
@@ -314,6 +450,7 @@ mod tests {
                 outcome("many", &["s::f::a", "s::f::b", "s::f::c", "s::f::d"]),
                 outcome("survivor", &[]),
             ],
+            variations: Vec::new(),
         };
         remember(&[score], &mut hints);
         assert_eq!(hints.of("s", "many"), ["s::f::a", "s::f::b", "s::f::c"]);

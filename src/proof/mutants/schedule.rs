@@ -88,6 +88,9 @@ struct MutationState {
     unconfirmed: BTreeSet<usize>,
     killers: BTreeSet<usize>,
     decided: bool,
+    /// Run against every scenario whatever the stop: a conforming variation, whose
+    /// every false failure is to be named.
+    exhaustive: bool,
 }
 
 impl MutationState {
@@ -131,6 +134,7 @@ impl Schedule {
                 unconfirmed: BTreeSet::new(),
                 killers: BTreeSet::new(),
                 decided: false,
+                exhaustive: false,
             })
             .collect();
         let mut schedule = Schedule {
@@ -145,6 +149,15 @@ impl Schedule {
             schedule.settle(index);
         }
         schedule
+    }
+
+    /// The same schedule, with the entries whose flag in `exhaustive` is set run
+    /// against every scenario that passes honestly, not stopped at a first kill.
+    pub(crate) fn with_exhaustive(mut self, exhaustive: &[bool]) -> Schedule {
+        for (state, flag) in self.mutations.iter_mut().zip(exhaustive) {
+            state.exhaustive = *flag;
+        }
+        self
     }
 
     /// The job a free worker takes next.
@@ -269,7 +282,8 @@ impl Schedule {
         mutation
             .untried
             .retain(|(_, scenario)| honest[*scenario] != Honest::NotPassed);
-        let killed_early = self.stop == Stop::AtFirstKill && !mutation.killers.is_empty();
+        let killed_early =
+            self.stop == Stop::AtFirstKill && !mutation.exhaustive && !mutation.killers.is_empty();
         let nothing_left = mutation.untried.is_empty()
             && mutation.running.is_empty()
             && mutation.unconfirmed.is_empty();
@@ -289,8 +303,10 @@ impl Schedule {
             return Vec::new();
         };
         match self.stop {
-            Stop::AtFirstKill => mutation.killers.iter().take(1).copied().collect(),
-            Stop::AfterEveryScenario => mutation.killers.iter().copied().collect(),
+            Stop::AtFirstKill if !mutation.exhaustive => {
+                mutation.killers.iter().take(1).copied().collect()
+            }
+            _ => mutation.killers.iter().copied().collect(),
         }
     }
 
@@ -387,6 +403,25 @@ mod tests {
         schedule.finish(against(0, 1), Finding::Cancelled);
         assert_eq!(schedule.next(), Next::Done);
         assert_eq!(schedule.killers(0), [0]);
+    }
+
+    #[test]
+    fn an_exhaustive_entry_runs_on_past_its_first_failure_and_names_every_one() {
+        let mut schedule =
+            Schedule::new(3, vec![unknown(&[0, 1, 2])], Stop::AtFirstKill).with_exhaustive(&[true]);
+        honest_pass(&mut schedule, &[QUICK, QUICK, QUICK]);
+        for scenario in 0..3 {
+            assert_eq!(schedule.next(), Next::Run(against(0, scenario)));
+            let finding = if scenario == 1 {
+                QUICK
+            } else {
+                Finding::Failed
+            };
+            let changes = schedule.finish(against(0, scenario), finding);
+            assert_eq!(changes.decided.is_empty(), scenario < 2, "{changes:?}");
+        }
+        assert_eq!(schedule.next(), Next::Done);
+        assert_eq!(schedule.killers(0), [0, 2]);
     }
 
     #[test]

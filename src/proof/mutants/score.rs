@@ -1,6 +1,8 @@
-//! What a scoring run found: per suite, which mutations its scenarios kill.
+//! What a scoring run found: per suite, which mutations its scenarios kill
+//! (sensitivity), and which conforming variations they wrongly fail
+//! (specificity).
 
-use super::catalogue::Mutation;
+use super::catalogue::{Mutation, Variation};
 
 /// How one mutation fared.
 #[derive(Debug, Clone)]
@@ -26,6 +28,43 @@ pub(crate) struct SuiteScore {
     /// Scenarios that do not pass against the honest server; they cannot kill.
     pub not_passing: Vec<String>,
     pub mutants: Vec<MutantOutcome>,
+    /// The variations run, each alone (a full count) or all at once (one entry).
+    pub variations: Vec<VariationOutcome>,
+}
+
+/// How one run of conforming variations fared: every scenario that passes
+/// against the honest server must pass against it too.
+#[derive(Debug, Clone)]
+pub(crate) struct VariationOutcome {
+    /// The variations the server took at once: one, or the whole catalogue.
+    pub variations: Vec<Variation>,
+    /// The scenarios that failed against it though they pass honestly, in suite
+    /// order: each a false failure.
+    pub false_failures: Vec<FalseFailure>,
+}
+
+impl VariationOutcome {
+    pub(crate) fn spared(&self) -> bool {
+        self.false_failures.is_empty()
+    }
+
+    /// The variations by name, comma-separated.
+    pub(crate) fn names(&self) -> String {
+        self.variations
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A scenario that fails a conforming answer, and why.
+#[derive(Debug, Clone)]
+pub(crate) struct FalseFailure {
+    pub scenario: String,
+    /// The expectations that did not hold, as the scenario writes them (or the
+    /// error the run ended in), each with the first line of what was wrong.
+    pub expectations: Vec<String>,
 }
 
 impl SuiteScore {
@@ -35,5 +74,14 @@ impl SuiteScore {
 
     pub(crate) fn survivors(&self) -> impl Iterator<Item = &MutantOutcome> {
         self.mutants.iter().filter(|m| !m.killed())
+    }
+
+    /// How many variations were run, and how many of them no scenario failed:
+    /// a run of all at once counts for each of its variations.
+    pub(crate) fn specificity(&self) -> (usize, usize) {
+        self.variations.iter().fold((0, 0), |(spared, total), run| {
+            let n = run.variations.len();
+            (spared + if run.spared() { n } else { 0 }, total + n)
+        })
     }
 }

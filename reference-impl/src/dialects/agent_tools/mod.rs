@@ -72,9 +72,13 @@ fn conceal_internal(ctx: &Context, tool: &str, mut failure: Failure) -> Failure 
     failure
 }
 
-/// The agent-tools adapter, registered in `registry!` (`super`).
+/// The agent-tools adapter, registered in `registry!` (`super`). It writes the
+/// failure envelope and bash's object as JSON; its other texts are never a JSON
+/// object (read_file numbers its lines).
 pub(crate) const ADAPTER: Adapter =
-    Adapter::new(Mutation::CATALOGUE, listed, call, render::render);
+    Adapter::new(Mutation::CATALOGUE, listed, call, render::render)
+        .writing_json()
+        .wording_messages_freely();
 
 /// Every name gets an answer: an unknown or hidden tool is `not_found`.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

@@ -60,7 +60,8 @@ type Outcome = Result<Reply, Failure>;
 /// aside), as upstream does.
 pub(crate) const ADAPTER: Adapter =
     Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render)
-        .reaching(Scope::Anywhere);
+        .reaching(Scope::Anywhere)
+        .wording_messages_freely();
 
 /// Runs one boris tool; `None` for an unknown tool name.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

@@ -57,9 +57,11 @@ fn sentence(ctx: &Context, text: String) -> String {
     }
 }
 
-/// The gemini-cli adapter, registered in `registry!` (`super`).
+/// The gemini-cli adapter, registered in `registry!` (`super`). Its failures
+/// are flagged, as MCP advises, though seed 002 gives them as texts alone.
 pub(crate) const ADAPTER: Adapter =
-    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render);
+    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render)
+        .failing_without_a_flag();
 
 /// Runs one tool; `None` for an unknown tool name.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

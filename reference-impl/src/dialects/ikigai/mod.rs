@@ -89,9 +89,10 @@ fn is_permission_denied(cause: &str) -> bool {
     cause == crate::engine::error::describe_io(&eacces)
 }
 
-/// The ikigai adapter, registered in `registry!` (`super`).
+/// The ikigai adapter, registered in `registry!` (`super`); every text it writes
+/// is its JSON result envelope.
 pub(crate) const ADAPTER: Adapter =
-    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render);
+    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render).writing_json();
 
 /// Runs one tool; `None` for a name that is not one of the five.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {

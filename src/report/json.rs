@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::spill::Spill;
-use super::{RunFacts, Standing, SuiteTallies, Tally};
+use super::{RunFacts, Standing, SuiteFacts, SuiteTallies, Tally};
 use crate::execute::{Excuse, ScenarioReport, Verdict};
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
@@ -146,6 +146,20 @@ impl JsonStream {
         }
         file.flush()
     }
+}
+
+/// The suites a run ran (name, version, origin), as the pages' JSON names them.
+pub(super) fn suites_json(suites: &[SuiteFacts]) -> Vec<Value> {
+    suites
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "version": s.version,
+                "origin": s.origin,
+            })
+        })
+        .collect()
 }
 
 /// The counts of the summary line, by the same names.

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{requirement_tally, History};
-use crate::report::json::counts_json;
+use crate::report::json::{counts_json, suites_json};
 use crate::report::Standing;
 
 /// The shape of `history.json`: raise it with any change a reader could notice,
@@ -24,11 +24,7 @@ pub(crate) fn history_json(history: &History) -> String {
                 "label": c.name,
                 "not_yet_in_suite": not_yet,
                 "target": c.run.target,
-                "suites": c.run.suites.iter().map(|s| json!({
-                    "name": s.name,
-                    "version": s.version,
-                    "origin": s.origin,
-                })).collect::<Vec<_>>(),
+                "suites": suites_json(&c.run.suites),
                 "counts": counts_json(&c.tally),
             })
         })

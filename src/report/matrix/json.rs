@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::Matrix;
-use crate::report::json::counts_json;
+use crate::report::json::{counts_json, suites_json};
 use crate::scenario::Basis;
 
 /// The shape of `matrix.json`: raise it with any change a reader could notice, and
@@ -20,11 +20,7 @@ pub(crate) fn matrix_json(matrix: &Matrix) -> String {
             json!({
                 "name": c.name,
                 "target": c.run.target,
-                "suites": c.run.suites.iter().map(|s| json!({
-                    "name": s.name,
-                    "version": s.version,
-                    "origin": s.origin,
-                })).collect::<Vec<_>>(),
+                "suites": suites_json(&c.run.suites),
                 "counts": counts_json(&c.tally),
                 "badge": {
                     "svg": format!("badges/{}.svg", c.stem),

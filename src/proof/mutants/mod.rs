@@ -12,7 +12,7 @@
 //! runs every scenario against every mutation, is there for the README's table
 //! of how many scenarios fail each one.
 
-mod catalogue;
+pub(crate) mod catalogue;
 pub(crate) mod hints;
 mod json;
 mod order;

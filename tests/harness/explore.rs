@@ -1,0 +1,147 @@
+//! `toolspec explore`: the reference explored against itself finds nothing in any
+//! suite, a catalogue mutation of each dialect is found, a run prints the same at
+//! any `--jobs`, and bad usage is refused with a message naming what is wrong.
+
+use crate::support::toolspec;
+
+/// Runs `toolspec explore` with `args`, returning the exit code, stdout and stderr.
+fn explore(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = toolspec()
+        .arg("explore")
+        .args(args)
+        .output()
+        .expect("toolspec runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The reference explored against itself: any divergence is a bug in the
+/// reference server (an answer that changes from run to run) or in explore.
+fn finds_nothing_against_itself(suite: &str) {
+    let (code, stdout, stderr) = explore(&[
+        "--suite", suite, "--seed", "29", "--cases", "200", "--jobs", "4",
+    ]);
+    assert_eq!(code, Some(0), "{suite}:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with(&format!("explore {suite}: seed 29, 200 cases")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(": 200 cases, "), "{stdout}");
+    assert!(stdout.contains(" 0 divergences "), "{stdout}");
+}
+
+#[test]
+fn boris_against_itself_finds_nothing() {
+    finds_nothing_against_itself("boris");
+}
+
+#[test]
+fn gemini_cli_against_itself_finds_nothing() {
+    finds_nothing_against_itself("gemini-cli");
+}
+
+#[test]
+fn ikigai_against_itself_finds_nothing() {
+    finds_nothing_against_itself("ikigai");
+}
+
+#[test]
+fn agent_tools_against_itself_finds_nothing() {
+    finds_nothing_against_itself("agent-tools");
+}
+
+#[test]
+fn a_mutation_of_each_dialect_is_found() {
+    for (suite, mutation) in [
+        ("boris", "drop-code-prefix"),
+        ("agent-tools", "uppercase-codes"),
+        ("ikigai", "omit-is-error"),
+        ("gemini-cli", "drop-trailing-period"),
+    ] {
+        let (code, stdout, stderr) = explore(&[
+            "--suite", suite, "--mutate", mutation, "--seed", "29", "--cases", "40", "--jobs", "4",
+        ]);
+        assert_eq!(code, Some(1), "{suite} {mutation}:\n{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("DIVERGENCE [convention]"),
+            "{suite} {mutation}:\n{stdout}"
+        );
+        assert!(stdout.contains("--- oracle"), "{stdout}");
+        assert!(!stdout.contains(" 0 divergences "), "{stdout}");
+    }
+}
+
+#[test]
+fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("explore.json");
+    let args = [
+        "--suite",
+        "boris",
+        "--mutate",
+        "drop-code-prefix",
+        "--seed",
+        "5",
+        "--cases",
+        "30",
+    ];
+    let (_, one, _) = explore(&[&args[..], &["--jobs", "1"]].concat());
+    let (_, four, _) = explore(
+        &[
+            &args[..],
+            &["--jobs", "4", "--json", json.to_str().expect("utf-8 path")],
+        ]
+        .concat(),
+    );
+    assert_eq!(one, four);
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("json written")).expect("json");
+    assert_eq!(written["schema_version"], 1);
+    assert_eq!(written["seed"], 5);
+    let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
+    assert!(headings > 0, "{four}");
+    assert_eq!(
+        written["divergences"].as_array().map(Vec::len),
+        Some(headings)
+    );
+}
+
+#[test]
+fn bad_usage_exits_2_naming_what_is_wrong() {
+    let (code, _, stderr) = explore(&["--suite", "nosuch", "--cases", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("no suite `nosuch`"), "{stderr}");
+    let (code, _, stderr) = explore(&["--suite", "boris", "--mutate", "nosuch", "--cases", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("nosuch"), "{stderr}");
+
+    let specs = tempfile::tempdir().expect("tempdir");
+    let exported = toolspec()
+        .args(["suites", "export"])
+        .arg(specs.path())
+        .output()
+        .expect("export");
+    assert!(exported.status.success());
+    let explore_file = specs.path().join("specs/ikigai/explore.yaml");
+    std::fs::write(
+        &explore_file,
+        "tools:\n  file_read: { path: path }\n  bash: { command: shell, cwd: path }\n",
+    )
+    .expect("write");
+    let output = toolspec()
+        .arg("--specs")
+        .arg(specs.path().join("specs"))
+        .args(["explore", "--suite", "ikigai", "--cases", "1"])
+        .output()
+        .expect("toolspec runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("explore.yaml:3:"), "{stderr}");
+    assert!(
+        stderr.contains("tool `bash` has no argument `cwd`"),
+        "{stderr}"
+    );
+}

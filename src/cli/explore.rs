@@ -210,13 +210,7 @@ fn show(explored: &[ExploredCase]) -> Tally {
         for (i, call) in case.calls.iter().take(last).enumerate() {
             say(format_args!("  {}. {}", i + 1, call.shown()));
         }
-        let d = &divergence.difference;
-        let diff = if d.diff.is_empty() {
-            crate::judge::diff::unified_between(("oracle", &d.oracle), ("subject", &d.subject))
-        } else {
-            d.diff.clone()
-        };
-        for line in diff.lines() {
+        for line in divergence.difference.diff.lines() {
             say(format_args!("    {line}"));
         }
         if !divergence.stderr_tail.is_empty() {

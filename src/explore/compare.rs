@@ -103,7 +103,8 @@ pub(crate) fn compare_answers(
     (!same).then(|| difference(Level::Text, o_text, s_text))
 }
 
-fn difference(level: Level, oracle: String, subject: String) -> Difference {
+/// The difference at `level` between two readings, with their diff.
+pub(crate) fn difference(level: Level, oracle: String, subject: String) -> Difference {
     // Readings are lines of their own: a final newline on both keeps the diff from
     // marking each side as missing one, while a difference in final newlines shows.
     let diff = unified_between(

@@ -11,7 +11,9 @@ use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::case::{Case, GeneratedCall};
-use super::compare::{compare_answers, compare_files, is_broken, Difference, Level, Masking};
+use super::compare::{
+    compare_answers, compare_files, difference, is_broken, Difference, Level, Masking,
+};
 use super::fixture_gen::ROOT_DIR;
 use super::left_behind::listing;
 use crate::fixture::Fixture;
@@ -113,12 +115,7 @@ pub(crate) async fn run_case(sides: &Sides<'_>, case: &Case) -> CaseOutcome {
         Ok(live) => live,
         Err(why) => {
             let _ = oracle.session.stop().await;
-            let difference = Difference {
-                level: Level::Broken,
-                oracle: "started".to_string(),
-                subject: why.clone(),
-                diff: String::new(),
-            };
+            let difference = difference(Level::Broken, "started".to_string(), why);
             return CaseOutcome::Ran {
                 calls: 0,
                 divergence: Some(Divergence {
@@ -134,12 +131,7 @@ pub(crate) async fn run_case(sides: &Sides<'_>, case: &Case) -> CaseOutcome {
     let divergence = divergence.or_else(|| {
         stopped.err().map(|broken| Divergence {
             at_call: calls.checked_sub(1),
-            difference: Difference {
-                level: Level::Broken,
-                oracle: "stopped".to_string(),
-                subject: broken.to_string(),
-                diff: String::new(),
-            },
+            difference: difference(Level::Broken, "stopped".to_string(), broken.to_string()),
             stderr_tail: String::new(),
         })
     });

@@ -2,7 +2,7 @@
 //! suite, a catalogue mutation of each dialect is found, a run prints the same at
 //! any `--jobs`, and bad usage is refused with a message naming what is wrong.
 
-use crate::support::toolspec;
+use crate::support::{assert_matches_schema, toolspec, EXPLORE_SCHEMA};
 
 /// Runs `toolspec explore` with `args`, returning the exit code, stdout and stderr.
 fn explore(args: &[&str]) -> (Option<i32>, String, String) {
@@ -97,8 +97,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         .concat(),
     );
     assert_eq!(one, four);
-    let written: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&json).expect("json written")).expect("json");
+    let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
     assert_eq!(written["schema_version"], 1);
     assert_eq!(written["seed"], 5);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
@@ -107,6 +106,24 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         written["divergences"].as_array().map(Vec::len),
         Some(headings)
     );
+}
+
+/// A subject that dies mid-call is a divergence of its own level, with its stderr
+/// tail, and the run goes on to the next case.
+#[test]
+fn a_subject_that_crashes_is_a_broken_divergence() {
+    let script = crate::support::repo().join("tests/servers/hostile.sh");
+    let server = format!("bash {} exit {{root}}", script.display());
+    let (code, stdout, stderr) = explore(&[
+        "--suite", "boris", "--server", &server, "--seed", "1", "--cases", "3",
+    ]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let broken = stdout
+        .lines()
+        .filter(|l| l.starts_with("DIVERGENCE [broken] case ") && l.contains(" call 1 of "))
+        .count();
+    assert_eq!(broken, 3, "{stdout}");
+    assert!(stdout.contains("subject's stderr (tail):"), "{stdout}");
 }
 
 #[test]

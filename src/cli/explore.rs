@@ -80,7 +80,8 @@ pub(crate) fn explore_command(
         }
         (None, None, Some(path)) => load_target_file(path)?,
         (None, None, None) => oracle.clone(),
-    };
+    }
+    .sandboxed_where_possible();
     let call_timeout = Duration::from_millis(suite.config.call_timeout_ms);
     let listed = list_oracle_tools(&oracle, call_timeout)
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;

@@ -29,6 +29,11 @@ pub(crate) struct ExploreArgs {
     /// The suite whose tools are explored.
     #[arg(long)]
     suite: String,
+    /// The oracle: a target file instead of the suite's bundled reference server,
+    /// so two releases of one program, or two programs, are explored against
+    /// each other.
+    #[arg(long)]
+    oracle: Option<PathBuf>,
     /// The subject: the bundled server with this deliberate deviation (see
     /// `toolspec reference-server --dialect D --list-mutations`).
     #[arg(long, conflicts_with_all = ["server", "target"])]
@@ -62,14 +67,17 @@ pub(crate) fn explore_command(
         return Err(CliError::Explore(format!("no suite `{}`", args.suite)));
     };
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
-    let oracle = Target::reference(&exe, suite);
+    let oracle = match &args.oracle {
+        Some(path) => load_target_file(path)?.sandboxed_where_possible(),
+        None => Target::reference(&exe, suite),
+    };
     let subject = match (&args.mutate, &args.server, &args.target) {
         (Some(mutation), _, _) => {
             let known = mutations::read(&exe, suite)?;
             mutations::select(suite, known, std::slice::from_ref(mutation))?;
             Target {
                 name: format!("reference --mutate {mutation}"),
-                ..oracle.clone().with_extra_args(&["--mutate", mutation])
+                ..Target::reference(&exe, suite).with_extra_args(&["--mutate", mutation])
             }
         }
         (None, Some(line), _) => {

@@ -16,6 +16,7 @@ pub(crate) mod explore_file;
 pub(crate) mod fixture_gen;
 pub(crate) mod left_behind;
 pub(crate) mod shell_gen;
+pub(crate) mod suite_names;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -77,7 +78,8 @@ pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Vec<ExploredCase> {
         .unwrap_or_default()
 }
 
-/// The oracle's tools/list, from a server started on an empty fixture.
+/// The oracle's tools/list, from a server started on an empty fixture, in the
+/// suite's names (an oracle given as a target file may rename them).
 pub(crate) fn list_oracle_tools(
     oracle: &Target,
     timeout: Duration,
@@ -94,6 +96,8 @@ pub(crate) fn list_oracle_tools(
             .map_err(|e| format!("the oracle did not start: {}", e.message))?;
         let listed = session.list_tools(timeout).await;
         let _ = session.stop().await;
-        listed.map_err(|why| format!("the oracle's tools/list: {why}"))
+        listed
+            .map(|tools| suite_names::listed_in_suite_names(tools, oracle))
+            .map_err(|why| format!("the oracle's tools/list: {why}"))
     })
 }

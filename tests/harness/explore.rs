@@ -2,7 +2,7 @@
 //! suite, a catalogue mutation of each dialect is found, a run prints the same at
 //! any `--jobs`, and bad usage is refused with a message naming what is wrong.
 
-use crate::support::{assert_matches_schema, toolspec, EXPLORE_SCHEMA};
+use crate::support::{assert_matches_schema, target_file, toolspec, EXPLORE_SCHEMA};
 
 /// Runs `toolspec explore` with `args`, returning the exit code, stdout and stderr.
 fn explore(args: &[&str]) -> (Option<i32>, String, String) {
@@ -106,6 +106,32 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         written["divergences"].as_array().map(Vec::len),
         Some(headings)
     );
+}
+
+/// `--oracle FILE` replaces the reference as the oracle: a mutated reference
+/// against itself finds nothing, and the honest reference as its subject diverges
+/// with the oracle's answer as the mutated one.
+#[test]
+fn an_oracle_from_a_target_file_is_the_one_compared_against() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let oracle = target_file(dir.path(), ", --mutate, drop-code-prefix", "");
+    let oracle = oracle.to_str().expect("utf-8 path");
+    let common = [
+        "--suite", "boris", "--oracle", oracle, "--seed", "3", "--cases", "20",
+    ];
+    let (code, stdout, stderr) = explore(&common);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("oracle mutated, subject mutated"),
+        "{stdout}"
+    );
+    let honest = format!(
+        "{} reference-server --dialect boris --root {{root}}",
+        crate::support::exe().display()
+    );
+    let (code, stdout, stderr) = explore(&[&common[..], &["--server", &honest]].concat());
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("    -error without a code"), "{stdout}");
 }
 
 /// A subject that dies mid-call is a divergence of its own level, with its stderr

@@ -32,18 +32,24 @@ const NAMES: &[&str] = &[
     "data.json",
 ];
 
-/// How long ago files were last modified, in seconds: some within the last day,
-/// some older, so listings sorted by time (newest first, or by name past a day)
-/// are exercised.
-const AGES: &[i64] = &[60, 600, 3_600, 7_200, 90_000, 200_000, 400_000, 800_000];
+/// How long ago entries were last modified, in seconds: some within the last
+/// day, some older, so listings sorted by time (newest first, or by name past a
+/// day) are exercised. As many as a fixture can have entries, so each gets its own.
+const AGES: &[i64] = &[
+    60, 600, 3_600, 7_200, 20_000, 50_000, 90_000, 200_000, 400_000, 800_000, 1_600_000, 3_200_000,
+];
+
+/// The root's own age: older than any entry in it.
+const ROOT_AGE: i64 = 6_400_000;
 
 /// A generated fixture: each file's path under the root, its text and its age.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct GeneratedFixture {
     /// Path under the root -> text (None for an empty folder).
     pub entries: BTreeMap<String, Option<String>>,
-    /// Path under the root -> seconds since it was last modified. Every file has
-    /// its own, so no two sides order files of equal times differently.
+    /// Path under the root (files and folders) -> seconds since it was last
+    /// modified. Each has its own, set when the fixture is built, so the two sides
+    /// never order entries of equal times differently.
     pub ages: BTreeMap<String, i64>,
 }
 
@@ -51,27 +57,30 @@ impl GeneratedFixture {
     /// The files as a scenario would give them, the root folder and canary included.
     pub(crate) fn file_specs(&self) -> BTreeMap<String, FileSpec> {
         let mut specs = BTreeMap::new();
-        specs.insert(
-            format!("{ROOT_DIR}/"),
+        let folder = |age: Option<i64>| {
             FileSpec::Detailed(Box::new(FileDetail {
                 dir: true,
+                mtime: age.map(|age| -age),
                 ..FileDetail::default()
-            })),
-        );
+            }))
+        };
+        specs.insert(format!("{ROOT_DIR}/"), folder(Some(ROOT_AGE)));
+        for name in self.folders() {
+            specs.insert(
+                format!("{ROOT_DIR}/{name}/"),
+                folder(self.ages.get(&name).copied()),
+            );
+        }
         specs.insert(CANARY.to_string(), FileSpec::Text("canary\n".to_string()));
         for (name, text) in &self.entries {
-            let spec = match text {
-                Some(text) => FileSpec::Detailed(Box::new(FileDetail {
+            if let Some(text) = text {
+                let spec = FileSpec::Detailed(Box::new(FileDetail {
                     text: Some(text.clone()),
                     mtime: self.ages.get(name).map(|age| -age),
                     ..FileDetail::default()
-                })),
-                None => FileSpec::Detailed(Box::new(FileDetail {
-                    dir: true,
-                    ..FileDetail::default()
-                })),
-            };
-            specs.insert(format!("{ROOT_DIR}/{name}"), spec);
+                }));
+                specs.insert(format!("{ROOT_DIR}/{name}"), spec);
+            }
         }
         specs
     }
@@ -111,13 +120,21 @@ pub(crate) fn generate_fixture(rng: &mut Rng) -> GeneratedFixture {
         let name = NAMES[rng.usize(..NAMES.len())].to_string();
         entries.insert(name, Some(generate_text(rng)));
     }
-    let mut ages = AGES.to_vec();
-    rng.shuffle(&mut ages);
-    let ages = entries.keys().cloned().zip(ages).collect();
     if rng.u8(..4) == 0 {
         entries.insert("empty-dir".to_string(), None);
     }
-    GeneratedFixture { entries, ages }
+    let mut fixture = GeneratedFixture {
+        entries,
+        ages: BTreeMap::new(),
+    };
+    let mut ages = AGES.to_vec();
+    rng.shuffle(&mut ages);
+    let names = fixture
+        .files()
+        .map(|(n, _)| n.to_string())
+        .chain(fixture.folders());
+    fixture.ages = names.zip(ages).collect();
+    fixture
 }
 
 /// A text of one of the interesting kinds.
@@ -161,6 +178,14 @@ mod tests {
         };
         assert_eq!(fixture.folders(), vec!["src", "src/deep"]);
         assert!(fixture.file_specs().contains_key("root/src/deep/util.py"));
+        assert!(fixture.file_specs().contains_key("root/src/deep/"));
+        let aged = generate_fixture(&mut Rng::with_seed(7));
+        let mut ages: Vec<i64> = aged.ages.values().copied().collect();
+        let count = ages.len();
+        ages.sort_unstable();
+        ages.dedup();
+        assert_eq!(ages.len(), count, "every entry has its own age");
+        assert_eq!(count, aged.files().count() + aged.folders().len());
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! `scenario` (files to a typed model) -> `fixture` (the temporary tree) -> `server`
 //! (start it, talk MCP, classify each call's outcome) -> `judge` (the outcome and the
 //! files against `then`, by the suite's result convention) -> `execute` (one
-//! scenario to a verdict, or many in parallel) -> `report` (standing, text, JUnit,
+//! scenario to a verdict, or many in parallel) -> `explore` (generated cases on an
+//! oracle and a subject, compared call by call) -> `report` (standing, text, JUnit,
 //! JSON, Markdown) -> `runner` (libtest-mimic) and `proof` (coverage, scaffold,
 //! mutants) -> `cli`. `visible` (how server text is shown) sits under them all.
 
@@ -27,6 +28,8 @@ mod server;
 mod judge;
 
 mod execute;
+
+mod explore;
 
 mod report;
 

@@ -50,6 +50,9 @@ pub(crate) enum CliError {
     /// `init` could not propose or write a target.
     #[error("init: {0}")]
     Init(String),
+    /// `explore` could not start: the oracle did not start or list its tools.
+    #[error("explore: {0}")]
+    Explore(String),
     /// `report merge` refused its shards.
     #[error("report merge: {0}")]
     Merge(String),

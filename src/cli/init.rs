@@ -193,6 +193,7 @@ fn spec_tools(exe: &Path, suite: &Suite, timeout: Duration) -> Result<Vec<Listed
                 name: name.clone(),
                 description: known.map(|t| t.description.clone()).unwrap_or_default(),
                 arguments: Some(arguments),
+                input_schema: known.map(|t| t.input_schema.clone()).unwrap_or_default(),
             }
         })
         .collect())

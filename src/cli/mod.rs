@@ -7,6 +7,7 @@ mod color;
 mod coverage;
 mod diff;
 mod error;
+mod explore;
 mod history;
 mod init;
 mod list;
@@ -90,6 +91,9 @@ enum Command {
     /// Mutation testing: run each suite against every deliberate deviation of the
     /// bundled server and report which ones the suite catches; exits 1 if any survives.
     Mutants(mutants::MutantsArgs),
+    /// Generated cases on the suite's reference server and on a subject, compared
+    /// call by call; exits 1 on any divergence.
+    Explore(explore::ExploreArgs),
     /// One suite across several servers: a folder with the results page
     /// (index.html), matrix.json, matrix.md and a badge per server, from JSON
     /// reports already written or by running each --target.
@@ -181,6 +185,7 @@ fn dispatch(
         Command::Coverage(args) => coverage::coverage(catalogue, &args),
         Command::Scaffold(args) => scaffold::scaffold(catalogue, specs, &args),
         Command::Mutants(args) => mutants::mutants(catalogue, &args),
+        Command::Explore(args) => explore::explore_command(catalogue, &args),
         Command::Suites(_)
         | Command::Report(_)
         | Command::Diff(_)

@@ -223,6 +223,7 @@ mod tests {
             name: name.to_string(),
             description: description.to_string(),
             arguments: Some(arguments.iter().map(|a| a.to_string()).collect()),
+            input_schema: serde_json::Value::Null,
         }
     }
 

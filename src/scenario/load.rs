@@ -9,6 +9,11 @@ use super::model::{Scenario, ScenarioFile, SuiteFile};
 use super::validate::{id_part_problem, validate_file};
 use super::yaml::{parse_yaml_str, read_text};
 
+/// The file beside a suite's scenarios that tells `toolspec explore` what each tool
+/// argument means. It is not a scenario file, so loading leaves it to the explore
+/// stage, which reads it strictly when a command explores the suite.
+pub(crate) const EXPLORE_FILE: &str = "explore.yaml";
+
 /// A loaded suite: its settings and every scenario file in it, sorted by file name.
 #[derive(Debug, Clone)]
 pub struct Suite {
@@ -118,8 +123,9 @@ pub fn load_suite(dir: &Path) -> Result<Suite, Vec<LoadError>> {
         .map(|e| e.path())
         .filter(|p| {
             p.extension().is_some_and(|x| x == "yaml" || x == "yml")
-                && p.file_name()
-                    .is_some_and(|n| n != "suite.yaml" && n != CLAUSE_INDEX_FILE)
+                && p.file_name().is_some_and(|n| {
+                    n != "suite.yaml" && n != CLAUSE_INDEX_FILE && n != EXPLORE_FILE
+                })
         })
         .collect();
     paths.sort();

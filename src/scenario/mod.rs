@@ -14,13 +14,14 @@ mod yaml;
 pub(crate) use clause_index::{
     read_clause_index, ClauseIndex, IndexedClause, IndexedDocument, CLAUSE_INDEX_FILE,
 };
+pub(crate) use error::find_line;
 pub use error::LoadError;
 pub use load::{load_suite, load_suites, Suite};
 pub(crate) use load::{
-    scenario_file_from_text, suite_file_from_text, suite_names, SuiteScenarioFile,
+    scenario_file_from_text, suite_file_from_text, suite_names, SuiteScenarioFile, EXPLORE_FILE,
 };
 pub use model::*;
 pub(crate) use partition::Partition;
 pub(crate) use pattern::{compile_filled, compile_for_one_judging};
 pub(crate) use placeholders::Bindings;
-pub(crate) use yaml::parse_yaml_str;
+pub(crate) use yaml::{parse_yaml_str, read_text};

@@ -38,6 +38,9 @@ pub(crate) struct ListedTool {
     /// The properties of its input schema, or `None` when the schema declares none
     /// (a schema without `properties` accepts anything).
     pub arguments: Option<Vec<String>>,
+    /// Its whole input schema as listed, for `explore`, which draws each argument
+    /// from the type the schema gives it.
+    pub input_schema: serde_json::Value,
 }
 
 pub(crate) struct Session {
@@ -317,6 +320,7 @@ impl Session {
                     name: tool.name.into_owned(),
                     description: tool.description.map(|d| d.into_owned()).unwrap_or_default(),
                     arguments: properties,
+                    input_schema: serde_json::Value::Object((*tool.input_schema).clone()),
                 }
             })
             .collect())

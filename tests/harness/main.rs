@@ -21,6 +21,7 @@
 //! - `coverage` and `scaffold`: `coverage`;
 //! - `init` (a proposed target file and its first baseline): `init`;
 //! - `mutants`: `mutants`;
+//! - `explore` (generated cases against the reference): `explore`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
 //! - `run --html`, `matrix`, badges, `diff` and `history`: `results_page` (the page in a
 //!   real browser: the `browser` binary);
@@ -35,6 +36,7 @@ mod can_fail;
 mod cli;
 mod containment;
 mod coverage;
+mod explore;
 mod fuzz_corpus;
 mod gemini_exactness;
 mod golden;

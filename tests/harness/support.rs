@@ -96,6 +96,9 @@ pub(crate) const REPORT_SCHEMA: &str = "docs/report.schema.json";
 /// The schema of `toolspec mutants --json` scores, relative to the repository root.
 pub(crate) const MUTANTS_SCHEMA: &str = "docs/mutants.schema.json";
 
+/// The schema of `toolspec explore --json` files, relative to the repository root.
+pub(crate) const EXPLORE_SCHEMA: &str = "docs/explore.schema.json";
+
 /// Checks `doc` against the JSON Schema at `schema` (relative to the repository
 /// root). The error names each place that breaks it and the rule it breaks:
 /// `at '/scenarios/0/verdict': value must be one of 'PASS', 'FAIL', ...`.

@@ -23,7 +23,7 @@
 //! apart; a full count runs each alone, so that a false failure names its
 //! variation.
 
-mod catalogue;
+pub(crate) mod catalogue;
 pub(crate) mod hints;
 mod json;
 mod order;

@@ -1,0 +1,109 @@
+//! One generated case: a fixture and a sequence of one to six calls made in one
+//! session, so state carries over (an edit, then a view). Each case is drawn from
+//! its own PRNG, seeded from the run's seed and the case's number, so a case is the
+//! same whatever else runs and however many jobs run it.
+
+use fastrand::Rng;
+use serde_json::{Map, Value};
+
+use super::argument_gen::generate_arguments;
+use super::explore_file::ExploreData;
+use super::fixture_gen::{generate_fixture, GeneratedFixture};
+
+/// The most calls a case makes.
+pub(crate) const MAX_CALLS: usize = 6;
+
+/// A call as the suite names it; paths and commands hold `{root}`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GeneratedCall {
+    pub tool: String,
+    pub args: Map<String, Value>,
+}
+
+impl GeneratedCall {
+    /// `tool {json}`, as the report shows it (the root left as `{root}`).
+    pub(crate) fn shown(&self) -> String {
+        format!("{} {}", self.tool, Value::Object(self.args.clone()))
+    }
+}
+
+/// A case: its number, its fixture and its calls.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Case {
+    pub number: u64,
+    pub fixture: GeneratedFixture,
+    pub calls: Vec<GeneratedCall>,
+}
+
+/// The seed of case `number` of a run seeded `seed`: both mixed by splitmix64, so
+/// neighbouring cases and neighbouring seeds share no stream.
+pub(crate) fn case_seed(seed: u64, number: u64) -> u64 {
+    splitmix64(seed ^ splitmix64(number))
+}
+
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Case `number` of the run seeded `seed`.
+pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case {
+    let mut rng = Rng::with_seed(case_seed(seed, number));
+    let fixture = generate_fixture(&mut rng);
+    let calls = (0..rng.usize(1..=MAX_CALLS))
+        .map(|_| {
+            let tool = &data.tools[rng.usize(..data.tools.len())];
+            GeneratedCall {
+                tool: tool.name.clone(),
+                args: generate_arguments(&mut rng, tool, &fixture),
+            }
+        })
+        .collect();
+    Case {
+        number,
+        fixture,
+        calls,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::explore::explore_file::{ExploredTool, Meaning};
+
+    fn data() -> ExploreData {
+        let tool = |name: &str, arg: &str, meaning: Meaning| ExploredTool {
+            name: name.into(),
+            arguments: BTreeMap::from([(arg.to_string(), meaning)]),
+            schema: serde_json::json!({"properties": {arg: {"type": "string"}}, "required": [arg]}),
+        };
+        ExploreData {
+            tools: vec![
+                tool("bash", "command", Meaning::Shell),
+                tool("view", "path", Meaning::Path),
+            ],
+            masks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_seed_and_number_give_one_case_and_others_differ() {
+        let data = data();
+        assert_eq!(generate_case(42, 3, &data), generate_case(42, 3, &data));
+        let cases: Vec<Case> = (0..50).map(|n| generate_case(42, n, &data)).collect();
+        let other: Vec<Case> = (0..50).map(|n| generate_case(43, n, &data)).collect();
+        assert_ne!(cases, other);
+        assert!(cases
+            .iter()
+            .all(|c| (1..=MAX_CALLS).contains(&c.calls.len())));
+        assert!(cases.iter().any(|c| c.calls.len() == 1));
+        assert!(cases.iter().any(|c| c.calls.len() == MAX_CALLS));
+        assert!(cases
+            .iter()
+            .any(|c| c.calls.iter().any(|call| call.tool == "bash")));
+    }
+}

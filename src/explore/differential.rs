@@ -1,0 +1,212 @@
+//! One case run on both sides: each in its own copy of the generated fixture, with
+//! its own server, the calls made in step (each side's renames applied to its own
+//! calls), and the answers and the files compared after every call. The case stops
+//! at its first divergence, and both servers are stopped and both fixtures removed
+//! however it ends.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use super::case::{Case, GeneratedCall};
+use super::compare::{
+    compare_answers, compare_files, difference, is_broken, Difference, Level, Masking,
+};
+use super::fixture_gen::ROOT_DIR;
+use super::left_behind::listing;
+use crate::fixture::Fixture;
+use crate::scenario::{Bindings, Convention};
+use crate::server::outcome::CallOutcome;
+use crate::server::{Session, Target};
+
+/// The two servers a run compares, and how their answers are read.
+pub(crate) struct Sides<'a> {
+    pub oracle: &'a Target,
+    pub subject: &'a Target,
+    pub convention: Convention,
+    pub masks: &'a [Regex],
+    pub call_timeout: Duration,
+}
+
+/// Where a case diverged.
+#[derive(Debug, Clone)]
+pub(crate) struct Divergence {
+    /// The index of the call after which the sides differed; None when the subject
+    /// did not start.
+    pub at_call: Option<usize>,
+    pub difference: Difference,
+    /// The subject's stderr tail, when it broke.
+    pub stderr_tail: String,
+}
+
+/// How a case came out.
+#[derive(Debug, Clone)]
+pub(crate) enum CaseOutcome {
+    /// Calls made on both sides, and the divergence that stopped the case, if any.
+    Ran {
+        calls: usize,
+        divergence: Option<Divergence>,
+    },
+    /// The case could not be run at all: the fixture could not be built or the
+    /// oracle did not start.
+    Failed(String),
+}
+
+/// One side's live fixture and server.
+struct Live {
+    fixture: Fixture,
+    root: String,
+    around: String,
+    session: Session,
+}
+
+impl Live {
+    fn masking<'a>(&'a self, masks: &'a [Regex]) -> Masking<'a> {
+        Masking {
+            root: &self.root,
+            fixture: &self.around,
+            masks,
+        }
+    }
+}
+
+/// Builds one side's fixture, and starts its server in the root inside it.
+async fn start(target: &Target, case: &Case, timeout: Duration) -> Result<Live, String> {
+    let fixture = Fixture::build(&case.fixture.file_specs())
+        .map_err(|e| format!("cannot build the fixture: {e}"))?;
+    let root_path = fixture.root().join(ROOT_DIR);
+    let root = root_path.display().to_string();
+    let around = fixture.root().display().to_string();
+    let session = Session::launch(target, &root_path, &BTreeMap::new(), timeout)
+        .await
+        .map_err(|e| {
+            if e.stderr_tail.is_empty() {
+                e.message
+            } else {
+                format!("{}\nstderr:\n{}", e.message, e.stderr_tail)
+            }
+        })?;
+    Ok(Live {
+        fixture,
+        root,
+        around,
+        session,
+    })
+}
+
+/// Runs `case` on both sides.
+pub(crate) async fn run_case(sides: &Sides<'_>, case: &Case) -> CaseOutcome {
+    let (oracle, subject) = tokio::join!(
+        start(sides.oracle, case, sides.call_timeout),
+        start(sides.subject, case, sides.call_timeout)
+    );
+    let mut oracle = match oracle {
+        Ok(live) => live,
+        Err(why) => {
+            if let Ok(subject) = subject {
+                let _ = subject.session.stop().await;
+            }
+            return CaseOutcome::Failed(format!("the oracle did not start: {why}"));
+        }
+    };
+    let mut subject = match subject {
+        Ok(live) => live,
+        Err(why) => {
+            let _ = oracle.session.stop().await;
+            let difference = difference(Level::Broken, "started".to_string(), why);
+            return CaseOutcome::Ran {
+                calls: 0,
+                divergence: Some(Divergence {
+                    at_call: None,
+                    difference,
+                    stderr_tail: String::new(),
+                }),
+            };
+        }
+    };
+    let (calls, divergence) = make_calls(sides, case, &mut oracle, &mut subject).await;
+    let (_, stopped) = tokio::join!(oracle.session.stop(), subject.session.stop());
+    let divergence = divergence.or_else(|| {
+        stopped.err().map(|broken| Divergence {
+            at_call: calls.checked_sub(1),
+            difference: difference(Level::Broken, "stopped".to_string(), broken.to_string()),
+            stderr_tail: String::new(),
+        })
+    });
+    drop((oracle.fixture, subject.fixture));
+    CaseOutcome::Ran { calls, divergence }
+}
+
+/// The calls in step, until the first divergence or a call that broke both.
+async fn make_calls(
+    sides: &Sides<'_>,
+    case: &Case,
+    oracle: &mut Live,
+    subject: &mut Live,
+) -> (usize, Option<Divergence>) {
+    for (index, call) in case.calls.iter().enumerate() {
+        let (o_tool, o_args) = sent(sides.oracle, call, &oracle.root);
+        let (s_tool, s_args) = sent(sides.subject, call, &subject.root);
+        let (o_outcome, s_outcome): (CallOutcome, CallOutcome) = tokio::join!(
+            oracle.session.call(&o_tool, o_args, sides.call_timeout),
+            subject.session.call(&s_tool, s_args, sides.call_timeout)
+        );
+        let o_masking = oracle.masking(sides.masks);
+        let s_masking = subject.masking(sides.masks);
+        let difference = compare_answers(
+            sides.convention,
+            (&o_outcome, &o_masking),
+            (&s_outcome, &s_masking),
+        )
+        .or_else(|| {
+            compare_files(
+                &listing(oracle.fixture.handle(), &o_masking),
+                &listing(subject.fixture.handle(), &s_masking),
+            )
+        });
+        if let Some(difference) = difference {
+            let stderr_tail = if difference.level == Level::Broken {
+                subject.session.stderr_tail()
+            } else {
+                String::new()
+            };
+            let divergence = Divergence {
+                at_call: Some(index),
+                difference,
+                stderr_tail,
+            };
+            return (index + 1, Some(divergence));
+        }
+        if is_broken(&o_outcome) {
+            // Both broke: nothing after this call can be compared.
+            return (index + 1, None);
+        }
+    }
+    (case.calls.len(), None)
+}
+
+/// The call as one side is sent it: its root filled in, its renames applied.
+fn sent(target: &Target, call: &GeneratedCall, root: &str) -> (String, Map<String, Value>) {
+    let bindings = Bindings::new(root);
+    let args = call
+        .args
+        .iter()
+        .map(|(k, v)| (k.clone(), fill(v, &bindings)))
+        .collect();
+    target.translate(&call.tool, args)
+}
+
+fn fill(value: &Value, bindings: &Bindings) -> Value {
+    match value {
+        Value::String(s) => Value::String(bindings.fill(s)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| fill(v, bindings)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), fill(v, bindings)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,317 @@
+//! A suite's `explore.yaml`: which tools explore calls, what each of their
+//! arguments means, and which parts of an answer change from run to run. Read
+//! strictly like every suite file, then checked against the oracle's tools/list,
+//! so a misspelt tool or argument is a clear error instead of a silent gap.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use serde::Deserialize;
+
+use crate::scenario::{find_line, parse_yaml_str, read_text, LoadError, Suite, EXPLORE_FILE};
+use crate::server::ListedTool;
+
+/// What an argument's value stands for, which decides how values are drawn.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(crate) enum Meaning {
+    /// A file or folder path: existing, missing, relative, outside the root, `..`.
+    Path,
+    /// A regular expression drawn from the fixture's text.
+    Regex,
+    /// A glob pattern.
+    Glob,
+    /// Text to find in a file, drawn from the fixture's text.
+    FindText,
+    /// Text to write.
+    Text,
+    /// A shell command from the safe grammar.
+    Shell,
+    /// A whole number.
+    Count,
+    /// A boolean.
+    Flag,
+    /// `[start, end]` line numbers.
+    LineRange,
+    /// One of the values the tool's schema lists in `enum`.
+    Enum,
+    /// One of these values.
+    OneOf(Vec<serde_json::Value>),
+}
+
+/// `explore.yaml` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExploreText {
+    /// Suite tool name -> (argument name -> meaning). Only these tools are called,
+    /// with only these arguments.
+    tools: BTreeMap<String, BTreeMap<String, Meaning>>,
+    /// Regexes for the parts of an answer that differ between two honest runs
+    /// (process ids, task ids): each match is masked before texts are compared.
+    #[serde(default)]
+    mask: Vec<String>,
+}
+
+/// One tool explore calls: its arguments' meanings and its listed input schema.
+#[derive(Debug, Clone)]
+pub(crate) struct ExploredTool {
+    pub name: String,
+    pub arguments: BTreeMap<String, Meaning>,
+    pub schema: serde_json::Value,
+}
+
+impl ExploredTool {
+    /// Whether the schema lists `argument` as required.
+    pub(crate) fn requires(&self, argument: &str) -> bool {
+        self.schema
+            .get("required")
+            .and_then(|r| r.as_array())
+            .is_some_and(|r| r.iter().any(|a| a.as_str() == Some(argument)))
+    }
+
+    /// The schema of one argument, or `null`.
+    pub(crate) fn argument_schema(&self, argument: &str) -> &serde_json::Value {
+        self.schema
+            .pointer(&format!("/properties/{argument}"))
+            .unwrap_or(&serde_json::Value::Null)
+    }
+}
+
+/// A suite's explore data, checked against the oracle's tools.
+#[derive(Debug, Clone)]
+pub(crate) struct ExploreData {
+    /// In name order, which is the order generation draws from.
+    pub tools: Vec<ExploredTool>,
+    pub masks: Vec<Regex>,
+}
+
+/// Where a suite's explore file is.
+pub(crate) fn explore_file_path(suite: &Suite) -> PathBuf {
+    suite.dir.join(EXPLORE_FILE)
+}
+
+/// Reads the suite's `explore.yaml` and checks it against `listed`, the oracle's
+/// tools/list: every tool must be listed, every argument in its input schema, every
+/// `enum` argument must have an `enum` there, and every mask must compile.
+pub(crate) fn load_explore_data(
+    suite: &Suite,
+    listed: &[ListedTool],
+) -> Result<ExploreData, Vec<LoadError>> {
+    let path = explore_file_path(suite);
+    if !path.is_file() {
+        return Err(vec![LoadError::new(
+            &path,
+            None,
+            format!(
+                "suite `{}` has no explore file; write one beside its suite.yaml (docs/explore.md)",
+                suite.name
+            ),
+        )]);
+    }
+    let text = read_text(&path).map_err(|e| vec![e])?;
+    explore_data_from_text(&path, &text, listed)
+}
+
+/// [`load_explore_data`] from the file's text.
+pub(crate) fn explore_data_from_text(
+    path: &Path,
+    text: &str,
+    listed: &[ListedTool],
+) -> Result<ExploreData, Vec<LoadError>> {
+    let written: ExploreText = parse_yaml_str(path, text).map_err(|e| vec![e])?;
+    let mut errors = Vec::new();
+    if written.tools.is_empty() {
+        errors.push(LoadError::new(
+            path,
+            find_line(text, "tools"),
+            "`tools` names no tool to explore",
+        ));
+    }
+    let mut tools = Vec::new();
+    for (name, arguments) in &written.tools {
+        let tool_line = line_of_key(text, name, 0);
+        let Some(found) = listed.iter().find(|t| &t.name == name) else {
+            let names: Vec<&str> = listed.iter().map(|t| t.name.as_str()).collect();
+            errors.push(LoadError::new(
+                path,
+                tool_line,
+                format!(
+                    "tool `{name}` is not in the oracle's tools/list, which lists: {}",
+                    names.join(", ")
+                ),
+            ));
+            continue;
+        };
+        let properties = found
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object());
+        for (argument, meaning) in arguments {
+            let line = line_of_key(text, argument, tool_line.unwrap_or(0));
+            let Some(schema) = properties.and_then(|p| p.get(argument)) else {
+                let known: Vec<&str> = properties
+                    .map(|p| p.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                errors.push(LoadError::new(
+                    path,
+                    line,
+                    format!(
+                        "tool `{name}` has no argument `{argument}` in its input schema (it has: {})",
+                        known.join(", ")
+                    ),
+                ));
+                continue;
+            };
+            if *meaning == Meaning::Enum && schema.get("enum").and_then(|e| e.as_array()).is_none()
+            {
+                errors.push(LoadError::new(
+                    path,
+                    line,
+                    format!(
+                        "`{name}.{argument}: enum`, but its schema lists no `enum`; give the values with `one-of: [...]`"
+                    ),
+                ));
+            }
+        }
+        tools.push(ExploredTool {
+            name: name.clone(),
+            arguments: arguments.clone(),
+            schema: found.input_schema.clone(),
+        });
+    }
+    let mut masks = Vec::new();
+    for pattern in &written.mask {
+        match Regex::new(pattern) {
+            Ok(regex) => masks.push(regex),
+            Err(e) => errors.push(LoadError::new(
+                path,
+                find_line(text, pattern),
+                format!("mask `{pattern}` is not a valid regex: {e}"),
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok(ExploreData { tools, masks })
+    } else {
+        Err(errors)
+    }
+}
+
+/// The 1-based line of the first line from line `from` on (1-based; 0 is the
+/// start) where `key:` is written as a key, in block or flow style, for errors
+/// that name a key the YAML parser accepted.
+fn line_of_key(text: &str, key: &str, from: usize) -> Option<usize> {
+    let plain = format!("{key}:");
+    let quoted = format!("\"{key}\":");
+    let is_key_at = |line: &str, at: usize| {
+        line[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || c == '{' || c == ',')
+    };
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, line)| {
+            [&plain, &quoted].iter().any(|needle| {
+                line.match_indices(needle.as_str())
+                    .any(|(at, _)| is_key_at(line, at))
+            })
+        })
+        .map(|(i, _)| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view() -> ListedTool {
+        ListedTool {
+            name: "view".into(),
+            description: String::new(),
+            arguments: Some(vec!["path".into()]),
+            input_schema: serde_json::json!({
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"]
+            }),
+        }
+    }
+
+    #[test]
+    fn a_known_tool_and_argument_load() {
+        let data = explore_data_from_text(
+            Path::new("explore.yaml"),
+            "tools:\n  view:\n    path: path\nmask: ['pid \\d+']\n",
+            &[view()],
+        )
+        .expect("loads");
+        assert_eq!(data.tools[0].arguments["path"], Meaning::Path);
+        assert!(data.tools[0].requires("path"));
+        assert_eq!(data.masks.len(), 1);
+    }
+
+    #[test]
+    fn an_argument_the_tool_lacks_is_an_error_at_its_line() {
+        let errors = explore_data_from_text(
+            Path::new("explore.yaml"),
+            "tools:\n  view:\n    path: path\n    lines: count\n",
+            &[view()],
+        )
+        .expect_err("refused");
+        let shown = errors[0].to_string();
+        assert!(shown.starts_with("explore.yaml:4:"), "{shown}");
+        assert!(shown.contains("no argument `lines`"), "{shown}");
+    }
+
+    #[test]
+    fn an_argument_in_a_flow_mapping_is_found_on_its_line() {
+        let errors = explore_data_from_text(
+            Path::new("explore.yaml"),
+            "tools:\n  view: { path: path, depth: count }\n",
+            &[view()],
+        )
+        .expect_err("refused");
+        assert!(
+            errors[0]
+                .to_string()
+                .starts_with("explore.yaml:2: tool `view` has no argument `depth`"),
+            "{:?}",
+            errors
+        );
+    }
+
+    #[test]
+    fn an_unknown_tool_meaning_or_key_is_an_error() {
+        let unknown_tool = explore_data_from_text(
+            Path::new("e.yaml"),
+            "tools:\n  cat:\n    path: path\n",
+            &[view()],
+        )
+        .expect_err("refused");
+        assert!(
+            unknown_tool[0].to_string().contains("e.yaml:2: tool `cat`"),
+            "{:?}",
+            unknown_tool
+        );
+        let bad_meaning = explore_data_from_text(
+            Path::new("e.yaml"),
+            "tools:\n  view:\n    path: file\n",
+            &[view()],
+        )
+        .expect_err("refused");
+        assert!(
+            bad_meaning[0].to_string().contains("e.yaml:3"),
+            "{:?}",
+            bad_meaning
+        );
+        let bad_key = explore_data_from_text(Path::new("e.yaml"), "tool: {}\n", &[view()])
+            .expect_err("refused");
+        assert!(
+            bad_key[0].to_string().contains("unknown field"),
+            "{:?}",
+            bad_key
+        );
+    }
+}

@@ -1,0 +1,103 @@
+//! `toolspec explore`: generated cases run on an oracle and a subject, compared
+//! call by call. A stage after `execute`: it builds fixtures and sessions with the
+//! fixture and server stages, reads answers with the judge's convention code, and
+//! hands the command a list of divergences in case order.
+//!
+//! Generation is data-driven: the tools and their argument types come from the
+//! oracle's tools/list, what each argument means from the suite's `explore.yaml`.
+//! Each case has its own seed, so a run's output depends on the seed and the
+//! number of cases, never on how many jobs ran them.
+
+pub(crate) mod argument_gen;
+pub(crate) mod case;
+pub(crate) mod compare;
+pub(crate) mod differential;
+pub(crate) mod explore_file;
+pub(crate) mod fixture_gen;
+pub(crate) mod left_behind;
+pub(crate) mod shell_gen;
+pub(crate) mod suite_names;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use case::{generate_case, Case};
+use differential::{run_case, CaseOutcome, Sides};
+use explore_file::ExploreData;
+
+use crate::fixture::Fixture;
+use crate::server::{ListedTool, Session, Target};
+
+/// What one run explores.
+pub(crate) struct ExplorePlan<'a> {
+    pub sides: Sides<'a>,
+    pub data: &'a ExploreData,
+    pub seed: u64,
+    pub cases: u64,
+    pub jobs: usize,
+}
+
+/// A case with how it came out.
+pub(crate) struct ExploredCase {
+    pub case: Case,
+    pub outcome: CaseOutcome,
+}
+
+/// Runs every case of `plan` on `plan.jobs` threads and returns them in case order.
+/// Cases not run because of an interrupt are left out.
+pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Vec<ExploredCase> {
+    let next = AtomicU64::new(0);
+    let done: Mutex<BTreeMap<u64, ExploredCase>> = Mutex::new(BTreeMap::new());
+    std::thread::scope(|scope| {
+        for _ in 0..plan.jobs.max(1) {
+            scope.spawn(|| {
+                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return;
+                };
+                loop {
+                    let number = next.fetch_add(1, Ordering::Relaxed);
+                    if number >= plan.cases || crate::server::interrupted() {
+                        return;
+                    }
+                    let case = generate_case(plan.seed, number, plan.data);
+                    let outcome = runtime.block_on(run_case(&plan.sides, &case));
+                    if let Ok(mut done) = done.lock() {
+                        done.insert(number, ExploredCase { case, outcome });
+                    }
+                }
+            });
+        }
+    });
+    done.into_inner()
+        .map(|d| d.into_values().collect())
+        .unwrap_or_default()
+}
+
+/// The oracle's tools/list, from a server started on an empty fixture, in the
+/// suite's names (an oracle given as a target file may rename them).
+pub(crate) fn list_oracle_tools(
+    oracle: &Target,
+    timeout: Duration,
+) -> Result<Vec<ListedTool>, String> {
+    let fixture = Fixture::build(&BTreeMap::new())
+        .map_err(|e| format!("cannot build an empty fixture: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+    runtime.block_on(async {
+        let session = Session::launch(oracle, fixture.root(), &BTreeMap::new(), timeout)
+            .await
+            .map_err(|e| format!("the oracle did not start: {}", e.message))?;
+        let listed = session.list_tools(timeout).await;
+        let _ = session.stop().await;
+        listed
+            .map(|tools| suite_names::listed_in_suite_names(tools, oracle))
+            .map_err(|why| format!("the oracle's tools/list: {why}"))
+    })
+}

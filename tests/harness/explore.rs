@@ -1,0 +1,190 @@
+//! `toolspec explore`: the reference explored against itself finds nothing in any
+//! suite, a catalogue mutation of each dialect is found, a run prints the same at
+//! any `--jobs`, and bad usage is refused with a message naming what is wrong.
+
+use crate::support::{assert_matches_schema, target_file, toolspec, EXPLORE_SCHEMA};
+
+/// Runs `toolspec explore` with `args`, returning the exit code, stdout and stderr.
+fn explore(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = toolspec()
+        .arg("explore")
+        .args(args)
+        .output()
+        .expect("toolspec runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The reference explored against itself: any divergence is a bug in the
+/// reference server (an answer that changes from run to run) or in explore.
+fn finds_nothing_against_itself(suite: &str) {
+    let (code, stdout, stderr) = explore(&[
+        "--suite", suite, "--seed", "29", "--cases", "200", "--jobs", "4",
+    ]);
+    assert_eq!(code, Some(0), "{suite}:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with(&format!("explore {suite}: seed 29, 200 cases")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(": 200 cases, "), "{stdout}");
+    assert!(stdout.contains(" 0 divergences "), "{stdout}");
+}
+
+#[test]
+fn boris_against_itself_finds_nothing() {
+    finds_nothing_against_itself("boris");
+}
+
+#[test]
+fn gemini_cli_against_itself_finds_nothing() {
+    finds_nothing_against_itself("gemini-cli");
+}
+
+#[test]
+fn ikigai_against_itself_finds_nothing() {
+    finds_nothing_against_itself("ikigai");
+}
+
+#[test]
+fn agent_tools_against_itself_finds_nothing() {
+    finds_nothing_against_itself("agent-tools");
+}
+
+#[test]
+fn a_mutation_of_each_dialect_is_found() {
+    for (suite, mutation) in [
+        ("boris", "drop-code-prefix"),
+        ("agent-tools", "uppercase-codes"),
+        ("ikigai", "omit-is-error"),
+        ("gemini-cli", "drop-trailing-period"),
+    ] {
+        let (code, stdout, stderr) = explore(&[
+            "--suite", suite, "--mutate", mutation, "--seed", "29", "--cases", "40", "--jobs", "4",
+        ]);
+        assert_eq!(code, Some(1), "{suite} {mutation}:\n{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("DIVERGENCE [convention]"),
+            "{suite} {mutation}:\n{stdout}"
+        );
+        assert!(stdout.contains("--- oracle"), "{stdout}");
+        assert!(!stdout.contains(" 0 divergences "), "{stdout}");
+    }
+}
+
+#[test]
+fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("explore.json");
+    let args = [
+        "--suite",
+        "boris",
+        "--mutate",
+        "drop-code-prefix",
+        "--seed",
+        "5",
+        "--cases",
+        "30",
+    ];
+    let (_, one, _) = explore(&[&args[..], &["--jobs", "1"]].concat());
+    let (_, four, _) = explore(
+        &[
+            &args[..],
+            &["--jobs", "4", "--json", json.to_str().expect("utf-8 path")],
+        ]
+        .concat(),
+    );
+    assert_eq!(one, four);
+    let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
+    assert_eq!(written["schema_version"], 1);
+    assert_eq!(written["seed"], 5);
+    let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
+    assert!(headings > 0, "{four}");
+    assert_eq!(
+        written["divergences"].as_array().map(Vec::len),
+        Some(headings)
+    );
+}
+
+/// `--oracle FILE` replaces the reference as the oracle: a mutated reference
+/// against itself finds nothing, and the honest reference as its subject diverges
+/// with the oracle's answer as the mutated one.
+#[test]
+fn an_oracle_from_a_target_file_is_the_one_compared_against() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let oracle = target_file(dir.path(), ", --mutate, drop-code-prefix", "");
+    let oracle = oracle.to_str().expect("utf-8 path");
+    let common = [
+        "--suite", "boris", "--oracle", oracle, "--seed", "3", "--cases", "20",
+    ];
+    let (code, stdout, stderr) = explore(&common);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("oracle mutated, subject mutated"),
+        "{stdout}"
+    );
+    let honest = format!(
+        "{} reference-server --dialect boris --root {{root}}",
+        crate::support::exe().display()
+    );
+    let (code, stdout, stderr) = explore(&[&common[..], &["--server", &honest]].concat());
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("    -error without a code"), "{stdout}");
+}
+
+/// A subject that dies mid-call is a divergence of its own level, with its stderr
+/// tail, and the run goes on to the next case.
+#[test]
+fn a_subject_that_crashes_is_a_broken_divergence() {
+    let script = crate::support::repo().join("tests/servers/hostile.sh");
+    let server = format!("bash {} exit {{root}}", script.display());
+    let (code, stdout, stderr) = explore(&[
+        "--suite", "boris", "--server", &server, "--seed", "1", "--cases", "3",
+    ]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let broken = stdout
+        .lines()
+        .filter(|l| l.starts_with("DIVERGENCE [broken] case ") && l.contains(" call 1 of "))
+        .count();
+    assert_eq!(broken, 3, "{stdout}");
+    assert!(stdout.contains("subject's stderr (tail):"), "{stdout}");
+}
+
+#[test]
+fn bad_usage_exits_2_naming_what_is_wrong() {
+    let (code, _, stderr) = explore(&["--suite", "nosuch", "--cases", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("no suite `nosuch`"), "{stderr}");
+    let (code, _, stderr) = explore(&["--suite", "boris", "--mutate", "nosuch", "--cases", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("nosuch"), "{stderr}");
+
+    let specs = tempfile::tempdir().expect("tempdir");
+    let exported = toolspec()
+        .args(["suites", "export"])
+        .arg(specs.path())
+        .output()
+        .expect("export");
+    assert!(exported.status.success());
+    let explore_file = specs.path().join("specs/ikigai/explore.yaml");
+    std::fs::write(
+        &explore_file,
+        "tools:\n  file_read: { path: path }\n  bash: { command: shell, cwd: path }\n",
+    )
+    .expect("write");
+    let output = toolspec()
+        .arg("--specs")
+        .arg(specs.path().join("specs"))
+        .args(["explore", "--suite", "ikigai", "--cases", "1"])
+        .output()
+        .expect("toolspec runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("explore.yaml:3:"), "{stderr}");
+    assert!(
+        stderr.contains("tool `bash` has no argument `cwd`"),
+        "{stderr}"
+    );
+}

@@ -257,13 +257,19 @@ fn keep_failed_leaves_the_fixture_for_a_look() {
         .stdout
         .clone();
     let text = String::from_utf8_lossy(&output);
-    let root = text
+    // The filter selects every "Ambiguous match" scenario: each failed one is kept.
+    let roots: Vec<&str> = text
         .lines()
-        .find_map(|l| l.trim().strip_prefix("fixture root: "))
-        .and_then(|l| l.strip_suffix(" (kept)"))
-        .unwrap_or_else(|| panic!("no kept root in:\n{text}"));
-    assert!(Path::new(root).join("dup.txt").is_file(), "{root}");
-    std::fs::remove_dir_all(root).expect("clean up");
+        .filter_map(|l| l.trim().strip_prefix("fixture root: "))
+        .filter_map(|l| l.strip_suffix(" (kept)"))
+        .collect();
+    assert!(!roots.is_empty(), "no kept root in:\n{text}");
+    for root in &roots {
+        assert!(Path::new(root).join("dup.txt").is_file(), "{root}");
+    }
+    for root in roots {
+        std::fs::remove_dir_all(root).expect("clean up");
+    }
 }
 
 #[test]

@@ -138,19 +138,22 @@ fn word_counts(fixture: &GeneratedFixture) -> BTreeMap<&str, usize> {
     counts
 }
 
+/// The fixture's words found exactly once, and those found more than once.
+fn words_once_and_many(fixture: &GeneratedFixture) -> (Vec<&str>, Vec<&str>) {
+    let (mut once, mut many) = (Vec::new(), Vec::new());
+    for (word, n) in word_counts(fixture) {
+        if n == 1 {
+            once.push(word);
+        } else {
+            many.push(word);
+        }
+    }
+    (once, many)
+}
+
 /// A word found once, one found many times, one never found, or an invalid regex.
 fn regex(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
-    let counts = word_counts(fixture);
-    let once: Vec<&str> = counts
-        .iter()
-        .filter(|(_, n)| **n == 1)
-        .map(|(w, _)| *w)
-        .collect();
-    let many: Vec<&str> = counts
-        .iter()
-        .filter(|(_, n)| **n > 1)
-        .map(|(w, _)| *w)
-        .collect();
+    let (once, many) = words_once_and_many(fixture);
     match rng.u8(..6) {
         0 if !once.is_empty() => pick(rng, &once).to_string(),
         1 if !many.is_empty() => pick(rng, &many).to_string(),
@@ -164,17 +167,7 @@ fn regex(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
 /// Text to find: a word found once or many times, a whole line with its ending,
 /// text found nowhere, or empty.
 fn find_text(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
-    let counts = word_counts(fixture);
-    let once: Vec<&str> = counts
-        .iter()
-        .filter(|(_, n)| **n == 1)
-        .map(|(w, _)| *w)
-        .collect();
-    let many: Vec<&str> = counts
-        .iter()
-        .filter(|(_, n)| **n > 1)
-        .map(|(w, _)| *w)
-        .collect();
+    let (once, many) = words_once_and_many(fixture);
     let lines: Vec<&str> = fixture
         .files()
         .flat_map(|(_, t)| t.split_inclusive('\n'))

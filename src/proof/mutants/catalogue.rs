@@ -152,23 +152,7 @@ pub(crate) fn select(
     catalogue: Vec<Mutation>,
     only: &[String],
 ) -> Result<Vec<Mutation>, MutantsError> {
-    let unknown: Vec<String> = only
-        .iter()
-        .filter(|name| !catalogue.iter().any(|m| &m.name == *name))
-        .cloned()
-        .collect();
-    if !unknown.is_empty() {
-        return Err(MutantsError::UnknownMutation {
-            suite: suite.name.clone(),
-            kind: "mutation",
-            unknown,
-            catalogue: catalogue.iter().map(|m| m.name.clone()).collect(),
-        });
-    }
-    Ok(catalogue
-        .into_iter()
-        .filter(|m| only.is_empty() || only.contains(&m.name))
-        .collect())
+    select_named(suite, "mutation", catalogue, only, |m| &m.name)
 }
 
 /// The variations of `catalogue` to run: all of them, or those named in `only`,
@@ -178,21 +162,33 @@ pub(crate) fn select_variations(
     catalogue: Vec<Variation>,
     only: &[String],
 ) -> Result<Vec<Variation>, MutantsError> {
+    select_named(suite, "variation", catalogue, only, |v| &v.name)
+}
+
+/// The entries of a catalogue of `kind` whose `name` is in `only` (all when it is
+/// empty); a name in `only` that the catalogue lacks is an error listing it.
+fn select_named<T>(
+    suite: &Suite,
+    kind: &'static str,
+    catalogue: Vec<T>,
+    only: &[String],
+    name: impl Fn(&T) -> &String,
+) -> Result<Vec<T>, MutantsError> {
     let unknown: Vec<String> = only
         .iter()
-        .filter(|name| !catalogue.iter().any(|v| &v.name == *name))
+        .filter(|wanted| !catalogue.iter().any(|entry| name(entry) == *wanted))
         .cloned()
         .collect();
     if !unknown.is_empty() {
         return Err(MutantsError::UnknownMutation {
             suite: suite.name.clone(),
-            kind: "variation",
+            kind,
             unknown,
-            catalogue: catalogue.iter().map(|v| v.name.clone()).collect(),
+            catalogue: catalogue.iter().map(|entry| name(entry).clone()).collect(),
         });
     }
     Ok(catalogue
         .into_iter()
-        .filter(|v| only.is_empty() || only.contains(&v.name))
+        .filter(|entry| only.is_empty() || only.contains(name(entry)))
         .collect())
 }

@@ -65,6 +65,10 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     // stopped by a signal has a stdin read pending on a blocking thread, which
     // never ends, and every answer has been written by now.
     runtime.shutdown_timeout(std::time::Duration::from_millis(50));
+    // Whatever left its command's group (`setsid`) and was adopted, killed with
+    // the runtime's threads gone, so that only the main thread's children list
+    // is read (see `orphans::FORKED`).
+    engine::shell::kill_descendants();
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

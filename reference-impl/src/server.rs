@@ -41,10 +41,12 @@ impl ToolServer {
         }
     }
 
-    /// Kills everything the shell started and is still running, whichever
-    /// clone (session) started it, and whatever group it moved to.
+    /// Kills the process group of everything the shell started and is still
+    /// running, whichever clone (session) started it. What left its group
+    /// is killed on the process's way out, once the runtime has ended
+    /// (`main_with_args`, through `kill_descendants`).
     pub(crate) fn kill_background_tasks(&self) {
-        self.ctx.shell.shut_down();
+        self.ctx.shell.kill_all();
     }
 }
 

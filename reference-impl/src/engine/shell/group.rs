@@ -69,6 +69,7 @@ impl Shell {
         // Held from the spawn to the registration, so that a shell exiting at
         // once is never taken for an adopted orphan and reaped behind tokio.
         let mut groups = lock(&self.groups);
+        orphans::note_fork();
         let child = Command::new("bash")
             .arg("-c")
             .arg(command)

@@ -9,7 +9,8 @@
 //!
 //! A command can leave its group (`setsid`); `orphans` makes the server the
 //! subreaper of everything it starts, so such a process is still found and
-//! killed on the way out ([`Shell::shut_down`]).
+//! killed on the way out ([`kill_descendants`], once the runtime's threads
+//! have ended).
 //!
 //! `group` starts a command in its own process group, `supervise` waits for
 //! it (killing the group on timeout or too much output) and captures its
@@ -37,7 +38,7 @@ use supervise::{drive, drive_reporting_signal, Captured};
 
 pub(crate) use background::{TaskStatus, MAX_BACKGROUND_TASKS};
 pub(crate) use bounded::{BoundedOutput, Ending, RunLimits};
-pub(crate) use orphans::become_subreaper;
+pub(crate) use orphans::{become_subreaper, kill_descendants};
 
 /// Exit code reported when the shell did not exit normally (killed by a
 /// signal, e.g. on timeout), as Go's `ExitCode()` does.
@@ -129,15 +130,6 @@ impl Shell {
         for pgid in groups {
             kill_group(pgid);
         }
-    }
-
-    /// The server's way out: [`Shell::kill_all`], then every process still
-    /// descending from this one, including those that left their group
-    /// (`setsid`) and, the server being their subreaper, were adopted by it.
-    /// Process-wide, so only for a process that serves one shell.
-    pub(crate) fn shut_down(&self) {
-        self.kill_all();
-        orphans::kill_descendants();
     }
 }
 

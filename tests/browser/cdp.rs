@@ -4,10 +4,13 @@
 //! fd 4, one JSON message each, ended by a NUL byte. `sh` moves the child's stdin
 //! and stdout there, so no websocket client and no unsafe `pre_exec` is needed.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -16,20 +19,35 @@ use serde_json::{json, Value};
 /// How long one command may take before the test gives up on the browser.
 const ANSWER_WITHIN: Duration = Duration::from_secs(60);
 
-/// One headless browser with one page (tab) attached.
-pub(crate) struct Browser {
-    child: Child,
-    commands: ChildStdin,
-    messages: Receiver<Value>,
-    next_id: u64,
-    session: String,
+/// The commands sent and not yet answered, each with where its answer goes.
+type Waiting = Arc<Mutex<HashMap<u64, Sender<Value>>>>;
+
+/// One headless browser process, which every test shares: each opens a page
+/// (a tab, with a protocol session of its own) in it. A browser's start is most
+/// of what a test of one page costs (about 0.8 s of CPU here), so one start
+/// serves them all; the pages are as separate as two tabs are.
+pub(crate) struct BrowserProcess {
+    child: Mutex<Child>,
+    commands: Mutex<ChildStdin>,
+    waiting: Waiting,
+    next_id: AtomicU64,
     _profile: tempfile::TempDir,
 }
 
-impl Browser {
-    /// Starts `binary` headless in a fresh profile and opens a page, with the
-    /// page's own scripts on or off.
-    pub(crate) fn launch(binary: &Path, scripts: bool) -> Result<Browser, String> {
+/// One page of a [`BrowserProcess`]; it is closed when dropped.
+pub(crate) struct Browser {
+    process: Arc<BrowserProcess>,
+    session: String,
+    target: Value,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl BrowserProcess {
+    /// Starts `binary` headless in a fresh profile.
+    pub(crate) fn launch(binary: &Path) -> Result<Arc<BrowserProcess>, String> {
         let profile = tempfile::tempdir().map_err(|e| e.to_string())?;
         let mut child = Command::new("sh")
             .arg("-c")
@@ -56,7 +74,8 @@ impl Browser {
             .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
         let commands = child.stdin.take().ok_or("no pipe to the browser")?;
         let answers = child.stdout.take().ok_or("no pipe from the browser")?;
-        let (send, messages) = mpsc::channel();
+        let waiting: Waiting = Arc::default();
+        let routes = Arc::clone(&waiting);
         std::thread::spawn(move || {
             let mut reader = BufReader::new(answers);
             loop {
@@ -70,67 +89,105 @@ impl Browser {
                         let Ok(value) = serde_json::from_slice::<Value>(&message) else {
                             continue;
                         };
-                        if send.send(value).is_err() {
-                            break;
+                        // Events have no id, and no test waits for one.
+                        let Some(id) = value["id"].as_u64() else {
+                            continue;
+                        };
+                        if let Some(answer) = lock(&routes).remove(&id) {
+                            let _ = answer.send(value);
                         }
                     }
                 }
             }
+            // The browser is gone: every command still waiting learns it at once.
+            lock(&routes).clear();
         });
-        let mut browser = Browser {
-            child,
-            commands,
-            messages,
-            next_id: 0,
-            session: String::new(),
+        Ok(Arc::new(BrowserProcess {
+            child: Mutex::new(child),
+            commands: Mutex::new(commands),
+            waiting,
+            next_id: AtomicU64::new(0),
             _profile: profile,
-        };
-        let target = browser.call("Target.createTarget", json!({ "url": "about:blank" }))?;
+        }))
+    }
+
+    /// Opens a page of its own, with the page's own scripts on or off.
+    pub(crate) fn page(self: &Arc<Self>, scripts: bool) -> Result<Browser, String> {
+        let target = self.call(None, "Target.createTarget", json!({ "url": "about:blank" }))?;
         let target_id = target["targetId"].clone();
-        let attached = browser.call(
+        let attached = self.call(
+            None,
             "Target.attachToTarget",
             json!({ "targetId": target_id, "flatten": true }),
         )?;
-        browser.session = attached["sessionId"]
+        let session = attached["sessionId"]
             .as_str()
             .ok_or("attaching to the page gave no session")?
             .to_string();
-        browser.call(
+        let mut page = Browser {
+            process: Arc::clone(self),
+            session,
+            target: target_id,
+        };
+        page.call(
             "Emulation.setScriptExecutionDisabled",
             json!({ "value": !scripts }),
         )?;
-        Ok(browser)
+        Ok(page)
     }
 
-    /// Sends `method` (to the page, once attached) and returns its result.
-    pub(crate) fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
-        self.next_id += 1;
-        let id = self.next_id;
+    /// Sends `method` (to a page's `session`, or to the browser) and returns its
+    /// result.
+    fn call(&self, session: Option<&str>, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst) + 1;
         let mut message = json!({ "id": id, "method": method, "params": params });
-        if !self.session.is_empty() {
-            message["sessionId"] = json!(self.session);
+        if let Some(session) = session {
+            message["sessionId"] = json!(session);
         }
+        let (answer, answered) = mpsc::channel();
+        lock(&self.waiting).insert(id, answer);
         let mut bytes = message.to_string().into_bytes();
         bytes.push(0);
-        self.commands
-            .write_all(&bytes)
-            .and_then(|()| self.commands.flush())
-            .map_err(|e| format!("{method}: the browser's pipe: {e}"))?;
-        let deadline = Instant::now() + ANSWER_WITHIN;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let answer = self
-                .messages
-                .recv_timeout(left)
-                .map_err(|_| format!("{method}: no answer from the browser within 60 s"))?;
-            if answer["id"] != json!(id) {
-                continue; // an event, or another command's answer
-            }
-            if let Some(error) = answer.get("error") {
-                return Err(format!("{method}: {error}"));
-            }
-            return Ok(answer["result"].clone());
+        let sent = {
+            let mut commands = lock(&self.commands);
+            commands.write_all(&bytes).and_then(|()| commands.flush())
+        };
+        if let Err(e) = sent {
+            lock(&self.waiting).remove(&id);
+            return Err(format!("{method}: the browser's pipe: {e}"));
         }
+        let answer = answered
+            .recv_timeout(ANSWER_WITHIN)
+            .map_err(|_| format!("{method}: no answer from the browser within 60 s"));
+        lock(&self.waiting).remove(&id);
+        let answer = answer?;
+        if let Some(error) = answer.get("error") {
+            return Err(format!("{method}: {error}"));
+        }
+        Ok(answer["result"].clone())
+    }
+}
+
+impl Drop for BrowserProcess {
+    fn drop(&mut self) {
+        let _ = self.call(None, "Browser.close", json!({}));
+        let mut child = lock(&self.child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl Browser {
+    /// Sends `method` to this page and returns its result.
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        self.process.call(Some(&self.session), method, params)
     }
 
     /// Opens `url` and waits until the document has loaded.
@@ -221,16 +278,10 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        self.session.clear();
-        let _ = self.call("Browser.close", json!({}));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = self.process.call(
+            None,
+            "Target.closeTarget",
+            json!({ "targetId": self.target }),
+        );
     }
 }

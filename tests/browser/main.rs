@@ -17,12 +17,12 @@ mod cdp;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde_json::Value;
 
-use cdp::Browser;
+use cdp::{Browser, BrowserProcess};
 
 /// The window widths the page is checked at: a phone, a tablet, a laptop and a
 /// wide screen, in CSS pixels.
@@ -44,22 +44,27 @@ const BROKEN: &str = "boris::cross-tool-error-codes::PATH_NOT_FOUND on missing f
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let browser = find_browser();
-    let page: Arc<std::sync::OnceLock<Result<Page, String>>> = Arc::default();
-    let trial = |name: &str, check: fn(&Path, &Page) -> Result<(), Failed>| {
-        let browser = browser.clone();
+    let binary = find_browser();
+    let page: Arc<OnceLock<Result<Page, String>>> = Arc::default();
+    let browser = Arc::new(SharedBrowser::default());
+    let trial = |name: &str, check: fn(&Arc<BrowserProcess>, &Page) -> Result<(), Failed>| {
+        let binary = binary.clone();
         let page = Arc::clone(&page);
+        let browser = Arc::clone(&browser);
         Trial::ignorable_test(name, move || {
-            let Some(browser) = browser else {
+            let Some(binary) = binary else {
                 return Ok(Completion::ignored_with(
                     "no chromium found (install Debian's `chromium`, as .ci/run does, or set TOOLSPEC_CHROMIUM)",
                 ));
             };
+            // The browser starts while the page is built.
+            browser.start(&binary);
             let page = page
                 .get_or_init(build_page)
                 .as_ref()
                 .map_err(|e| Failed::from(e.as_str()))?;
-            check(&browser, page).map(|()| Completion::Completed)
+            let process = browser.get().map_err(Failed::from)?;
+            check(&process, page).map(|()| Completion::Completed)
         })
     };
     let trials = vec![
@@ -80,7 +85,61 @@ fn main() -> ExitCode {
             no_text_over_text,
         ),
     ];
-    libtest_mimic::run(&args, trials).exit_code()
+    let conclusion = libtest_mimic::run(&args, trials);
+    // The last hold on the browser: dropping it closes it before the process ends.
+    drop(browser);
+    conclusion.exit_code()
+}
+
+/// A browser being started on a thread of its own.
+type Starting = std::thread::JoinHandle<Result<Arc<BrowserProcess>, String>>;
+
+/// The one browser process the tests share, started by the first test that runs
+/// (so a run that selects none of them starts none) and closed when `main` drops
+/// it, after the last test.
+#[derive(Default)]
+struct SharedBrowser {
+    starting: Mutex<Option<Starting>>,
+    started: OnceLock<Result<Arc<BrowserProcess>, String>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl SharedBrowser {
+    /// Starts the browser in the background, once.
+    fn start(&self, binary: &Path) {
+        let mut starting = lock(&self.starting);
+        if starting.is_none() && self.started.get().is_none() {
+            let binary = binary.to_path_buf();
+            *starting = Some(std::thread::spawn(move || BrowserProcess::launch(&binary)));
+        }
+    }
+
+    /// The started browser, waiting for its start if needed.
+    fn get(&self) -> Result<Arc<BrowserProcess>, String> {
+        self.started
+            .get_or_init(|| match lock(&self.starting).take() {
+                Some(start) => start
+                    .join()
+                    .unwrap_or_else(|_| Err("the browser's start panicked".to_string())),
+                None => Err("the browser was not started".to_string()),
+            })
+            .clone()
+    }
+}
+
+impl Drop for SharedBrowser {
+    /// A start nobody waited for (every test failed before it needed the browser)
+    /// is waited for here, so that its browser is closed too.
+    fn drop(&mut self) {
+        if let Some(start) = lock(&self.starting).take() {
+            drop(start.join());
+        }
+    }
 }
 
 /// The page under test: two columns (the reference server, honest and with
@@ -378,8 +437,8 @@ fn open_at(browser: &mut Browser, page: &Page, width: u32, script: bool) -> Resu
     check_layout(browser, width, "as loaded", true)
 }
 
-fn with_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
-    let mut browser = Browser::launch(binary, true).map_err(Failed::from)?;
+fn with_javascript(process: &Arc<BrowserProcess>, page: &Page) -> Result<(), Failed> {
+    let mut browser = process.page(true).map_err(Failed::from)?;
     for width in WIDTHS {
         let fail = at_width(width);
         open_at(&mut browser, page, width, true)?;
@@ -477,10 +536,10 @@ fn levels_filter(browser: &mut Browser, width: u32) -> Result<(), Failed> {
     Ok(())
 }
 
-fn failures_link(binary: &Path, page: &Page) -> Result<(), Failed> {
+fn failures_link(process: &Arc<BrowserProcess>, page: &Page) -> Result<(), Failed> {
     // `#failures` has the page's script tick "failures only" and open every failure.
     let url = format!("file://{}#failures", page.index.display());
-    let mut browser = Browser::launch(binary, true).map_err(Failed::from)?;
+    let mut browser = process.page(true).map_err(Failed::from)?;
     let width = 1280;
     browser.resize(width, HEIGHT).map_err(at_width(width))?;
     browser.open(&url).map_err(at_width(width))?;
@@ -511,8 +570,8 @@ fn failures_link(binary: &Path, page: &Page) -> Result<(), Failed> {
     Ok(())
 }
 
-fn without_javascript(binary: &Path, page: &Page) -> Result<(), Failed> {
-    let mut browser = Browser::launch(binary, false).map_err(Failed::from)?;
+fn without_javascript(process: &Arc<BrowserProcess>, page: &Page) -> Result<(), Failed> {
+    let mut browser = process.page(false).map_err(Failed::from)?;
     for width in WIDTHS {
         let fail = at_width(width);
         open_at(&mut browser, page, width, false)?;
@@ -576,8 +635,8 @@ fn text_drawn_over_text(browser: &mut Browser) -> Result<Vec<String>, String> {
 /// the page does not scroll sideways, no text of its tables is drawn over
 /// another's, and a click on a failed cell opens its diff without drawing it over
 /// anything either.
-fn no_text_over_text(binary: &Path, page: &Page) -> Result<(), Failed> {
-    let mut browser = Browser::launch(binary, true).map_err(Failed::from)?;
+fn no_text_over_text(process: &Arc<BrowserProcess>, page: &Page) -> Result<(), Failed> {
+    let mut browser = process.page(true).map_err(Failed::from)?;
     for (name, file) in [
         ("matrix", &page.index),
         ("single run", &page.single),

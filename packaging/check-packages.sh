@@ -51,13 +51,13 @@ if [ -z "$wheel" ]; then
   build_start="$(now)"
   (cd "$repo/packaging/python" && maturin build --release --locked --zig --out "$work/dist")
   echo "release build of the wheel: $(since "$build_start") s"
-  wheel="$(ls "$work"/dist/toolspec-*.whl)"
+  wheel="$(ls "$work"/dist/toolspec_cli-*.whl)"
 fi
 wheel_name="$(basename "$wheel")"
 # The platform tag lists both spellings of glibc 2.17 (maturin puts the legacy one first).
 case "$wheel_name" in
-  "toolspec-$version-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl") ;;
-  "toolspec-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl") ;;
+  "toolspec_cli-$version-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl") ;;
+  "toolspec_cli-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl") ;;
   *) fail "unexpected wheel name $wheel_name (want version $version, tag manylinux2014_x86_64)" ;;
 esac
 wheel_bytes="$(stat -c %s "$wheel")"
@@ -72,8 +72,8 @@ with zipfile.ZipFile(sys.argv[1]) as wheel:
         if mode:
             os.chmod(unpacked, mode)
 PY
-binary="$work/wheel/toolspec-$version.data/scripts/toolspec"
-[ -x "$binary" ] || fail "the wheel has no executable toolspec-$version.data/scripts/toolspec"
+binary="$work/wheel/toolspec_cli-$version.data/scripts/toolspec"
+[ -x "$binary" ] || fail "the wheel has no executable toolspec_cli-$version.data/scripts/toolspec"
 # manylinux2014 promises glibc 2.17: no symbol of a newer version may be needed.
 newest_glibc="$(objdump -T "$binary" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)"
 if [ "$(printf '%s\n2.17\n' "$newest_glibc" | sort -V | tail -n 1)" != "2.17" ]; then
@@ -105,19 +105,19 @@ uvx --no-index --from "$wheel" toolspec list >/dev/null
 uvx --no-index --from "$wheel" toolspec run --suite boris
 
 echo "== npm: the launcher and the linux-x64 package"
-for package in toolspec linux-x64; do
+for package in toolspec toolspec-linux-x64; do
   package_version="$(node -p "require('$repo/packaging/npm/$package/package.json').version")"
   [ "$package_version" = "$version" ] || fail "packaging/npm/$package is version $package_version, the crate $version"
 done
-optional_version="$(node -p "require('$repo/packaging/npm/toolspec/package.json').optionalDependencies['@toolspec/linux-x64']")"
-[ "$optional_version" = "$version" ] || fail "the launcher depends on @toolspec/linux-x64 $optional_version, not $version"
+optional_version="$(node -p "require('$repo/packaging/npm/toolspec/package.json').optionalDependencies['toolspec-linux-x64']")"
+[ "$optional_version" = "$version" ] || fail "the launcher depends on toolspec-linux-x64 $optional_version, not $version"
 mkdir -p "$work/npm" "$work/tarballs"
-cp -R "$repo/packaging/npm/toolspec" "$repo/packaging/npm/linux-x64" "$work/npm/"
+cp -R "$repo/packaging/npm/toolspec" "$repo/packaging/npm/toolspec-linux-x64" "$work/npm/"
 # The platform package carries the wheel's binary: the same release build.
-mkdir -p "$work/npm/linux-x64/bin"
-install -m 0755 "$binary" "$work/npm/linux-x64/bin/toolspec"
+mkdir -p "$work/npm/toolspec-linux-x64/bin"
+install -m 0755 "$binary" "$work/npm/toolspec-linux-x64/bin/toolspec"
 launcher_tgz="$work/tarballs/$(cd "$work/npm/toolspec" && npm pack --silent --pack-destination "$work/tarballs")"
-platform_tgz="$work/tarballs/$(cd "$work/npm/linux-x64" && npm pack --silent --pack-destination "$work/tarballs")"
+platform_tgz="$work/tarballs/$(cd "$work/npm/toolspec-linux-x64" && npm pack --silent --pack-destination "$work/tarballs")"
 launcher_bytes="$(stat -c %s "$launcher_tgz")"
 platform_bytes="$(stat -c %s "$platform_tgz")"
 
@@ -192,7 +192,7 @@ cd "$work/project-without-platform"
 echo '{ "private": true }' >package.json
 npm install --silent --no-audit --no-fund --omit=optional "$launcher_tgz"
 expect_exit 1 npx --no toolspec list
-grep -q "the platform package @toolspec/linux-x64 is not installed" "$work/out.txt" \
+grep -q "the platform package toolspec-linux-x64 is not installed" "$work/out.txt" \
   || fail "the launcher's error does not name the missing package: $(cat "$work/out.txt")"
 grep -q "(linux-x64)" "$work/out.txt" || fail "the launcher's error does not name the platform: $(cat "$work/out.txt")"
 cat "$work/out.txt"

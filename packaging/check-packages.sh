@@ -9,8 +9,11 @@
 #      release build for both): npm pack, install both tarballs into an empty project,
 #      `npx toolspec list` and a suite, exit codes and signals passed through, and the
 #      launcher's error when the platform package is missing;
-#   3. the CI workflow example's shell steps (packaging/check-ci-example.py).
-# Prints the figures: wheel size, install time, pip install to first verdict, tarball sizes.
+#   3. the CI workflow example's shell steps (packaging/check-ci-example.py);
+#   4. the GitHub Action (action.yml) and the sharded CI example, their steps run
+#      against an honest and a deviant server (packaging/check-action.py).
+# Prints the figures: wheel size, install time, from an empty folder to the first
+# verdict through pip, npx and the action, tarball sizes.
 #
 # Needs: cargo, python3 with venv, maturin, ziglang, uv and PyYAML (from PyPI), node
 # and npm, objdump. CARGO_TARGET_DIR is honoured. `--wheel FILE` skips the build.
@@ -123,10 +126,12 @@ platform_bytes="$(stat -c %s "$platform_tgz")"
 
 mkdir "$work/project"
 cd "$work/project"
+npx_start="$(now)"
 echo '{ "private": true }' >package.json
 npm install --silent --no-audit --no-fund "$launcher_tgz" "$platform_tgz"
-npx --no toolspec list >/dev/null
 npx --no toolspec run --suite boris
+npx_first_verdict_seconds="$(since "$npx_start")"
+npx --no toolspec list >/dev/null
 # Exit codes come through: 1 for failures, 2 for a usage error.
 expect_exit 1 npx --no toolspec run --suite boris \
   --server "$toolspec reference-server --dialect boris --mutate $mutation --root {root}"
@@ -203,8 +208,14 @@ python3 "$repo/packaging/check-ci-example.py" "$repo/docs/ci/github-actions.yml"
   --install "\"$work/ci-venv/bin/python\" -m pip install --quiet --no-index --disable-pip-version-check \"$wheel\"" \
   --toolspec "$work/ci-venv/bin/toolspec"
 
+echo "== the GitHub Action (action.yml) and the sharded CI example, given the wheel"
+python3 "$repo/packaging/check-action.py" --wheel "$wheel" | tee "$work/action.txt"
+action_seconds="$(sed -n 's/^the action from an empty folder to its verdict.*: \([0-9.]*\) s$/\1/p' "$work/action.txt")"
+
 echo "== figures"
 echo "wheel: $wheel_name, $wheel_bytes bytes ($((wheel_bytes / 1024)) KiB), newest glibc symbol GLIBC_$newest_glibc"
 echo "pip install into a fresh venv: $install_seconds s; pip install to the first verdict (boris, reference server): $first_verdict_seconds s"
+echo "npm install of the tarballs into an empty project to the first verdict (npx toolspec run --suite boris): $npx_first_verdict_seconds s"
+echo "the action's steps from an empty checkout to the verdict (venv, pip install of the wheel, boris): $action_seconds s"
 echo "npm tarballs: $(basename "$launcher_tgz") $launcher_bytes bytes, $(basename "$platform_tgz") $platform_bytes bytes"
-echo "packages: wheel, uvx, npm launcher and platform package, CI example: all checks passed"
+echo "packages: wheel, uvx, npm launcher and platform package, CI example, action, sharded example: all checks passed"

@@ -33,9 +33,15 @@ for crate in toolspec-reference toolspec; do
   tar -xzf "$file" -C "$work"
   echo "$crate-$version.crate: $bytes bytes, $(tar -tzf "$file" | wc -l) files"
 done
-for needed in specs/boris/suite.yaml fixtures build.rs LICENSE-MIT LICENSE-APACHE README.md; do
+for needed in build.rs LICENSE-MIT LICENSE-APACHE README.md; do
   [ -e "$work/toolspec-$version/$needed" ] || fail "the toolspec crate lacks $needed"
 done
+# Every suite and fixture file is compiled into the binary: each must be in the
+# crate (cargo silently leaves out a folder holding a Cargo.toml, say).
+missing="$(cd "$repo" && git ls-files specs fixtures | while read -r file; do
+  [ -e "$work/toolspec-$version/$file" ] || echo "$file"
+done)"
+[ -z "$missing" ] || fail "the toolspec crate lacks suite or fixture files: $missing"
 for needed in LICENSE-MIT LICENSE-APACHE README.md; do
   [ -f "$work/toolspec-reference-$version/$needed" ] || fail "the toolspec-reference crate lacks $needed"
 done

@@ -9,8 +9,11 @@
 #      release build for both): npm pack, install both tarballs into an empty project,
 #      `npx toolspec list` and a suite, exit codes and signals passed through, and the
 #      launcher's error when the platform package is missing;
-#   3. the CI workflow example's shell steps (packaging/check-ci-example.py).
-# Prints the figures: wheel size, install time, pip install to first verdict, tarball sizes.
+#   3. the CI workflow example's shell steps (packaging/check-ci-example.py);
+#   4. the GitHub Action (action.yml) and the sharded CI example, their steps run
+#      against an honest and a deviant server (packaging/check-action.py).
+# Prints the figures: wheel size, install time, from an empty folder to the first
+# verdict through pip, npx and the action, tarball sizes.
 #
 # Needs: cargo, python3 with venv, maturin, ziglang, uv and PyYAML (from PyPI), node
 # and npm, objdump. CARGO_TARGET_DIR is honoured. `--wheel FILE` skips the build.
@@ -51,13 +54,13 @@ if [ -z "$wheel" ]; then
   build_start="$(now)"
   (cd "$repo/packaging/python" && maturin build --release --locked --zig --out "$work/dist")
   echo "release build of the wheel: $(since "$build_start") s"
-  wheel="$(ls "$work"/dist/toolspec-*.whl)"
+  wheel="$(ls "$work"/dist/toolspec_cli-*.whl)"
 fi
 wheel_name="$(basename "$wheel")"
 # The platform tag lists both spellings of glibc 2.17 (maturin puts the legacy one first).
 case "$wheel_name" in
-  "toolspec-$version-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl") ;;
-  "toolspec-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl") ;;
+  "toolspec_cli-$version-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl") ;;
+  "toolspec_cli-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl") ;;
   *) fail "unexpected wheel name $wheel_name (want version $version, tag manylinux2014_x86_64)" ;;
 esac
 wheel_bytes="$(stat -c %s "$wheel")"
@@ -72,8 +75,8 @@ with zipfile.ZipFile(sys.argv[1]) as wheel:
         if mode:
             os.chmod(unpacked, mode)
 PY
-binary="$work/wheel/toolspec-$version.data/scripts/toolspec"
-[ -x "$binary" ] || fail "the wheel has no executable toolspec-$version.data/scripts/toolspec"
+binary="$work/wheel/toolspec_cli-$version.data/scripts/toolspec"
+[ -x "$binary" ] || fail "the wheel has no executable toolspec_cli-$version.data/scripts/toolspec"
 # manylinux2014 promises glibc 2.17: no symbol of a newer version may be needed.
 newest_glibc="$(objdump -T "$binary" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)"
 if [ "$(printf '%s\n2.17\n' "$newest_glibc" | sort -V | tail -n 1)" != "2.17" ]; then
@@ -105,28 +108,30 @@ uvx --no-index --from "$wheel" toolspec list >/dev/null
 uvx --no-index --from "$wheel" toolspec run --suite boris
 
 echo "== npm: the launcher and the linux-x64 package"
-for package in toolspec linux-x64; do
+for package in toolspec toolspec-linux-x64; do
   package_version="$(node -p "require('$repo/packaging/npm/$package/package.json').version")"
   [ "$package_version" = "$version" ] || fail "packaging/npm/$package is version $package_version, the crate $version"
 done
-optional_version="$(node -p "require('$repo/packaging/npm/toolspec/package.json').optionalDependencies['@toolspec/linux-x64']")"
-[ "$optional_version" = "$version" ] || fail "the launcher depends on @toolspec/linux-x64 $optional_version, not $version"
+optional_version="$(node -p "require('$repo/packaging/npm/toolspec/package.json').optionalDependencies['toolspec-linux-x64']")"
+[ "$optional_version" = "$version" ] || fail "the launcher depends on toolspec-linux-x64 $optional_version, not $version"
 mkdir -p "$work/npm" "$work/tarballs"
-cp -R "$repo/packaging/npm/toolspec" "$repo/packaging/npm/linux-x64" "$work/npm/"
+cp -R "$repo/packaging/npm/toolspec" "$repo/packaging/npm/toolspec-linux-x64" "$work/npm/"
 # The platform package carries the wheel's binary: the same release build.
-mkdir -p "$work/npm/linux-x64/bin"
-install -m 0755 "$binary" "$work/npm/linux-x64/bin/toolspec"
+mkdir -p "$work/npm/toolspec-linux-x64/bin"
+install -m 0755 "$binary" "$work/npm/toolspec-linux-x64/bin/toolspec"
 launcher_tgz="$work/tarballs/$(cd "$work/npm/toolspec" && npm pack --silent --pack-destination "$work/tarballs")"
-platform_tgz="$work/tarballs/$(cd "$work/npm/linux-x64" && npm pack --silent --pack-destination "$work/tarballs")"
+platform_tgz="$work/tarballs/$(cd "$work/npm/toolspec-linux-x64" && npm pack --silent --pack-destination "$work/tarballs")"
 launcher_bytes="$(stat -c %s "$launcher_tgz")"
 platform_bytes="$(stat -c %s "$platform_tgz")"
 
 mkdir "$work/project"
 cd "$work/project"
+npx_start="$(now)"
 echo '{ "private": true }' >package.json
 npm install --silent --no-audit --no-fund "$launcher_tgz" "$platform_tgz"
-npx --no toolspec list >/dev/null
 npx --no toolspec run --suite boris
+npx_first_verdict_seconds="$(since "$npx_start")"
+npx --no toolspec list >/dev/null
 # Exit codes come through: 1 for failures, 2 for a usage error.
 expect_exit 1 npx --no toolspec run --suite boris \
   --server "$toolspec reference-server --dialect boris --mutate $mutation --root {root}"
@@ -192,7 +197,7 @@ cd "$work/project-without-platform"
 echo '{ "private": true }' >package.json
 npm install --silent --no-audit --no-fund --omit=optional "$launcher_tgz"
 expect_exit 1 npx --no toolspec list
-grep -q "the platform package @toolspec/linux-x64 is not installed" "$work/out.txt" \
+grep -q "the platform package toolspec-linux-x64 is not installed" "$work/out.txt" \
   || fail "the launcher's error does not name the missing package: $(cat "$work/out.txt")"
 grep -q "(linux-x64)" "$work/out.txt" || fail "the launcher's error does not name the platform: $(cat "$work/out.txt")"
 cat "$work/out.txt"
@@ -203,8 +208,14 @@ python3 "$repo/packaging/check-ci-example.py" "$repo/docs/ci/github-actions.yml"
   --install "\"$work/ci-venv/bin/python\" -m pip install --quiet --no-index --disable-pip-version-check \"$wheel\"" \
   --toolspec "$work/ci-venv/bin/toolspec"
 
+echo "== the GitHub Action (action.yml) and the sharded CI example, given the wheel"
+python3 "$repo/packaging/check-action.py" --wheel "$wheel" | tee "$work/action.txt"
+action_seconds="$(sed -n 's/^the action from an empty folder to its verdict.*: \([0-9.]*\) s$/\1/p' "$work/action.txt")"
+
 echo "== figures"
 echo "wheel: $wheel_name, $wheel_bytes bytes ($((wheel_bytes / 1024)) KiB), newest glibc symbol GLIBC_$newest_glibc"
 echo "pip install into a fresh venv: $install_seconds s; pip install to the first verdict (boris, reference server): $first_verdict_seconds s"
+echo "npm install of the tarballs into an empty project to the first verdict (npx toolspec run --suite boris): $npx_first_verdict_seconds s"
+echo "the action's steps from an empty checkout to the verdict (venv, pip install of the wheel, boris): $action_seconds s"
 echo "npm tarballs: $(basename "$launcher_tgz") $launcher_bytes bytes, $(basename "$platform_tgz") $platform_bytes bytes"
-echo "packages: wheel, uvx, npm launcher and platform package, CI example: all checks passed"
+echo "packages: wheel, uvx, npm launcher and platform package, CI example, action, sharded example: all checks passed"

@@ -34,6 +34,10 @@ pub(crate) struct InitArgs {
     /// Overwrite the target and baseline files if they exist.
     #[arg(long)]
     force: bool,
+    /// Write the proposal and stop: no first run, no baseline (to review the
+    /// renames before anything runs against the server).
+    #[arg(long)]
+    no_run: bool,
     /// Time limit for the server's answer to tools/list, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     timeout_ms: u64,
@@ -129,6 +133,18 @@ pub(crate) fn init(
         matches.len(),
         args.out.display()
     ));
+    if args.no_run {
+        say("next:");
+        say(format_args!(
+            "  1. review {} (each rename says why and how sure; settings are commented out)",
+            args.out.display()
+        ));
+        say(format_args!(
+            "  2. toolspec run --target {} (or init again with --force and without --no-run, for the first baseline)",
+            args.out.display()
+        ));
+        return Ok(Outcome::Held);
+    }
     let gate = RunArgs::first_baseline(&args.out, &suite.name, &baseline)?;
     let outcome = run::run(catalogue, &gate, colour)?;
     let name = baseline

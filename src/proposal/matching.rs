@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::synonyms::Synonyms;
+use super::synonyms::{same_words, Synonyms};
 use crate::server::ListedTool;
 
 /// Below this a pair is not proposed: the tool is left for a person to map.
@@ -98,8 +98,20 @@ fn score_pair(
     table: &Synonyms,
 ) -> Candidate {
     let mut candidate = score_unweighted(s, spec, v, server, table);
-    // A tool its own description calls deprecated stands in only where nothing
-    // current fits: server-filesystem's `read_file` says to use `read_text_file`.
+    // Jobs that exclude each other (synonyms.yaml's `opposites`) rule the pair out,
+    // however alike the rest: `task_output` is never `TaskStop`.
+    if let Some(opposed) = table.opposed(&spec.name, &server.name) {
+        candidate.score = 0.0;
+        candidate.why = format!(
+            "opposite jobs: `{}` in {}, `{}` in {}",
+            opposed.first, spec.name, opposed.second, server.name
+        );
+        return candidate;
+    }
+    // A tool its own description calls deprecated counts for less, so a current
+    // tool that fits as well wins: server-filesystem's `read_file` says to use
+    // `read_text_file`. It still stands in where only a tool of another job is
+    // left (Claude Code's deprecated `TaskOutput` beats its to-do list's `TaskGet`).
     if is_deprecated(&server.description) {
         candidate.score *= DEPRECATED_WEIGHT;
         candidate.why.push_str("; the server calls it deprecated");
@@ -108,7 +120,7 @@ fn score_pair(
 }
 
 /// What a tool's score is multiplied by when its description calls it deprecated.
-const DEPRECATED_WEIGHT: f64 = 0.5;
+const DEPRECATED_WEIGHT: f64 = 0.8;
 
 fn is_deprecated(description: &str) -> bool {
     description.to_ascii_lowercase().contains("deprecated")
@@ -124,16 +136,32 @@ fn score_unweighted(
     let spec_args = spec.arguments.as_deref().unwrap_or_default();
     let server_args = server.arguments.as_deref().unwrap_or_default();
     let arguments = match_arguments(spec_args, server_args, table);
-    if spec.name == server.name {
+    if spec.name == server.name || same_words(&spec.name, &server.name) {
+        let why = if spec.name == server.name {
+            "same name"
+        } else {
+            "same name, spelt otherwise"
+        };
         return Candidate {
             spec: s,
             server: v,
             score: 1.0,
-            why: "same name".to_string(),
+            why: why.to_string(),
             arguments,
         };
     }
     let name = overlap(&table.meanings(&spec.name), &table.meanings(&server.name));
+    // Names that share no meaning are not one tool, however alike the arguments:
+    // `path` and `pattern` are taken by too many tools to say which is which.
+    if name == 0.0 {
+        return Candidate {
+            spec: s,
+            server: v,
+            score: 0.0,
+            why: "names share no meaning".to_string(),
+            arguments,
+        };
+    }
     let description = overlap(
         &table.meanings(&spec.description),
         &table.meanings(&server.description),
@@ -293,6 +321,37 @@ mod tests {
                 ("new_str", Some("new_string"))
             ]
         );
+    }
+
+    #[test]
+    fn a_tool_of_the_opposite_job_is_never_proposed_however_alike_its_arguments() {
+        let table = Synonyms::builtin().expect("table");
+        let spec = [tool(
+            "task_output",
+            "Get the status and output of a background task.",
+            &["task_id"],
+        )];
+        let stop = tool(
+            "TaskStop",
+            "Stops a running background task by its ID.",
+            &["task_id", "shell_id"],
+        );
+        let found = match_tools(&spec, std::slice::from_ref(&stop), &table);
+        assert_eq!(found[0].server, None, "{found:?}");
+        // The same server tool under a name of the same job is proposed.
+        let output = tool("TaskOutput", stop.description.as_str(), &["task_id"]);
+        let found = match_tools(&spec, &[stop, output], &table);
+        assert_eq!(found[0].server.as_deref(), Some("TaskOutput"), "{found:?}");
+        assert_eq!(found[0].why, "same name, spelt otherwise");
+    }
+
+    #[test]
+    fn a_tool_whose_name_shares_no_meaning_is_not_proposed_for_its_arguments_alone() {
+        let table = Synonyms::builtin().expect("table");
+        let spec = [tool("glob", "Find files by pattern.", &["pattern", "path"])];
+        let server = [tool("DesignSync", "Sync a design.", &["path", "files"])];
+        let found = match_tools(&spec, &server, &table);
+        assert_eq!(found[0].server, None, "{found:?}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::scenario::{parse_yaml_str, LoadError};
 struct SynonymFile {
     tools: Vec<Vec<String>>,
     arguments: Vec<Vec<String>>,
+    opposites: Vec<[Vec<String>; 2]>,
     ignore: Vec<String>,
 }
 
@@ -24,8 +25,20 @@ pub(crate) struct Synonyms {
     words: BTreeMap<String, String>,
     /// A whole argument name, squashed (no `_`, `-`, case) -> its group's number.
     argument_names: BTreeMap<String, usize>,
+    /// Pairs of word sets naming jobs that exclude each other (stop and start).
+    opposites: Vec<[BTreeSet<String>; 2]>,
     /// Words that say nothing when two descriptions share them.
     ignore: BTreeSet<String>,
+}
+
+/// Why two tools may not be paired: the word of each name that names a job the
+/// other's excludes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Opposed {
+    /// The word of the first name (`output`).
+    pub first: String,
+    /// The word of the second name (`stop`).
+    pub second: String,
 }
 
 impl Synonyms {
@@ -52,9 +65,16 @@ impl Synonyms {
                 argument_names.entry(squash(name)).or_insert(at);
             }
         }
+        let lower = |list: &[String]| list.iter().map(|w| w.to_lowercase()).collect();
+        let opposites = file
+            .opposites
+            .iter()
+            .map(|[one, other]| [lower(one), lower(other)])
+            .collect();
         Ok(Synonyms {
             words,
             argument_names,
+            opposites,
             ignore: file.ignore.iter().map(|w| w.to_lowercase()).collect(),
         })
     }
@@ -83,6 +103,30 @@ impl Synonyms {
         word.to_string()
     }
 
+    /// Whether two tool names name jobs that exclude each other: one holds words of
+    /// one side of an opposite pair only, the other words of the other side only.
+    /// A name with words of both sides, or of neither, opposes nothing.
+    pub(crate) fn opposed(&self, first: &str, second: &str) -> Option<Opposed> {
+        let first_words = name_words(first);
+        let second_words = name_words(second);
+        self.opposites.iter().find_map(|[one, other]| {
+            let only = |words: &BTreeSet<String>, this: &BTreeSet<String>, that| {
+                let found = words.iter().find(|w| this.contains(*w))?;
+                words
+                    .iter()
+                    .all(|w| !BTreeSet::contains(that, w))
+                    .then(|| found.clone())
+            };
+            let pair = |a, b| {
+                Some(Opposed {
+                    first: only(&first_words, a, b)?,
+                    second: only(&second_words, b, a)?,
+                })
+            };
+            pair(one, other).or_else(|| pair(other, one))
+        })
+    }
+
     /// Whether two argument names are in one group of the table.
     pub(crate) fn same_argument(&self, a: &str, b: &str) -> bool {
         match (
@@ -93,6 +137,25 @@ impl Synonyms {
             _ => false,
         }
     }
+}
+
+/// Whether two names are the same words in another spelling: `task_output`,
+/// `TaskOutput`, `task-output`.
+pub(crate) fn same_words(a: &str, b: &str) -> bool {
+    split_words(a) == split_words(b)
+}
+
+/// The lower-case words of a tool name, each also without a plural `s`
+/// (`KillShells` -> kill, shells, shell).
+fn name_words(name: &str) -> BTreeSet<String> {
+    let mut words = BTreeSet::new();
+    for word in split_words(name) {
+        if let Some(single) = word.strip_suffix('s').filter(|s| s.len() > 2) {
+            words.insert(single.to_string());
+        }
+        words.insert(word);
+    }
+    words
 }
 
 /// A name without `_`, `-` or case: `file_path`, `filePath`, `FILE-PATH` -> `filepath`.
@@ -140,5 +203,31 @@ mod tests {
         assert!(table.same_argument("path", "file_path"));
         assert!(table.same_argument("old_str", "oldString"));
         assert!(!table.same_argument("path", "content"));
+    }
+
+    #[test]
+    fn opposite_jobs_oppose_and_a_name_of_both_or_neither_does_not() {
+        let table = Synonyms::builtin().expect("synonyms.yaml loads");
+        let opposed = |a: &str, b: &str| {
+            table
+                .opposed(a, b)
+                .map(|o| (o.first, o.second))
+                .unwrap_or_default()
+        };
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(opposed("task_output", "TaskStop"), pair("output", "stop"));
+        assert_eq!(opposed("TaskStop", "task_output"), pair("stop", "output"));
+        assert_eq!(opposed("read_file", "write_file"), pair("read", "write"));
+        assert_eq!(
+            opposed("create_file", "deleteFile"),
+            pair("create", "delete")
+        );
+        assert_eq!(
+            opposed("start_process", "KillShells"),
+            pair("start", "kill")
+        );
+        assert_eq!(table.opposed("read_file", "view"), None);
+        assert_eq!(table.opposed("bash", "KillShell"), None);
+        assert_eq!(table.opposed("read_write_file", "write_file"), None);
     }
 }

@@ -136,3 +136,84 @@ fn init_refuses_to_overwrite_a_target_or_baseline_without_force() {
         assert_eq!(kept, "keep me\n");
     }
 }
+
+/// `init`'s proposal for real servers, pinned: each `tests/data/tools-list/NAME.json`
+/// is a real server's recorded answer to initialize and tools/list (record.py there
+/// says which package and version), replayed by `tests/servers/replay.py` over real
+/// MCP, and the target file `init --no-run` proposes for it must equal
+/// `tests/golden/init/NAME.yaml` (the repository's folder written `<repo>`, the
+/// interpreter `python3`). After an intended change, re-bless and review the diff:
+/// `TRYCMD=overwrite cargo test --test harness init::`.
+#[test]
+fn init_proposals_for_recorded_real_servers_match_their_golden_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = repo();
+    let bless = std::env::var_os("TRYCMD").is_some_and(|v| v == "overwrite");
+    let mut differ = Vec::new();
+    for name in [
+        "claude-code",
+        "desktop-commander",
+        "server-filesystem",
+        "filesystem-mcp",
+    ] {
+        let server = format!(
+            "{} -S {} {}",
+            python(),
+            repo.join("tests/servers/replay.py").display(),
+            repo.join(format!("tests/data/tools-list/{name}.json"))
+                .display()
+        );
+        let target = dir.path().join(format!("{name}.yaml"));
+        let init = toolspec()
+            .args(["init", "--no-run", "--server", &server, "--out"])
+            .arg(&target)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            init.status.code(),
+            Some(0),
+            "{name}: {}{}",
+            stdout_of(&init),
+            String::from_utf8_lossy(&init.stderr)
+        );
+        let proposed = std::fs::read_to_string(&target)
+            .expect("target written")
+            .replace(python(), "python3")
+            .replace(&repo.display().to_string(), "<repo>");
+        let golden = repo.join(format!("tests/golden/init/{name}.yaml"));
+        if bless {
+            std::fs::write(&golden, &proposed).expect("bless");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+        if proposed != expected {
+            let diff = similar::TextDiff::from_lines(&expected, &proposed)
+                .unified_diff()
+                .header(&golden.display().to_string(), "proposed")
+                .to_string();
+            differ.push(diff);
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "init's proposals differ from their golden files (TRYCMD=overwrite re-blesses):\n{}",
+        differ.join("\n")
+    );
+}
+
+/// The golden proposal for Claude Code's server holds the renames a person accepts,
+/// and never points `task_output` at the tool that stops a task.
+#[test]
+fn the_claude_code_golden_maps_task_output_to_its_reader_not_to_task_stop() {
+    let golden = std::fs::read_to_string(repo().join("tests/golden/init/claude-code.yaml"))
+        .expect("golden file");
+    for line in [
+        "suites: { \"boris\": 3 }",
+        "  \"view\": \"Read\"",
+        "  \"str_replace\": \"Edit\"",
+        "  \"task_output\": \"TaskOutput\"",
+    ] {
+        assert!(golden.contains(line), "no `{line}` in:\n{golden}");
+    }
+    assert!(!golden.contains(": \"TaskStop\""), "{golden}");
+}

@@ -26,6 +26,8 @@
 //! - `run --html`, `matrix`, badges, `diff` and `history`: `results_page` (the page in a
 //!   real browser: the `browser` binary);
 //! - verdicts, standings, baselines and the counts every report gives: `verdict_model`;
+//! - no document or example installing a package name the project does not own:
+//!   `install_lines`;
 //! - how many crates a release build compiles, against `build-budget.txt`:
 //!   `build_budget`;
 //! - the console text pinned as a whole, and the JSON files' schemas: `golden` (a new
@@ -42,6 +44,7 @@ mod gemini_exactness;
 mod golden;
 mod hostile_http;
 mod init;
+mod install_lines;
 mod mutants;
 mod results_page;
 mod scenario_features;

@@ -11,7 +11,7 @@ const path = require("node:path");
 
 /** The platform package for each `process.platform`-`process.arch` pair built. */
 const PLATFORM_PACKAGES = {
-  "linux-x64": "@toolspec/linux-x64",
+  "linux-x64": "toolspec-linux-x64",
 };
 
 /** The signals a user or a CI runner sends to stop a run: passed on to the binary. */

@@ -1,7 +1,8 @@
 //! A divergence's signature: what stays the same when one deviation is found
 //! again under another seed. It is the level, the tool, and the lines in which the
 //! two sides' readings differ, with every value drawn from the fixture masked: paths
-//! under the root, the fixture's file and folder names, its words, and numbers
+//! under the root, the fixture's file and folder names, the calls' string
+//! arguments (patterns, globs, text to find), its words, and numbers
 //! (counts, sizes, line numbers). Two cases that show one deviation on different
 //! fixtures then have one signature, which is what a baseline lists and what
 //! shrinking must keep.
@@ -87,7 +88,7 @@ fn differing_lines<'a>(oracle: &'a str, subject: &'a str) -> (Vec<&'a str>, Vec<
 }
 
 /// Each line masked, as a sorted set: how many lines differ depends on the fixture.
-fn masked_set(lines: &[&str], names: &[String]) -> Vec<String> {
+fn masked_set(lines: &[&str], names: &[(String, &str)]) -> Vec<String> {
     lines
         .iter()
         .map(|line| mask_line(line, names))
@@ -97,8 +98,18 @@ fn masked_set(lines: &[&str], names: &[String]) -> Vec<String> {
 }
 
 /// Every file and folder name of the case's fixture, each path and each part of
-/// it, longest first, so `src/main.rs` is masked whole before `main.rs`.
-fn fixture_names(case: &Case) -> Vec<String> {
+/// it, and every string argument of its calls (a pattern, a glob, text to find,
+/// each drawn from the fixture or the generator's lists), longest first, so
+/// `src/main.rs` is masked whole before `main.rs`.
+fn fixture_names(case: &Case) -> Vec<(String, &'static str)> {
+    let arguments: BTreeSet<String> = case
+        .calls
+        .iter()
+        .flat_map(|call| call.args.values())
+        .filter_map(|value| value.as_str())
+        .filter(|text| !text.contains("{root") && !text.contains('\n'))
+        .map(str::to_string)
+        .collect();
     let mut names: BTreeSet<String> = BTreeSet::new();
     for path in case
         .fixture
@@ -112,15 +123,24 @@ fn fixture_names(case: &Case) -> Vec<String> {
         }
         names.insert(path);
     }
-    let mut names: Vec<String> = names.into_iter().filter(|n| n.len() > 1).collect();
-    names.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    let mut names: Vec<(String, &str)> = names
+        .into_iter()
+        .map(|n| (n, "{file}"))
+        .chain(arguments.into_iter().map(|a| (a, "{arg}")))
+        .filter(|(n, _)| n.len() > 1)
+        .collect();
+    names.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
+    names.dedup_by(|a, b| a.0 == b.0);
     names
 }
 
 /// One line with the fixture's values masked.
-pub(crate) fn mask_line(line: &str, names: &[String]) -> String {
+pub(crate) fn mask_line(line: &str, names: &[(String, &str)]) -> String {
     static UNDER_ROOT: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r#"\{root\}(?:/[^\s"'`,;:()\[\]{}]*)?"#).ok());
+        // A path's last character is not a full stop: a sentence may end after it.
+        LazyLock::new(|| {
+            Regex::new(r#"\{root\}(?:/[^\s"'`,;:()\[\]{}]*[^\s"'`,;:()\[\]{}.])?"#).ok()
+        });
     static OUT_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"out-\d+\.txt").ok());
     static NUMBER: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\d+").ok());
     static WORD_RUN: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -136,8 +156,8 @@ pub(crate) fn mask_line(line: &str, names: &[String]) -> String {
     if let Some(out) = OUT_FILE.as_ref() {
         masked = out.replace_all(&masked, "{file}").into_owned();
     }
-    for name in names {
-        masked = masked.replace(name.as_str(), "{file}");
+    for (name, token) in names {
+        masked = masked.replace(name.as_str(), token);
     }
     if let Some(words) = WORD_RUN.as_ref() {
         masked = words.replace_all(&masked, "{words}").into_owned();
@@ -232,6 +252,41 @@ mod tests {
             ),
         );
         assert_eq!(three.id(), four.id());
+    }
+
+    /// The arguments drawn for a call are masked too: another pattern, another
+    /// root, the sentence's full stop kept apart from the path before it.
+    #[test]
+    fn drawn_arguments_are_masked() {
+        let with_pattern = |pattern: &str| {
+            let mut c = case(&[("a.txt", "x\n")], "glob", "{root}");
+            c.calls[0].args.insert("pattern".into(), pattern.into());
+            c
+        };
+        let reading = |pattern: &str, end: &str| {
+            format!("No files found matching pattern \"{pattern}\" within {{root}}/sub{end}")
+        };
+        let one = signature(
+            &with_pattern("*.txt"),
+            &diverged(
+                Level::Convention,
+                &reading("*.txt", "."),
+                &reading("*.txt", ""),
+            ),
+        );
+        let two = signature(
+            &with_pattern("src/*"),
+            &diverged(
+                Level::Convention,
+                &reading("src/*", "."),
+                &reading("src/*", ""),
+            ),
+        );
+        assert_eq!(one.id(), two.id());
+        assert_eq!(
+            one.oracle,
+            vec!["No files found matching pattern \"{arg}\" within {path}.".to_string()]
+        );
     }
 
     #[test]

@@ -20,7 +20,21 @@ pub(crate) fn explored_topic(tool: &str) -> String {
     format!("{UPSTREAM_COVERS}explored-{}", words.join("-"))
 }
 
-/// The clause of `suite` that a scenario judging `tool` (with `code`, for an
+/// The clause of `suite` whose requirement is named after `tool`, if one is.
+fn clause_naming(suite: &Suite, tool: &str) -> Option<String> {
+    let slug = explored_topic(tool);
+    let slug = slug.trim_start_matches(&format!("{UPSTREAM_COVERS}explored-"));
+    suite
+        .clause_index
+        .as_ref()?
+        .documents
+        .iter()
+        .flat_map(|d| &d.clauses)
+        .map(|c| c.id.clone())
+        .find(|id| id.split('/').next().is_some_and(|r| r.contains(slug)))
+}
+
+/// The clause of `suite` that a spec scenario judging `tool` (with `code`, for an
 /// error) covers, if the suite's spec scenarios or clause ids point to one.
 pub(crate) fn clause_for(suite: &Suite, tool: &str, code: Option<&str>) -> Option<String> {
     let mut by_tool: BTreeMap<&str, usize> = BTreeMap::new();
@@ -43,28 +57,19 @@ pub(crate) fn clause_for(suite: &Suite, tool: &str, code: Option<&str>) -> Optio
         .iter()
         .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
         .map(|(cover, _)| cover.to_string());
-    most.or_else(|| {
-        let slug = explored_topic(tool);
-        let slug = slug.trim_start_matches(&format!("{UPSTREAM_COVERS}explored-"));
-        suite
-            .clause_index
-            .as_ref()?
-            .documents
-            .iter()
-            .flat_map(|d| &d.clauses)
-            .map(|c| c.id.clone())
-            .find(|id| id.split('/').next().is_some_and(|r| r.contains(slug)))
-    })
+    most.or_else(|| clause_naming(suite, tool))
 }
 
-/// What a scenario of `basis` judging `tool` covers: a clause where one fits, else
-/// (upstream) the explored topic, else (spec) `explored/<tool>`, which loads but
-/// which `toolspec coverage` reports as naming no clause.
+/// What a scenario of `basis` judging `tool` covers. A spec one: the clause its
+/// twins in the suite cover, else `explored/<tool>`, which loads but which
+/// `toolspec coverage` reports as naming no clause. An upstream one with no spec
+/// twin (a text or files difference): the clause of the requirement named after
+/// the tool, else the explored topic; what the spec scenarios of the tool cover
+/// says nothing of an exact text.
 pub(crate) fn cover_for(suite: &Suite, tool: &str, basis: Basis, code: Option<&str>) -> String {
-    match (clause_for(suite, tool, code), basis) {
-        (Some(clause), _) => clause,
-        (None, Basis::Upstream) => explored_topic(tool),
-        (None, Basis::Spec) => format!("explored/{tool}"),
+    match basis {
+        Basis::Spec => clause_for(suite, tool, code).unwrap_or_else(|| format!("explored/{tool}")),
+        Basis::Upstream => clause_naming(suite, tool).unwrap_or_else(|| explored_topic(tool)),
     }
 }
 

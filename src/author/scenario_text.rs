@@ -135,7 +135,11 @@ pub(crate) fn draft(
                 spec_cover
                     .clone()
                     .unwrap_or_else(|| cover_for(suite, tool, Basis::Upstream, None)),
-                ", in the oracle's words",
+                if spec_cover.is_some() {
+                    ", in the oracle's words"
+                } else {
+                    ""
+                },
             ),
         };
         let name = format!(

@@ -10,8 +10,9 @@ a cap on cases: whether it diverges, after how many cases (the first divergent
 case's number + 1), and the size of that first divergence shrunk (calls, fixture
 entries). The search runs without shrinking, in growing steps up to the cap; the
 shrink then runs on exactly the cases up to the first divergence, so only that one
-is shrunk. One JSON line per mutation goes to --out as it is measured, and a summary
-is printed at the end. Not a test: it takes from minutes to hours.
+is shrunk. One JSON line per mutation goes to --out as it is measured (a run
+with that file already there goes on where it stopped), and a summary is printed
+at the end. Not a test: it takes from minutes to hours.
 """
 
 import argparse
@@ -60,6 +61,12 @@ def measure(suite, mutation, seed, cap, jobs):
         if report["divergences"]:
             first = report["divergences"][0]["case"]
             shrunk_run = explore(suite, mutation, seed, first + 1, 60, jobs)
+            if not shrunk_run["signatures"]:
+                # The divergence did not show again: an answer that depends on timing.
+                return {"suite": suite, "mutation": mutation, "found": True,
+                        "cases_to_first": first + 1, "level": report["divergences"][0]["level"],
+                        "tool": None, "shrunk_calls": None, "shrunk_files": None,
+                        "reproduced": False}
             sig = shrunk_run["signatures"][0]
             shrunk = sig["shrunk"] or {}
             return {
@@ -82,11 +89,20 @@ def main():
     parser.add_argument("--suite", action="append")
     args = parser.parse_args()
     rows = []
+    done = set()
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            for line in f:
+                row = json.loads(line)
+                rows.append(row)
+                done.add((row["suite"], row["mutation"]))
     with open(args.out, "a") as out:
         for suite, dialect in DIALECTS.items():
             if args.suite and suite not in args.suite:
                 continue
             for mutation in mutations(dialect):
+                if (suite, mutation) in done:
+                    continue
                 row = measure(suite, mutation, args.seed, args.cases, args.jobs)
                 rows.append(row)
                 out.write(json.dumps(row) + "\n")
@@ -96,7 +112,8 @@ def main():
     print(f"mutations: {len(rows)}, found: {len(found)} ({100 * len(found) / max(len(rows), 1):.0f}%)")
     if found:
         firsts = [r["cases_to_first"] for r in found]
-        small = [r for r in found if r["shrunk_calls"] <= 2 and r["shrunk_files"] <= 3]
+        small = [r for r in found if r["shrunk_calls"] is not None
+                 and r["shrunk_calls"] <= 2 and r["shrunk_files"] <= 3]
         print(f"cases to the first divergence: median {statistics.median(firsts)}, worst {max(firsts)}")
         print(f"shrunk to <= 2 calls and <= 3 files: {len(small)} of {len(found)} "
               f"({100 * len(small) / len(found):.0f}%)")

@@ -178,8 +178,13 @@ pub(crate) fn draft(
         }
         text.push_str(&format!("    when: {}\n", call_value(judged)));
         text.push_str("    then:\n");
-        for (key, value) in &one.then {
-            text.push_str(&format!("      {key}: {}\n", yaml_value(value)));
+        // In the order hand-written scenarios use: the flag, then the code, then
+        // the rest.
+        let order = |key: &str| ["is_error", "code"].iter().position(|k| *k == key);
+        let mut keys: Vec<&String> = one.then.keys().collect();
+        keys.sort_by_key(|k| order(k).unwrap_or(usize::MAX));
+        for key in keys {
+            text.push_str(&format!("      {key}: {}\n", yaml_value(&one.then[key])));
         }
         text.push('\n');
     }

@@ -284,6 +284,23 @@ fn bad_usage_exits_2_naming_what_is_wrong() {
     let (code, _, stderr) = explore(&["--suite", "boris", "--mutate", "nosuch", "--cases", "1"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("nosuch"), "{stderr}");
+    let taken = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(taken.path().join("boris")).expect("mkdir");
+    std::fs::write(taken.path().join("boris/mine.yaml"), "keep me\n").expect("write");
+    let (code, _, stderr) = explore(&[
+        "--suite",
+        "boris",
+        "--cases",
+        "1",
+        "--out",
+        taken.path().to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("is not empty"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(taken.path().join("boris/mine.yaml")).expect("kept"),
+        "keep me\n"
+    );
 
     let specs = tempfile::tempdir().expect("tempdir");
     let exported = toolspec()

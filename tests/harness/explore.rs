@@ -205,14 +205,38 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "4",
     ];
     let (_, one, _) = explore(&[&args[..], &["--jobs", "1"]].concat());
-    let (_, four, _) = explore(
+    let out = dir.path().join("out");
+    let (_, four_and_written, _) = explore(
         &[
             &args[..],
-            &["--jobs", "4", "--json", json.to_str().expect("utf-8 path")],
+            &[
+                "--jobs",
+                "4",
+                "--json",
+                json.to_str().expect("utf-8 path"),
+                "--out",
+                out.to_str().expect("utf-8 path"),
+            ],
         ]
         .concat(),
     );
-    assert_eq!(one, four);
+    let (four, written_lines) = four_and_written
+        .split_once("\nwrote ")
+        .expect("--out says what it wrote");
+    assert_eq!(one, format!("{four}\n"));
+    // Case 5 edits the canary outside the root, which a scenario's fixture cannot
+    // hold: its scenarios do not pass on the oracle, and are dropped and counted.
+    assert!(
+        written_lines.contains("; 2 scenarios dropped\n"),
+        "{written_lines}"
+    );
+    assert!(
+        written_lines.contains("` did not pass on the oracle (run 1 of 3): FAIL (code: "),
+        "{written_lines}"
+    );
+    assert!(!out
+        .join("boris/str-replace-convention-0b497208f90643f1.yaml")
+        .exists());
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
     assert_eq!(written["schema_version"], 2);
     assert_eq!(written["seed"], 5);

@@ -29,6 +29,8 @@ mod judge;
 
 mod execute;
 
+mod author;
+
 mod explore;
 
 mod report;

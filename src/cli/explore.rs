@@ -6,17 +6,28 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeSet;
+
 use serde_json::{json, Value};
 
 use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
+use crate::author::suite_folder::free_folder;
+use crate::author::{write_suite, Observed, Written};
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
+use crate::explore::baseline::{baseline_text, read_baseline};
+use crate::explore::case::Case;
+use crate::explore::classes::{classify, shrink_new, Classified};
 use crate::explore::compare::Level;
+use crate::explore::differential::Divergence;
 use crate::explore::differential::{CaseOutcome, Sides};
 use crate::explore::explore_file::load_explore_data;
+use crate::explore::shrink;
+use crate::explore::signature::Signature;
+use crate::explore::transcript::observe;
 use crate::explore::{explore, list_oracle_tools, ExplorePlan, ExploredCase};
 use crate::proof::mutants::catalogue as mutations;
 use crate::server::{load_target_file, Target};
@@ -58,6 +69,20 @@ pub(crate) struct ExploreArgs {
     /// Write the divergences as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Divergence signatures already known (one a line, or an `--json` file):
+    /// the run fails only on a new one.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Write every signature the run found here, as a baseline file.
+    #[arg(long)]
+    write_baseline: Option<PathBuf>,
+    /// Write each new divergence, shrunk, as a scenario file of a suite
+    /// `DIR/<suite>/` (which must not exist or be empty).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Re-runs each new divergence may take to shrink (0: no shrinking).
+    #[arg(long, default_value_t = shrink::DEFAULT_BUDGET)]
+    shrink_budget: usize,
 }
 
 pub(crate) fn explore_command(
@@ -96,6 +121,13 @@ pub(crate) fn explore_command(
     let listed = list_oracle_tools(&oracle, call_timeout)
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;
     let data = load_explore_data(suite, &listed)?;
+    let known = match &args.baseline {
+        Some(path) => read_baseline(path).map_err(CliError::Explore)?,
+        None => BTreeSet::new(),
+    };
+    if let Some(out) = &args.out {
+        free_folder(out, &suite.name).map_err(CliError::Explore)?;
+    }
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
     say(format_args!(
         "explore {}: seed {seed}, {} cases, oracle {}, subject {}",
@@ -123,8 +155,10 @@ pub(crate) fn explore_command(
     };
     let started = Instant::now();
     let explored = explore(&plan);
+    let mut classified = classify(&explored, &known);
+    shrink_new(&mut classified, &plan.sides, args.shrink_budget, plan.jobs);
     let elapsed = started.elapsed();
-    let tally = show(&explored);
+    let tally = show(&explored, &classified, args.shrink_budget);
     say(format_args!(
         "explore {}: {} cases, {} calls, {} divergences ({}), {} cases not run",
         suite.name,
@@ -139,6 +173,20 @@ pub(crate) fn explore_command(
             .join(", "),
         tally.failed
     ));
+    say(format_args!(
+        "explore {}: {} signatures, {} new{}",
+        suite.name,
+        classified.classes.len(),
+        classified.new_count(),
+        if args.baseline.is_some() {
+            format!(
+                ", {} in the baseline",
+                classified.classes.len() - classified.new_count()
+            )
+        } else {
+            String::new()
+        }
+    ));
     eprintln!(
         "explore: {} cases in {:.1}s ({:.1} cases/s, {:.1} calls/s)",
         explored.len(),
@@ -147,14 +195,37 @@ pub(crate) fn explore_command(
         tally.calls as f64 / elapsed.as_secs_f64().max(1e-9),
     );
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report_json(&suite.name, seed, &explored, &tally))
-            .unwrap_or_default();
+        let text = serde_json::to_string_pretty(&report_json(
+            &suite.name,
+            seed,
+            &explored,
+            &tally,
+            &classified,
+        ))
+        .unwrap_or_default();
         std::fs::write(path, text + "\n").map_err(|source| CliError::WriteReport {
             path: path.clone(),
             source,
         })?;
     }
-    Ok(if tally.divergences == 0 && tally.failed == 0 {
+    if let Some(out) = &args.out {
+        let observed = observe_new(&plan.sides, &classified, seed);
+        let written = write_suite(out, suite, &observed, &oracle, Some(&subject))
+            .map_err(CliError::Explore)?;
+        show_written(&written);
+    }
+    if let Some(path) = &args.write_baseline {
+        let listed: Vec<(String, String)> = classified
+            .classes
+            .iter()
+            .map(|c| (c.signature.id(), reading_line(&c.signature)))
+            .collect();
+        std::fs::write(path, baseline_text(&listed)).map_err(|source| CliError::WriteReport {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    Ok(if classified.new_count() == 0 && tally.failed == 0 {
         Outcome::Held
     } else {
         Outcome::Broken
@@ -169,14 +240,17 @@ struct Tally {
     failed: usize,
 }
 
-/// Prints a block per divergence and a line per case not run, in case order.
-fn show(explored: &[ExploredCase]) -> Tally {
+/// Prints a block per divergence and a line per case not run, in case order. A
+/// divergence whose signature an earlier case showed, or the baseline lists, gets
+/// its heading and signature only; a new one is shown as it was shrunk.
+fn show(explored: &[ExploredCase], classified: &Classified<'_>, budget: usize) -> Tally {
     let mut tally = Tally {
         calls: 0,
         divergences: 0,
         by_level: [0; 4],
         failed: 0,
     };
+    let mut shown_in_full = 0;
     for ExploredCase { case, outcome } in explored {
         let (calls, divergence) = match outcome {
             CaseOutcome::Failed(why) => {
@@ -211,48 +285,160 @@ fn show(explored: &[ExploredCase]) -> Tally {
             level.label(),
             case.number
         ));
-        if tally.divergences > SHOWN_IN_FULL {
+        let Some(class) = classified
+            .class_of
+            .get(&case.number)
+            .and_then(|&i| classified.classes.get(i))
+        else {
+            continue;
+        };
+        let id = class.signature.id();
+        if class.first.0.number != case.number {
+            say(format_args!(
+                "  signature {id}, as case {}",
+                class.first.0.number
+            ));
             continue;
         }
-        let files: Vec<String> = case
-            .fixture
-            .entries
-            .iter()
-            .map(|(name, text)| match text {
-                Some(text) => format!("{name} ({} bytes)", text.len()),
-                None => format!("{name}/"),
-            })
-            .collect();
-        say(format_args!("  fixture: {}", files.join(", ")));
-        let last = divergence.at_call.map_or(0, |i| i + 1);
-        for (i, call) in case.calls.iter().take(last).enumerate() {
-            say(format_args!("  {}. {}", i + 1, call.shown()));
+        if class.known {
+            say(format_args!("  signature {id}, in the baseline"));
+            continue;
         }
-        for line in divergence.difference.diff.lines() {
-            say(format_args!("    {line}"));
+        say(format_args!("  signature {id}"));
+        shown_in_full += 1;
+        if shown_in_full > SHOWN_IN_FULL {
+            continue;
         }
-        if !divergence.stderr_tail.is_empty() {
-            say("  subject's stderr (tail):");
-            for line in divergence
-                .stderr_tail
-                .lines()
-                .rev()
-                .take(10)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-            {
-                say(format_args!("    {line}"));
+        let (case, divergence) = match &class.shrunk {
+            Some(shrunk) => {
+                say(format_args!(
+                    "  shrunk in {} re-runs from {} and {}{}",
+                    shrunk.runs,
+                    plural(divergence.at_call.map_or(0, |i| i + 1), "call"),
+                    plural(case.fixture.entries.len(), "fixture entry"),
+                    if shrunk.stopped_by_budget {
+                        format!(" (stopped by the budget of {budget} re-runs)")
+                    } else {
+                        String::new()
+                    }
+                ));
+                (&shrunk.case, &shrunk.divergence)
             }
-        }
+            None => (case, divergence),
+        };
+        show_case(case, divergence);
     }
-    if tally.divergences > SHOWN_IN_FULL {
+    if shown_in_full > SHOWN_IN_FULL {
         say(format_args!(
-            "({} divergences shown in full; --json FILE has them all)",
+            "({} new signatures shown in full; --json FILE has them all)",
             SHOWN_IN_FULL
         ));
     }
     tally
+}
+
+fn plural(n: usize, what: &str) -> String {
+    match (n, what) {
+        (1, _) => format!("1 {what}"),
+        (_, "fixture entry") => format!("{n} fixture entries"),
+        _ => format!("{n} {what}s"),
+    }
+}
+
+/// A case's fixture, its calls up to the divergence, the diff and the stderr tail.
+fn show_case(case: &Case, divergence: &Divergence) {
+    let files: Vec<String> = case
+        .fixture
+        .entries
+        .iter()
+        .map(|(name, text)| match text {
+            Some(text) => format!("{name} ({} bytes)", text.len()),
+            None => format!("{name}/"),
+        })
+        .collect();
+    if files.is_empty() {
+        say("  fixture: (empty)");
+    } else {
+        say(format_args!("  fixture: {}", files.join(", ")));
+    }
+    let last = divergence.at_call.map_or(0, |i| i + 1);
+    for (i, call) in case.calls.iter().take(last).enumerate() {
+        say(format_args!("  {}. {}", i + 1, call.shown()));
+    }
+    for line in divergence.difference.diff.lines() {
+        say(format_args!("    {line}"));
+    }
+    if !divergence.stderr_tail.is_empty() {
+        say("  subject's stderr (tail):");
+        for line in divergence
+            .stderr_tail
+            .lines()
+            .rev()
+            .take(10)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+        {
+            say(format_args!("    {line}"));
+        }
+    }
+}
+
+/// Each new class's case (as shrunk) run once more and described for the writer.
+fn observe_new(sides: &Sides<'_>, classified: &Classified<'_>, seed: u64) -> Vec<Observed> {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return Vec::new();
+    };
+    classified
+        .classes
+        .iter()
+        .filter(|class| !class.known)
+        .filter_map(|class| {
+            let (case, divergence, how) = match &class.shrunk {
+                Some(s) => (&s.case, &s.divergence, "shrunk"),
+                None => (class.first.0, class.first.1, "not shrunk"),
+            };
+            let id = class.signature.id();
+            let key = id.rsplit('/').next().unwrap_or_default().to_string();
+            let provenance = format!(
+                "toolspec explore, seed {seed}, case {} ({how}), signature {id}",
+                class.first.0.number
+            );
+            let mut case = case.clone();
+            if let Some(at) = divergence.at_call {
+                case.calls.truncate(at + 1);
+            }
+            runtime
+                .block_on(observe(sides, &case, divergence, key, provenance))
+                .ok()
+        })
+        .collect()
+}
+
+/// What `--out` wrote and what it dropped.
+fn show_written(written: &Written) {
+    let scenarios: usize = written.files.iter().map(|(_, n)| n).sum();
+    say(format_args!(
+        "wrote {} scenario files ({scenarios} scenarios) to {}; {} scenarios dropped",
+        written.files.len(),
+        written.dir.display(),
+        written.dropped.len()
+    ));
+    for (file, why) in &written.dropped {
+        say(format_args!("  dropped {file}: {}", first_line(why)));
+    }
+}
+
+/// A signature's readings on one line, for a baseline file's comment.
+fn reading_line(signature: &Signature) -> String {
+    format!(
+        "{} | {}",
+        signature.oracle.join(" / "),
+        signature.subject.join(" / ")
+    )
 }
 
 fn first_line(text: &str) -> &str {
@@ -260,7 +446,13 @@ fn first_line(text: &str) -> &str {
 }
 
 /// The run as JSON: the seed, the counts, and every divergence with its calls.
-fn report_json(suite: &str, seed: u64, explored: &[ExploredCase], tally: &Tally) -> Value {
+fn report_json(
+    suite: &str,
+    seed: u64,
+    explored: &[ExploredCase],
+    tally: &Tally,
+    classified: &Classified<'_>,
+) -> Value {
     let divergences: Vec<Value> = explored
         .iter()
         .filter_map(|ExploredCase { case, outcome }| match outcome {
@@ -279,6 +471,11 @@ fn report_json(suite: &str, seed: u64, explored: &[ExploredCase], tally: &Tally)
                     "files": case.fixture.entries,
                     "oracle": d.difference.oracle,
                     "subject": d.difference.subject,
+                    "signature": classified
+                        .class_of
+                        .get(&case.number)
+                        .and_then(|&i| classified.classes.get(i))
+                        .map(|c| c.signature.id()),
                 }))
             }
             _ => None,
@@ -291,13 +488,42 @@ fn report_json(suite: &str, seed: u64, explored: &[ExploredCase], tally: &Tally)
             CaseOutcome::Ran { .. } => None,
         })
         .collect();
+    let signatures: Vec<Value> = classified
+        .classes
+        .iter()
+        .map(|class| {
+            json!({
+                "id": class.signature.id(),
+                "level": class.signature.level.label(),
+                "tool": class.signature.tool,
+                "oracle": class.signature.oracle,
+                "subject": class.signature.subject,
+                "cases": class.cases,
+                "known": class.known,
+                "shrunk": class.shrunk.as_ref().map(|shrunk| {
+                    let last = shrunk.divergence.at_call.map_or(0, |i| i + 1);
+                    json!({
+                        "runs": shrunk.runs,
+                        "stopped_by_budget": shrunk.stopped_by_budget,
+                        "calls": shrunk.case.calls.iter().take(last)
+                            .map(|c| json!({"tool": c.tool, "args": c.args}))
+                            .collect::<Vec<_>>(),
+                        "files": shrunk.case.fixture.entries,
+                        "oracle": shrunk.divergence.difference.oracle,
+                        "subject": shrunk.divergence.difference.subject,
+                    })
+                }),
+            })
+        })
+        .collect();
     json!({
-        "schema_version": 1,
+        "schema_version": 2,
         "suite": suite,
         "seed": seed,
         "cases": explored.len(),
         "calls": tally.calls,
         "divergences": divergences,
+        "signatures": signatures,
         "not_run": not_run,
     })
 }

@@ -55,11 +55,11 @@ pub(crate) enum CaseOutcome {
 }
 
 /// One side's live fixture and server.
-struct Live {
-    fixture: Fixture,
-    root: String,
+pub(crate) struct Live {
+    pub fixture: Fixture,
+    pub root: String,
     around: String,
-    session: Session,
+    pub session: Session,
 }
 
 impl Live {
@@ -73,7 +73,7 @@ impl Live {
 }
 
 /// Builds one side's fixture, and starts its server in the root inside it.
-async fn start(target: &Target, case: &Case, timeout: Duration) -> Result<Live, String> {
+pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Result<Live, String> {
     let fixture = Fixture::build(&case.fixture.file_specs())
         .map_err(|e| format!("cannot build the fixture: {e}"))?;
     let root_path = fixture.root().join(ROOT_DIR);
@@ -188,7 +188,11 @@ async fn make_calls(
 }
 
 /// The call as one side is sent it: its root filled in, its renames applied.
-fn sent(target: &Target, call: &GeneratedCall, root: &str) -> (String, Map<String, Value>) {
+pub(crate) fn sent(
+    target: &Target,
+    call: &GeneratedCall,
+    root: &str,
+) -> (String, Map<String, Value>) {
     let bindings = Bindings::new(root);
     let args = call
         .args

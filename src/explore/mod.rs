@@ -9,14 +9,19 @@
 //! number of cases, never on how many jobs ran them.
 
 pub(crate) mod argument_gen;
+pub(crate) mod baseline;
 pub(crate) mod case;
+pub(crate) mod classes;
 pub(crate) mod compare;
 pub(crate) mod differential;
 pub(crate) mod explore_file;
 pub(crate) mod fixture_gen;
 pub(crate) mod left_behind;
 pub(crate) mod shell_gen;
+pub(crate) mod shrink;
+pub(crate) mod signature;
 pub(crate) mod suite_names;
+pub(crate) mod transcript;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -21,7 +21,7 @@ pub(crate) use load::{
     scenario_file_from_text, suite_file_from_text, suite_names, SuiteScenarioFile, EXPLORE_FILE,
 };
 pub use model::*;
-pub(crate) use partition::Partition;
+pub(crate) use partition::{fnv1a, Partition};
 pub(crate) use pattern::{compile_filled, compile_for_one_judging};
 pub(crate) use placeholders::Bindings;
 pub(crate) use yaml::{parse_yaml_str, read_text};

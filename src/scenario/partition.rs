@@ -43,7 +43,7 @@ impl Partition {
 /// FNV-1a, 64 bits: a hash that is the same on every machine and every build, which
 /// the standard library's hasher does not promise, so the shards of one run made on
 /// different machines never overlap.
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
         (hash ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

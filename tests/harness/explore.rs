@@ -53,25 +53,139 @@ fn agent_tools_against_itself_finds_nothing() {
     finds_nothing_against_itself("agent-tools");
 }
 
-#[test]
-fn a_mutation_of_each_dialect_is_found() {
-    for (suite, mutation) in [
-        ("boris", "drop-code-prefix"),
-        ("agent-tools", "uppercase-codes"),
-        ("ikigai", "omit-is-error"),
-        ("gemini-cli", "drop-trailing-period"),
-    ] {
-        let (code, stdout, stderr) = explore(&[
-            "--suite", suite, "--mutate", mutation, "--seed", "29", "--cases", "12", "--jobs", "4",
-        ]);
-        assert_eq!(code, Some(1), "{suite} {mutation}:\n{stdout}\n{stderr}");
-        assert!(
-            stdout.contains("DIVERGENCE [convention]"),
-            "{suite} {mutation}:\n{stdout}"
-        );
-        assert!(stdout.contains("--- oracle"), "{stdout}");
-        assert!(!stdout.contains(" 0 divergences "), "{stdout}");
+/// A mutation of `suite` is found, shrunk, and written with `--out` as a suite of
+/// scenario files; explore's round trip has run each kept one three times on the
+/// reference (passing) and once on the mutation (failing). With `run_written`, the
+/// written suite is also run with `--specs` on the reference, where it must pass.
+fn found_shrunk_and_written(suite: &str, mutation: &str, run_written: bool) {
+    let out = tempfile::tempdir().expect("tempdir");
+    let out_dir = out.path().to_str().expect("utf-8 path");
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        suite,
+        "--mutate",
+        mutation,
+        "--seed",
+        "29",
+        "--cases",
+        "4",
+        "--jobs",
+        "4",
+        "--shrink-budget",
+        "4",
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(code, Some(1), "{suite} {mutation}:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("DIVERGENCE [convention]"),
+        "{suite} {mutation}:\n{stdout}"
+    );
+    assert!(stdout.contains("--- oracle"), "{stdout}");
+    assert!(stdout.contains("  shrunk in "), "{stdout}");
+    assert!(!stdout.contains(" 0 divergences "), "{stdout}");
+    let written: Vec<String> = std::fs::read_dir(out.path().join(suite))
+        .expect("the suite folder")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("-convention-"))
+        .collect();
+    assert!(!written.is_empty(), "{suite}:\n{stdout}");
+    let text =
+        std::fs::read_to_string(out.path().join(suite).join(&written[0])).expect("a scenario file");
+    assert!(text.contains("basis: spec"), "{text}");
+    assert!(text.contains("seed 29"), "{text}");
+    assert!(
+        text.contains("not been checked against the real program"),
+        "{text}"
+    );
+    if run_written {
+        let run = toolspec()
+            .arg("--specs")
+            .arg(out.path())
+            .args(["run", "--suite", suite])
+            .output()
+            .expect("toolspec runs");
+        let run_out = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(run.status.code(), Some(0), "{suite}:\n{run_out}");
+        assert!(run_out.contains(" 0 FAIL"), "{run_out}");
     }
+}
+
+#[test]
+fn boris_drop_code_prefix_is_found_shrunk_and_written() {
+    found_shrunk_and_written("boris", "drop-code-prefix", true);
+}
+
+#[test]
+fn agent_tools_uppercase_codes_is_found_shrunk_and_written() {
+    found_shrunk_and_written("agent-tools", "uppercase-codes", false);
+}
+
+#[test]
+fn ikigai_omit_is_error_is_found_shrunk_and_written() {
+    found_shrunk_and_written("ikigai", "omit-is-error", false);
+}
+
+#[test]
+fn gemini_cli_drop_trailing_period_is_found_shrunk_and_written() {
+    found_shrunk_and_written("gemini-cli", "drop-trailing-period", false);
+}
+
+/// A run's signatures written as a baseline (or its `--json` file) make the same
+/// run exit 0, each divergence marked as known; a malformed baseline is refused
+/// naming its line.
+#[test]
+fn a_baseline_of_known_signatures_lets_only_new_ones_fail() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let baseline = dir.path().join("known.txt");
+    let baseline_arg = baseline.to_str().expect("utf-8 path");
+    let json = dir.path().join("run.json");
+    let json_arg = json.to_str().expect("utf-8 path");
+    let common = [
+        "--suite",
+        "boris",
+        "--mutate",
+        "drop-code-prefix",
+        "--seed",
+        "5",
+        "--cases",
+        "3",
+    ];
+    let (code, stdout, stderr) = explore(
+        &[
+            &common[..],
+            &[
+                "--shrink-budget",
+                "1",
+                "--write-baseline",
+                baseline_arg,
+                "--json",
+                json_arg,
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("(stopped by the budget of 1 re-runs)"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = explore(&[&common[..], &["--baseline", baseline_arg]].concat());
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains(", in the baseline"), "{stdout}");
+    assert!(stdout.contains(" 0 new, "), "{stdout}");
+    let (code, stdout, _) = explore(&[&common[..], &["--baseline", json_arg]].concat());
+    assert_eq!(code, Some(0), "{stdout}");
+
+    std::fs::write(
+        &baseline,
+        "# known\nconvention/view/0123456789abcdef\nnot one\n",
+    )
+    .expect("write");
+    let (code, _, stderr) = explore(&[&common[..], &["--baseline", baseline_arg]].concat());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("known.txt:3:"), "{stderr}");
 }
 
 #[test]
@@ -86,19 +200,45 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "--seed",
         "5",
         "--cases",
-        "12",
+        "6",
+        "--shrink-budget",
+        "4",
     ];
     let (_, one, _) = explore(&[&args[..], &["--jobs", "1"]].concat());
-    let (_, four, _) = explore(
+    let out = dir.path().join("out");
+    let (_, four_and_written, _) = explore(
         &[
             &args[..],
-            &["--jobs", "4", "--json", json.to_str().expect("utf-8 path")],
+            &[
+                "--jobs",
+                "4",
+                "--json",
+                json.to_str().expect("utf-8 path"),
+                "--out",
+                out.to_str().expect("utf-8 path"),
+            ],
         ]
         .concat(),
     );
-    assert_eq!(one, four);
+    let (four, written_lines) = four_and_written
+        .split_once("\nwrote ")
+        .expect("--out says what it wrote");
+    assert_eq!(one, format!("{four}\n"));
+    // Case 5 edits the canary outside the root, which a scenario's fixture cannot
+    // hold: its scenarios do not pass on the oracle, and are dropped and counted.
+    assert!(
+        written_lines.contains("; 2 scenarios dropped\n"),
+        "{written_lines}"
+    );
+    assert!(
+        written_lines.contains("` did not pass on the oracle (run 1 of 3): FAIL (code: "),
+        "{written_lines}"
+    );
+    assert!(!out
+        .join("boris/str-replace-convention-0b497208f90643f1.yaml")
+        .exists());
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
-    assert_eq!(written["schema_version"], 1);
+    assert_eq!(written["schema_version"], 2);
     assert_eq!(written["seed"], 5);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");
@@ -106,6 +246,14 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         written["divergences"].as_array().map(Vec::len),
         Some(headings)
     );
+    let signatures = written["signatures"].as_array().expect("signatures");
+    assert_eq!(
+        four.lines()
+            .filter(|l| l.starts_with("  signature ") && !l.contains(", as case "))
+            .count(),
+        signatures.len()
+    );
+    assert!(signatures.iter().all(|s| s["shrunk"]["runs"].is_u64()));
 }
 
 /// `--oracle FILE` replaces the reference as the oracle: a mutated reference
@@ -160,6 +308,23 @@ fn bad_usage_exits_2_naming_what_is_wrong() {
     let (code, _, stderr) = explore(&["--suite", "boris", "--mutate", "nosuch", "--cases", "1"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("nosuch"), "{stderr}");
+    let taken = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(taken.path().join("boris")).expect("mkdir");
+    std::fs::write(taken.path().join("boris/mine.yaml"), "keep me\n").expect("write");
+    let (code, _, stderr) = explore(&[
+        "--suite",
+        "boris",
+        "--cases",
+        "1",
+        "--out",
+        taken.path().to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("is not empty"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(taken.path().join("boris/mine.yaml")).expect("kept"),
+        "keep me\n"
+    );
 
     let specs = tempfile::tempdir().expect("tempdir");
     let exported = toolspec()

@@ -1,0 +1,191 @@
+//! The scenario writer: what was seen of a case (its fixture, its calls, the
+//! oracle's and the subject's answers) turned into scenario files, each checked
+//! by running it before it is kept. A stage after `execute` (it runs the drafts
+//! with it) and before `explore`, which is its first user; `toolspec record` and
+//! `run --bless` (issue 30) are to feed it too, so it takes a neutral description
+//! of a case, [`Observed`], and knows nothing of how the case was found.
+//!
+//! - `expectation.rs`: the `then` of each scenario, read the suite's way;
+//! - `scenario_text.rs`: a scenario file's YAML text;
+//! - `covers.rs`: the clause (or topic) a scenario covers;
+//! - `round_trip.rs`: a draft run on the oracle (it must pass three times) and on
+//!   the subject (it must fail once);
+//! - `suite_folder.rs`: `DIR/<suite>/`, a complete suite the files are written into.
+
+pub(crate) mod covers;
+pub(crate) mod expectation;
+pub(crate) mod round_trip;
+pub(crate) mod scenario_text;
+pub(crate) mod suite_folder;
+
+use std::collections::BTreeMap;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+/// What kind of difference a case showed, which decides the scenarios written: a
+/// `Convention` one gets a `basis: spec` scenario with what the convention reads
+/// (and a `basis: upstream` one with the exact text where the texts differ too);
+/// `Text` and `Files` get a `basis: upstream` one only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Convention,
+    Text,
+    Files,
+}
+
+impl Kind {
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Kind::Convention => "convention",
+            Kind::Text => "text",
+            Kind::Files => "files",
+        }
+    }
+}
+
+/// One side's answer to a call, its root written `{root}`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Answer {
+    /// A tool result: its `isError` as sent and its text.
+    Result {
+        is_error: Option<bool>,
+        text: String,
+    },
+    /// A JSON-RPC error instead of a result.
+    Protocol { code: i32, message: String },
+    /// No answer: the server died, hung or broke the protocol.
+    Broken(String),
+}
+
+impl Answer {
+    /// The answer in one line, for a note.
+    pub(crate) fn summary(&self) -> String {
+        match self {
+            Answer::Result { is_error, text } => format!(
+                "{}{}",
+                if *is_error == Some(true) {
+                    "error: "
+                } else {
+                    ""
+                },
+                crate::visible::excerpt(text, 160)
+            ),
+            Answer::Protocol { code, message } => {
+                format!(
+                    "JSON-RPC error {code}: {}",
+                    crate::visible::excerpt(message, 120)
+                )
+            }
+            Answer::Broken(why) => format!("no answer: {}", crate::visible::excerpt(why, 120)),
+        }
+    }
+}
+
+/// One call as the suite names it (the root written `{root}`, `{root:sh}` in a
+/// shell command) and the two answers it got.
+#[derive(Debug, Clone)]
+pub(crate) struct RecordedCall {
+    pub tool: String,
+    pub args: Map<String, Value>,
+    pub oracle: Answer,
+    /// None when there was no subject (a recording).
+    pub subject: Option<Answer>,
+}
+
+/// An entry of the fixture: a file's text, or a folder, with its age.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FixtureEntry {
+    /// The text of a file; None for a folder.
+    pub text: Option<String>,
+    /// Seconds since it was last modified, when that matters.
+    pub age: Option<i64>,
+}
+
+/// The files under the root after the last call: path -> text (lossy UTF-8).
+pub(crate) type FilesAfter = BTreeMap<String, String>;
+
+/// Everything the writer needs of one case.
+#[derive(Debug, Clone)]
+pub(crate) struct Observed {
+    /// The suite's tool at the judged call, and a short key naming the case's class
+    /// (it names the file: `<tool>-<kind>-<key>.yaml`).
+    pub key: String,
+    pub kind: Kind,
+    /// Path under the root -> entry.
+    pub fixture: BTreeMap<String, FixtureEntry>,
+    /// The calls in order; the last is the judged one, the others are set-up.
+    pub calls: Vec<RecordedCall>,
+    /// The files each side left, for a `Files` case: (oracle, subject).
+    pub files_after: Option<(FilesAfter, FilesAfter)>,
+    /// Where the case came from, for the note (`toolspec explore, seed 5, case 3`).
+    pub provenance: String,
+    /// Regexes for the parts of an answer the server chooses (ids, pids, times):
+    /// in an expected text they become placeholders.
+    pub server_chosen: Vec<Regex>,
+}
+
+impl Observed {
+    /// The judged call.
+    pub(crate) fn judged(&self) -> Option<&RecordedCall> {
+        self.calls.last()
+    }
+}
+
+/// What writing a suite came to.
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    /// The suite folder written.
+    pub dir: std::path::PathBuf,
+    /// Each scenario file kept, with how many scenarios it holds.
+    pub files: Vec<(String, usize)>,
+    /// Each scenario (or whole case) not kept: its key and why.
+    pub dropped: Vec<(String, String)>,
+}
+
+/// Writes `out/<suite>/`: the suite's own files, then for each case of `observed`
+/// one scenario file of the scenarios that passed their round trip against
+/// `oracle` (and failed against `subject`).
+pub(crate) fn write_suite(
+    out: &std::path::Path,
+    suite: &crate::scenario::Suite,
+    observed: &[Observed],
+    oracle: &crate::server::Target,
+    subject: Option<&crate::server::Target>,
+) -> Result<Written, String> {
+    let target = suite_folder::prepare(out, suite)?;
+    let mut written = Written {
+        dir: target.dir.clone(),
+        ..Written::default()
+    };
+    for case in observed {
+        let expected = match expectation::expected(case, suite.config.convention) {
+            Ok(expected) => expected,
+            Err(why) => {
+                written.dropped.push((case.key.clone(), why));
+                continue;
+            }
+        };
+        let mut kept = Vec::new();
+        for index in 0..expected.len() {
+            let Some(alone) = scenario_text::draft(case, &expected, suite, Some(index)) else {
+                continue;
+            };
+            match round_trip::rejection(&alone, &target, oracle, subject) {
+                None => kept.push(expected[index].clone()),
+                Some(why) => written.dropped.push((alone.file_name.clone(), why)),
+            }
+        }
+        if kept.is_empty() {
+            continue;
+        }
+        let Some(draft) = scenario_text::draft(case, &kept, suite, None) else {
+            continue;
+        };
+        let path = target.dir.join(&draft.file_name);
+        std::fs::write(&path, &draft.text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.files.push((draft.file_name, kept.len()));
+    }
+    Ok(written)
+}

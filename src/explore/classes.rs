@@ -1,0 +1,97 @@
+//! A run's divergences grouped by signature: each class has the cases that showed
+//! it, whether a baseline already knows it, and, for a new one, its first case (in
+//! case order) shrunk. Only that first case is shrunk: the others show the same
+//! deviation and would shrink to about the same thing at many times the cost.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::case::Case;
+use super::differential::{CaseOutcome, Divergence, Sides};
+use super::shrink::{shrink_each, Shrunk};
+use super::signature::{signature, Signature};
+use super::ExploredCase;
+
+/// The divergences of one signature.
+pub(crate) struct DivergenceClass<'a> {
+    pub signature: Signature,
+    /// The first case that showed it, with its divergence.
+    pub first: (&'a Case, &'a Divergence),
+    /// The numbers of every case that showed it, in case order.
+    pub cases: Vec<u64>,
+    /// Whether the baseline lists it.
+    pub known: bool,
+    /// The first case shrunk (new classes only, when shrinking ran).
+    pub shrunk: Option<Shrunk>,
+}
+
+/// Every divergence of a run, each with its class.
+pub(crate) struct Classified<'a> {
+    pub classes: Vec<DivergenceClass<'a>>,
+    /// Case number -> the index of its class.
+    pub class_of: BTreeMap<u64, usize>,
+}
+
+impl Classified<'_> {
+    /// How many classes the baseline does not list.
+    pub(crate) fn new_count(&self) -> usize {
+        self.classes.iter().filter(|c| !c.known).count()
+    }
+}
+
+/// Groups the divergences of `explored` by signature, in order of first showing,
+/// and marks those `known` lists.
+pub(crate) fn classify<'a>(
+    explored: &'a [ExploredCase],
+    known: &BTreeSet<String>,
+) -> Classified<'a> {
+    let mut classes: Vec<DivergenceClass<'a>> = Vec::new();
+    let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
+    let mut class_of = BTreeMap::new();
+    for ExploredCase { case, outcome } in explored {
+        let CaseOutcome::Ran {
+            divergence: Some(divergence),
+            ..
+        } = outcome
+        else {
+            continue;
+        };
+        let signature = signature(case, divergence);
+        let id = signature.id();
+        let index = *by_id.entry(id.clone()).or_insert_with(|| {
+            classes.push(DivergenceClass {
+                known: known.contains(&id),
+                signature,
+                first: (case, divergence),
+                cases: Vec::new(),
+                shrunk: None,
+            });
+            classes.len() - 1
+        });
+        classes[index].cases.push(case.number);
+        class_of.insert(case.number, index);
+    }
+    Classified { classes, class_of }
+}
+
+/// Shrinks the first case of every new class, `budget` re-runs each.
+pub(crate) fn shrink_new(
+    classified: &mut Classified<'_>,
+    sides: &Sides<'_>,
+    budget: usize,
+    jobs: usize,
+) {
+    if budget == 0 {
+        return;
+    }
+    let wanted: Vec<usize> = (0..classified.classes.len())
+        .filter(|&i| !classified.classes[i].known)
+        .collect();
+    let found: Vec<(&Case, &Divergence)> = wanted
+        .iter()
+        .map(|&i| classified.classes[i].first)
+        .collect();
+    let shrunk = shrink_each(sides, &found, budget, jobs);
+    for (index, shrunk) in wanted.into_iter().zip(shrunk) {
+        classified.classes[index].shrunk = shrunk;
+    }
+}

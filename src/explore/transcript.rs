@@ -1,0 +1,150 @@
+//! A shrunk case run once more, this time keeping everything the scenario writer
+//! needs: each call's two answers (each side's root written `{root}`) and, for a
+//! files difference, the files each side left under its root. What comes out is
+//! the writer's own description of a case, so explore's types stay here.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use cap_std::fs::Dir;
+
+use super::case::Case;
+use super::compare::Level;
+use super::differential::{sent, start, Divergence, Live, Sides};
+use super::fixture_gen::ROOT_DIR;
+use crate::author::{Answer, FilesAfter, FixtureEntry, Kind, Observed, RecordedCall};
+use crate::server::outcome::CallOutcome;
+
+/// The writer's kind of a divergence level: a side that broke is read as the
+/// convention reads an answer, the others as they are.
+fn kind(level: Level) -> Kind {
+    match level {
+        Level::Broken | Level::Convention => Kind::Convention,
+        Level::Text => Kind::Text,
+        Level::Files => Kind::Files,
+    }
+}
+
+fn answer(outcome: CallOutcome, root: &str) -> Answer {
+    match outcome {
+        CallOutcome::Result(result) => Answer::Result {
+            is_error: result.is_error,
+            text: result.text.replace(root, "{root}"),
+        },
+        CallOutcome::Protocol { code, message } => Answer::Protocol {
+            code,
+            message: message.replace(root, "{root}"),
+        },
+        other => Answer::Broken(other.summary()),
+    }
+}
+
+/// The fixture as the writer gives it: every file and folder, with its age.
+fn fixture_entries(case: &Case) -> BTreeMap<String, FixtureEntry> {
+    let mut entries: BTreeMap<String, FixtureEntry> = case
+        .fixture
+        .folders()
+        .into_iter()
+        .map(|name| {
+            let age = case.fixture.ages.get(&name).copied();
+            (name, FixtureEntry { text: None, age })
+        })
+        .collect();
+    for (name, text) in case.fixture.files() {
+        entries.insert(
+            name.to_string(),
+            FixtureEntry {
+                text: Some(text.to_string()),
+                age: case.fixture.ages.get(name).copied(),
+            },
+        );
+    }
+    entries
+}
+
+/// The files under a side's root: path -> text. Folders and links are left out
+/// (a file's path names its folders), as is a file over 1 MiB.
+fn files_under_root(live: &Live) -> FilesAfter {
+    let mut files = FilesAfter::new();
+    let Ok(root) = live.fixture.handle().open_dir(ROOT_DIR) else {
+        return files;
+    };
+    collect(&root, Path::new(""), &mut files);
+    files
+}
+
+fn collect(dir: &Dir, folder: &Path, files: &mut FilesAfter) {
+    let entries = if folder.as_os_str().is_empty() {
+        dir.entries()
+    } else {
+        dir.read_dir(folder)
+    };
+    for entry in entries.into_iter().flatten().flatten() {
+        let path = folder.join(entry.file_name());
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => collect(dir, &path, files),
+            Ok(t) if t.is_file() => {
+                let small = entry.metadata().is_ok_and(|m| m.len() <= 1 << 20);
+                if let (true, Ok(bytes)) = (small, dir.read(&path)) {
+                    files.insert(
+                        path.display().to_string(),
+                        String::from_utf8_lossy(&bytes).into_owned(),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs `case` (shrunk, ending at the call that diverged) on both sides and
+/// describes it for the writer.
+pub(crate) async fn observe(
+    sides: &Sides<'_>,
+    case: &Case,
+    divergence: &Divergence,
+    key: String,
+    provenance: String,
+) -> Result<Observed, String> {
+    let (oracle, subject) = tokio::join!(
+        start(sides.oracle, case, sides.call_timeout),
+        start(sides.subject, case, sides.call_timeout)
+    );
+    let (mut oracle, mut subject) = match (oracle, subject) {
+        (Ok(o), Ok(s)) => (o, s),
+        (o, s) => {
+            for live in [o.ok(), s.ok()].into_iter().flatten() {
+                let _ = live.session.stop().await;
+            }
+            return Err("a side did not start when the case was run again".into());
+        }
+    };
+    let mut calls = Vec::new();
+    for call in &case.calls {
+        let (o_tool, o_args) = sent(sides.oracle, call, &oracle.root);
+        let (s_tool, s_args) = sent(sides.subject, call, &subject.root);
+        let (o, s) = tokio::join!(
+            oracle.session.call(&o_tool, o_args, sides.call_timeout),
+            subject.session.call(&s_tool, s_args, sides.call_timeout)
+        );
+        calls.push(RecordedCall {
+            tool: call.tool.clone(),
+            args: call.args.clone(),
+            oracle: answer(o, &oracle.root),
+            subject: Some(answer(s, &subject.root)),
+        });
+    }
+    let level = divergence.difference.level;
+    let files_after =
+        (level == Level::Files).then(|| (files_under_root(&oracle), files_under_root(&subject)));
+    let _ = tokio::join!(oracle.session.stop(), subject.session.stop());
+    Ok(Observed {
+        key,
+        kind: kind(level),
+        fixture: fixture_entries(case),
+        calls,
+        files_after,
+        provenance,
+        server_chosen: sides.masks.to_vec(),
+    })
+}

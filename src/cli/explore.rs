@@ -10,15 +10,18 @@ use serde_json::{json, Value};
 
 use super::catalogue::Catalogue;
 use super::error::CliError;
+use super::explore_progress::ExploreProgress;
 use super::output::say;
 use super::Outcome;
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
+use crate::explore::budget::{Budget, Shard};
 use crate::explore::compare::Level;
 use crate::explore::differential::{CaseOutcome, Sides};
 use crate::explore::explore_file::load_explore_data;
 use crate::explore::{explore, list_oracle_tools, ExplorePlan, ExploredCase};
 use crate::proof::mutants::catalogue as mutations;
+use crate::scenario::Partition;
 use crate::server::{load_target_file, Target};
 
 /// How many divergences are shown in full; the rest get their heading line only.
@@ -48,9 +51,18 @@ pub(crate) struct ExploreArgs {
     /// The seed of the cases (default: a fresh one, printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// How many cases to run.
+    /// How many cases to run (in each shard, with --partition).
     #[arg(long, default_value_t = 200)]
     cases: u64,
+    /// A time budget instead of --cases: start new cases until S seconds have
+    /// passed. How many run depends on the machine, so the output is not repeatable.
+    #[arg(long, value_name = "S", conflicts_with = "cases", value_parser = parse_seconds)]
+    seconds: Option<u64>,
+    /// Explore one shard of the case space, K of N (`K/N` or `count:K/N`): every
+    /// N-th case number from K-1, so N shards of --cases C together run the cases
+    /// of one run of --cases C*N.
+    #[arg(long, value_name = "K/N", value_parser = parse_partition)]
+    partition: Option<Shard>,
     /// Cases run at once (default: four a core when both sides are the bundled
     /// server, else one a core).
     #[arg(long, short)]
@@ -97,10 +109,30 @@ pub(crate) fn explore_command(
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;
     let data = load_explore_data(suite, &listed)?;
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let budget = match args.seconds {
+        Some(seconds) => Budget::Seconds(Duration::from_secs(seconds)),
+        None => Budget::Cases(args.cases),
+    };
+    let shard = args.partition.unwrap_or(Shard::WHOLE);
     say(format_args!(
-        "explore {}: seed {seed}, {} cases, oracle {}, subject {}",
-        suite.name, args.cases, oracle.name, subject.name
+        "explore {}: seed {seed}, {}{}, oracle {}, subject {}",
+        suite.name,
+        match budget {
+            Budget::Cases(cases) => format!("{cases} cases"),
+            Budget::Seconds(limit) => match limit.as_secs() {
+                1 => "1 second".to_string(),
+                n => format!("{n} seconds"),
+            },
+        },
+        if shard.is_whole() {
+            String::new()
+        } else {
+            format!(" of shard {}/{}", shard.shard, shard.of)
+        },
+        oracle.name,
+        subject.name
     ));
+    let progress = ExploreProgress::new(&suite.name, budget);
     let plan = ExplorePlan {
         sides: Sides {
             oracle: &oracle,
@@ -111,7 +143,8 @@ pub(crate) fn explore_command(
         },
         data: &data,
         seed,
-        cases: args.cases,
+        budget,
+        shard,
         // Both sides the bundled server: its cases mostly wait on process
         // starts and pipes, so four a core as `run` runs it (execute/schedule.rs).
         jobs: schedule::workers(
@@ -120,10 +153,12 @@ pub(crate) fn explore_command(
             0,
             default_jobs(),
         ),
+        watch: &progress,
     };
     let started = Instant::now();
     let explored = explore(&plan);
     let elapsed = started.elapsed();
+    progress.finish();
     let tally = show(&explored);
     say(format_args!(
         "explore {}: {} cases, {} calls, {} divergences ({}), {} cases not run",
@@ -253,6 +288,38 @@ fn show(explored: &[ExploredCase]) -> Tally {
         ));
     }
     tally
+}
+
+/// `--seconds`: a whole number of seconds, at least one.
+fn parse_seconds(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(seconds) if seconds > 0 => Ok(seconds),
+        _ => Err(format!(
+            "`{text}`: expected a whole number of seconds, 1 or more"
+        )),
+    }
+}
+
+/// `--partition`: `K/N` or `count:K/N`, parsed as `run --partition` parses it. The
+/// `hash:` form is refused: it keeps a scenario in its shard when others are added,
+/// but case numbers never move, so the count form is as stable and stays even.
+fn parse_partition(text: &str) -> Result<Shard, String> {
+    let written = if text.contains(':') {
+        text.to_string()
+    } else {
+        format!("count:{text}")
+    };
+    match written.parse::<Partition>().map_err(|_| {
+        format!("`{text}`: expected K/N (or count:K/N), whole numbers with 1 <= K <= N")
+    })? {
+        Partition::Count { shard, of } => Ok(Shard {
+            shard: u64::from(shard),
+            of: u64::from(of),
+        }),
+        Partition::Hash { .. } => Err(format!(
+            "`{text}`: explore splits cases by number only (K/N or count:K/N): a case's number never moves, so hashing it would only make the shards uneven"
+        )),
+    }
 }
 
 fn first_line(text: &str) -> &str {

@@ -43,7 +43,7 @@ const AGES: &[i64] = &[
 const ROOT_AGE: i64 = 6_400_000;
 
 /// A generated fixture: each file's path under the root, its text and its age.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct GeneratedFixture {
     /// Path under the root -> text (None for an empty folder).
     pub entries: BTreeMap<String, Option<String>>,

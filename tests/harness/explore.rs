@@ -152,6 +152,65 @@ fn a_subject_that_crashes_is_a_broken_divergence() {
     assert!(stdout.contains("subject's stderr (tail):"), "{stdout}");
 }
 
+/// Shard K of N runs every N-th case from K-1, so the shards of `--cases C`
+/// together diverge exactly where one run of `--cases C*N` does.
+#[test]
+fn the_shards_of_a_partitioned_run_together_find_what_the_whole_run_finds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let common = [
+        "--suite",
+        "boris",
+        "--mutate",
+        "drop-code-prefix",
+        "--seed",
+        "8",
+        "--jobs",
+        "3",
+    ];
+    let divergences = |extra: &[&str], name: &str| {
+        let json = dir.path().join(name);
+        let json_arg = json.to_str().expect("utf-8 path");
+        let (code, stdout, stderr) = explore(&[&common[..], extra, &["--json", json_arg]].concat());
+        assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+        let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
+        written["divergences"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let whole = divergences(&["--cases", "6"], "whole.json");
+    let mut shards: Vec<serde_json::Value> = ["1/3", "2/3", "3/3"]
+        .iter()
+        .flat_map(|k| divergences(&["--cases", "2", "--partition", k], "shard.json"))
+        .collect();
+    shards.sort_by_key(|d| d["case"].as_u64());
+    assert!(!whole.is_empty());
+    assert_eq!(shards, whole);
+}
+
+#[test]
+fn bad_budgets_and_partitions_exit_2_naming_the_form() {
+    for (args, expected) in [
+        (&["--partition", "3/2"][..], "expected K/N (or count:K/N)"),
+        (
+            &["--partition", "hash:1/2"][..],
+            "splits cases by number only",
+        ),
+        (
+            &["--seconds", "0"][..],
+            "expected a whole number of seconds",
+        ),
+        (
+            &["--seconds", "5", "--cases", "3"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let (code, _, stderr) = explore(&[&["--suite", "boris"][..], args].concat());
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
+
 #[test]
 fn bad_usage_exits_2_naming_what_is_wrong() {
     let (code, _, stderr) = explore(&["--suite", "nosuch", "--cases", "1"]);

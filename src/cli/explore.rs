@@ -3,6 +3,7 @@
 //! is printed first, so any run can be made again; timings go to stderr, so the
 //! same seed and number of cases print the same stdout at any `--jobs`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -107,7 +108,10 @@ pub(crate) fn explore_command(
     let call_timeout = Duration::from_millis(suite.config.call_timeout_ms);
     let listed = list_oracle_tools(&oracle, call_timeout)
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;
-    let data = load_explore_data(suite, &listed)?;
+    let mut data = load_explore_data(suite, &listed, &suite.config.reference.settings)?;
+    let not_drawn = data.keep_settings(|name| {
+        oracle.settings.contains_key(name) && subject.settings.contains_key(name)
+    });
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
     let budget = match args.seconds {
         Some(seconds) => Budget::Seconds(Duration::from_secs(seconds)),
@@ -132,6 +136,7 @@ pub(crate) fn explore_command(
         oracle.name,
         subject.name
     ));
+    show_settings(&suite.name, &data.settings, &not_drawn, (&oracle, &subject));
     let progress = ExploreProgress::new(&suite.name, budget);
     let plan = ExplorePlan {
         sides: Sides {
@@ -182,8 +187,14 @@ pub(crate) fn explore_command(
         tally.calls as f64 / elapsed.as_secs_f64().max(1e-9),
     );
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report_json(&suite.name, seed, &explored, &tally))
-            .unwrap_or_default();
+        let text = serde_json::to_string_pretty(&report_json(
+            &suite.name,
+            seed,
+            &data.settings,
+            &explored,
+            &tally,
+        ))
+        .unwrap_or_default();
         std::fs::write(path, text + "\n").map_err(|source| CliError::WriteReport {
             path: path.clone(),
             source,
@@ -259,6 +270,9 @@ fn show(explored: &[ExploredCase]) -> Tally {
             })
             .collect();
         say(format_args!("  fixture: {}", files.join(", ")));
+        if !case.settings.is_empty() {
+            say(format_args!("  settings: {}", json!(case.settings)));
+        }
         let last = divergence.at_call.map_or(0, |i| i + 1);
         for (i, call) in case.calls.iter().take(last).enumerate() {
             say(format_args!("  {}. {}", i + 1, call.shown()));
@@ -288,6 +302,42 @@ fn show(explored: &[ExploredCase]) -> Tally {
         ));
     }
     tally
+}
+
+/// The settings drawn and their values (a line only when the suite's
+/// `explore.yaml` names some), and those left out because a side cannot express
+/// them.
+fn show_settings(
+    suite: &str,
+    drawn: &BTreeMap<String, Vec<Value>>,
+    not_drawn: &[String],
+    (oracle, subject): (&Target, &Target),
+) {
+    if !drawn.is_empty() {
+        let listed: Vec<String> = drawn
+            .iter()
+            .map(|(name, values)| {
+                let values: Vec<String> = values.iter().map(Value::to_string).collect();
+                format!("{name} {}", values.join("|"))
+            })
+            .collect();
+        say(format_args!(
+            "explore {suite}: settings drawn, one case in three: {}",
+            listed.join(", ")
+        ));
+    }
+    if !not_drawn.is_empty() {
+        let unable: Vec<String> = [("oracle", oracle), ("subject", subject)]
+            .iter()
+            .filter(|(_, side)| not_drawn.iter().any(|n| !side.settings.contains_key(n)))
+            .map(|(role, side)| format!("the {role} `{}`", side.name))
+            .collect();
+        say(format_args!(
+            "explore {suite}: settings not drawn, as {} cannot express them: {}",
+            unable.join(" and "),
+            not_drawn.join(", ")
+        ));
+    }
 }
 
 /// `--seconds`: a whole number of seconds, at least one.
@@ -327,7 +377,13 @@ fn first_line(text: &str) -> &str {
 }
 
 /// The run as JSON: the seed, the counts, and every divergence with its calls.
-fn report_json(suite: &str, seed: u64, explored: &[ExploredCase], tally: &Tally) -> Value {
+fn report_json(
+    suite: &str,
+    seed: u64,
+    settings_drawn: &BTreeMap<String, Vec<Value>>,
+    explored: &[ExploredCase],
+    tally: &Tally,
+) -> Value {
     let divergences: Vec<Value> = explored
         .iter()
         .filter_map(|ExploredCase { case, outcome }| match outcome {
@@ -344,6 +400,7 @@ fn report_json(suite: &str, seed: u64, explored: &[ExploredCase], tally: &Tally)
                         .map(|c| json!({"tool": c.tool, "args": c.args}))
                         .collect::<Vec<_>>(),
                     "files": case.fixture.entries,
+                    "settings": case.settings,
                     "oracle": d.difference.oracle,
                     "subject": d.difference.subject,
                 }))
@@ -359,9 +416,10 @@ fn report_json(suite: &str, seed: u64, explored: &[ExploredCase], tally: &Tally)
         })
         .collect();
     json!({
-        "schema_version": 1,
+        "schema_version": 2,
         "suite": suite,
         "seed": seed,
+        "settings_drawn": settings_drawn,
         "cases": explored.len(),
         "calls": tally.calls,
         "divergences": divergences,

@@ -150,6 +150,7 @@ mod tests {
             case: Case {
                 number: 0,
                 fixture: GeneratedFixture::default(),
+                settings: Default::default(),
                 calls: Vec::new(),
             },
             outcome: CaseOutcome::Ran {

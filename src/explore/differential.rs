@@ -4,7 +4,6 @@
 //! at its first divergence, and both servers are stopped and both fixtures removed
 //! however it ends.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use regex::Regex;
@@ -79,7 +78,7 @@ async fn start(target: &Target, case: &Case, timeout: Duration) -> Result<Live, 
     let root_path = fixture.root().join(ROOT_DIR);
     let root = root_path.display().to_string();
     let around = fixture.root().display().to_string();
-    let session = Session::launch(target, &root_path, &BTreeMap::new(), timeout)
+    let session = Session::launch(target, &root_path, &case.settings, timeout)
         .await
         .map_err(|e| {
             if e.stderr_tail.is_empty() {

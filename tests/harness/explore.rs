@@ -98,7 +98,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
     );
     assert_eq!(one, four);
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
-    assert_eq!(written["schema_version"], 1);
+    assert_eq!(written["schema_version"], 2);
     assert_eq!(written["seed"], 5);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");
@@ -150,6 +150,46 @@ fn a_subject_that_crashes_is_a_broken_divergence() {
         .count();
     assert_eq!(broken, 3, "{stdout}");
     assert!(stdout.contains("subject's stderr (tail):"), "{stdout}");
+    // A command line maps no settings, so none are drawn, and the run says so.
+    assert!(
+        stdout
+            .contains("settings not drawn, as the subject `bash` cannot express them: allow, deny"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("  settings: "), "{stdout}");
+}
+
+/// A deviation that only shows under a setting is reachable: the settings drawn
+/// from `explore.yaml` reach both sides through their settings mappings.
+#[test]
+fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        "agent-tools",
+        "--mutate",
+        "read-only-ignored",
+        "--seed",
+        "5",
+        "--cases",
+        "8",
+        "--jobs",
+        "4",
+    ]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("settings drawn, one case in three: max_file_bytes 16|64|100000"),
+        "{stdout}"
+    );
+    let headings = stdout
+        .lines()
+        .filter(|l| l.starts_with("DIVERGENCE"))
+        .count();
+    let read_only = stdout
+        .lines()
+        .filter(|l| l.starts_with("  settings: {") && l.contains("\"read_only\":true"))
+        .count();
+    assert!(headings > 0, "{stdout}");
+    assert_eq!(read_only, headings, "{stdout}");
 }
 
 /// Shard K of N runs every N-th case from K-1, so the shards of `--cases C`

@@ -269,6 +269,17 @@ fn show(explored: &[ExploredCase]) -> Tally {
                 None => format!("{name}/"),
             })
             .collect();
+        let links = case
+            .fixture
+            .links
+            .iter()
+            .map(|(name, target)| format!("{name} -> {target}"));
+        let modes = case
+            .fixture
+            .modes
+            .iter()
+            .map(|(name, mode)| format!("{name} mode {mode:o}"));
+        let files: Vec<String> = files.into_iter().chain(links).chain(modes).collect();
         say(format_args!("  fixture: {}", files.join(", ")));
         if !case.settings.is_empty() {
             say(format_args!("  settings: {}", json!(case.settings)));
@@ -400,6 +411,10 @@ fn report_json(
                         .map(|c| json!({"tool": c.tool, "args": c.args}))
                         .collect::<Vec<_>>(),
                     "files": case.fixture.entries,
+                    "links": case.fixture.links,
+                    "modes": case.fixture.modes.iter()
+                        .map(|(name, mode)| (name.clone(), format!("{mode:o}")))
+                        .collect::<BTreeMap<String, String>>(),
                     "settings": case.settings,
                     "oracle": d.difference.oracle,
                     "subject": d.difference.subject,

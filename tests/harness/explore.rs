@@ -169,7 +169,7 @@ fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
         "--mutate",
         "read-only-ignored",
         "--seed",
-        "5",
+        "8",
         "--cases",
         "8",
         "--jobs",

@@ -19,7 +19,7 @@ use crate::execute::schedule;
 use crate::explore::budget::{Budget, Shard};
 use crate::explore::compare::Level;
 use crate::explore::differential::{CaseOutcome, Sides};
-use crate::explore::explore_file::load_explore_data;
+use crate::explore::explore_file::{load_explore_data, ExploreData};
 use crate::explore::{explore, list_oracle_tools, ExplorePlan, ExploredCase};
 use crate::proof::mutants::catalogue as mutations;
 use crate::scenario::Partition;
@@ -137,6 +137,28 @@ pub(crate) fn explore_command(
         subject.name
     ));
     show_settings(&suite.name, &data.settings, &not_drawn, (&oracle, &subject));
+    let subject_is_oracle = args.mutate.is_none() && args.server.is_none() && args.target.is_none();
+    let subject_lacks = if subject_is_oracle {
+        Vec::new()
+    } else {
+        tools_the_subject_lacks(&data, &subject, call_timeout)
+    };
+    if !subject_lacks.is_empty() {
+        if subject_lacks.len() == data.tools.len() {
+            say(format_args!(
+                "explore {}: the subject lists none of the explored tools ({}): every call would be UNSUPPORTED, so nothing is explored",
+                suite.name,
+                subject_lacks.join(", ")
+            ));
+            return Ok(Outcome::Broken);
+        }
+        say(format_args!(
+            "explore {}: the subject does not list {}: calls to {} are UNSUPPORTED, made on neither side and not compared",
+            suite.name,
+            subject_lacks.join(", "),
+            if subject_lacks.len() == 1 { "it" } else { "them" }
+        ));
+    }
     let progress = ExploreProgress::new(&suite.name, budget);
     let plan = ExplorePlan {
         sides: Sides {
@@ -145,6 +167,7 @@ pub(crate) fn explore_command(
             convention: suite.config.convention,
             masks: &data.masks,
             call_timeout,
+            subject_lacks: &subject_lacks,
         },
         data: &data,
         seed,
@@ -164,7 +187,13 @@ pub(crate) fn explore_command(
     let explored = explore(&plan);
     let elapsed = started.elapsed();
     progress.finish();
-    let tally = show(&explored);
+    let tally = show(&explored, &subject_lacks);
+    if tally.unsupported > 0 {
+        say(format_args!(
+            "explore {}: {} calls UNSUPPORTED (not made)",
+            suite.name, tally.unsupported
+        ));
+    }
     say(format_args!(
         "explore {}: {} cases, {} calls, {} divergences ({}), {} cases not run",
         suite.name,
@@ -191,6 +220,7 @@ pub(crate) fn explore_command(
             &suite.name,
             seed,
             &data.settings,
+            &subject_lacks,
             &explored,
             &tally,
         ))
@@ -213,15 +243,18 @@ struct Tally {
     divergences: usize,
     by_level: [usize; 4],
     failed: usize,
+    /// Calls of tools the subject does not list, up to each case's divergence.
+    unsupported: usize,
 }
 
 /// Prints a block per divergence and a line per case not run, in case order.
-fn show(explored: &[ExploredCase]) -> Tally {
+fn show(explored: &[ExploredCase], subject_lacks: &[String]) -> Tally {
     let mut tally = Tally {
         calls: 0,
         divergences: 0,
         by_level: [0; 4],
         failed: 0,
+        unsupported: 0,
     };
     for ExploredCase { case, outcome } in explored {
         let (calls, divergence) = match outcome {
@@ -236,7 +269,14 @@ fn show(explored: &[ExploredCase]) -> Tally {
             }
             CaseOutcome::Ran { calls, divergence } => (calls, divergence),
         };
-        tally.calls += calls;
+        let unsupported = case
+            .calls
+            .iter()
+            .take(*calls)
+            .filter(|c| subject_lacks.contains(&c.tool))
+            .count();
+        tally.unsupported += unsupported;
+        tally.calls += calls - unsupported;
         let Some(divergence) = divergence else {
             continue;
         };
@@ -351,6 +391,21 @@ fn show_settings(
     }
 }
 
+/// The explored tools the subject does not list in its tools/list (read back
+/// in the suite's names through its renames). None when its tools/list cannot
+/// be read: then every call is made, and a subject that breaks shows as a broken
+/// divergence.
+fn tools_the_subject_lacks(data: &ExploreData, subject: &Target, timeout: Duration) -> Vec<String> {
+    let Ok(listed) = list_oracle_tools(subject, timeout) else {
+        return Vec::new();
+    };
+    data.tools
+        .iter()
+        .filter(|tool| !listed.iter().any(|l| l.name == tool.name))
+        .map(|tool| tool.name.clone())
+        .collect()
+}
+
 /// `--seconds`: a whole number of seconds, at least one.
 fn parse_seconds(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
@@ -392,6 +447,7 @@ fn report_json(
     suite: &str,
     seed: u64,
     settings_drawn: &BTreeMap<String, Vec<Value>>,
+    subject_lacks: &[String],
     explored: &[ExploredCase],
     tally: &Tally,
 ) -> Value {
@@ -439,5 +495,6 @@ fn report_json(
         "calls": tally.calls,
         "divergences": divergences,
         "not_run": not_run,
+        "unsupported": {"tools": subject_lacks, "calls": tally.unsupported},
     })
 }

@@ -192,6 +192,72 @@ fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
     assert_eq!(read_only, headings, "{stdout}");
 }
 
+/// The reference behind `tests/servers/renamed.py`, which hides the tools named.
+fn hiding(tools: &[&str]) -> String {
+    let hidden: Vec<String> = tools.iter().map(|t| format!("-{t}")).collect();
+    format!(
+        "python3 {} {} -- {} reference-server --dialect ikigai --root {{root}}",
+        crate::support::repo()
+            .join("tests/servers/renamed.py")
+            .display(),
+        hidden.join(" "),
+        crate::support::exe().display()
+    )
+}
+
+/// A subject lacking a tool: its calls are UNSUPPORTED, counted and not compared;
+/// lacking every explored tool, the run says so in one line and exits 1.
+#[test]
+fn calls_of_tools_the_subject_does_not_list_are_unsupported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("explore.json");
+    let lacking_bash = hiding(&["bash"]);
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        "ikigai",
+        "--server",
+        &lacking_bash,
+        "--seed",
+        "3",
+        "--cases",
+        "3",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("the subject does not list bash: calls to it are UNSUPPORTED"),
+        "{stdout}"
+    );
+    let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
+    let unsupported = written["unsupported"]["calls"].as_u64().unwrap_or(0);
+    assert!(unsupported > 0, "{stdout}");
+    assert!(
+        stdout.contains(&format!("explore ikigai: {unsupported} calls UNSUPPORTED")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(" 0 divergences "), "{stdout}");
+
+    let lacking_all = hiding(&["file_read", "file_write", "glob", "grep", "bash"]);
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        "ikigai",
+        "--server",
+        &lacking_all,
+        "--seed",
+        "1",
+        "--cases",
+        "3",
+    ]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let said: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(
+        said,
+        ["explore ikigai: the subject lists none of the explored tools (bash, file_read, file_write, glob, grep): every call would be UNSUPPORTED, so nothing is explored"],
+        "{stdout}"
+    );
+}
+
 /// Shard K of N runs every N-th case from K-1, so the shards of `--cases C`
 /// together diverge exactly where one run of `--cases C*N` does.
 #[test]

@@ -353,3 +353,72 @@ fn bad_usage_exits_2_naming_what_is_wrong() {
         "{stderr}"
     );
 }
+
+/// The processes (not zombies) whose working folder is under `dir` or whose
+/// command line names it: what an explore run with `TMPDIR=dir` started.
+fn processes_under(dir: &std::path::Path) -> Vec<String> {
+    let needle = dir.as_os_str().as_encoded_bytes();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| {
+            let in_cwd = std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c.starts_with(dir));
+            let named = std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| c.windows(needle.len()).any(|w| w == needle));
+            in_cwd || named
+        })
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
+                s.rsplit_once(") ")
+                    .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+            })
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// An explore run interrupted mid-way exits 130 and leaves no fixture and no
+/// server behind, as `run` does (tests/harness/containment.rs).
+#[test]
+fn an_interrupted_explore_run_exits_130_and_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmpdir = tmp.path().canonicalize().expect("canonical");
+    let child = std::process::Command::new(crate::support::exe())
+        .args([
+            "explore", "--suite", "boris", "--seed", "9", "--cases", "2000", "--jobs", "2",
+        ])
+        .env("TMPDIR", &tmpdir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start toolspec");
+    // Past the oracle's tools/list, while cases run (some 30 a second here).
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert!(
+        !processes_under(&tmpdir).is_empty(),
+        "nothing was running to interrupt"
+    );
+    // SAFETY: sending a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let output = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    let left: Vec<String> = std::fs::read_dir(&tmpdir)
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "fixtures left behind");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while !processes_under(&tmpdir).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        processes_under(&tmpdir),
+        Vec::<String>::new(),
+        "processes left behind"
+    );
+}

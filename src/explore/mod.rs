@@ -53,7 +53,8 @@ pub(crate) struct ExploredCase {
 
 /// Runs every case of `plan` (its shard, within its budget) on `plan.jobs`
 /// threads and returns them in case order. Cases not run because of an interrupt
-/// are left out.
+/// are left out; a case that ran clean is returned without its fixture and
+/// arguments (see [`Case::without_contents`]).
 pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Vec<ExploredCase> {
     let next = AtomicU64::new(0);
     let started = Instant::now();
@@ -85,6 +86,14 @@ pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Vec<ExploredCase> {
                     let number = plan.shard.case_number(index);
                     let case = generate_case(plan.seed, number, plan.data);
                     let outcome = runtime.block_on(run_case(&plan.sides, &case));
+                    let clean = matches!(
+                        outcome,
+                        CaseOutcome::Ran {
+                            divergence: None,
+                            ..
+                        }
+                    );
+                    let case = if clean { case.without_contents() } else { case };
                     let explored = ExploredCase { case, outcome };
                     plan.watch.case_ended(&explored);
                     if let Ok(mut done) = done.lock() {

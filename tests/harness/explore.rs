@@ -393,18 +393,22 @@ fn an_interrupted_explore_run_exits_130_and_leaves_nothing_behind() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("start toolspec");
-    // Past the oracle's tools/list, while cases run (some 30 a second here).
-    std::thread::sleep(std::time::Duration::from_millis(800));
-    assert!(
-        !processes_under(&tmpdir).is_empty(),
-        "nothing was running to interrupt"
-    );
+    // Once cases run (past the oracle's tools/list), and a little into them.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut seen = 0;
+    while seen < 3 && std::time::Instant::now() < deadline {
+        if !processes_under(&tmpdir).is_empty() {
+            seen += 1;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     // SAFETY: sending a signal to our own child.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
     let output = child.wait_with_output().expect("wait");
     let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(seen, 3, "no case was seen running to interrupt: {stderr}");
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     let left: Vec<String> = std::fs::read_dir(&tmpdir)
         .expect("read dir")

@@ -248,6 +248,7 @@ mod tests {
             key: "k".into(),
             kind,
             fixture: Default::default(),
+            settings: Default::default(),
             calls: vec![RecordedCall {
                 tool: "view".into(),
                 args: Map::new(),

@@ -93,13 +93,18 @@ pub(crate) struct RecordedCall {
     pub subject: Option<Answer>,
 }
 
-/// An entry of the fixture: a file's text, or a folder, with its age.
-#[derive(Debug, Clone, PartialEq)]
+/// An entry of the fixture: a file's text, a folder, or a link, with its age and
+/// mode.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct FixtureEntry {
-    /// The text of a file; None for a folder.
+    /// The text of a file; None for a folder or a link.
     pub text: Option<String>,
+    /// A link's target, as written; None for a file or a folder.
+    pub symlink: Option<String>,
     /// Seconds since it was last modified, when that matters.
     pub age: Option<i64>,
+    /// Its permission bits, when the case set them.
+    pub mode: Option<u32>,
 }
 
 /// The files under the root after the last call: path -> text (lossy UTF-8).
@@ -114,6 +119,8 @@ pub(crate) struct Observed {
     pub kind: Kind,
     /// Path under the root -> entry.
     pub fixture: BTreeMap<String, FixtureEntry>,
+    /// The server settings the case started both sides with (`given.settings`).
+    pub settings: BTreeMap<String, Value>,
     /// The calls in order; the last is the judged one, the others are set-up.
     pub calls: Vec<RecordedCall>,
     /// The files each side left, for a `Files` case: (oracle, subject).

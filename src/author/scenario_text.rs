@@ -46,18 +46,23 @@ fn quoted(text: &str) -> String {
     yaml_value(&Value::String(text.to_string()))
 }
 
-/// `given.files` of the fixture: a file's text (with its age as `mtime`), a folder.
+/// `given.files` of the fixture: a file's text, a folder or a link, with its age
+/// as `mtime` and its mode.
 fn given_files(fixture: &BTreeMap<String, FixtureEntry>) -> Vec<String> {
     fixture
         .iter()
         .map(|(path, entry)| {
             let mut detail = Map::new();
-            let key = match &entry.text {
-                Some(text) => {
+            let key = match (&entry.text, &entry.symlink) {
+                (Some(text), _) => {
                     detail.insert("text".into(), Value::String(text.clone()));
                     path.clone()
                 }
-                None => {
+                (None, Some(target)) => {
+                    detail.insert("symlink".into(), Value::String(target.clone()));
+                    path.clone()
+                }
+                (None, None) => {
                     detail.insert("dir".into(), Value::Bool(true));
                     format!("{}/", path.trim_end_matches('/'))
                 }
@@ -65,8 +70,13 @@ fn given_files(fixture: &BTreeMap<String, FixtureEntry>) -> Vec<String> {
             if let Some(age) = entry.age {
                 detail.insert("mtime".into(), json!(-age));
             }
-            let value = match (&entry.text, entry.age) {
-                (Some(text), None) => Value::String(text.clone()),
+            // A link's mode is refused when a scenario loads: it would change what
+            // the link points to.
+            if let (Some(mode), None) = (entry.mode, &entry.symlink) {
+                detail.insert("mode".into(), Value::String(format!("{mode:03o}")));
+            }
+            let value = match (&entry.text, entry.age, entry.mode) {
+                (Some(text), None, None) => Value::String(text.clone()),
                 _ => Value::Object(detail),
             };
             format!("        {}: {}", quoted(&key), yaml_value(&value))
@@ -160,8 +170,19 @@ pub(crate) fn draft(
         text.push_str(&format!("    note: {}\n", quoted(&note(observed, one))));
         let files = given_files(&observed.fixture);
         let setup = &observed.calls[..observed.calls.len() - 1];
-        if !files.is_empty() || !setup.is_empty() {
+        if !files.is_empty() || !setup.is_empty() || !observed.settings.is_empty() {
             text.push_str("    given:\n");
+            if !observed.settings.is_empty() {
+                let settings: Map<String, Value> = observed
+                    .settings
+                    .iter()
+                    .map(|(name, value)| (name.clone(), value.clone()))
+                    .collect();
+                text.push_str(&format!(
+                    "      settings: {}\n",
+                    yaml_value(&Value::Object(settings))
+                ));
+            }
             if !files.is_empty() {
                 text.push_str("      files:\n");
                 for line in files {

@@ -3,6 +3,7 @@
 //! is printed first, so any run can be made again; timings go to stderr, so the
 //! same seed and number of cases print the same stdout at any `--jobs`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -12,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::catalogue::Catalogue;
 use super::error::CliError;
+use super::explore_progress::ExploreProgress;
 use super::output::say;
 use super::Outcome;
 use crate::author::suite_folder::free_folder;
@@ -21,15 +23,18 @@ use crate::execute::schedule;
 use crate::explore::baseline::{baseline_text, read_baseline};
 use crate::explore::case::Case;
 use crate::explore::classes::{classify, shrink_new, Classified};
+use crate::explore::budget::{Budget, Shard};
 use crate::explore::compare::Level;
 use crate::explore::differential::Divergence;
 use crate::explore::differential::{CaseOutcome, Sides};
-use crate::explore::explore_file::load_explore_data;
+use crate::explore::explore_file::{load_explore_data, ExploreData};
 use crate::explore::shrink;
 use crate::explore::signature::Signature;
 use crate::explore::transcript::observe;
+use crate::explore::watch::Watch;
 use crate::explore::{explore, list_oracle_tools, ExplorePlan, ExploredCase};
 use crate::proof::mutants::catalogue as mutations;
+use crate::scenario::Partition;
 use crate::server::{load_target_file, Target};
 
 /// How many divergences are shown in full; the rest get their heading line only.
@@ -59,9 +64,18 @@ pub(crate) struct ExploreArgs {
     /// The seed of the cases (default: a fresh one, printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// How many cases to run.
+    /// How many cases to run (in each shard, with --partition).
     #[arg(long, default_value_t = 200)]
     cases: u64,
+    /// A time budget instead of --cases: start new cases until S seconds have
+    /// passed. How many run depends on the machine, so the output is not repeatable.
+    #[arg(long, value_name = "S", conflicts_with = "cases", value_parser = parse_seconds)]
+    seconds: Option<u64>,
+    /// Explore one shard of the case space, K of N (`K/N` or `count:K/N`): every
+    /// N-th case number from K-1, so N shards of --cases C together run the cases
+    /// of one run of --cases C*N.
+    #[arg(long, value_name = "K/N", value_parser = parse_partition)]
+    partition: Option<Shard>,
     /// Cases run at once (default: four a core when both sides are the bundled
     /// server, else one a core).
     #[arg(long, short)]
@@ -120,7 +134,10 @@ pub(crate) fn explore_command(
     let call_timeout = Duration::from_millis(suite.config.call_timeout_ms);
     let listed = list_oracle_tools(&oracle, call_timeout)
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;
-    let data = load_explore_data(suite, &listed)?;
+    let mut data = load_explore_data(suite, &listed, &suite.config.reference.settings)?;
+    let not_drawn = data.keep_settings(|name| {
+        oracle.settings.contains_key(name) && subject.settings.contains_key(name)
+    });
     let known = match &args.baseline {
         Some(path) => read_baseline(path).map_err(CliError::Explore)?,
         None => BTreeSet::new(),
@@ -129,10 +146,53 @@ pub(crate) fn explore_command(
         free_folder(out, &suite.name).map_err(CliError::Explore)?;
     }
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let budget = match args.seconds {
+        Some(seconds) => Budget::Seconds(Duration::from_secs(seconds)),
+        None => Budget::Cases(args.cases),
+    };
+    let shard = args.partition.unwrap_or(Shard::WHOLE);
     say(format_args!(
-        "explore {}: seed {seed}, {} cases, oracle {}, subject {}",
-        suite.name, args.cases, oracle.name, subject.name
+        "explore {}: seed {seed}, {}{}, oracle {}, subject {}",
+        suite.name,
+        match budget {
+            Budget::Cases(cases) => format!("{cases} cases"),
+            Budget::Seconds(limit) => match limit.as_secs() {
+                1 => "1 second".to_string(),
+                n => format!("{n} seconds"),
+            },
+        },
+        if shard.is_whole() {
+            String::new()
+        } else {
+            format!(" of shard {}/{}", shard.shard, shard.of)
+        },
+        oracle.name,
+        subject.name
     ));
+    show_settings(&suite.name, &data.settings, &not_drawn, (&oracle, &subject));
+    let subject_is_oracle = args.mutate.is_none() && args.server.is_none() && args.target.is_none();
+    let subject_lacks = if subject_is_oracle {
+        Vec::new()
+    } else {
+        tools_the_subject_lacks(&data, &subject, call_timeout)
+    };
+    if !subject_lacks.is_empty() {
+        if subject_lacks.len() == data.tools.len() {
+            say(format_args!(
+                "explore {}: the subject lists none of the explored tools ({}): every call would be UNSUPPORTED, so nothing is explored",
+                suite.name,
+                subject_lacks.join(", ")
+            ));
+            return Ok(Outcome::Broken);
+        }
+        say(format_args!(
+            "explore {}: the subject does not list {}: calls to {} are UNSUPPORTED, made on neither side and not compared",
+            suite.name,
+            subject_lacks.join(", "),
+            if subject_lacks.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    let progress = ExploreProgress::new(&suite.name, budget);
     let plan = ExplorePlan {
         sides: Sides {
             oracle: &oracle,
@@ -140,10 +200,12 @@ pub(crate) fn explore_command(
             convention: suite.config.convention,
             masks: &data.masks,
             call_timeout,
+            subject_lacks: &subject_lacks,
         },
         data: &data,
         seed,
-        cases: args.cases,
+        budget,
+        shard,
         // Both sides the bundled server: its cases mostly wait on process
         // starts and pipes, so four a core as `run` runs it (execute/schedule.rs).
         jobs: schedule::workers(
@@ -152,13 +214,22 @@ pub(crate) fn explore_command(
             0,
             default_jobs(),
         ),
+        watch: &progress,
     };
     let started = Instant::now();
     let explored = explore(&plan);
     let mut classified = classify(&explored, &known);
+    progress.phase(&format!("shrinking {} new signatures", classified.new_count()));
     shrink_new(&mut classified, &plan.sides, args.shrink_budget, plan.jobs);
+    progress.finish();
     let elapsed = started.elapsed();
-    let tally = show(&explored, &classified, args.shrink_budget);
+    let tally = show(&explored, &classified, args.shrink_budget, &subject_lacks);
+    if tally.unsupported > 0 {
+        say(format_args!(
+            "explore {}: {} calls UNSUPPORTED (not made)",
+            suite.name, tally.unsupported
+        ));
+    }
     say(format_args!(
         "explore {}: {} cases, {} calls, {} divergences ({}), {} cases not run",
         suite.name,
@@ -198,6 +269,8 @@ pub(crate) fn explore_command(
         let text = serde_json::to_string_pretty(&report_json(
             &suite.name,
             seed,
+            &data.settings,
+            &subject_lacks,
             &explored,
             &tally,
             &classified,
@@ -238,17 +311,25 @@ struct Tally {
     divergences: usize,
     by_level: [usize; 4],
     failed: usize,
+    /// Calls of tools the subject does not list, up to each case's divergence.
+    unsupported: usize,
 }
 
 /// Prints a block per divergence and a line per case not run, in case order. A
 /// divergence whose signature an earlier case showed, or the baseline lists, gets
 /// its heading and signature only; a new one is shown as it was shrunk.
-fn show(explored: &[ExploredCase], classified: &Classified<'_>, budget: usize) -> Tally {
+fn show(
+    explored: &[ExploredCase],
+    classified: &Classified<'_>,
+    budget: usize,
+    subject_lacks: &[String],
+) -> Tally {
     let mut tally = Tally {
         calls: 0,
         divergences: 0,
         by_level: [0; 4],
         failed: 0,
+        unsupported: 0,
     };
     let mut shown_in_full = 0;
     for ExploredCase { case, outcome } in explored {
@@ -264,7 +345,14 @@ fn show(explored: &[ExploredCase], classified: &Classified<'_>, budget: usize) -
             }
             CaseOutcome::Ran { calls, divergence } => (calls, divergence),
         };
-        tally.calls += calls;
+        let unsupported = case
+            .calls
+            .iter()
+            .take(*calls)
+            .filter(|c| subject_lacks.contains(&c.tool))
+            .count();
+        tally.unsupported += unsupported;
+        tally.calls += calls - unsupported;
         let Some(divergence) = divergence else {
             continue;
         };
@@ -356,10 +444,24 @@ fn show_case(case: &Case, divergence: &Divergence) {
             None => format!("{name}/"),
         })
         .collect();
+    let links = case
+        .fixture
+        .links
+        .iter()
+        .map(|(name, target)| format!("{name} -> {target}"));
+    let modes = case
+        .fixture
+        .modes
+        .iter()
+        .map(|(name, mode)| format!("{name} mode {mode:o}"));
+    let files: Vec<String> = files.into_iter().chain(links).chain(modes).collect();
     if files.is_empty() {
         say("  fixture: (empty)");
     } else {
         say(format_args!("  fixture: {}", files.join(", ")));
+    }
+    if !case.settings.is_empty() {
+        say(format_args!("  settings: {}", json!(case.settings)));
     }
     let last = divergence.at_call.map_or(0, |i| i + 1);
     for (i, call) in case.calls.iter().take(last).enumerate() {
@@ -441,6 +543,89 @@ fn reading_line(signature: &Signature) -> String {
     )
 }
 
+/// The settings drawn and their values (a line only when the suite's
+/// `explore.yaml` names some), and those left out because a side cannot express
+/// them.
+fn show_settings(
+    suite: &str,
+    drawn: &BTreeMap<String, Vec<Value>>,
+    not_drawn: &[String],
+    (oracle, subject): (&Target, &Target),
+) {
+    if !drawn.is_empty() {
+        let listed: Vec<String> = drawn
+            .iter()
+            .map(|(name, values)| {
+                let values: Vec<String> = values.iter().map(Value::to_string).collect();
+                format!("{name} {}", values.join("|"))
+            })
+            .collect();
+        say(format_args!(
+            "explore {suite}: settings drawn, one case in three: {}",
+            listed.join(", ")
+        ));
+    }
+    if !not_drawn.is_empty() {
+        let unable: Vec<String> = [("oracle", oracle), ("subject", subject)]
+            .iter()
+            .filter(|(_, side)| not_drawn.iter().any(|n| !side.settings.contains_key(n)))
+            .map(|(role, side)| format!("the {role} `{}`", side.name))
+            .collect();
+        say(format_args!(
+            "explore {suite}: settings not drawn, as {} cannot express them: {}",
+            unable.join(" and "),
+            not_drawn.join(", ")
+        ));
+    }
+}
+
+/// The explored tools the subject does not list in its tools/list (read back
+/// in the suite's names through its renames). None when its tools/list cannot
+/// be read: then every call is made, and a subject that breaks shows as a broken
+/// divergence.
+fn tools_the_subject_lacks(data: &ExploreData, subject: &Target, timeout: Duration) -> Vec<String> {
+    let Ok(listed) = list_oracle_tools(subject, timeout) else {
+        return Vec::new();
+    };
+    data.tools
+        .iter()
+        .filter(|tool| !listed.iter().any(|l| l.name == tool.name))
+        .map(|tool| tool.name.clone())
+        .collect()
+}
+
+/// `--seconds`: a whole number of seconds, at least one.
+fn parse_seconds(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(seconds) if seconds > 0 => Ok(seconds),
+        _ => Err(format!(
+            "`{text}`: expected a whole number of seconds, 1 or more"
+        )),
+    }
+}
+
+/// `--partition`: `K/N` or `count:K/N`, parsed as `run --partition` parses it. The
+/// `hash:` form is refused: it keeps a scenario in its shard when others are added,
+/// but case numbers never move, so the count form is as stable and stays even.
+fn parse_partition(text: &str) -> Result<Shard, String> {
+    let written = if text.contains(':') {
+        text.to_string()
+    } else {
+        format!("count:{text}")
+    };
+    match written.parse::<Partition>().map_err(|_| {
+        format!("`{text}`: expected K/N (or count:K/N), whole numbers with 1 <= K <= N")
+    })? {
+        Partition::Count { shard, of } => Ok(Shard {
+            shard: u64::from(shard),
+            of: u64::from(of),
+        }),
+        Partition::Hash { .. } => Err(format!(
+            "`{text}`: explore splits cases by number only (K/N or count:K/N): a case's number never moves, so hashing it would only make the shards uneven"
+        )),
+    }
+}
+
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
@@ -449,6 +634,8 @@ fn first_line(text: &str) -> &str {
 fn report_json(
     suite: &str,
     seed: u64,
+    settings_drawn: &BTreeMap<String, Vec<Value>>,
+    subject_lacks: &[String],
     explored: &[ExploredCase],
     tally: &Tally,
     classified: &Classified<'_>,
@@ -469,6 +656,11 @@ fn report_json(
                         .map(|c| json!({"tool": c.tool, "args": c.args}))
                         .collect::<Vec<_>>(),
                     "files": case.fixture.entries,
+                    "links": case.fixture.links,
+                    "modes": case.fixture.modes.iter()
+                        .map(|(name, mode)| (name.clone(), format!("{mode:o}")))
+                        .collect::<BTreeMap<String, String>>(),
+                    "settings": case.settings,
                     "oracle": d.difference.oracle,
                     "subject": d.difference.subject,
                     "signature": classified
@@ -517,13 +709,15 @@ fn report_json(
         })
         .collect();
     json!({
-        "schema_version": 2,
+        "schema_version": 3,
         "suite": suite,
         "seed": seed,
+        "settings_drawn": settings_drawn,
         "cases": explored.len(),
         "calls": tally.calls,
         "divergences": divergences,
         "signatures": signatures,
         "not_run": not_run,
+        "unsupported": {"tools": subject_lacks, "calls": tally.unsupported},
     })
 }

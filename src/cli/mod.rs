@@ -8,6 +8,7 @@ mod coverage;
 mod diff;
 mod error;
 mod explore;
+mod explore_progress;
 mod history;
 mod init;
 mod list;

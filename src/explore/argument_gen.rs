@@ -41,7 +41,32 @@ pub(crate) fn generate_arguments(
         };
         args.insert(name.clone(), value);
     }
+    make_identical_now_and_then(rng, tool, &mut args);
     args
+}
+
+/// How often (one in N) an edit's new text is made its old text: an edit that
+/// changes nothing, which the documents give an answer of its own.
+const ONE_IN_IDENTICAL: u8 = 6;
+
+/// Copies the text to find into the replacing text, one time in
+/// [`ONE_IN_IDENTICAL`], when the tool takes both and both were drawn.
+fn make_identical_now_and_then(rng: &mut Rng, tool: &ExploredTool, args: &mut Map<String, Value>) {
+    let named = |wanted: &Meaning| {
+        tool.arguments
+            .iter()
+            .find(|(_, meaning)| *meaning == wanted)
+            .map(|(name, _)| name.clone())
+    };
+    let (Some(find), Some(replace)) = (named(&Meaning::FindText), named(&Meaning::Text)) else {
+        return;
+    };
+    if rng.u8(..ONE_IN_IDENTICAL) != 0 || !args.contains_key(&replace) {
+        return;
+    }
+    if let Some(old) = args.get(&find).cloned() {
+        args.insert(replace, old);
+    }
 }
 
 /// A value whose JSON type the schema does not allow.
@@ -110,8 +135,12 @@ fn path(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
     } else {
         files[rng.usize(..files.len())].to_string()
     };
-    match rng.u8(..12) {
+    let links: Vec<&String> = fixture.links.keys().collect();
+    match rng.u8(..13) {
         0..=3 => format!("{{root}}/{any_file}"),
+        // Through a link: to a file or folder, dangling, or out to the canary.
+        12 if !links.is_empty() => format!("{{root}}/{}", pick(rng, &links)),
+        12 => format!("{{root}}/{any_file}"),
         4 => "{root}".to_string(),
         5 if !folders.is_empty() => format!("{{root}}/{}", pick(rng, &folders)),
         5 => "{root}/".to_string(),
@@ -196,6 +225,34 @@ mod tests {
             schema: json!({"properties": {"path": {"type": "string"}, "pattern": {"type": "string"}},
                            "required": ["pattern"]}),
         }
+    }
+
+    #[test]
+    fn edits_now_and_then_replace_a_text_with_itself_and_paths_go_through_links() {
+        let edit = ExploredTool {
+            name: "str_replace".into(),
+            arguments: BTreeMap::from([
+                ("path".to_string(), Meaning::Path),
+                ("old_str".to_string(), Meaning::FindText),
+                ("new_str".to_string(), Meaning::Text),
+            ]),
+            schema: json!({"properties": {"path": {"type": "string"}, "old_str": {"type": "string"},
+                           "new_str": {"type": "string"}}, "required": ["path", "old_str", "new_str"]}),
+        };
+        let mut fixture = generate_fixture(&mut Rng::with_seed(5));
+        fixture.links.insert("link-file".into(), "a.txt".into());
+        let mut rng = Rng::with_seed(4);
+        let calls: Vec<Map<String, Value>> = (0..300)
+            .map(|_| generate_arguments(&mut rng, &edit, &fixture))
+            .collect();
+        let identical = calls
+            .iter()
+            .filter(|c| c.get("old_str").is_some() && c.get("old_str") == c.get("new_str"))
+            .count();
+        assert!((10..=120).contains(&identical), "{identical} of 300");
+        assert!(calls
+            .iter()
+            .any(|c| c.get("path").and_then(Value::as_str) == Some("{root}/link-file")));
     }
 
     #[test]

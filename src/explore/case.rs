@@ -3,6 +3,8 @@
 //! its own PRNG, seeded from the run's seed and the case's number, so a case is the
 //! same whatever else runs and however many jobs run it.
 
+use std::collections::BTreeMap;
+
 use fastrand::Rng;
 use serde_json::{Map, Value};
 
@@ -27,13 +29,44 @@ impl GeneratedCall {
     }
 }
 
-/// A case: its number, its fixture and its calls.
+/// A case: its number, its fixture, the server settings both sides start with,
+/// and its calls.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Case {
     pub number: u64,
     pub fixture: GeneratedFixture,
+    /// Setting -> value, as a scenario's `settings:` (values may hold `{root}`).
+    pub settings: BTreeMap<String, Value>,
     pub calls: Vec<GeneratedCall>,
 }
+
+impl Case {
+    /// The case with its fixture and arguments dropped, its number, settings and
+    /// tools kept: what a case that ran clean is kept as, so a long run's memory
+    /// does not grow with the texts of every case it made.
+    pub(crate) fn without_contents(self) -> Case {
+        Case {
+            fixture: GeneratedFixture::default(),
+            calls: self
+                .calls
+                .into_iter()
+                .map(|call| GeneratedCall {
+                    tool: call.tool,
+                    args: Map::new(),
+                })
+                .collect(),
+            ..self
+        }
+    }
+}
+
+/// How often (one in N) a case starts its servers with settings, when the suite's
+/// `explore.yaml` names any.
+const ONE_IN_SETTINGS: u8 = 3;
+
+/// Mixed into a case's seed for its settings, so they come from a stream of their
+/// own and drawing them leaves the fixture and calls of a case as they were.
+const SETTINGS_STREAM: u64 = 0x5e77_1265;
 
 /// The seed of case `number` of a run seeded `seed`: both mixed by splitmix64, so
 /// neighbouring cases and neighbouring seeds share no stream.
@@ -61,11 +94,37 @@ pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case 
             }
         })
         .collect();
+    let settings = generate_settings(
+        &mut Rng::with_seed(case_seed(seed, number) ^ SETTINGS_STREAM),
+        &data.settings,
+    );
     Case {
         number,
         fixture,
+        settings,
         calls,
     }
+}
+
+/// One case in [`ONE_IN_SETTINGS`], each drawable setting with even odds (at
+/// least one), each with one of its listed values; else none.
+fn generate_settings(
+    rng: &mut Rng,
+    drawable: &BTreeMap<String, Vec<Value>>,
+) -> BTreeMap<String, Value> {
+    let mut settings = BTreeMap::new();
+    if drawable.is_empty() || rng.u8(..ONE_IN_SETTINGS) != 0 {
+        return settings;
+    }
+    let names: Vec<&String> = drawable.keys().collect();
+    let first = rng.usize(..names.len());
+    for (i, name) in names.iter().enumerate() {
+        let values = &drawable[*name];
+        if (i == first || rng.bool()) && !values.is_empty() {
+            settings.insert((*name).clone(), values[rng.usize(..values.len())].clone());
+        }
+    }
+    settings
 }
 
 #[cfg(test)]
@@ -87,6 +146,10 @@ mod tests {
                 tool("view", "path", Meaning::Path),
             ],
             masks: Vec::new(),
+            settings: BTreeMap::from([
+                ("max_file_size".to_string(), vec![serde_json::json!(16)]),
+                ("read_only".to_string(), vec![Value::Bool(true)]),
+            ]),
         }
     }
 
@@ -105,5 +168,23 @@ mod tests {
         assert!(cases
             .iter()
             .any(|c| c.calls.iter().any(|call| call.tool == "bash")));
+        let with_settings = cases.iter().filter(|c| !c.settings.is_empty()).count();
+        assert!((5..=30).contains(&with_settings), "{with_settings} of 50");
+        assert!(cases.iter().any(|c| c.settings.len() == 2));
+        let mut bare = data.clone();
+        bare.settings.clear();
+        let unset = generate_case(42, 3, &bare);
+        assert!(unset.settings.is_empty());
+        assert_eq!(
+            (unset.fixture, unset.calls),
+            (cases[3].fixture.clone(), cases[3].calls.clone()),
+            "settings leave the rest of a case as it was"
+        );
+        let light = cases[3].clone().without_contents();
+        assert_eq!(light.number, 3);
+        assert!(light.fixture.entries.is_empty());
+        let tools = |c: &Case| c.calls.iter().map(|c| c.tool.clone()).collect::<Vec<_>>();
+        assert_eq!(tools(&light), tools(&cases[3]));
+        assert!(light.calls.iter().all(|c| c.args.is_empty()));
     }
 }

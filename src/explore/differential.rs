@@ -4,7 +4,6 @@
 //! at its first divergence, and both servers are stopped and both fixtures removed
 //! however it ends.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use regex::Regex;
@@ -28,6 +27,9 @@ pub(crate) struct Sides<'a> {
     pub convention: Convention,
     pub masks: &'a [Regex],
     pub call_timeout: Duration,
+    /// Suite tools the subject does not list: their calls are UNSUPPORTED, made
+    /// on neither side, so both go on from the same state.
+    pub subject_lacks: &'a [String],
 }
 
 /// Where a case diverged.
@@ -79,7 +81,7 @@ pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Re
     let root_path = fixture.root().join(ROOT_DIR);
     let root = root_path.display().to_string();
     let around = fixture.root().display().to_string();
-    let session = Session::launch(target, &root_path, &BTreeMap::new(), timeout)
+    let session = Session::launch(target, &root_path, &case.settings, timeout)
         .await
         .map_err(|e| {
             if e.stderr_tail.is_empty() {
@@ -147,6 +149,9 @@ async fn make_calls(
     subject: &mut Live,
 ) -> (usize, Option<Divergence>) {
     for (index, call) in case.calls.iter().enumerate() {
+        if sides.subject_lacks.contains(&call.tool) {
+            continue;
+        }
         let (o_tool, o_args) = sent(sides.oracle, call, &oracle.root);
         let (s_tool, s_args) = sent(sides.subject, call, &subject.root);
         let (o_outcome, s_outcome): (CallOutcome, CallOutcome) = tokio::join!(

@@ -51,6 +51,10 @@ struct ExploreText {
     /// (process ids, task ids): each match is masked before texts are compared.
     #[serde(default)]
     mask: Vec<String>,
+    /// Server setting -> the values drawn for it. Each must be in the suite's
+    /// `reference.settings`; a case gets some of them now and then.
+    #[serde(default)]
+    settings: BTreeMap<String, Vec<serde_json::Value>>,
 }
 
 /// One tool explore calls: its arguments' meanings and its listed input schema.
@@ -84,6 +88,24 @@ pub(crate) struct ExploreData {
     /// In name order, which is the order generation draws from.
     pub tools: Vec<ExploredTool>,
     pub masks: Vec<Regex>,
+    /// Setting -> the values drawn for it, in name order; only settings both
+    /// sides can express are kept (see [`ExploreData::keep_settings`]).
+    pub settings: BTreeMap<String, Vec<serde_json::Value>>,
+}
+
+impl ExploreData {
+    /// Keeps only the settings `expressible` says a side maps to flags, and
+    /// returns the names of those left out.
+    pub(crate) fn keep_settings(&mut self, expressible: impl Fn(&str) -> bool) -> Vec<String> {
+        let dropped: Vec<String> = self
+            .settings
+            .keys()
+            .filter(|name| !expressible(name))
+            .cloned()
+            .collect();
+        self.settings.retain(|name, _| expressible(name));
+        dropped
+    }
 }
 
 /// Where a suite's explore file is.
@@ -93,10 +115,13 @@ pub(crate) fn explore_file_path(suite: &Suite) -> PathBuf {
 
 /// Reads the suite's `explore.yaml` and checks it against `listed`, the oracle's
 /// tools/list: every tool must be listed, every argument in its input schema, every
-/// `enum` argument must have an `enum` there, and every mask must compile.
+/// `enum` argument must have an `enum` there, and every mask must compile; every
+/// setting must be one the suite's reference server maps to flags
+/// (`reference_settings`, its `reference.settings`).
 pub(crate) fn load_explore_data(
     suite: &Suite,
     listed: &[ListedTool],
+    reference_settings: &BTreeMap<String, Vec<String>>,
 ) -> Result<ExploreData, Vec<LoadError>> {
     let path = explore_file_path(suite);
     if !path.is_file() {
@@ -110,7 +135,7 @@ pub(crate) fn load_explore_data(
         )]);
     }
     let text = read_text(&path).map_err(|e| vec![e])?;
-    explore_data_from_text(&path, &text, listed)
+    explore_data_from_text(&path, &text, listed, reference_settings)
 }
 
 /// [`load_explore_data`] from the file's text.
@@ -118,6 +143,7 @@ pub(crate) fn explore_data_from_text(
     path: &Path,
     text: &str,
     listed: &[ListedTool],
+    reference_settings: &BTreeMap<String, Vec<String>>,
 ) -> Result<ExploreData, Vec<LoadError>> {
     let written: ExploreText = parse_yaml_str(path, text).map_err(|e| vec![e])?;
     let mut errors = Vec::new();
@@ -191,8 +217,37 @@ pub(crate) fn explore_data_from_text(
             )),
         }
     }
+    let settings_line = find_line(text, "settings");
+    for (name, values) in &written.settings {
+        let line = line_of_key(text, name, settings_line.unwrap_or(0));
+        if !reference_settings.contains_key(name) {
+            let known: Vec<&str> = reference_settings.keys().map(String::as_str).collect();
+            errors.push(LoadError::new(
+                path,
+                line,
+                format!(
+                    "setting `{name}` is not in the suite's reference.settings (it has: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ));
+        } else if values.is_empty() {
+            errors.push(LoadError::new(
+                path,
+                line,
+                format!("setting `{name}` lists no value to draw"),
+            ));
+        }
+    }
     if errors.is_empty() {
-        Ok(ExploreData { tools, masks })
+        Ok(ExploreData {
+            tools,
+            masks,
+            settings: written.settings,
+        })
     } else {
         Err(errors)
     }
@@ -245,6 +300,7 @@ mod tests {
             Path::new("explore.yaml"),
             "tools:\n  view:\n    path: path\nmask: ['pid \\d+']\n",
             &[view()],
+            &BTreeMap::new(),
         )
         .expect("loads");
         assert_eq!(data.tools[0].arguments["path"], Meaning::Path);
@@ -258,6 +314,7 @@ mod tests {
             Path::new("explore.yaml"),
             "tools:\n  view:\n    path: path\n    lines: count\n",
             &[view()],
+            &BTreeMap::new(),
         )
         .expect_err("refused");
         let shown = errors[0].to_string();
@@ -271,6 +328,7 @@ mod tests {
             Path::new("explore.yaml"),
             "tools:\n  view: { path: path, depth: count }\n",
             &[view()],
+            &BTreeMap::new(),
         )
         .expect_err("refused");
         assert!(
@@ -288,6 +346,7 @@ mod tests {
             Path::new("e.yaml"),
             "tools:\n  cat:\n    path: path\n",
             &[view()],
+            &BTreeMap::new(),
         )
         .expect_err("refused");
         assert!(
@@ -299,6 +358,7 @@ mod tests {
             Path::new("e.yaml"),
             "tools:\n  view:\n    path: file\n",
             &[view()],
+            &BTreeMap::new(),
         )
         .expect_err("refused");
         assert!(
@@ -306,12 +366,47 @@ mod tests {
             "{:?}",
             bad_meaning
         );
-        let bad_key = explore_data_from_text(Path::new("e.yaml"), "tool: {}\n", &[view()])
-            .expect_err("refused");
+        let bad_key = explore_data_from_text(
+            Path::new("e.yaml"),
+            "tool: {}\n",
+            &[view()],
+            &BTreeMap::new(),
+        )
+        .expect_err("refused");
         assert!(
             bad_key[0].to_string().contains("unknown field"),
             "{:?}",
             bad_key
+        );
+    }
+
+    #[test]
+    fn settings_must_be_the_oracles_and_list_values() {
+        let oracle = BTreeMap::from([(
+            "max_file_size".to_string(),
+            vec!["--max-file-size".to_string(), "{value}".to_string()],
+        )]);
+        let text = "tools:\n  view: { path: path }\nsettings:\n  max_file_size: [16, 64]\n";
+        let mut data =
+            explore_data_from_text(Path::new("e.yaml"), text, &[view()], &oracle).expect("loads");
+        assert_eq!(data.settings["max_file_size"].len(), 2);
+        assert_eq!(data.keep_settings(|_| false), vec!["max_file_size"]);
+        assert!(data.settings.is_empty());
+        let errors = explore_data_from_text(
+            Path::new("e.yaml"),
+            "tools:\n  view: { path: path }\nsettings:\n  max_file_size: []\n  read_only: [true]\n",
+            &[view()],
+            &oracle,
+        )
+        .expect_err("refused");
+        let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert!(
+            shown[0].starts_with("e.yaml:4: setting `max_file_size` lists no value"),
+            "{shown:?}"
+        );
+        assert!(
+            shown[1].starts_with("e.yaml:5: setting `read_only` is not in the suite's"),
+            "{shown:?}"
         );
     }
 }

@@ -1,5 +1,7 @@
 //! Generated fixtures: a few files of the kinds servers get wrong (nested
-//! folders, empty files, no final newline, CRLF, multibyte UTF-8, long lines),
+//! folders, empty files, no final newline, CRLF, multibyte UTF-8, NUL bytes, lines
+//! past 2,000 characters, files past 2,000 lines), links (inside the root,
+//! dangling, and out of it to the canary folder) and modes on files and folders,
 //! under `root/`, beside a canary folder `outside/` that a path outside the root
 //! leads to, so a server that reaches out of its root leaves a trace that the files
 //! comparison sees, inside the temporary folder that is removed afterwards.
@@ -8,7 +10,7 @@ use std::collections::BTreeMap;
 
 use fastrand::Rng;
 
-use crate::scenario::{FileDetail, FileSpec};
+use crate::scenario::{FileDetail, FileMode, FileSpec};
 
 /// The folder the server is started in, inside the fixture.
 pub(crate) const ROOT_DIR: &str = "root";
@@ -42,8 +44,18 @@ const AGES: &[i64] = &[
 /// The root's own age: older than any entry in it.
 const ROOT_AGE: i64 = 6_400_000;
 
+/// The line and character limits the documents name (a view shows 2,000 lines,
+/// and cuts lines past 2,000 characters): texts are drawn on both sides of them.
+const LINE_LIMIT: usize = 2_000;
+const LINE_LENGTHS: &[usize] = &[1_999, 2_000, 2_001, 2_500];
+
+/// Modes given to files and to folders now and then. Kept readable by their
+/// owner, so a run as an ordinary user can still read and remove them.
+const FILE_MODES: &[u32] = &[0o600, 0o444, 0o755];
+const FOLDER_MODES: &[u32] = &[0o700, 0o555];
+
 /// A generated fixture: each file's path under the root, its text and its age.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct GeneratedFixture {
     /// Path under the root -> text (None for an empty folder).
     pub entries: BTreeMap<String, Option<String>>,
@@ -51,25 +63,39 @@ pub(crate) struct GeneratedFixture {
     /// modified. Each has its own, set when the fixture is built, so the two sides
     /// never order entries of equal times differently.
     pub ages: BTreeMap<String, i64>,
+    /// Link name under the root -> its target as written, relative to the root:
+    /// a fixture file or folder, a missing name, or `../outside/...`, the canary.
+    pub links: BTreeMap<String, String>,
+    /// Path under the root (a file or folder) -> its permission bits.
+    pub modes: BTreeMap<String, u32>,
 }
 
 impl GeneratedFixture {
     /// The files as a scenario would give them, the root folder and canary included.
     pub(crate) fn file_specs(&self) -> BTreeMap<String, FileSpec> {
         let mut specs = BTreeMap::new();
-        let folder = |age: Option<i64>| {
+        let mode = |name: &str| self.modes.get(name).map(|m| FileMode(*m));
+        let folder = |age: Option<i64>, mode: Option<FileMode>| {
             FileSpec::Detailed(Box::new(FileDetail {
                 dir: true,
                 mtime: age.map(|age| -age),
+                mode,
                 ..FileDetail::default()
             }))
         };
-        specs.insert(format!("{ROOT_DIR}/"), folder(Some(ROOT_AGE)));
+        specs.insert(format!("{ROOT_DIR}/"), folder(Some(ROOT_AGE), None));
         for name in self.folders() {
             specs.insert(
                 format!("{ROOT_DIR}/{name}/"),
-                folder(self.ages.get(&name).copied()),
+                folder(self.ages.get(&name).copied(), mode(&name)),
             );
+        }
+        for (name, target) in &self.links {
+            let spec = FileSpec::Detailed(Box::new(FileDetail {
+                symlink: Some(target.clone()),
+                ..FileDetail::default()
+            }));
+            specs.insert(format!("{ROOT_DIR}/{name}"), spec);
         }
         specs.insert(CANARY.to_string(), FileSpec::Text("canary\n".to_string()));
         for (name, text) in &self.entries {
@@ -77,6 +103,7 @@ impl GeneratedFixture {
                 let spec = FileSpec::Detailed(Box::new(FileDetail {
                     text: Some(text.clone()),
                     mtime: self.ages.get(name).map(|age| -age),
+                    mode: mode(name),
                     ..FileDetail::default()
                 }));
                 specs.insert(format!("{ROOT_DIR}/{name}"), spec);
@@ -125,7 +152,7 @@ pub(crate) fn generate_fixture(rng: &mut Rng) -> GeneratedFixture {
     }
     let mut fixture = GeneratedFixture {
         entries,
-        ages: BTreeMap::new(),
+        ..GeneratedFixture::default()
     };
     let mut ages = AGES.to_vec();
     rng.shuffle(&mut ages);
@@ -134,20 +161,75 @@ pub(crate) fn generate_fixture(rng: &mut Rng) -> GeneratedFixture {
         .map(|(n, _)| n.to_string())
         .chain(fixture.folders());
     fixture.ages = names.zip(ages).collect();
+    if rng.u8(..3) == 0 {
+        fixture.links = generate_links(rng, &fixture);
+    }
+    if rng.u8(..4) == 0 {
+        fixture.modes = generate_modes(rng, &fixture);
+    }
     fixture
+}
+
+/// One or two links in the root: to a fixture file or folder, dangling, or out
+/// of the root to the canary (its file, or its folder).
+fn generate_links(rng: &mut Rng, fixture: &GeneratedFixture) -> BTreeMap<String, String> {
+    let files: Vec<&str> = fixture.files().map(|(n, _)| n).collect();
+    let folders = fixture.folders();
+    let mut links = BTreeMap::new();
+    for _ in 0..rng.usize(1..=2) {
+        let (name, target) = match rng.u8(..5) {
+            0 if !files.is_empty() => ("link-file", files[rng.usize(..files.len())].to_string()),
+            1 if !folders.is_empty() => ("link-dir", folders[rng.usize(..folders.len())].clone()),
+            2 => ("dangling", "no-such-target.txt".to_string()),
+            3 => ("canary-link.txt", format!("../{CANARY}")),
+            _ => ("outside-dir", "../outside".to_string()),
+        };
+        links.insert(name.to_string(), target);
+    }
+    links
+}
+
+/// A mode for one or two of the fixture's files and folders.
+fn generate_modes(rng: &mut Rng, fixture: &GeneratedFixture) -> BTreeMap<String, u32> {
+    let files: Vec<&str> = fixture.files().map(|(n, _)| n).collect();
+    let folders = fixture.folders();
+    let mut modes = BTreeMap::new();
+    for _ in 0..rng.usize(1..=2) {
+        if !folders.is_empty() && (files.is_empty() || rng.bool()) {
+            let folder = folders[rng.usize(..folders.len())].clone();
+            modes.insert(folder, FOLDER_MODES[rng.usize(..FOLDER_MODES.len())]);
+        } else if !files.is_empty() {
+            let file = files[rng.usize(..files.len())].to_string();
+            modes.insert(file, FILE_MODES[rng.usize(..FILE_MODES.len())]);
+        }
+    }
+    modes
 }
 
 /// A text of one of the interesting kinds.
 pub(crate) fn generate_text(rng: &mut Rng) -> String {
-    match rng.u8(..8) {
+    match rng.u8(..11) {
         0 => String::new(),
         // No final newline.
         1 => lines(rng).join("\n"),
         2 => lines(rng).iter().map(|l| format!("{l}\r\n")).collect(),
+        // A line just under, at or past the 2,000-character limit.
         3 => {
-            let long = WORDS[rng.usize(..WORDS.len())].repeat(rng.usize(300..=450));
+            let length = LINE_LENGTHS[rng.usize(..LINE_LENGTHS.len())];
+            let word = WORDS[rng.usize(..WORDS.len())];
+            let long: String = word.chars().cycle().take(length).collect();
             format!("{long}\nshort line\n")
         }
+        // NUL bytes among text: what servers take for a binary file.
+        4 => {
+            let mut text: String = lines(rng).iter().map(|l| format!("{l}\n")).collect();
+            text.push_str("nul\0inside\n");
+            text
+        }
+        // A file just past the 2,000-line limit.
+        5 => (1..=LINE_LIMIT + rng.usize(1..=100))
+            .map(|n| format!("{} {n}\n", WORDS[n % WORDS.len()]))
+            .collect(),
         _ => lines(rng).iter().map(|l| format!("{l}\n")).collect(),
     }
 }
@@ -174,8 +256,17 @@ mod tests {
         assert_eq!(first, generate_fixture(&mut Rng::with_seed(7)));
         let fixture = GeneratedFixture {
             entries: BTreeMap::from([("src/deep/util.py".to_string(), Some("x".to_string()))]),
-            ages: BTreeMap::new(),
+            links: BTreeMap::from([("out".to_string(), format!("../{CANARY}"))]),
+            modes: BTreeMap::from([("src".to_string(), 0o555)]),
+            ..GeneratedFixture::default()
         };
+        let specs = fixture.file_specs();
+        assert!(
+            matches!(&specs["root/out"], FileSpec::Detailed(d) if d.symlink.as_deref() == Some("../outside/canary.txt"))
+        );
+        assert!(
+            matches!(&specs["root/src/"], FileSpec::Detailed(d) if d.mode == Some(FileMode(0o555)))
+        );
         assert_eq!(fixture.folders(), vec!["src", "src/deep"]);
         assert!(fixture.file_specs().contains_key("root/src/deep/util.py"));
         assert!(fixture.file_specs().contains_key("root/src/deep/"));
@@ -195,7 +286,27 @@ mod tests {
         assert!(texts.iter().any(String::is_empty));
         assert!(texts.iter().any(|t| t.contains("\r\n")));
         assert!(texts.iter().any(|t| !t.is_empty() && !t.ends_with('\n')));
-        assert!(texts.iter().any(|t| t.lines().any(|l| l.len() > 1000)));
+        assert!(texts
+            .iter()
+            .any(|t| t.lines().any(|l| l.chars().count() > 2_000)));
+        assert!(texts
+            .iter()
+            .any(|t| t.lines().any(|l| l.chars().count() == 2_000)));
+        assert!(texts.iter().any(|t| t.lines().count() > 2_000));
+        assert!(texts.iter().any(|t| t.contains('\0')));
         assert!(texts.iter().any(|t| t.chars().any(|c| c.len_utf8() > 1)));
+        let mut rng = Rng::with_seed(2);
+        let fixtures: Vec<GeneratedFixture> = (0..60).map(|_| generate_fixture(&mut rng)).collect();
+        let targets: Vec<&String> = fixtures.iter().flat_map(|f| f.links.values()).collect();
+        assert!(targets.iter().any(|t| t.starts_with("../outside")));
+        assert!(targets.iter().any(|t| t.as_str() == "no-such-target.txt"));
+        assert!(targets
+            .iter()
+            .any(|t| !t.starts_with("..") && !t.contains("no-such")));
+        let modes: Vec<u32> = fixtures
+            .iter()
+            .flat_map(|f| f.modes.values().copied())
+            .collect();
+        assert!(modes.contains(&0o555) && modes.contains(&0o444));
     }
 }

@@ -1,16 +1,17 @@
 //! What a side's fixture holds after a call: every entry under the temporary
-//! folder (the root and the canary beside it), its type and its contents, as one
-//! listing, so the two sides compare as texts and a difference diffs as lines.
+//! folder (the root and the canary beside it), its type, its permission bits, its
+//! contents or a link's target, as one listing, so the two sides compare as texts and a difference diffs as lines.
 //! Read through the fixture's directory handle, so no link is followed out of it.
 
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::Dir;
+use cap_std::fs::{Dir, DirEntry, PermissionsExt};
 
 use super::compare::Masking;
 
-/// One line per entry, in name order: `path/` for a folder, `path -> target` for a
-/// link, `path: <contents>` for a file (its root masked, whitespace made visible).
+/// One line per entry, in name order: `path/ [755]` for a folder, `path -> target`
+/// for a link (its target as written, root masked), `path [644]: <contents>` for a
+/// file (its root masked, whitespace made visible).
 pub(crate) fn listing(handle: &Dir, masking: &Masking<'_>) -> String {
     let mut lines = Vec::new();
     walk(handle, Path::new(""), masking, &mut lines);
@@ -40,7 +41,7 @@ fn walk(handle: &Dir, folder: &Path, masking: &Masking<'_>, lines: &mut Vec<Stri
         let shown = path.display();
         match entry.file_type() {
             Ok(kind) if kind.is_dir() => {
-                lines.push(format!("{shown}/"));
+                lines.push(format!("{shown}/ {}", mode_of(&entry)));
                 walk(handle, &path, masking, lines);
             }
             Ok(kind) if kind.is_symlink() => {
@@ -58,7 +59,7 @@ fn walk(handle: &Dir, folder: &Path, masking: &Masking<'_>, lines: &mut Vec<Stri
                     ),
                     Err(e) => format!("cannot be read ({})", e.kind()),
                 };
-                lines.push(format!("{shown}: {contents}"));
+                lines.push(format!("{shown} {}: {contents}", mode_of(&entry)));
             }
             Ok(_) => lines.push(format!("{shown}: special file")),
             Err(e) => lines.push(format!("{shown}: cannot be read ({})", e.kind())),
@@ -66,9 +67,18 @@ fn walk(handle: &Dir, folder: &Path, masking: &Masking<'_>, lines: &mut Vec<Stri
     }
 }
 
+/// An entry's permission bits in octal, `[644]`, read without following a link.
+fn mode_of(entry: &DirEntry) -> String {
+    match entry.metadata() {
+        Ok(meta) => format!("[{:o}]", meta.permissions().mode() & 0o7777),
+        Err(e) => format!("[mode unreadable: {}]", e.kind()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
 
     #[test]
     fn a_listing_shows_every_entry_and_masks_the_root() {
@@ -77,6 +87,12 @@ mod tests {
         std::fs::create_dir_all(root.join("sub")).expect("mkdir");
         let root_text = root.display().to_string();
         std::fs::write(root.join("sub/a.txt"), format!("at {root_text}\r\n")).expect("write");
+        std::fs::set_permissions(
+            root.join("sub/a.txt"),
+            std::fs::Permissions::from_mode(0o640),
+        )
+        .expect("chmod");
+        std::os::unix::fs::symlink("../../outside", root.join("sub/out")).expect("link");
         let handle = Dir::open_ambient_dir(dir.path(), cap_std::ambient_authority()).expect("open");
         let fixture = dir.path().display().to_string();
         let masking = Masking {
@@ -85,8 +101,12 @@ mod tests {
             masks: &[],
         };
         let listed = listing(&handle, &masking);
-        assert!(listed.contains("root/sub/\n"), "{listed}");
-        assert!(listed.contains("root/sub/a.txt: at {root}"), "{listed}");
+        assert!(listed.contains("root/sub/ [7"), "{listed}");
+        assert!(
+            listed.contains("root/sub/a.txt [640]: at {root}"),
+            "{listed}"
+        );
+        assert!(listed.contains("root/sub/out -> ../../outside"), "{listed}");
         assert!(listed.contains("␍⏎"), "{listed}");
     }
 }

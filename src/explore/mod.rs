@@ -10,6 +10,7 @@
 
 pub(crate) mod argument_gen;
 pub(crate) mod baseline;
+pub(crate) mod budget;
 pub(crate) mod case;
 pub(crate) mod classes;
 pub(crate) mod compare;
@@ -22,15 +23,18 @@ pub(crate) mod shrink;
 pub(crate) mod signature;
 pub(crate) mod suite_names;
 pub(crate) mod transcript;
+pub(crate) mod watch;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use budget::{Budget, Shard};
 use case::{generate_case, Case};
 use differential::{run_case, CaseOutcome, Sides};
 use explore_file::ExploreData;
+use watch::Watch;
 
 use crate::fixture::Fixture;
 use crate::server::{ListedTool, Session, Target};
@@ -40,8 +44,10 @@ pub(crate) struct ExplorePlan<'a> {
     pub sides: Sides<'a>,
     pub data: &'a ExploreData,
     pub seed: u64,
-    pub cases: u64,
+    pub budget: Budget,
+    pub shard: Shard,
     pub jobs: usize,
+    pub watch: &'a dyn Watch,
 }
 
 /// A case with how it came out.
@@ -50,10 +56,14 @@ pub(crate) struct ExploredCase {
     pub outcome: CaseOutcome,
 }
 
-/// Runs every case of `plan` on `plan.jobs` threads and returns them in case order.
-/// Cases not run because of an interrupt are left out.
+/// Runs every case of `plan` (its shard, within its budget) on `plan.jobs`
+/// threads and returns them in case order. Cases not run because of an interrupt
+/// are left out; a case that ran clean is returned without its fixture and
+/// arguments (see [`Case::without_contents`]).
 pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Vec<ExploredCase> {
     let next = AtomicU64::new(0);
+    let started = Instant::now();
+    let time_up = AtomicBool::new(false);
     let done: Mutex<BTreeMap<u64, ExploredCase>> = Mutex::new(BTreeMap::new());
     std::thread::scope(|scope| {
         for _ in 0..plan.jobs.max(1) {
@@ -65,14 +75,34 @@ pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Vec<ExploredCase> {
                     return;
                 };
                 loop {
-                    let number = next.fetch_add(1, Ordering::Relaxed);
-                    if number >= plan.cases || crate::server::interrupted() {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if crate::server::interrupted() {
                         return;
                     }
+                    if !plan.budget.admits(index, started) {
+                        if matches!(plan.budget, Budget::Seconds(_))
+                            && !time_up.swap(true, Ordering::Relaxed)
+                        {
+                            plan.watch
+                                .phase("time is up, finishing the cases under way");
+                        }
+                        return;
+                    }
+                    let number = plan.shard.case_number(index);
                     let case = generate_case(plan.seed, number, plan.data);
                     let outcome = runtime.block_on(run_case(&plan.sides, &case));
+                    let clean = matches!(
+                        outcome,
+                        CaseOutcome::Ran {
+                            divergence: None,
+                            ..
+                        }
+                    );
+                    let case = if clean { case.without_contents() } else { case };
+                    let explored = ExploredCase { case, outcome };
+                    plan.watch.case_ended(&explored);
                     if let Ok(mut done) = done.lock() {
-                        done.insert(number, ExploredCase { case, outcome });
+                        done.insert(number, explored);
                     }
                 }
             });

@@ -186,7 +186,10 @@ mod tests {
                     .map(|(n, t)| (n.to_string(), Some(t.to_string())))
                     .collect(),
                 ages: BTreeMap::new(),
+                links: BTreeMap::new(),
+                modes: BTreeMap::new(),
             },
+            settings: BTreeMap::new(),
             calls: vec![GeneratedCall {
                 tool: tool.into(),
                 args: serde_json::json!({ "path": path })

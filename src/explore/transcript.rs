@@ -39,25 +39,36 @@ fn answer(outcome: CallOutcome, root: &str) -> Answer {
     }
 }
 
-/// The fixture as the writer gives it: every file and folder, with its age.
+/// The fixture as the writer gives it: every file, folder and link, with its age
+/// and mode.
 fn fixture_entries(case: &Case) -> BTreeMap<String, FixtureEntry> {
-    let mut entries: BTreeMap<String, FixtureEntry> = case
-        .fixture
+    let fixture = &case.fixture;
+    let mut entries: BTreeMap<String, FixtureEntry> = fixture
         .folders()
         .into_iter()
-        .map(|name| {
-            let age = case.fixture.ages.get(&name).copied();
-            (name, FixtureEntry { text: None, age })
-        })
+        .map(|name| (name, FixtureEntry::default()))
         .collect();
-    for (name, text) in case.fixture.files() {
+    for (name, text) in fixture.files() {
         entries.insert(
             name.to_string(),
             FixtureEntry {
                 text: Some(text.to_string()),
-                age: case.fixture.ages.get(name).copied(),
+                ..FixtureEntry::default()
             },
         );
+    }
+    for (name, target) in &fixture.links {
+        entries.insert(
+            name.clone(),
+            FixtureEntry {
+                symlink: Some(target.clone()),
+                ..FixtureEntry::default()
+            },
+        );
+    }
+    for (name, entry) in &mut entries {
+        entry.age = fixture.ages.get(name.trim_end_matches('/')).copied();
+        entry.mode = fixture.modes.get(name.trim_end_matches('/')).copied();
     }
     entries
 }
@@ -142,6 +153,7 @@ pub(crate) async fn observe(
         key,
         kind: kind(level),
         fixture: fixture_entries(case),
+        settings: case.settings.clone(),
         calls,
         files_after,
         provenance,

@@ -198,7 +198,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "--mutate",
         "drop-code-prefix",
         "--seed",
-        "5",
+        "23",
         "--cases",
         "6",
         "--shrink-budget",
@@ -224,7 +224,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         .split_once("\nwrote ")
         .expect("--out says what it wrote");
     assert_eq!(one, format!("{four}\n"));
-    // Case 5 edits the canary outside the root, which a scenario's fixture cannot
+    // Case 1 reads the canary outside the root, which a scenario's fixture cannot
     // hold: its scenarios do not pass on the oracle, and are dropped and counted.
     assert!(
         written_lines.contains("; 2 scenarios dropped\n"),
@@ -235,11 +235,11 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "{written_lines}"
     );
     assert!(!out
-        .join("boris/str-replace-convention-0b497208f90643f1.yaml")
+        .join("boris/view-convention-b173c4cc059b6eeb.yaml")
         .exists());
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
-    assert_eq!(written["schema_version"], 2);
-    assert_eq!(written["seed"], 5);
+    assert_eq!(written["schema_version"], 3);
+    assert_eq!(written["seed"], 23);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");
     assert_eq!(
@@ -298,6 +298,171 @@ fn a_subject_that_crashes_is_a_broken_divergence() {
         .count();
     assert_eq!(broken, 3, "{stdout}");
     assert!(stdout.contains("subject's stderr (tail):"), "{stdout}");
+    // A command line maps no settings, so none are drawn, and the run says so.
+    assert!(
+        stdout
+            .contains("settings not drawn, as the subject `bash` cannot express them: allow, deny"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("  settings: "), "{stdout}");
+}
+
+/// A deviation that only shows under a setting is reachable: the settings drawn
+/// from `explore.yaml` reach both sides through their settings mappings.
+#[test]
+fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        "agent-tools",
+        "--mutate",
+        "read-only-ignored",
+        "--seed",
+        "8",
+        "--cases",
+        "8",
+        "--jobs",
+        "4",
+    ]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("settings drawn, one case in three: max_file_bytes 16|64|100000"),
+        "{stdout}"
+    );
+    let headings = stdout
+        .lines()
+        .filter(|l| l.starts_with("DIVERGENCE"))
+        .count();
+    let read_only = stdout
+        .lines()
+        .filter(|l| l.starts_with("  settings: {") && l.contains("\"read_only\":true"))
+        .count();
+    assert!(headings > 0, "{stdout}");
+    assert_eq!(read_only, headings, "{stdout}");
+}
+
+/// The reference behind `tests/servers/renamed.py`, which hides the tools named.
+fn hiding(tools: &[&str]) -> String {
+    let hidden: Vec<String> = tools.iter().map(|t| format!("-{t}")).collect();
+    format!(
+        "python3 {} {} -- {} reference-server --dialect ikigai --root {{root}}",
+        crate::support::repo()
+            .join("tests/servers/renamed.py")
+            .display(),
+        hidden.join(" "),
+        crate::support::exe().display()
+    )
+}
+
+/// A subject lacking a tool: its calls are UNSUPPORTED, counted and not compared;
+/// lacking every explored tool, the run says so in one line and exits 1.
+#[test]
+fn calls_of_tools_the_subject_does_not_list_are_unsupported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("explore.json");
+    let lacking_bash = hiding(&["bash"]);
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        "ikigai",
+        "--server",
+        &lacking_bash,
+        "--seed",
+        "3",
+        "--cases",
+        "3",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("the subject does not list bash: calls to it are UNSUPPORTED"),
+        "{stdout}"
+    );
+    let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
+    let unsupported = written["unsupported"]["calls"].as_u64().unwrap_or(0);
+    assert!(unsupported > 0, "{stdout}");
+    assert!(
+        stdout.contains(&format!("explore ikigai: {unsupported} calls UNSUPPORTED")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(" 0 divergences "), "{stdout}");
+
+    let lacking_all = hiding(&["file_read", "file_write", "glob", "grep", "bash"]);
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        "ikigai",
+        "--server",
+        &lacking_all,
+        "--seed",
+        "1",
+        "--cases",
+        "3",
+    ]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let said: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(
+        said,
+        ["explore ikigai: the subject lists none of the explored tools (bash, file_read, file_write, glob, grep): every call would be UNSUPPORTED, so nothing is explored"],
+        "{stdout}"
+    );
+}
+
+/// Shard K of N runs every N-th case from K-1, so the shards of `--cases C`
+/// together diverge exactly where one run of `--cases C*N` does.
+#[test]
+fn the_shards_of_a_partitioned_run_together_find_what_the_whole_run_finds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let common = [
+        "--suite",
+        "boris",
+        "--mutate",
+        "drop-code-prefix",
+        "--seed",
+        "8",
+        "--jobs",
+        "3",
+    ];
+    let divergences = |extra: &[&str], name: &str| {
+        let json = dir.path().join(name);
+        let json_arg = json.to_str().expect("utf-8 path");
+        let (code, stdout, stderr) = explore(&[&common[..], extra, &["--json", json_arg]].concat());
+        assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+        let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
+        written["divergences"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let whole = divergences(&["--cases", "6"], "whole.json");
+    let mut shards: Vec<serde_json::Value> = ["1/3", "2/3", "3/3"]
+        .iter()
+        .flat_map(|k| divergences(&["--cases", "2", "--partition", k], "shard.json"))
+        .collect();
+    shards.sort_by_key(|d| d["case"].as_u64());
+    assert!(!whole.is_empty());
+    assert_eq!(shards, whole);
+}
+
+#[test]
+fn bad_budgets_and_partitions_exit_2_naming_the_form() {
+    for (args, expected) in [
+        (&["--partition", "3/2"][..], "expected K/N (or count:K/N)"),
+        (
+            &["--partition", "hash:1/2"][..],
+            "splits cases by number only",
+        ),
+        (
+            &["--seconds", "0"][..],
+            "expected a whole number of seconds",
+        ),
+        (
+            &["--seconds", "5", "--cases", "3"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let (code, _, stderr) = explore(&[&["--suite", "boris"][..], args].concat());
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
 }
 
 #[test]
@@ -351,5 +516,78 @@ fn bad_usage_exits_2_naming_what_is_wrong() {
     assert!(
         stderr.contains("tool `bash` has no argument `cwd`"),
         "{stderr}"
+    );
+}
+
+/// The processes (not zombies) whose working folder is under `dir` or whose
+/// command line names it: what an explore run with `TMPDIR=dir` started.
+fn processes_under(dir: &std::path::Path) -> Vec<String> {
+    let needle = dir.as_os_str().as_encoded_bytes();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| {
+            let in_cwd = std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c.starts_with(dir));
+            let named = std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| c.windows(needle.len()).any(|w| w == needle));
+            in_cwd || named
+        })
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
+                s.rsplit_once(") ")
+                    .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+            })
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// An explore run interrupted mid-way exits 130 and leaves no fixture and no
+/// server behind, as `run` does (tests/harness/containment.rs).
+#[test]
+fn an_interrupted_explore_run_exits_130_and_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmpdir = tmp.path().canonicalize().expect("canonical");
+    let child = std::process::Command::new(crate::support::exe())
+        .args([
+            "explore", "--suite", "boris", "--seed", "9", "--cases", "2000", "--jobs", "2",
+        ])
+        .env("TMPDIR", &tmpdir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start toolspec");
+    // Once cases run (past the oracle's tools/list), and a little into them.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut seen = 0;
+    while seen < 3 && std::time::Instant::now() < deadline {
+        if !processes_under(&tmpdir).is_empty() {
+            seen += 1;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // SAFETY: sending a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let output = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(seen, 3, "no case was seen running to interrupt: {stderr}");
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    let left: Vec<String> = std::fs::read_dir(&tmpdir)
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, Vec::<String>::new(), "fixtures left behind");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while !processes_under(&tmpdir).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        processes_under(&tmpdir),
+        Vec::<String>::new(),
+        "processes left behind"
     );
 }

@@ -87,10 +87,23 @@ impl PathPolicy {
         let allow = allow
             .iter()
             .map(|dir| {
-                resolve_real(&root.join(dir)).map_err(|err| PolicyError::AllowDir {
-                    dir: dir.clone(),
-                    cause: describe_io(&err),
-                })
+                let resolved =
+                    resolve_real(&root.join(dir)).map_err(|err| PolicyError::AllowDir {
+                        dir: dir.clone(),
+                        cause: describe_io(&err),
+                    })?;
+                // Opened as a jail below: say which folder is missing, not the root.
+                match std::fs::metadata(&resolved) {
+                    Ok(meta) if meta.is_dir() => Ok(resolved),
+                    Ok(_) => Err(PolicyError::AllowDir {
+                        dir: dir.clone(),
+                        cause: "not a directory".to_string(),
+                    }),
+                    Err(err) => Err(PolicyError::AllowDir {
+                        dir: dir.clone(),
+                        cause: describe_io(&err),
+                    }),
+                }
             })
             .collect::<Result<Vec<_>, _>>()?;
         let deny = deny
@@ -336,6 +349,20 @@ mod tests {
         let policy = PathPolicy::new(&root, &[], &[], Scope::Anywhere).expect("policy");
         assert_eq!(policy.resolve("a/b.txt").expect("ok"), root.join("a/b.txt"));
         assert_eq!(policy.resolve("a/../c").expect("ok"), root.join("c"));
+    }
+
+    #[test]
+    fn a_missing_allowed_folder_is_named_in_the_refusal() {
+        let (_dir, root) = setup();
+        let missing = root.join("nowhere");
+        let err = PathPolicy::new(&root, std::slice::from_ref(&missing), &[], Scope::Anywhere)
+            .expect_err("refused");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("--allow-dir {}:", missing.display())),
+            "{err}"
+        );
+        assert!(PathPolicy::new(&root, std::slice::from_ref(&root), &[], Scope::Anywhere).is_ok());
     }
 
     #[test]

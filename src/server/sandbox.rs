@@ -79,7 +79,7 @@ pub(super) fn ruleset(rules: &RulesFor) -> io::Result<OwnedFd> {
         let Ok(fd) = PathFd::new(path) else { continue };
         let kind = is_dir(&fd);
         created = created
-            .add_rule(PathBeneath::new(fd, fitted(reads | writes, kind)))
+            .add_rule(PathBeneath::new(fd, fitted(handled_fs, kind)))
             .map_err(io::Error::other)?;
     }
     if let Some((home, needed)) = &rules.home {

@@ -234,6 +234,7 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "warnings": r.warnings,
         "note": r.note,
         "fixture_root": r.root,
+        "isolation_denied": r.isolation_denied,
         "position": r.position,
         "elapsed_ms": r.elapsed.as_millis() as u64,
     })

@@ -89,6 +89,9 @@ struct ScenarioJson {
     warnings: Vec<String>,
     note: Option<String>,
     fixture_root: String,
+    /// Not in version 3.
+    #[serde(default)]
+    isolation_denied: Option<String>,
     position: usize,
     elapsed_ms: u64,
 }
@@ -211,6 +214,7 @@ fn scenario(path: &Path, s: ScenarioJson) -> Result<ScenarioReport, ReadError> {
         call: s.call,
         answer: s.answer,
         root: s.fixture_root,
+        isolation_denied: s.isolation_denied,
         root_kept: false,
         note: s.note,
         basis: s.basis,

@@ -9,6 +9,7 @@
 
 mod confinement;
 mod control_word;
+mod denied;
 mod escapes;
 mod exchange;
 mod home_view;
@@ -36,6 +37,7 @@ use serde_json::{Map, Value};
 
 use crate::scenario::{ServerLaunch, Suite};
 
+pub(crate) use denied::denied_by_isolation;
 pub use escapes::adopt_escaped_processes;
 pub use isolation::Isolation;
 pub(crate) use isolation::Layer;

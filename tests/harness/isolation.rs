@@ -190,6 +190,13 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
         assert!(!got(answer, read), "{read}: {answer}");
     }
     no_secret(&seen);
+    // The report says which key would have allowed the first denied action.
+    assert!(
+        seen.printed.contains("isolation: a permission error on `")
+            && seen.printed.contains("isolation: { writable: ["),
+        "{}",
+        seen.printed
+    );
     assert!(!got(answer, "tcp4") && !got(answer, "tcp6"), "{answer}");
     assert_eq!((seen.tcp, seen.udp), ([false; 2], [false; 2]), "{answer}");
     let layers = seen.json["isolation"].as_array().expect("isolation layers");
@@ -214,6 +221,7 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
         open.answer
     );
     assert_eq!(open.json["isolation"], serde_json::json!([]));
+    assert!(!open.printed.contains("isolation: a "), "{}", open.printed);
 }
 
 #[test]

@@ -29,7 +29,9 @@ def attempt(action):
     try:
         return action()
     except OSError as e:
-        return "refused (%s)" % (e.strerror or e.__class__.__name__)
+        why = e.strerror or e.__class__.__name__
+        # As most programs say it: the error and the path it is about.
+        return "refused (%s: %s)" % (why, e.filename) if e.filename else "refused (%s)" % why
 
 
 def write():

@@ -1,6 +1,9 @@
 //! What the process that becomes a server's supervisor enters before it starts the
-//! server: a network namespace of its own (with only a loopback, brought up) and
-//! the server's Landlock rules (`sandbox.rs`). Both bind the supervisor and every
+//! server: the run's network namespace (with only a loopback, brought up; made once
+//! per run, since making one per server cost more CPU than everything else
+//! isolation does, and its teardown holds the kernel's network lock), or one of its
+//! own in a user namespace of its own, and the server's Landlock rules
+//! (`sandbox.rs`). Both bind the supervisor and every
 //! process it starts, so the server inherits them and cannot leave them.
 //!
 //! It runs between `fork` and `exec` (std's `pre_exec` hook, or the spawner's
@@ -14,7 +17,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 pub(crate) enum NetworkCut {
     /// Not at all: the server shares toolspec's network.
     Open,
-    /// A network namespace of its own (toolspec may make one: it is root).
+    /// The run's network namespace, made once by toolspec (it is root), joined.
     Namespace,
     /// A user namespace and a network namespace of its own (toolspec is not root,
     /// and the kernel lets anyone make user namespaces). The server runs as the
@@ -46,6 +49,8 @@ impl NetworkCut {
 /// What one server's supervisor enters before it starts the server.
 pub(super) struct Confinement {
     pub(super) network: NetworkCut,
+    /// The run's network namespace, joined under [`NetworkCut::Namespace`].
+    pub(super) namespace: Option<&'static OwnedFd>,
     /// A Landlock ruleset (`sandbox.rs`), put in force for the supervisor and all it
     /// starts; `None` when the server writes and reads as toolspec does.
     pub(super) rules: Option<OwnedFd>,
@@ -56,6 +61,7 @@ impl Confinement {
     pub(super) fn none() -> Confinement {
         Confinement {
             network: NetworkCut::Open,
+            namespace: None,
             rules: None,
         }
     }
@@ -68,16 +74,33 @@ impl Confinement {
     /// Only in a process of its own between `fork` and `exec`: it only makes system
     /// calls and does not allocate.
     pub(super) unsafe fn enter(&self) -> Result<(), libc::c_int> {
-        enter(self.network, self.rules.as_ref().map(AsRawFd::as_raw_fd))
+        enter(
+            self.network,
+            self.namespace.map(AsRawFd::as_raw_fd),
+            self.rules.as_ref().map(AsRawFd::as_raw_fd),
+        )
     }
 }
 
 /// [`Confinement::enter`] from its parts, as the spawner's child has them.
 ///
 /// # Safety
-/// As [`Confinement::enter`], with `rules` an open Landlock ruleset.
-pub(super) unsafe fn enter(network: NetworkCut, rules: Option<RawFd>) -> Result<(), libc::c_int> {
-    enter_network(network)?;
+/// As [`Confinement::enter`], with `namespace` an open network namespace and `rules`
+/// an open Landlock ruleset.
+pub(super) unsafe fn enter(
+    network: NetworkCut,
+    namespace: Option<RawFd>,
+    rules: Option<RawFd>,
+) -> Result<(), libc::c_int> {
+    match (network, namespace) {
+        (NetworkCut::Namespace, Some(namespace)) => {
+            if libc::setns(namespace, libc::CLONE_NEWNET) != 0 {
+                return Err(errno());
+            }
+        }
+        (NetworkCut::Namespace, None) => return Err(libc::EINVAL),
+        (other, _) => enter_network(other)?,
+    }
     if let Some(rules) = rules {
         restrict_self(rules)?;
     }
@@ -89,8 +112,8 @@ unsafe fn errno() -> libc::c_int {
     *libc::__errno_location()
 }
 
-/// Puts this process in a network namespace of its own, as `cut` says, with its
-/// loopback up.
+/// Puts this process (this thread, for [`NetworkCut::Namespace`]) in a new network
+/// namespace, as `cut` says, with its loopback up.
 ///
 /// # Safety
 /// As [`Confinement::enter`]; also in a probe child that only exits after it.
@@ -224,8 +247,24 @@ unsafe fn restrict_self(rules: RawFd) -> Result<(), libc::c_int> {
     Ok(())
 }
 
-/// Whether this process may give a server a network namespace, tried the way a
-/// server's supervisor does it, in a child that exits at once: `Ok` or the errno.
+/// The run's network namespace: made by a thread of its own, which opens it and
+/// ends, so no other thread of toolspec's is moved.
+pub(super) fn make_run_namespace() -> Result<OwnedFd, String> {
+    let made = std::thread::spawn(|| {
+        // SAFETY: system calls on this thread only.
+        unsafe { enter_network(NetworkCut::Namespace) }
+            .map_err(|errno| std::io::Error::from_raw_os_error(errno).to_string())?;
+        std::fs::File::open("/proc/thread-self/ns/net")
+            .map(OwnedFd::from)
+            .map_err(|e| e.to_string())
+    });
+    made.join()
+        .unwrap_or_else(|_| Err("the thread making it failed".to_string()))
+}
+
+/// Whether this process may give a server a network namespace of its own, tried
+/// the way a server's supervisor does it, in a child that exits at once: `Ok` or the
+/// errno.
 pub(super) fn try_network(cut: NetworkCut) -> Result<(), libc::c_int> {
     // SAFETY: the child only makes system calls and exits; the parent waits for it.
     unsafe {

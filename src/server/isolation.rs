@@ -19,7 +19,7 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::confinement::{try_network, Confinement, NetworkCut};
+use super::confinement::{make_run_namespace, try_network, Confinement, NetworkCut};
 use super::home_view::HomeView;
 use super::sandbox::{landlock_abi, ruleset, RulesFor};
 
@@ -84,6 +84,8 @@ struct Kernel {
     landlock: Result<i32, String>,
     /// How a server gets a network namespace, or why it cannot.
     namespace: Result<NetworkCut, String>,
+    /// The run's network namespace, which every server joins, when toolspec is root.
+    run_namespace: Option<OwnedFd>,
     /// The real home, or why it cannot be hidden.
     home: Result<HomeView, String>,
 }
@@ -100,7 +102,10 @@ fn kernel() -> &'static Kernel {
     static KERNEL: OnceLock<Kernel> = OnceLock::new();
     KERNEL.get_or_init(|| {
         let landlock = landlock_abi();
-        let namespace = network_namespace();
+        let (namespace, run_namespace) = match network_namespace() {
+            Ok((cut, made)) => (Ok(cut), made),
+            Err(why) => (Err(why), None),
+        };
         let home = match std::env::var_os("HOME") {
             Some(home) if !home.is_empty() => HomeView::of(Path::new(&home)),
             _ => Err("HOME is not set".to_string()),
@@ -108,6 +113,7 @@ fn kernel() -> &'static Kernel {
         let kernel = Kernel {
             landlock,
             namespace,
+            run_namespace,
             home,
         };
         for note in kernel.notes() {
@@ -117,21 +123,24 @@ fn kernel() -> &'static Kernel {
     })
 }
 
-/// How this process can give a server a network namespace: as root directly, else
-/// in a user namespace of its own; tried once, in a child.
-fn network_namespace() -> Result<NetworkCut, String> {
+/// How this process can give a server a network namespace: as root, the run's own,
+/// made here once; else one per server in a user namespace of its own, tried once
+/// in a child.
+fn network_namespace() -> Result<(NetworkCut, Option<OwnedFd>), String> {
     // SAFETY: geteuid only reads this process's credentials.
-    let cut = if unsafe { libc::geteuid() } == 0 {
-        NetworkCut::Namespace
-    } else {
-        NetworkCut::UserNamespace
-    };
-    try_network(cut).map(|()| cut).map_err(|errno| {
-        format!(
-            "no network namespace can be made here ({})",
-            std::io::Error::from_raw_os_error(errno)
-        )
-    })
+    if unsafe { libc::geteuid() } == 0 {
+        return make_run_namespace()
+            .map(|made| (NetworkCut::Namespace, Some(made)))
+            .map_err(|why| format!("no network namespace can be made here ({why})"));
+    }
+    try_network(NetworkCut::UserNamespace)
+        .map(|()| (NetworkCut::UserNamespace, None))
+        .map_err(|errno| {
+            format!(
+                "no network namespace can be made here ({})",
+                std::io::Error::from_raw_os_error(errno)
+            )
+        })
 }
 
 impl Kernel {
@@ -249,7 +258,11 @@ impl Isolation {
                 let mut writable = vec![root, scratch];
                 writable.extend(self.writable.iter().map(PathBuf::as_path));
                 let home = match (&kernel.home, self.keep_home) {
-                    (Ok(view), false) => Some((view, self.needed(view, root, program, path))),
+                    (Ok(view), false) => {
+                        let mut needed = self.needed_once(view, program, path);
+                        needed.extend(view.needed_inside(&[root.to_path_buf()], &[]));
+                        Some((view, needed))
+                    }
                     _ => None,
                 };
                 let tcp_port = (network == NetworkPlan::TcpPorts).then_some(port);
@@ -266,10 +279,41 @@ impl Isolation {
                     NetworkPlan::Namespace(cut) => cut,
                     _ => NetworkCut::Open,
                 },
+                namespace: match network {
+                    NetworkPlan::Namespace(NetworkCut::Namespace) => kernel.run_namespace.as_ref(),
+                    _ => None,
+                },
                 rules,
             },
             environment,
         })
+    }
+
+    /// [`Isolation::needed`], found once per program, `PATH` and target folder:
+    /// resolving each `PATH` entry is many system calls, the same for every server.
+    fn needed_once(
+        &self,
+        view: &HomeView,
+        program: &Path,
+        path: Option<&std::ffi::OsStr>,
+    ) -> Vec<PathBuf> {
+        type Key = (PathBuf, Option<OsString>, Vec<PathBuf>);
+        static FOUND: std::sync::Mutex<Vec<(Key, Vec<PathBuf>)>> =
+            std::sync::Mutex::new(Vec::new());
+        let key = (
+            program.to_path_buf(),
+            path.map(OsString::from),
+            self.readable.clone(),
+        );
+        let mut found = FOUND
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, needed)) = found.iter().find(|(k, _)| *k == key) {
+            return needed.clone();
+        }
+        let needed = self.needed(view, program, path);
+        found.push((key, needed.clone()));
+        needed
     }
 
     /// The folders inside the real home a server needs: those holding its `PATH`
@@ -277,7 +321,6 @@ impl Isolation {
     fn needed(
         &self,
         view: &HomeView,
-        root: &Path,
         program: &Path,
         path: Option<&std::ffi::OsStr>,
     ) -> Vec<PathBuf> {
@@ -286,7 +329,6 @@ impl Isolation {
             .unwrap_or_default();
         let mut wanted: Vec<PathBuf> = self.readable.clone();
         wanted.extend(std::env::current_dir().ok());
-        wanted.push(root.to_path_buf());
         let found = if program.components().count() > 1 {
             Some(program.to_path_buf())
         } else {
@@ -322,9 +364,12 @@ fn note_http_network_once(plan: NetworkPlan) {
     });
 }
 
-/// `HOME` and the XDG folders inside `scratch`, made.
+/// `HOME` (made) and the XDG folders inside `scratch`. The XDG folders are left for
+/// the server to make, as the XDG spec has programs do: making four folders per
+/// server, and removing them after, was CPU every scenario paid for nothing.
 fn private_home(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
     let home = scratch.join("home");
+    std::fs::create_dir(&home)?;
     let folders = [
         ("XDG_CONFIG_HOME", ".config"),
         ("XDG_CACHE_HOME", ".cache"),
@@ -333,9 +378,7 @@ fn private_home(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
     ];
     let mut environment = vec![(OsString::from("HOME"), home.as_os_str().to_owned())];
     for (name, below) in folders {
-        let folder = home.join(below);
-        std::fs::create_dir_all(&folder)?;
-        environment.push((OsString::from(name), folder.into_os_string()));
+        environment.push((OsString::from(name), home.join(below).into_os_string()));
     }
     Ok(environment)
 }

@@ -45,9 +45,12 @@ pub(super) const HANDED: usize = 4;
 /// The first bytes of a request, so that nothing else is taken for one.
 const MAGIC: [u8; 4] = *b"tsp2";
 
-/// At most one descriptor more than [`HANDED`]: the Landlock ruleset the supervisor
-/// enters (`confinement.rs`).
-const MOST_HANDED: usize = HANDED + 1;
+/// At most two descriptors more than [`HANDED`]: the run's network namespace and the
+/// Landlock ruleset the supervisor enters (`confinement.rs`), in that order.
+const MOST_HANDED: usize = HANDED + 2;
+
+/// Set in a request's network word when a Landlock ruleset is handed along.
+const WITH_RULES: u32 = 1 << 8;
 
 /// The largest request: a `SOCK_SEQPACKET` message must fit the socket's buffer,
 /// which the kernel bounds (`net.core.wmem_max`); a larger one is forked directly.
@@ -122,8 +125,9 @@ pub(super) fn spawn(
 ) -> Option<io::Result<libc::pid_t>> {
     let mut spawner = spawner();
     let socket = spawner.as_ref()?.socket.as_raw_fd();
-    let request = encode(exec, cwd, confinement.network)?;
+    let request = encode(exec, cwd, confinement.network, confinement.rules.is_some())?;
     let mut handed: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
+    handed.extend(confinement.namespace.map(AsRawFd::as_raw_fd));
     handed.extend(confinement.rules.as_ref().map(AsRawFd::as_raw_fd));
     match send_with_fds(socket, &request, &handed) {
         Ok(()) => {}
@@ -150,14 +154,15 @@ pub(super) fn spawn(
 /// (each four bytes, this machine's order), then the folder and every string, each
 /// ended by a NUL. `None` if the folder has a NUL in it or the whole is too large
 /// for one message.
-fn encode(exec: &ServerExec, cwd: &Path, network: NetworkCut) -> Option<Vec<u8>> {
+fn encode(exec: &ServerExec, cwd: &Path, network: NetworkCut, rules: bool) -> Option<Vec<u8>> {
     let cwd = CString::new(cwd.as_os_str().as_bytes()).ok()?;
     let (candidates, argv, envp) = exec.parts();
     let mut request = MAGIC.to_vec();
     for count in [candidates.len(), argv.len(), envp.len()] {
         request.extend_from_slice(&u32::try_from(count).ok()?.to_ne_bytes());
     }
-    request.extend_from_slice(&network.word().to_ne_bytes());
+    let word = network.word() | if rules { WITH_RULES } else { 0 };
+    request.extend_from_slice(&word.to_ne_bytes());
     for string in std::iter::once(&cwd)
         .chain(candidates)
         .chain(argv)
@@ -175,9 +180,19 @@ fn encode(exec: &ServerExec, cwd: &Path, network: NetworkCut) -> Option<Vec<u8>>
 struct Request {
     cwd: CString,
     network: NetworkCut,
+    /// Whether a Landlock ruleset comes with it (after the namespace, if any).
+    rules: bool,
     candidates: Vec<CString>,
     strings: Vec<CString>,
     argc: usize,
+}
+
+impl Request {
+    /// How many descriptors come with it: the four handed to every supervisor, the
+    /// run's network namespace when it joins it, and its Landlock ruleset.
+    fn descriptors(&self) -> usize {
+        HANDED + usize::from(self.network == NetworkCut::Namespace) + usize::from(self.rules)
+    }
 }
 
 /// The request in `bytes`, if it is one.
@@ -188,7 +203,9 @@ fn decode(bytes: &[u8]) -> Option<Request> {
         usize::try_from(u32::from_ne_bytes(field)).ok()
     };
     let (paths, argc, envc) = (count(0)?, count(4)?, count(8)?);
-    let network = NetworkCut::from_word(u32::try_from(count(12)?).ok()?)?;
+    let word = u32::try_from(count(12)?).ok()?;
+    let network = NetworkCut::from_word(word & !WITH_RULES)?;
+    let rules = word & WITH_RULES != 0;
     let mut strings = rest
         .get(16..)?
         .split_inclusive(|&b| b == 0)
@@ -199,6 +216,7 @@ fn decode(bytes: &[u8]) -> Option<Request> {
     (candidates.len() == paths && strings.len() == argc.checked_add(envc)?).then_some(Request {
         cwd,
         network,
+        rules,
         candidates,
         strings,
         argc,
@@ -233,7 +251,9 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
             Err(_) => libc::_exit(1),
         };
         let reply = match (buffer.get(..length).and_then(decode), fds.len()) {
-            (Some(request), HANDED | MOST_HANDED) => fork_supervisor(&request, &fds),
+            (Some(request), count) if count == request.descriptors() => {
+                fork_supervisor(&request, &fds)
+            }
             _ => -libc::EINVAL,
         };
         // The supervisor has its copies; these are toolspec's to close.
@@ -270,10 +290,19 @@ unsafe fn fork_supervisor(request: &Request, fds: &[OwnedFd]) -> libc::pid_t {
 /// group, the folder, the pipes on 0, 1 and 2, signals at their defaults and none
 /// blocked), then the supervisor's life. Never returns.
 unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
-    let (stdin, stdout, stderr, control, rules) = match fds {
-        [a, b, c, d] => (a, b, c, d, None),
-        [a, b, c, d, rules] => (a, b, c, d, Some(rules.as_raw_fd())),
-        _ => libc::_exit(127),
+    let [stdin, stdout, stderr, control, extra @ ..] = fds else {
+        libc::_exit(127)
+    };
+    let joins = request.network == NetworkCut::Namespace;
+    let namespace = if joins {
+        extra.first().map(AsRawFd::as_raw_fd)
+    } else {
+        None
+    };
+    let rules = if request.rules {
+        extra.get(usize::from(joins)).map(AsRawFd::as_raw_fd)
+    } else {
+        None
     };
     let control = control.as_raw_fd();
     let fail = |errno: libc::c_int| -> ! {
@@ -301,7 +330,7 @@ unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
     // Before the supervisor starts the server: both are under it.
-    if let Err(errno) = confinement::enter(request.network, rules) {
+    if let Err(errno) = confinement::enter(request.network, namespace, rules) {
         fail(errno);
     }
     let mut exec = ServerExec::from_parts(
@@ -470,10 +499,13 @@ mod tests {
             )],
         )
         .expect("exec");
-        let bytes = encode(&exec, Path::new("/tmp/root"), NetworkCut::Namespace).expect("fits");
+        let bytes =
+            encode(&exec, Path::new("/tmp/root"), NetworkCut::Namespace, true).expect("fits");
         let request = decode(&bytes).expect("decodes");
         assert_eq!(request.cwd.as_bytes(), b"/tmp/root");
         assert_eq!(request.network, NetworkCut::Namespace);
+        assert!(request.rules);
+        assert_eq!(request.descriptors(), HANDED + 2);
         let (candidates, argv, envp) = exec.parts();
         assert_eq!(request.candidates, candidates);
         assert_eq!(request.argc, argv.len());
@@ -484,7 +516,7 @@ mod tests {
     #[test]
     fn anything_else_is_not_a_request() {
         let exec = ServerExec::new(Path::new("/bin/echo"), &[], []).expect("exec");
-        let bytes = encode(&exec, Path::new("/"), NetworkCut::Open).expect("fits");
+        let bytes = encode(&exec, Path::new("/"), NetworkCut::Open, false).expect("fits");
         assert!(decode(&bytes[..bytes.len() - 1]).is_none(), "cut short");
         assert!(decode(b"tsp0").is_none());
         let mut more = bytes.clone();

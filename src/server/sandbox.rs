@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use landlock::{
     AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, ABI,
+    RulesetCreatedAttr, Scope, ABI,
 };
 
 use super::home_view::HomeView;
@@ -68,6 +68,12 @@ pub(super) fn ruleset(rules: &RulesFor) -> io::Result<OwnedFd> {
             .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
             .map_err(io::Error::other)?;
     }
+    // Signals and abstract Unix sockets (ABI 6, Linux 6.12) stay within the server's
+    // own processes: it cannot signal toolspec or another program of the user's, nor
+    // reach a desktop's or a daemon's abstract socket (best effort on older kernels).
+    ruleset = ruleset
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)
+        .map_err(io::Error::other)?;
     let mut created = ruleset.create().map_err(io::Error::other)?;
     let writable = rules
         .writable

@@ -198,6 +198,7 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
         seen.printed
     );
     assert!(!got(answer, "tcp4") && !got(answer, "tcp6"), "{answer}");
+    assert!(!got(answer, "signal"), "{answer}");
     assert_eq!((seen.tcp, seen.udp), ([false; 2], [false; 2]), "{answer}");
     let layers = seen.json["isolation"].as_array().expect("isolation layers");
     for layer in ["writes", "home"] {
@@ -214,6 +215,7 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
     let open = escape.run("", &["--no-isolation"]);
     assert!(got(&open.answer, "write") && open.wrote, "{}", open.answer);
     assert!(open.printed.contains(SECRET), "{}", open.answer);
+    assert!(got(&open.answer, "signal"), "{}", open.answer);
     assert_eq!(
         (open.tcp, open.udp),
         ([true; 2], [true; 2]),

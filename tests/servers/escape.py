@@ -13,6 +13,7 @@ each attempt got:
   tcp4, tcp6   connects to 127.0.0.1:TCP4 and [::1]:TCP6 and says hello
   udp4, udp6   sends a datagram to 127.0.0.1:UDP4 and [::1]:UDP6 (whether it
                arrived only the listener can tell)
+  signal       asks whether it may signal toolspec (the parent of its supervisor)
 A read that works puts the file's content in the answer, as a hostile server
 would hand it on.
 """
@@ -76,6 +77,13 @@ def udp(family, host, port):
     return action
 
 
+def signal():
+    with open("/proc/%d/stat" % os.getppid()) as f:
+        toolspec = int(f.read().rsplit(")", 1)[1].split()[1])
+    os.kill(toolspec, 0)
+    return "may signal"
+
+
 def escapes():
     tries = [
         ("write", write),
@@ -87,6 +95,7 @@ def escapes():
         ("tcp6", tcp(socket.AF_INET6, "::1", tcp6)),
         ("udp4", udp(socket.AF_INET, "127.0.0.1", udp4)),
         ("udp6", udp(socket.AF_INET6, "::1", udp6)),
+        ("signal", signal),
     ]
     return "; ".join("%s: %s" % (name, attempt(action)) for name, action in tries)
 

@@ -132,6 +132,12 @@ impl Target {
         self.isolation.layers(self.url.is_some())
     }
 
+    /// The target, isolated only if `on` (and if it was).
+    pub(crate) fn isolated_if(mut self, on: bool) -> Self {
+        self.isolation.enabled &= on;
+        self
+    }
+
     /// Adds `extra` arguments, for deliberately broken variants of a target.
     pub fn with_extra_args(mut self, extra: &[&str]) -> Self {
         self.args.extend(extra.iter().map(|s| s.to_string()));

@@ -45,7 +45,7 @@ pub fn main(toolspec_exe: &Path) {
     crate::server::start_spawner();
     // `cargo bench` passes `--bench`; any other flag is ignored too.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let benches: [(&str, Bench); 9] = [
+    let benches: [(&str, Bench); 10] = [
         ("session_start_stop", session_start_stop),
         ("one_call", one_call),
         ("suite_serial", suite_serial),
@@ -55,6 +55,7 @@ pub fn main(toolspec_exe: &Path) {
         ("bare_lifecycle", bare_lifecycle),
         ("scale_suite", scale_suite),
         ("run_floor", run_floor),
+        ("isolation_cost", isolation_cost),
     ];
     let selected: Vec<_> = benches
         .iter()
@@ -647,6 +648,66 @@ fn run_floor(ctx: &Ctx) {
             );
         }
     }
+}
+
+/// What isolation costs: `toolspec run` of every suite, in turn with and without
+/// `--no-isolation`, on the machine as it is; CPU (toolspec, its supervisors and
+/// servers, as the kernel counts them when each is reaped) per scenario of each,
+/// and the difference. Namespaces the kernel tears down later, in its own workers,
+/// are not in these figures.
+fn isolation_cost(ctx: &Ctx) {
+    const RUNS: usize = 5;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let json = dir.path().join("report.json");
+    let json_arg = json.to_string_lossy().into_owned();
+    let ways: [(&str, &[&str]); 2] = [("isolated", &[]), ("no-isolation", &["--no-isolation"])];
+    let mut per_scenario: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    println!(
+        "   {:<14} {:>9} {:>9} {:>10}",
+        "way", "wall", "cpu", "cpu/scen"
+    );
+    for run in 0..=RUNS {
+        for (i, (name, extra)) in ways.iter().enumerate() {
+            let mut argv = vec!["run", "--json", json_arg.as_str()];
+            argv.extend_from_slice(extra);
+            let Some(usage) = measured(&ctx.exe, &argv) else {
+                println!("   {name:<14} (could not run)");
+                continue;
+            };
+            let scenarios = scenario_count(&json).unwrap_or(1).max(1);
+            let each = usage.cpu / scenarios as u32;
+            // The first round warms the caches.
+            if run == 0 {
+                continue;
+            }
+            per_scenario[i].push(each);
+            println!(
+                "   {name:<14} {:>9} {:>9} {:>10}",
+                fmt_dur(usage.wall),
+                fmt_dur(usage.cpu),
+                fmt_dur(each)
+            );
+        }
+    }
+    let median = |times: &mut Vec<Duration>| {
+        times.sort();
+        times.get(times.len() / 2).copied().unwrap_or_default()
+    };
+    let [isolated, open] = &mut per_scenario;
+    let (isolated, open) = (median(isolated), median(open));
+    println!(
+        "   median CPU per scenario: isolated {}, without {}, isolation adds {:.3} ms",
+        fmt_dur(isolated),
+        fmt_dur(open),
+        (isolated.as_secs_f64() - open.as_secs_f64()) * 1e3
+    );
+}
+
+/// How many scenarios a JSON report holds.
+fn scenario_count(report: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(report).ok()?;
+    let doc: Value = serde_json::from_str(&text).ok()?;
+    Some(doc["scenarios"].as_array()?.len())
 }
 
 /// The longest `elapsed_ms` of a JSON report's scenarios.

@@ -189,7 +189,7 @@ impl Drop for Fixture {
 }
 
 /// A scratch folder beside the fixture roots (never inside one, so a listing of a
-/// root shows only what the scenario built): where a sandboxed server may write
+/// root shows only what the scenario built): where an isolated server may write
 /// temporary files. Removed when dropped, and by an interrupt like a fixture.
 pub(crate) struct Scratch {
     dir: TempDir,

@@ -88,12 +88,9 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     let under_nextest = std::env::var_os(NEXTEST_ENV).is_some_and(|v| v == "1");
     let trials = trials(
         suites,
-        |suite| {
-            match &external {
-                Some(t) => t.clone(),
-                None => default_target(suite),
-            }
-            .sandboxed_where_possible()
+        |suite| match &external {
+            Some(t) => t.clone(),
+            None => default_target(suite),
         },
         options,
         ask_for_tools,

@@ -109,7 +109,7 @@ pub(crate) fn explore_command(
     };
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let oracle = match &args.oracle {
-        Some(path) => load_target_file(path)?.sandboxed_where_possible(),
+        Some(path) => load_target_file(path)?,
         None => Target::reference(&exe, suite),
     };
     let subject = match (&args.mutate, &args.server, &args.target) {
@@ -129,8 +129,7 @@ pub(crate) fn explore_command(
         }
         (None, None, Some(path)) => load_target_file(path)?,
         (None, None, None) => oracle.clone(),
-    }
-    .sandboxed_where_possible();
+    };
     let call_timeout = Duration::from_millis(suite.config.call_timeout_ms);
     let listed = list_oracle_tools(&oracle, call_timeout)
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;

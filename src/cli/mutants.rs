@@ -46,6 +46,10 @@ pub(crate) struct MutantsArgs {
     /// Name the scenario that killed each mutation (with --full, every one).
     #[arg(long, short)]
     verbose: bool,
+    /// Run every server without isolation (docs/isolation.md), as `run
+    /// --no-isolation` does.
+    #[arg(long)]
+    no_isolation: bool,
 }
 
 pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outcome, CliError> {
@@ -115,6 +119,7 @@ pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outco
         jobs: schedule::workers(args.jobs, true, 0, default_jobs()),
         full_count: args.full,
         hints: &killers,
+        isolated: !args.no_isolation,
     };
     let scores = mutants::score(&exe, &suites, &scoring, &mut show)?;
     mutants::remember(&scores, &mut killers);

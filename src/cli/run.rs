@@ -90,10 +90,12 @@ pub(crate) struct RunArgs {
     /// Print every scenario, not only the ones that did not pass.
     #[arg(long, short)]
     verbose: bool,
-    /// Run the server under Landlock: it may write only inside its fixture root, a
-    /// scratch folder beside it (its TMPDIR) and /dev/null and the like, so a write
-    /// elsewhere fails in the server (also `sandbox: true` in a target file).
+    /// Run every server without isolation for this run: writes anywhere, the real
+    /// home, the network (docs/isolation.md). The summary line says so.
     #[arg(long)]
+    pub(super) no_isolation: bool,
+    /// Accepted and does nothing: isolation is the default now.
+    #[arg(long, hide = true)]
     sandbox: bool,
 }
 
@@ -148,6 +150,12 @@ pub(crate) fn run(
     args: &RunArgs,
     colour: bool,
 ) -> Result<Outcome, CliError> {
+    if args.sandbox {
+        eprintln!(
+            "note: --sandbox does nothing now: every server is isolated unless \
+             --no-isolation or its target file's `isolation:` section says otherwise"
+        );
+    }
     let external = external_target(args)?;
     // Without --suite, a target file that pins suites is gated on those suites alone.
     let pinned: Vec<String> = match &external {
@@ -293,9 +301,24 @@ pub(crate) fn run(
         // A cache: a run that cannot keep it only starts the next one slower.
         let _ = durations.save(file);
     }
-    say(run_summary(&grand));
+    let mut summary = run_summary(&grand);
+    if args.no_isolation {
+        summary.push_str(" (isolation: off, --no-isolation)");
+    }
+    say(summary);
+    let isolation = plans
+        .first()
+        .map(|plan| {
+            plan.target
+                .isolation_layers()
+                .into_iter()
+                .map(|layer| layer.name().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
     let run = RunFacts {
         target: target_name,
+        isolation,
         partition: args.partition.map(|p| p.to_string()),
         suites: facts,
     };
@@ -360,11 +383,10 @@ fn plan_suites<'s>(
                 Target::reference(exe, suite).with_extra_args(&mutate)
             }
         };
-        let target = Target {
-            sandbox: target.sandbox || args.sandbox,
-            ..target
+        let mut target = target;
+        if args.no_isolation {
+            target.isolation.enabled = false;
         }
-        .sandboxed_where_possible();
         let chosen: Vec<_> = suite
             .scenarios()
             .filter(|(f, s)| selected(args, suite, f, s))

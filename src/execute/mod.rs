@@ -126,6 +126,18 @@ pub(crate) fn run_scenario_unless_cancelled(
             Some(missing) => missing.verdict(target),
             None => runtime.block_on(run(suite, scenario, target, options, cancel, &mut report))?,
         };
+    if target.isolation.enabled {
+        let stderr = match &report.verdict {
+            Verdict::Error { stderr_tail, .. } => Some(stderr_tail.as_str()),
+            Verdict::Fail(_) => Some(""),
+            _ => None,
+        };
+        if let Some(stderr) = stderr {
+            let answer = report.answer.as_deref().unwrap_or_default();
+            report.isolation_denied =
+                crate::server::denied_by_isolation(target, &report.root, &[answer, stderr]);
+        }
+    }
     report.elapsed = started.elapsed();
     Some(report)
 }

@@ -133,6 +133,9 @@ pub struct ScenarioReport {
     pub answer: Option<String>,
     /// The fixture root the server ran in.
     pub root: String,
+    /// When the scenario did not pass and what the server said shows an action its
+    /// isolation denied: one line saying so and which `isolation:` key allows it.
+    pub isolation_denied: Option<String>,
     /// The fixture root was left on disk (`keep_failed`).
     pub root_kept: bool,
     /// The scenario's `note:`, shown with a failure so its reader knows the choice made.
@@ -166,6 +169,7 @@ impl ScenarioReport {
             call: String::new(),
             answer: None,
             root: String::new(),
+            isolation_denied: None,
             root_kept: false,
             note: None,
             basis: Basis::Spec,

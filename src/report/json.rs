@@ -12,7 +12,10 @@ use crate::execute::{Excuse, ScenarioReport, Verdict};
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
 /// with any change a reader could notice, and the schema with it.
-pub(super) const REPORT_SCHEMA_VERSION: u64 = 3;
+pub(super) const REPORT_SCHEMA_VERSION: u64 = 4;
+
+/// The versions a report is read back from: 3 lacks only `isolation`.
+pub(super) const READABLE_SCHEMA_VERSIONS: [u64; 2] = [3, REPORT_SCHEMA_VERSION];
 
 /// Writes the run's counts and every report as JSON to `path`.
 pub(crate) fn write_json(
@@ -59,6 +62,7 @@ fn document(
     json!({
         "schema_version": REPORT_SCHEMA_VERSION,
         "target": run.target,
+        "isolation": run.isolation,
         "partition": run.partition,
         "counts": counts_json(total),
         "suites": suites,
@@ -230,6 +234,7 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "warnings": r.warnings,
         "note": r.note,
         "fixture_root": r.root,
+        "isolation_denied": r.isolation_denied,
         "position": r.position,
         "elapsed_ms": r.elapsed.as_millis() as u64,
     })

@@ -29,6 +29,9 @@ use crate::execute::ScenarioReport;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RunFacts {
     pub target: String,
+    /// The layers of isolation the target's servers ran under (`writes`, `home`,
+    /// `network-namespace` or `tcp-ports`); empty under `--no-isolation`.
+    pub isolation: Vec<String>,
     /// `--partition`, as given (`count:1/2`), when the run is a shard.
     pub partition: Option<String>,
     pub suites: Vec<SuiteFacts>,
@@ -159,6 +162,7 @@ mod tests {
         };
         RunFacts {
             target: "reference <&>".into(),
+            isolation: vec!["writes".into()],
             partition: Some("count:1/2".into()),
             suites: vec![suite("one"), suite("two"), suite("empty")],
         }

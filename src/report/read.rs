@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::json::REPORT_SCHEMA_VERSION;
+use super::json::{READABLE_SCHEMA_VERSIONS, REPORT_SCHEMA_VERSION};
 use super::{RunFacts, Standing, SuiteFacts};
 use crate::execute::{Excuse, ScenarioReport, Verdict};
 use crate::judge::Mismatch;
@@ -48,6 +48,9 @@ pub(crate) enum ReadError {
 struct RunJson {
     schema_version: u64,
     target: String,
+    /// Not in version 3.
+    #[serde(default)]
+    isolation: Vec<String>,
     partition: Option<String>,
     #[allow(dead_code, reason = "recomputed from the scenarios")]
     counts: serde_json::Value,
@@ -86,6 +89,9 @@ struct ScenarioJson {
     warnings: Vec<String>,
     note: Option<String>,
     fixture_root: String,
+    /// Not in version 3.
+    #[serde(default)]
+    isolation_denied: Option<String>,
     position: usize,
     elapsed_ms: u64,
 }
@@ -126,7 +132,7 @@ pub(crate) fn read_json(path: &Path) -> Result<(RunFacts, Vec<ScenarioReport>), 
     let version = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|v| v.get("schema_version").and_then(serde_json::Value::as_u64));
-    if let Some(found) = version.filter(|v| *v != REPORT_SCHEMA_VERSION) {
+    if let Some(found) = version.filter(|v| !READABLE_SCHEMA_VERSIONS.contains(v)) {
         return Err(ReadError::Version {
             path: path.to_path_buf(),
             found,
@@ -136,7 +142,7 @@ pub(crate) fn read_json(path: &Path) -> Result<(RunFacts, Vec<ScenarioReport>), 
         path: path.to_path_buf(),
         source,
     })?;
-    if run.schema_version != REPORT_SCHEMA_VERSION {
+    if !READABLE_SCHEMA_VERSIONS.contains(&run.schema_version) {
         return Err(ReadError::Version {
             path: path.to_path_buf(),
             found: run.schema_version,
@@ -144,6 +150,7 @@ pub(crate) fn read_json(path: &Path) -> Result<(RunFacts, Vec<ScenarioReport>), 
     }
     let facts = RunFacts {
         target: run.target,
+        isolation: run.isolation,
         partition: run.partition,
         suites: run
             .suites
@@ -207,6 +214,7 @@ fn scenario(path: &Path, s: ScenarioJson) -> Result<ScenarioReport, ReadError> {
         call: s.call,
         answer: s.answer,
         root: s.fixture_root,
+        isolation_denied: s.isolation_denied,
         root_kept: false,
         note: s.note,
         basis: s.basis,

@@ -207,6 +207,9 @@ pub(crate) fn write_scenario(
         };
         styles.line(out, None, &format!("  fixture root: {}{kept}", report.root))?;
     }
+    if let Some(denied) = &report.isolation_denied {
+        styles.line(out, Some(Tone::Warn), &format!("  {denied}"))?;
+    }
     if matches!(report.verdict, Verdict::Fail(_)) {
         if report.basis == Basis::Upstream {
             styles.line(

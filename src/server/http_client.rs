@@ -12,6 +12,7 @@
 //! answer (the server is still starting) is only remembered as the last error.
 
 use std::collections::HashMap;
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -57,6 +58,9 @@ pub(super) struct CheckedHttp {
     /// The latest failure that is not an answer (a refused connection), for the
     /// message when the server never comes up.
     last_error: Arc<Mutex<Option<String>>>,
+    /// The server's own network namespace, which connections are made from inside
+    /// of; `None` when it shares toolspec's.
+    inside: Option<Arc<OwnedFd>>,
 }
 
 impl CheckedHttp {
@@ -64,11 +68,13 @@ impl CheckedHttp {
         exchange: Arc<Exchange>,
         fault: Fault,
         last_error: Arc<Mutex<Option<String>>>,
+        inside: Option<Arc<OwnedFd>>,
     ) -> CheckedHttp {
         CheckedHttp {
             exchange,
             fault,
             last_error,
+            inside,
         }
     }
 
@@ -304,12 +310,14 @@ impl StreamableHttpClient for CheckedHttp {
         // A refused connection means the server is not listening yet; anything else
         // that breaks the exchange (a reply that is not HTTP, a connection dropped
         // mid-answer) came from a listening server and is its answer.
-        let response = http_wire::send(request).await.map_err(|e| match e {
-            WireError::Connect(why) => self.not_answered(why),
-            WireError::Exchange(why) => {
-                self.definite(format!("{uri} broke off {sent} over HTTP: {why}"))
-            }
-        })?;
+        let response = http_wire::send(request, self.inside.as_deref())
+            .await
+            .map_err(|e| match e {
+                WireError::Connect(why) => self.not_answered(why),
+                WireError::Exchange(why) => {
+                    self.definite(format!("{uri} broke off {sent} over HTTP: {why}"))
+                }
+            })?;
         let status = response.status();
         let headers = response.headers().clone();
         let kind = content_type(&headers);
@@ -412,10 +420,12 @@ impl StreamableHttpClient for CheckedHttp {
             auth_header,
             custom_headers,
         );
-        let response = http_wire::send(request).await.map_err(|e| {
-            let (WireError::Connect(why) | WireError::Exchange(why)) = e;
-            StreamableHttpError::Client(HttpFailure(format!("cannot end the session: {why}")))
-        })?;
+        let response = http_wire::send(request, self.inside.as_deref())
+            .await
+            .map_err(|e| {
+                let (WireError::Connect(why) | WireError::Exchange(why)) = e;
+                StreamableHttpError::Client(HttpFailure(format!("cannot end the session: {why}")))
+            })?;
         match response.status() {
             StatusCode::METHOD_NOT_ALLOWED => {
                 Err(StreamableHttpError::ServerDoesNotSupportDeleteSession)
@@ -451,10 +461,14 @@ impl StreamableHttpClient for CheckedHttp {
         );
         // The stream for messages outside any request is optional: a server without
         // one says so, and no failure here is a fault of the session.
-        let response = http_wire::send(request).await.map_err(|e| {
-            let (WireError::Connect(why) | WireError::Exchange(why)) = e;
-            StreamableHttpError::Client(HttpFailure(format!("cannot open the event stream: {why}")))
-        })?;
+        let response = http_wire::send(request, self.inside.as_deref())
+            .await
+            .map_err(|e| {
+                let (WireError::Connect(why) | WireError::Exchange(why)) = e;
+                StreamableHttpError::Client(HttpFailure(format!(
+                    "cannot open the event stream: {why}"
+                )))
+            })?;
         let status = response.status();
         if status == StatusCode::METHOD_NOT_ALLOWED {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);

@@ -16,7 +16,11 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HOST, LOCATION};
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
+use std::os::fd::OwnedFd;
+
 use tokio::net::TcpStream;
+
+use super::inside_namespace;
 
 /// Redirects followed within one origin (307 and 308 keep the method and body).
 const MAX_REDIRECTS: usize = 10;
@@ -41,11 +45,16 @@ pub(super) struct WireRequest {
 
 /// Sends `request`, following a 307 or 308 within its origin up to
 /// [`MAX_REDIRECTS`] times; any other redirect is returned as the answer.
-pub(super) async fn send(request: WireRequest) -> Result<Response<Incoming>, WireError> {
+/// With `inside`, the connection is made from inside that network namespace (the
+/// server's own).
+pub(super) async fn send(
+    request: WireRequest,
+    inside: Option<&OwnedFd>,
+) -> Result<Response<Incoming>, WireError> {
     let first = parse_http_url(&request.url)?;
     let mut uri = first.clone();
     for _ in 0..=MAX_REDIRECTS {
-        let response = send_once(&request, &uri).await?;
+        let response = send_once(&request, &uri, inside).await?;
         let keeps_body = matches!(
             response.status(),
             StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
@@ -74,7 +83,11 @@ pub(super) fn body_stream(
         .map(|piece| piece.map_err(|e| format!("reading the body failed: {}", root_cause(&e))))
 }
 
-async fn send_once(request: &WireRequest, uri: &Uri) -> Result<Response<Incoming>, WireError> {
+async fn send_once(
+    request: &WireRequest,
+    uri: &Uri,
+    inside: Option<&OwnedFd>,
+) -> Result<Response<Incoming>, WireError> {
     let authority = uri
         .authority()
         .ok_or_else(|| WireError::Exchange(format!("{uri} names no host")))?;
@@ -83,7 +96,7 @@ async fn send_once(request: &WireRequest, uri: &Uri) -> Result<Response<Incoming
         .trim_start_matches('[')
         .trim_end_matches(']');
     let port = authority.port_u16().unwrap_or(80);
-    let stream = TcpStream::connect((host, port))
+    let stream = connect(host, port, inside)
         .await
         .map_err(|e| WireError::Connect(format!("cannot connect to {uri}: {e}")))?;
     let broke = |e: hyper::Error| WireError::Exchange(root_cause(&e));
@@ -104,6 +117,29 @@ async fn send_once(request: &WireRequest, uri: &Uri) -> Result<Response<Incoming
         .body(Full::new(request.body.clone()))
         .map_err(|e| WireError::Exchange(format!("cannot make the request to {uri}: {e}")))?;
     sender.send_request(outgoing).await.map_err(broke)
+}
+
+/// A connection to `host` and `port`, from inside the network namespace `inside`
+/// when given: the socket is made there (a socket belongs to the namespace it was
+/// made in), then connected as any other.
+async fn connect(host: &str, port: u16, inside: Option<&OwnedFd>) -> std::io::Result<TcpStream> {
+    let Some(namespace) = inside else {
+        return TcpStream::connect((host, port)).await;
+    };
+    let mut last = None;
+    for address in tokio::net::lookup_host((host, port)).await? {
+        let socket = inside_namespace::tcp_socket(namespace, address.is_ipv6())?;
+        match socket.connect(address).await {
+            Ok(stream) => return Ok(stream),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("{host} resolves to no address"),
+        )
+    }))
 }
 
 /// `url` as an `http://` URI with a host, or why not.

@@ -7,11 +7,16 @@
 //! line describes any other. Scenarios needing a setting the target cannot express
 //! are skipped.
 
+mod confinement;
 mod control_word;
+mod denied;
 mod escapes;
 mod exchange;
+mod home_view;
 mod http_client;
 mod http_wire;
+mod inside_namespace;
+mod isolation;
 pub(crate) mod outcome;
 pub(crate) mod preflight;
 mod proc_stat;
@@ -32,7 +37,10 @@ use serde_json::{Map, Value};
 
 use crate::scenario::{ServerLaunch, Suite};
 
+pub(crate) use denied::denied_by_isolation;
 pub use escapes::adopt_escaped_processes;
+pub use isolation::Isolation;
+pub(crate) use isolation::Layer;
 pub use process::start_spawner;
 pub(crate) use process::{
     contain_the_run, end_what_escaped, finish_interrupted_run, interrupted, output_of_listed,
@@ -73,9 +81,8 @@ pub struct Target {
     /// Suite name -> the suite version this target is gated at (`suites:` in a target
     /// file): a scenario that arrived in a later version is NEW, not a failure.
     pub pins: BTreeMap<String, u32>,
-    /// Run the server under Landlock, writing only inside its fixture root, a
-    /// scratch folder beside it (its `TMPDIR`) and `/dev/null` and the like.
-    pub sandbox: bool,
+    /// How the server is isolated (`isolation.rs`): on unless opted out of.
+    pub isolation: Isolation,
 }
 
 /// A scenario asked for a setting this target has no way to express.
@@ -120,23 +127,14 @@ impl Target {
         })
     }
 
-    /// The target with `sandbox` kept only where the kernel enforces Landlock; where
-    /// it does not, says so on stderr (once per run) and runs without it.
-    pub(crate) fn sandboxed_where_possible(mut self) -> Self {
-        static UNAVAILABLE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-        if self.sandbox {
-            let mut first = false;
-            let why = UNAVAILABLE.get_or_init(|| {
-                first = true;
-                sandbox::unavailable()
-            });
-            if let Some(why) = why {
-                if first {
-                    eprintln!("note: sandbox: {why}; the servers run without it");
-                }
-                self.sandbox = false;
-            }
-        }
+    /// The layers of isolation a server of this target runs under on this kernel.
+    pub(crate) fn isolation_layers(&self) -> Vec<Layer> {
+        self.isolation.layers(self.url.is_some())
+    }
+
+    /// The target, isolated only if `on` (and if it was).
+    pub(crate) fn isolated_if(mut self, on: bool) -> Self {
+        self.isolation.enabled &= on;
         self
     }
 

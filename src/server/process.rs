@@ -25,10 +25,11 @@ use std::time::{Duration, Instant};
 
 use tokio::process::Command;
 
+use super::confinement::{Confinement, NetworkCut};
 use super::control_word::receive_word;
 use super::escapes;
+use super::isolation::{self, Isolation, Prepared};
 use super::proc_stat;
-use super::sandbox::Sandbox;
 use super::server_exec::ServerExec;
 use super::spawner;
 use super::supervisor::{become_supervisor, FINISHED, STARTED};
@@ -46,26 +47,46 @@ pub(super) struct ServerProcess {
     supervised: Option<u64>,
     /// toolspec's end of the control socket.
     control: Arc<OwnedFd>,
-    /// Under `--sandbox`, the server's `TMPDIR`, removed after the server.
+    /// Under isolation, the server's `TMPDIR` and private home, removed after the
+    /// server.
     _scratch: Option<Scratch>,
+    /// The server's own network namespace, when it has one and is reached over
+    /// HTTP: toolspec connects from inside it.
+    namespace: Option<Arc<OwnedFd>>,
 }
 
 impl ServerProcess {
-    /// Starts `program` in `cwd` (the fixture root); with `sandbox`, it may write
-    /// only there, in a scratch folder beside it (its `TMPDIR`) and to the common
-    /// devices.
+    /// Starts `program` in `cwd` (the fixture root), isolated as `isolation` says
+    /// (`isolation.rs`); `port` is the one it serves on over HTTP.
     pub(super) fn spawn(
         program: &Path,
         argv: &[String],
         cwd: &Path,
         env: &BTreeMap<String, String>,
-        sandbox: bool,
+        isolation: &Isolation,
+        port: Option<u16>,
     ) -> std::io::Result<Self> {
-        let scratch = sandbox.then(Scratch::new).transpose()?;
-        let mut sandbox = match &scratch {
-            Some(scratch) => Some(Sandbox::allowing(cwd, scratch.path())?),
-            None => None,
+        if isolation.enabled {
+            // The probe forks a child: listed as toolspec's own while it runs.
+            let _held = supervised();
+            isolation::probe();
+        }
+        let scratch = isolation.enabled.then(Scratch::new).transpose()?;
+        let prepared = match &scratch {
+            Some(scratch) => {
+                let path = env
+                    .get("PATH")
+                    .map(std::ffi::OsString::from)
+                    .or_else(|| std::env::var_os("PATH"));
+                isolation.prepare(cwd, scratch.path(), program, path.as_deref(), port)?
+            }
+            None => Prepared::none(),
         };
+        let Prepared {
+            confinement,
+            environment,
+        } = prepared;
+        let own_namespace = confinement.network != NetworkCut::Open;
         // Held through the spawn, so an interrupt either finds this server listed or
         // has already forbidden it.
         let mut supervised = supervised();
@@ -74,20 +95,18 @@ impl ServerProcess {
         }
         // The supervisor execs the server itself (std's exec is never reached), so
         // the exec is prepared here, with the same environment std would give it.
-        let tmpdir = scratch.as_ref().map(|s| s.path().as_os_str().to_owned());
+        // The isolation's environment first: a target's own `env:` wins over it.
         let mut server_exec = ServerExec::new(
             program,
             argv,
-            env.iter()
-                .map(|(k, v)| (OsStr::new(k), OsStr::new(v)))
-                .chain(tmpdir.as_deref().map(|t| (OsStr::new("TMPDIR"), t))),
+            environment
+                .iter()
+                .map(|(k, v)| (k.as_os_str(), v.as_os_str()))
+                .chain(env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v)))),
         )?;
-        // The spawner forks the supervisor where it can (`spawner.rs`); under the
-        // sandbox, whose rules are entered in the child, toolspec forks it itself.
-        let from_spawner = match sandbox {
-            None => by_the_spawner(&server_exec, cwd),
-            Some(_) => None,
-        };
+        // The spawner forks the supervisor where it can (`spawner.rs`), and hands it
+        // the confinement to enter.
+        let from_spawner = by_the_spawner(&server_exec, cwd, &confinement);
         // Where the spawner was asked and failed, a control socket of its own: a
         // spawner that died mid-request may have forked a supervisor holding the
         // first one, which now sees it end, ends its tree and exits.
@@ -107,14 +126,14 @@ impl ServerProcess {
                     .stderr(Stdio::piped())
                     .process_group(0);
                 // SAFETY: the hook only makes async-signal-safe system calls (see
-                // `supervisor` and `sandbox`), and `control` stays open until the
-                // spawn has returned. The sandbox comes first, so the supervisor is
-                // under it too.
+                // `supervisor` and `confinement`), and `control` stays open until the
+                // spawn has returned. The confinement comes first, so the supervisor
+                // is under it too.
                 unsafe {
                     command.pre_exec(move || {
-                        if let Some(sandbox) = sandbox.as_mut() {
-                            sandbox.enter()?;
-                        }
+                        confinement
+                            .enter()
+                            .map_err(std::io::Error::from_raw_os_error)?;
                         become_supervisor(control, &mut server_exec)
                     });
                 }
@@ -162,11 +181,24 @@ impl ServerProcess {
             supervised: Some(number),
             control,
             _scratch: scratch,
+            namespace: None,
         };
         if matches!(process.child, SupervisorChild::Cloned(_)) {
             process.started_by_spawner()?;
         }
+        // The supervisor entered it before it said it started, or before std's
+        // spawn returned.
+        if own_namespace && port.is_some() {
+            if let Some(pid) = process.pid {
+                process.namespace = Some(Arc::new(isolation::namespace_of(pid)?));
+            }
+        }
         Ok(process)
+    }
+
+    /// The server's own network namespace, when toolspec must connect from inside.
+    pub(super) fn namespace(&self) -> Option<Arc<OwnedFd>> {
+        self.namespace.clone()
     }
 
     /// The server's stdio pipes, once.
@@ -344,6 +376,7 @@ fn supervised() -> MutexGuard<'static, Supervised> {
 fn by_the_spawner(
     exec: &ServerExec,
     cwd: &Path,
+    confinement: &Confinement,
 ) -> Option<std::io::Result<(SupervisorChild, ServerPipes, (OwnedFd, OwnedFd))>> {
     if !spawner::running() {
         return None;
@@ -362,6 +395,7 @@ fn by_the_spawner(
         exec,
         cwd,
         [&stdin_theirs, &stdout_theirs, &stderr_theirs, &control.0],
+        confinement,
     )? {
         Ok(pid) => pid,
         Err(e) => return Some(Err(e)),

@@ -1,24 +1,34 @@
-//! `--sandbox`: the server under test may write only inside its fixture root.
+//! The Landlock rules of one server: where it may write, what of the real home it
+//! may read, and (where a network namespace cannot be had) which TCP port it may
+//! bind and connect to.
 //!
-//! A server that writes outside the root (to the user's home, to the repository it
-//! was started from) goes unnoticed otherwise: no expectation looks there. Under
-//! Landlock the server (and everything it starts) is denied every write outside
-//! a few places, so such a write fails in the server, where the scenario sees it.
-//! Writes are allowed in the fixture root, in a scratch folder beside it (never
-//! inside it, so a listing of the root shows only what the scenario built), which
-//! the server gets as `TMPDIR`, and on the character devices every process writes
-//! to (`/dev/null` and the like). Reading is not restricted.
+//! A server that writes outside its fixture root (to the user's home, to the
+//! repository it was started from) goes unnoticed otherwise: no expectation looks
+//! there. Under these rules the server (and everything it starts) is denied every
+//! write outside a few places, so such a write fails in the server, where the
+//! scenario sees it. Writes are allowed in the fixture root, in a scratch folder
+//! beside it (never inside it, so a listing of the root shows only what the
+//! scenario built), which holds the server's `TMPDIR` and private home, in the
+//! target's extra `isolation.writable` paths, and on the character devices every
+//! process writes to (`/dev/null` and the like).
+//!
+//! Reads are allowed everywhere but in the real home (`home_view.rs`), where only
+//! the folders a server needs to run are readable.
 //!
 //! The rules are made in toolspec (opening the allowed paths allocates) and put in
-//! force in the child between `fork` and `exec`, which only makes system calls.
+//! force in the child between `fork` and `exec` (`confinement.rs`), which only
+//! makes system calls.
 
 use std::io;
-use std::path::Path;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
 
 use landlock::{
-    path_beneath_rules, AccessFs, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
-    RulesetStatus, ABI,
+    AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, Scope, ABI,
 };
+
+use super::home_view::HomeView;
 
 /// The Landlock ABI whose write rights are handled: V4 (Linux 6.7) adds truncation
 /// to V1's writes and V2's cross-folder links; later ones add device `ioctl`, which
@@ -29,63 +39,119 @@ const WRITE_ABI: ABI = ABI::V4;
 /// Devices any process may write to, wherever it runs.
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
-/// The write rules for one server: made in toolspec, entered in the child.
-pub(super) struct Sandbox {
-    /// Taken when the child enters it.
-    rules: Option<RulesetCreated>,
+/// What one server's rules allow.
+pub(super) struct RulesFor<'a> {
+    /// The fixture root and the scratch folder, then any extra writable paths.
+    pub(super) writable: Vec<&'a Path>,
+    /// The real home, hidden but for what the server needs; `None` leaves reads
+    /// alone.
+    pub(super) home: Option<(&'a HomeView, Vec<PathBuf>)>,
+    /// `Some` when TCP is cut by port: the one port the server may bind and
+    /// connect to (`None`: none).
+    pub(super) tcp_port: Option<Option<u16>>,
 }
 
-impl Sandbox {
-    /// Rules allowing writes only below `root`, below `scratch`, and to the common
-    /// devices.
-    pub(super) fn allowing(root: &Path, scratch: &Path) -> io::Result<Sandbox> {
-        let writes = AccessFs::from_write(WRITE_ABI);
-        let allowed = [root, scratch]
-            .into_iter()
-            .chain(WRITABLE_DEVICES.iter().map(Path::new));
-        let rules = Ruleset::default()
-            .handle_access(writes)
-            .and_then(Ruleset::create)
-            .and_then(|rules| rules.add_rules(path_beneath_rules(allowed, writes)))
+/// The ruleset for `rules`, as a descriptor the child puts in force.
+pub(super) fn ruleset(rules: &RulesFor) -> io::Result<OwnedFd> {
+    let writes = AccessFs::from_write(WRITE_ABI);
+    let reads = AccessFs::from_read(WRITE_ABI);
+    let handled_fs = if rules.home.is_some() {
+        reads | writes
+    } else {
+        writes
+    };
+    let mut ruleset = Ruleset::default()
+        .handle_access(handled_fs)
+        .map_err(io::Error::other)?;
+    if rules.tcp_port.is_some() {
+        ruleset = ruleset
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
             .map_err(io::Error::other)?;
-        Ok(Sandbox { rules: Some(rules) })
     }
-
-    /// Puts the rules in force for this process and every process it starts.
-    ///
-    /// # Safety
-    /// Meant for the child between `fork` and `exec` (a `pre_exec` hook): it only
-    /// makes system calls (`prctl`, `landlock_restrict_self`) and does not allocate,
-    /// not even for an error.
-    pub(super) unsafe fn enter(&mut self) -> io::Result<()> {
-        let Some(rules) = self.rules.take() else {
-            return Ok(());
-        };
-        match rules.restrict_self() {
-            Ok(_) => Ok(()),
-            Err(_) => Err(io::Error::from_raw_os_error(libc::EPERM)),
+    // Signals and abstract Unix sockets (ABI 6, Linux 6.12) stay within the server's
+    // own processes: it cannot signal toolspec or another program of the user's, nor
+    // reach a desktop's or a daemon's abstract socket (best effort on older kernels).
+    ruleset = ruleset
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)
+        .map_err(io::Error::other)?;
+    let mut created = ruleset.create().map_err(io::Error::other)?;
+    let writable = rules
+        .writable
+        .iter()
+        .copied()
+        .chain(WRITABLE_DEVICES.iter().map(Path::new));
+    for path in writable {
+        // A missing extra path is no error: nothing there to write to.
+        let Ok(fd) = PathFd::new(path) else { continue };
+        let kind = is_dir(&fd);
+        created = created
+            .add_rule(PathBeneath::new(fd, fitted(handled_fs, kind)))
+            .map_err(io::Error::other)?;
+    }
+    if let Some((home, needed)) = &rules.home {
+        for (fd, kind) in home.outside() {
+            created = created
+                .add_rule(PathBeneath::new(fd.as_fd(), fitted(reads, *kind)))
+                .map_err(io::Error::other)?;
+        }
+        for path in needed {
+            let Ok(fd) = PathFd::new(path) else { continue };
+            let kind = is_dir(&fd);
+            created = created
+                .add_rule(PathBeneath::new(fd, fitted(reads, kind)))
+                .map_err(io::Error::other)?;
         }
     }
+    if let Some(Some(port)) = rules.tcp_port {
+        created = created
+            .add_rule(NetPort::new(
+                port,
+                AccessNet::BindTcp | AccessNet::ConnectTcp,
+            ))
+            .map_err(io::Error::other)?;
+    }
+    Option::<OwnedFd>::from(created)
+        .ok_or_else(|| io::Error::other("this kernel made no Landlock ruleset"))
 }
 
-/// Whether this kernel enforces Landlock write rules, found the crate's own way: a
-/// short-lived thread restricts itself (Landlock binds a thread and what it starts,
-/// nothing else) and reports the status. The reason when it does not.
-pub(crate) fn unavailable() -> Option<String> {
-    let probe = std::thread::spawn(|| {
-        let writes = AccessFs::from_write(WRITE_ABI);
-        Ruleset::default()
-            .handle_access(writes)
-            .and_then(Ruleset::create)
-            .and_then(RulesetCreated::restrict_self)
-            .map(|status| (status.ruleset, status.landlock))
-    });
-    match probe.join() {
-        Ok(Ok((RulesetStatus::NotEnforced, landlock))) => Some(format!(
-            "this kernel does not enforce Landlock ({landlock:?})"
-        )),
-        Ok(Ok(_)) => None,
-        Ok(Err(e)) => Some(format!("Landlock refused the rules: {e}")),
-        Err(_) => Some("the Landlock probe failed".to_string()),
+/// `access` as a rule on a file (not a folder) may hold it.
+fn fitted(access: BitFlags<AccessFs>, folder: bool) -> BitFlags<AccessFs> {
+    if folder {
+        access
+    } else {
+        access & AccessFs::from_file(WRITE_ABI)
     }
+}
+
+/// Whether `fd` is a folder.
+pub(super) fn is_dir(fd: &impl AsFd) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut stat = std::mem::MaybeUninit::<libc::stat>::zeroed();
+    // SAFETY: fstat writes into `stat` for an open descriptor.
+    let done = unsafe { libc::fstat(fd.as_fd().as_raw_fd(), stat.as_mut_ptr()) };
+    // SAFETY: fstat filled it in when it returned 0.
+    done == 0 && unsafe { stat.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFDIR
+}
+
+/// The Landlock ABI of this kernel (0: none), or why Landlock is not there.
+pub(crate) fn landlock_abi() -> Result<i32, String> {
+    const VERSION: libc::c_uint = 1;
+    // SAFETY: asks the kernel its ABI version; no memory is passed.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            VERSION,
+        )
+    };
+    if abi > 0 {
+        return Ok(i32::try_from(abi).unwrap_or(i32::MAX));
+    }
+    let why = io::Error::last_os_error();
+    Err(match why.raw_os_error() {
+        Some(libc::ENOSYS) => "this kernel has no Landlock".to_string(),
+        Some(libc::EOPNOTSUPP) => "Landlock is turned off on this kernel".to_string(),
+        _ => format!("Landlock answers {why}"),
+    })
 }

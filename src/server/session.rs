@@ -122,12 +122,19 @@ impl Session {
         port: Option<u16>,
         timeout: Duration,
     ) -> Result<Session, StartError> {
-        let mut process =
-            ServerProcess::spawn(&target.program, argv, root, &target.env, target.sandbox)
-                .map_err(|e| StartError {
-                    message: format!("cannot start `{}`: {e}", target.program.display()),
-                    stderr_tail: String::new(),
-                })?;
+        let served_on = port.filter(|_| target.url.is_some());
+        let mut process = ServerProcess::spawn(
+            &target.program,
+            argv,
+            root,
+            &target.env,
+            &target.isolation,
+            served_on,
+        )
+        .map_err(|e| StartError {
+            message: format!("cannot start `{}`: {e}", target.program.display()),
+            stderr_tail: String::new(),
+        })?;
         let fault: Fault = Arc::new(Mutex::new(None));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let stderr_done = Arc::new(AtomicBool::new(false));
@@ -219,7 +226,12 @@ impl Session {
         loop {
             // A fresh exchange per attempt: requests of a failed attempt wait for nothing.
             let exchange = Arc::new(Exchange::default());
-            let client = CheckedHttp::new(exchange.clone(), self.fault.clone(), last_error.clone());
+            let client = CheckedHttp::new(
+                exchange.clone(),
+                self.fault.clone(),
+                last_error.clone(),
+                self.process.namespace(),
+            );
             let transport = Recorded::new(
                 StreamableHttpClientTransport::with_client(
                     client,

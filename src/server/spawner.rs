@@ -32,6 +32,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+use super::confinement::{self, Confinement, NetworkCut};
 use super::control_word::{receive_word, send_word};
 use super::proc_stat;
 use super::server_exec::ServerExec;
@@ -42,7 +43,14 @@ use super::supervisor::{settle, supervise_for_spawner};
 pub(super) const HANDED: usize = 4;
 
 /// The first bytes of a request, so that nothing else is taken for one.
-const MAGIC: [u8; 4] = *b"tsp1";
+const MAGIC: [u8; 4] = *b"tsp2";
+
+/// At most two descriptors more than [`HANDED`]: the run's network namespace and the
+/// Landlock ruleset the supervisor enters (`confinement.rs`), in that order.
+const MOST_HANDED: usize = HANDED + 2;
+
+/// Set in a request's network word when a Landlock ruleset is handed along.
+const WITH_RULES: u32 = 1 << 8;
 
 /// The largest request: a `SOCK_SEQPACKET` message must fit the socket's buffer,
 /// which the kernel bounds (`net.core.wmem_max`); a larger one is forked directly.
@@ -113,11 +121,15 @@ pub(super) fn spawn(
     exec: &ServerExec,
     cwd: &Path,
     fds: [&OwnedFd; HANDED],
+    confinement: &Confinement,
 ) -> Option<io::Result<libc::pid_t>> {
     let mut spawner = spawner();
     let socket = spawner.as_ref()?.socket.as_raw_fd();
-    let request = encode(exec, cwd)?;
-    match send_with_fds(socket, &request, &fds.map(AsRawFd::as_raw_fd)) {
+    let request = encode(exec, cwd, confinement.network, confinement.rules.is_some())?;
+    let mut handed: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
+    handed.extend(confinement.namespace.map(AsRawFd::as_raw_fd));
+    handed.extend(confinement.rules.as_ref().map(AsRawFd::as_raw_fd));
+    match send_with_fds(socket, &request, &handed) {
         Ok(()) => {}
         Err(e) if e.raw_os_error() == Some(libc::EMSGSIZE) => return None,
         Err(_) => {
@@ -137,17 +149,20 @@ pub(super) fn spawn(
     })
 }
 
-/// The request for `exec` in `cwd`: [`MAGIC`], the number of paths, of argv's
-/// strings and of the environment's (each four bytes, this machine's order), then
-/// the folder and every string, each ended by a NUL. `None` if the folder has a NUL
-/// in it or the whole is too large for one message.
-fn encode(exec: &ServerExec, cwd: &Path) -> Option<Vec<u8>> {
+/// The request for `exec` in `cwd` with its supervisor's network cut: [`MAGIC`],
+/// the number of paths, of argv's strings and of the environment's, and the cut
+/// (each four bytes, this machine's order), then the folder and every string, each
+/// ended by a NUL. `None` if the folder has a NUL in it or the whole is too large
+/// for one message.
+fn encode(exec: &ServerExec, cwd: &Path, network: NetworkCut, rules: bool) -> Option<Vec<u8>> {
     let cwd = CString::new(cwd.as_os_str().as_bytes()).ok()?;
     let (candidates, argv, envp) = exec.parts();
     let mut request = MAGIC.to_vec();
     for count in [candidates.len(), argv.len(), envp.len()] {
         request.extend_from_slice(&u32::try_from(count).ok()?.to_ne_bytes());
     }
+    let word = network.word() | if rules { WITH_RULES } else { 0 };
+    request.extend_from_slice(&word.to_ne_bytes());
     for string in std::iter::once(&cwd)
         .chain(candidates)
         .chain(argv)
@@ -161,12 +176,23 @@ fn encode(exec: &ServerExec, cwd: &Path) -> Option<Vec<u8>> {
     Some(request)
 }
 
-/// A request read back: the folder and the exec.
+/// A request read back: the folder, the network cut and the exec.
 struct Request {
     cwd: CString,
+    network: NetworkCut,
+    /// Whether a Landlock ruleset comes with it (after the namespace, if any).
+    rules: bool,
     candidates: Vec<CString>,
     strings: Vec<CString>,
     argc: usize,
+}
+
+impl Request {
+    /// How many descriptors come with it: the four handed to every supervisor, the
+    /// run's network namespace when it joins it, and its Landlock ruleset.
+    fn descriptors(&self) -> usize {
+        HANDED + usize::from(self.network == NetworkCut::Namespace) + usize::from(self.rules)
+    }
 }
 
 /// The request in `bytes`, if it is one.
@@ -177,8 +203,11 @@ fn decode(bytes: &[u8]) -> Option<Request> {
         usize::try_from(u32::from_ne_bytes(field)).ok()
     };
     let (paths, argc, envc) = (count(0)?, count(4)?, count(8)?);
+    let word = u32::try_from(count(12)?).ok()?;
+    let network = NetworkCut::from_word(word & !WITH_RULES)?;
+    let rules = word & WITH_RULES != 0;
     let mut strings = rest
-        .get(12..)?
+        .get(16..)?
         .split_inclusive(|&b| b == 0)
         .map(|s| CString::from_vec_with_nul(s.to_vec()).ok());
     let cwd = strings.next()??;
@@ -186,6 +215,8 @@ fn decode(bytes: &[u8]) -> Option<Request> {
     let strings = strings.collect::<Option<Vec<_>>>()?;
     (candidates.len() == paths && strings.len() == argc.checked_add(envc)?).then_some(Request {
         cwd,
+        network,
+        rules,
         candidates,
         strings,
         argc,
@@ -220,7 +251,9 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
             Err(_) => libc::_exit(1),
         };
         let reply = match (buffer.get(..length).and_then(decode), fds.len()) {
-            (Some(request), HANDED) => fork_supervisor(&request, &fds),
+            (Some(request), count) if count == request.descriptors() => {
+                fork_supervisor(&request, &fds)
+            }
             _ => -libc::EINVAL,
         };
         // The supervisor has its copies; these are toolspec's to close.
@@ -257,8 +290,19 @@ unsafe fn fork_supervisor(request: &Request, fds: &[OwnedFd]) -> libc::pid_t {
 /// group, the folder, the pipes on 0, 1 and 2, signals at their defaults and none
 /// blocked), then the supervisor's life. Never returns.
 unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
-    let [stdin, stdout, stderr, control] = fds else {
+    let [stdin, stdout, stderr, control, extra @ ..] = fds else {
         libc::_exit(127)
+    };
+    let joins = request.network == NetworkCut::Namespace;
+    let namespace = if joins {
+        extra.first().map(AsRawFd::as_raw_fd)
+    } else {
+        None
+    };
+    let rules = if request.rules {
+        extra.get(usize::from(joins)).map(AsRawFd::as_raw_fd)
+    } else {
+        None
     };
     let control = control.as_raw_fd();
     let fail = |errno: libc::c_int| -> ! {
@@ -285,6 +329,10 @@ unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
     let mut none = std::mem::zeroed::<libc::sigset_t>();
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    // Before the supervisor starts the server: both are under it.
+    if let Err(errno) = confinement::enter(request.network, namespace, rules) {
+        fail(errno);
+    }
     let mut exec = ServerExec::from_parts(
         request.candidates.clone(),
         request.strings.clone(),
@@ -345,10 +393,10 @@ fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     }
 }
 
-/// Room for the control message that carries [`HANDED`] descriptors.
+/// Room for the control message that carries [`MOST_HANDED`] descriptors.
 fn control_room() -> usize {
     // SAFETY: CMSG_SPACE only computes a size.
-    unsafe { libc::CMSG_SPACE((HANDED * std::mem::size_of::<RawFd>()) as u32) as usize }
+    unsafe { libc::CMSG_SPACE((MOST_HANDED * std::mem::size_of::<RawFd>()) as u32) as usize }
 }
 
 /// A message header over the one buffer `part` and the control buffer `room`,
@@ -364,16 +412,18 @@ fn message_header(part: &mut libc::iovec, room: &mut [u8]) -> libc::msghdr {
 }
 
 /// Sends `bytes` as one message with `fds` passed along.
-fn send_with_fds(socket: RawFd, bytes: &[u8], fds: &[RawFd; HANDED]) -> io::Result<()> {
+fn send_with_fds(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
     let mut room = vec![0u8; control_room()];
     let mut part = libc::iovec {
         iov_base: bytes.as_ptr() as *mut libc::c_void,
         iov_len: bytes.len(),
     };
-    let message = message_header(&mut part, &mut room);
+    let mut message = message_header(&mut part, &mut room);
     // SAFETY: the header, iovec and control buffer live through the call; the
     // cmsg macros stay within `room`, which CMSG_SPACE sized for `fds`.
     unsafe {
+        // Exactly the room these descriptors take, however many there are.
+        message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of_val(fds) as u32) as _;
         let header = libc::CMSG_FIRSTHDR(&message);
         if header.is_null() {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
@@ -449,9 +499,13 @@ mod tests {
             )],
         )
         .expect("exec");
-        let bytes = encode(&exec, Path::new("/tmp/root")).expect("fits");
+        let bytes =
+            encode(&exec, Path::new("/tmp/root"), NetworkCut::Namespace, true).expect("fits");
         let request = decode(&bytes).expect("decodes");
         assert_eq!(request.cwd.as_bytes(), b"/tmp/root");
+        assert_eq!(request.network, NetworkCut::Namespace);
+        assert!(request.rules);
+        assert_eq!(request.descriptors(), HANDED + 2);
         let (candidates, argv, envp) = exec.parts();
         assert_eq!(request.candidates, candidates);
         assert_eq!(request.argc, argv.len());
@@ -462,7 +516,7 @@ mod tests {
     #[test]
     fn anything_else_is_not_a_request() {
         let exec = ServerExec::new(Path::new("/bin/echo"), &[], []).expect("exec");
-        let bytes = encode(&exec, Path::new("/")).expect("fits");
+        let bytes = encode(&exec, Path::new("/"), NetworkCut::Open, false).expect("fits");
         assert!(decode(&bytes[..bytes.len() - 1]).is_none(), "cut short");
         assert!(decode(b"tsp0").is_none());
         let mut more = bytes.clone();

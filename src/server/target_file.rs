@@ -7,7 +7,10 @@
 //! tools: { view: read_file }
 //! arguments: { view: { path: file_path } }
 //! baseline: [ "boris::bash-tool-error-codes::Subprocess start failure" ]
-//! sandbox: true        # writes only inside the fixture root (Landlock)
+//! isolation:           # each key opens one thing; isolation is on without them
+//!   writable: ["{here}/cache"]
+//!   keep_home: false
+//!   allow_network: false
 //! ```
 //!
 //! `{here}` is the folder of the target file, so a file can travel with its server.
@@ -17,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::Target;
+use super::{Isolation, Target};
 use crate::scenario::{parse_yaml_str, LoadError};
 
 #[derive(Debug, Deserialize)]
@@ -50,9 +53,28 @@ struct TargetFile {
     /// run of this target runs these suites.
     #[serde(default)]
     suites: BTreeMap<String, u32>,
-    /// Run the server under Landlock, writing only inside its fixture root.
+    /// What of the isolation this server is let out of.
+    #[serde(default)]
+    isolation: IsolationSection,
+    /// Once the switch that turned Landlock on; isolation is the default now, so it
+    /// is accepted and does nothing.
     #[serde(default)]
     sandbox: bool,
+}
+
+/// `isolation:`: each key opens one thing; without any, the server is isolated.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IsolationSection {
+    /// Extra paths the server may write below (`{here}` is the file's folder).
+    #[serde(default)]
+    writable: Vec<String>,
+    /// Keep the real home: `HOME` unchanged, and readable.
+    #[serde(default)]
+    keep_home: bool,
+    /// Leave the network open.
+    #[serde(default)]
+    allow_network: bool,
 }
 
 /// `command:` as a list of words or one shell-style line. Read with a visitor, not
@@ -109,6 +131,13 @@ pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
 /// a relative `baseline_file`).
 pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadError> {
     let file: TargetFile = parse_yaml_str(path, text)?;
+    if file.sandbox {
+        eprintln!(
+            "note: {}: `sandbox: true` does nothing now: every server is isolated unless its \
+             `isolation:` section or --no-isolation says otherwise",
+            path.display()
+        );
+    }
     let here = target_file_folder(path);
     let here_text = here.to_string_lossy().into_owned();
     let with_here = |s: &str| s.replace("{here}", &here_text);
@@ -153,7 +182,18 @@ pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadEr
         baseline,
         require_all_tools: file.require_all_tools,
         pins: file.suites,
-        sandbox: file.sandbox,
+        isolation: Isolation {
+            enabled: true,
+            writable: file
+                .isolation
+                .writable
+                .iter()
+                .map(|w| here.join(with_here(w)))
+                .collect(),
+            keep_home: file.isolation.keep_home,
+            allow_network: file.isolation.allow_network,
+            readable: vec![here.clone()],
+        },
     })
 }
 

@@ -593,7 +593,10 @@ fn supervisor_and_toolspec_sizes(no_spawner: bool) -> Vec<(u64, u64)> {
     )
     .expect("write the server");
     let mut cmd = boris("PATH_NOT_FOUND");
-    cmd.arg("--server")
+    // The server reads toolspec's `/proc` entries, which isolation keeps from it
+    // (Landlock denies a confined process a look into one outside its domain).
+    cmd.arg("--no-isolation")
+        .arg("--server")
         .arg(format!("bash {} {{root}}", script.display()));
     if no_spawner {
         cmd.env("TOOLSPEC_NO_SPAWNER", "1");

@@ -348,7 +348,7 @@ fn scenarios_running_at_once_never_end_each_others_processes() {
 }
 
 #[test]
-fn under_the_sandbox_a_write_outside_the_root_fails_in_the_server() {
+fn under_the_default_isolation_a_write_outside_the_root_fails_in_the_server() {
     let canary = tempfile::tempdir().expect("tempdir");
     let suite = TempSuite::new(
         "  - name: writes\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { contains: [\"outside: wrote\"] }\n",
@@ -362,7 +362,7 @@ fn under_the_sandbox_a_write_outside_the_root_fails_in_the_server() {
     );
     // The server writes its TMPDIR too: give it one of the test's own.
     let tmpdir = tempfile::tempdir().expect("tempdir");
-    let run = |sandbox: bool| {
+    let run = |isolated: bool| {
         let mut cmd = std::process::Command::new(exe());
         cmd.env("TMPDIR", tmpdir.path())
             .arg("--specs")
@@ -377,8 +377,8 @@ fn under_the_sandbox_a_write_outside_the_root_fails_in_the_server() {
                 "1000",
             ])
             .args(["--server", &server]);
-        if sandbox {
-            cmd.arg("--sandbox");
+        if !isolated {
+            cmd.arg("--no-isolation");
         }
         let output = cmd.output().expect("toolspec runs");
         (
@@ -387,9 +387,13 @@ fn under_the_sandbox_a_write_outside_the_root_fails_in_the_server() {
         )
     };
 
-    // Without the sandbox the write lands: the check below can fail.
+    // Without isolation the write lands: the check below can fail.
     let (code, stdout) = run(false);
     assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("(isolation: off, --no-isolation)"),
+        "{stdout}"
+    );
     assert_eq!(listing(canary.path()), ["written"]);
     std::fs::remove_file(canary.path().join("written")).expect("clean the canary");
 
@@ -400,29 +404,42 @@ fn under_the_sandbox_a_write_outside_the_root_fails_in_the_server() {
     assert!(stdout.contains("outside: refused"), "{stdout}");
     assert!(stdout.contains("scratch: wrote"), "{stdout}");
     assert_eq!(listing(canary.path()), Vec::<String>::new());
-    // Only the unsandboxed run's own file is left: the sandboxed server's scratch
+    // Only the run without isolation left its file: the isolated server's scratch
     // folder went with its fixture.
     assert_eq!(listing(tmpdir.path()), ["scratch"]);
 }
 
+/// `--sandbox` and `sandbox: true` once turned on what is now the default: both
+/// are still accepted, say so, and change nothing.
 #[test]
-fn every_suite_passes_on_the_reference_under_the_sandbox() {
-    // The reference server writes only where a server should: the root, its TMPDIR.
-    // One run of every suite, as many at once as `run` starts by default: boris's
-    // wait on their tasks.
+fn the_old_sandbox_switches_are_accepted_and_do_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = crate::support::target_file(dir.path(), "", "sandbox: true\n");
     let output = crate::support::toolspec()
-        .args(["run", "--sandbox", "--color", "never"])
+        .args([
+            "run",
+            "--sandbox",
+            "--suite",
+            "boris",
+            "--filter",
+            "success-view",
+        ])
+        .args(["--color", "never", "--target"])
+        .arg(&target)
         .output()
         .expect("toolspec runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
-    for suite in ["boris", "gemini-cli", "agent-tools", "ikigai"] {
-        let line = stdout
-            .lines()
-            .find(|l| l.starts_with(&format!("{suite}: ")))
-            .unwrap_or_else(|| panic!("no summary line for {suite}:\n{stdout}"));
-        assert!(line.contains(" 0 FAIL, 0 ERROR,"), "{line}");
-    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains(" 0 FAIL, 0 ERROR,"), "{stdout}");
+    assert!(
+        stderr.contains("note: --sandbox does nothing now"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`sandbox: true` does nothing now"),
+        "{stderr}"
+    );
 }
 
 /// A server whose call leaves `sleep SECONDS` behind by a double fork into a new

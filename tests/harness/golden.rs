@@ -105,8 +105,9 @@ fn a_valid_report() -> Value {
         "spec": { "passed": 1, "total": 5 }, "upstream": { "passed": 0, "total": 0 },
     });
     json!({
-        "schema_version": 3,
+        "schema_version": 4,
         "target": "boris-reference",
+        "isolation": ["writes", "home", "network-namespace"],
         "partition": null,
         "counts": counts,
         "suites": [{ "name": "boris", "version": 1, "origin": "built-in", "counts": counts }],
@@ -211,6 +212,12 @@ fn the_report_schema_refuses_a_report_that_breaks_the_contract() {
         &valid,
         |d| d["scenarios"][1]["mismatches"][0]["id"] = json!("no key"),
         &["/scenarios/1/mismatches/0/id"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["isolation"] = json!(["everything"]),
+        &["/isolation/0"],
     );
 }
 

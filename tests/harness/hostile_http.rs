@@ -27,6 +27,9 @@ pub(crate) fn hostile_http(mode: &'static str) -> Target {
     });
     let mut target = Target::from_command_line("sleep 600").expect("command line");
     target.url = Some(format!("http://127.0.0.1:{port}/mcp"));
+    // What answers is this test's own thread, on toolspec's network, not the
+    // command: the one opening a target served from outside needs.
+    target.isolation.allow_network = true;
     target
 }
 

@@ -20,6 +20,8 @@
 //!   `containment`;
 //! - `coverage` and `scaffold`: `coverage`;
 //! - `init` (a proposed target file and its first baseline): `init`;
+//! - a server's isolation (writes, the real home, the network) and each opening of
+//!   it, against a server that tries to escape: `isolation`;
 //! - `mutants`: `mutants`;
 //! - `explore` (generated cases against the reference): `explore`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
@@ -45,6 +47,7 @@ mod golden;
 mod hostile_http;
 mod init;
 mod install_lines;
+mod isolation;
 mod mutants;
 mod results_page;
 mod scenario_features;

@@ -122,10 +122,13 @@ fn flaky_target(dir: &Path, more: &str) -> std::path::PathBuf {
     std::fs::write(
         &path,
         format!(
-            "name: flaky\ncommand: [bash, {:?}, {:?}, {:?}, \"{{root}}\"]\n{more}",
+            "name: flaky\ncommand: [bash, {:?}, {:?}, {:?}, \"{{root}}\"]\n\
+             # It counts its starts in a file of this folder, outside its fixture.\n\
+             isolation: {{ writable: [{:?}] }}\n{more}",
             repo().join("tests/servers/flaky.sh"),
             dir.join("starts"),
-            exe()
+            exe(),
+            dir
         ),
     )
     .expect("write target");

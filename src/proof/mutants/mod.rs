@@ -66,6 +66,8 @@ pub(crate) struct Scoring<'a> {
     pub full_count: bool,
     /// The scenarios that killed each mutation last time, tried first.
     pub hints: &'a Killers,
+    /// Whether the servers run isolated (off with `--no-isolation`).
+    pub isolated: bool,
 }
 
 /// What a scoring run reports as it goes, suite by suite, each suite's mutations
@@ -125,11 +127,14 @@ pub(crate) fn score(
     for (index, suite) in suites.iter().enumerate() {
         if mutations_wanted {
             let selected = catalogue::select(suite, catalogue::read(exe, suite)?, scoring.only)?;
-            mutants.extend(selected.into_iter().map(|mutation| Mutant {
-                suite: index,
-                target:
-                    Target::reference(exe, suite).with_extra_args(&["--mutate", &mutation.name]),
-                deviation: Deviation::Mutation(mutation),
+            mutants.extend(selected.into_iter().map(|mutation| {
+                Mutant {
+                    suite: index,
+                    target: Target::reference(exe, suite)
+                        .with_extra_args(&["--mutate", &mutation.name])
+                        .isolated_if(scoring.isolated),
+                    deviation: Deviation::Mutation(mutation),
+                }
             }));
         }
         if variations_wanted {
@@ -155,7 +160,9 @@ pub(crate) fn score(
                     .collect();
                 Mutant {
                     suite: index,
-                    target: Target::reference(exe, suite).with_extra_args(&flags),
+                    target: Target::reference(exe, suite)
+                        .with_extra_args(&flags)
+                        .isolated_if(scoring.isolated),
                     deviation: Deviation::Variations(variations),
                 }
             }));
@@ -173,7 +180,10 @@ pub(crate) fn score(
         }));
         ranges.push(start..entries.len());
     }
-    let honest: Vec<Target> = suites.iter().map(|s| Target::reference(exe, s)).collect();
+    let honest: Vec<Target> = suites
+        .iter()
+        .map(|s| Target::reference(exe, s).isolated_if(scoring.isolated))
+        .collect();
     let stop = if scoring.full_count {
         Stop::AfterEveryScenario
     } else {

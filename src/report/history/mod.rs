@@ -307,6 +307,7 @@ mod tests {
     fn release(label: &str, version: u32, reports: Vec<ScenarioReport>) -> Column {
         let run = RunFacts {
             target: "server".into(),
+            isolation: Vec::new(),
             partition: None,
             suites: vec![SuiteFacts {
                 name: "s".into(),

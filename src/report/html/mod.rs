@@ -242,6 +242,7 @@ mod tests {
     fn the_page_has_a_column_per_server_and_a_row_per_scenario() {
         let run = |name: &str| RunFacts {
             target: name.into(),
+            isolation: Vec::new(),
             partition: None,
             suites: Vec::new(),
         };

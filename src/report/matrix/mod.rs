@@ -247,6 +247,7 @@ mod tests {
     fn run(target: &str) -> RunFacts {
         RunFacts {
             target: target.to_string(),
+            isolation: Vec::new(),
             partition: None,
             suites: Vec::new(),
         }

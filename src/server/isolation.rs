@@ -1,0 +1,407 @@
+//! Isolation: every server toolspec starts runs cut off from what is not its own,
+//! unless its target opts out.
+//!
+//! Three layers, each given where the kernel can:
+//! - **writes**: only in the fixture root, a scratch folder beside it and the
+//!   common devices (Landlock, `sandbox.rs`);
+//! - **home**: `HOME` and the `XDG_*_HOME` folders point into the scratch folder,
+//!   fresh per server, and the real home is unreadable by any path but for the
+//!   folders the server needs to run (Landlock read rules, `home_view.rs`);
+//! - **network**: a network namespace of its own with only a loopback
+//!   (`confinement.rs`), else Landlock rules denying every TCP bind and connect but
+//!   the target's `{port}` (UDP stays open), else nothing.
+//!
+//! What the kernel cannot give is said once per run, on stderr, and never dropped
+//! silently. `docs/isolation.md` says what each layer protects and what it does not.
+
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::confinement::{make_run_namespace, try_network, Confinement, NetworkCut};
+use super::home_view::HomeView;
+use super::sandbox::{landlock_abi, ruleset, RulesFor};
+
+/// How a target is isolated: on by default; `isolation:` in a target file opens
+/// one thing at a time, `--no-isolation` all of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Isolation {
+    /// Whether the server is isolated at all.
+    pub enabled: bool,
+    /// Extra paths the server may write below (`isolation.writable`).
+    pub writable: Vec<PathBuf>,
+    /// Keep the real home: `HOME` as toolspec has it, and readable
+    /// (`isolation.keep_home`).
+    pub keep_home: bool,
+    /// Leave the network open (`isolation.allow_network`).
+    pub allow_network: bool,
+    /// Folders inside the home the server reads besides its `PATH` and program: the
+    /// target file's folder.
+    pub readable: Vec<PathBuf>,
+}
+
+impl Default for Isolation {
+    fn default() -> Self {
+        Isolation {
+            enabled: true,
+            writable: Vec::new(),
+            keep_home: false,
+            allow_network: false,
+            readable: Vec::new(),
+        }
+    }
+}
+
+/// A layer of isolation, as reports name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layer {
+    /// Writes only in the fixture, the scratch folder and the common devices.
+    Writes,
+    /// A private home, and the real one unreadable.
+    Home,
+    /// A network namespace of its own.
+    NetworkNamespace,
+    /// TCP denied but on the target's port (UDP open).
+    TcpPorts,
+}
+
+impl Layer {
+    /// The name in reports.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Layer::Writes => "writes",
+            Layer::Home => "home",
+            Layer::NetworkNamespace => "network-namespace",
+            Layer::TcpPorts => "tcp-ports",
+        }
+    }
+}
+
+/// What this kernel and this process can give, found once per run.
+struct Kernel {
+    /// Landlock's ABI, or why there is none.
+    landlock: Result<i32, String>,
+    /// How a server gets a network namespace, or why it cannot.
+    namespace: Result<NetworkCut, String>,
+    /// The run's network namespace, which every server joins, when toolspec is root.
+    run_namespace: Option<OwnedFd>,
+    /// The real home, or why it cannot be hidden.
+    home: Result<HomeView, String>,
+}
+
+/// The first ABI with TCP port rules.
+const TCP_ABI: i32 = 4;
+
+/// Finds what this kernel can give, once per run (it forks a child to try).
+pub(super) fn probe() {
+    kernel();
+}
+
+fn kernel() -> &'static Kernel {
+    static KERNEL: OnceLock<Kernel> = OnceLock::new();
+    KERNEL.get_or_init(|| {
+        let landlock = landlock_abi();
+        let (namespace, run_namespace) = match network_namespace() {
+            Ok((cut, made)) => (Ok(cut), made),
+            Err(why) => (Err(why), None),
+        };
+        let home = match std::env::var_os("HOME") {
+            Some(home) if !home.is_empty() => HomeView::of(Path::new(&home)),
+            _ => Err("HOME is not set".to_string()),
+        };
+        let kernel = Kernel {
+            landlock,
+            namespace,
+            run_namespace,
+            home,
+        };
+        for note in kernel.notes() {
+            eprintln!("note: isolation: {note}");
+        }
+        kernel
+    })
+}
+
+/// How this process can give a server a network namespace: as root, the run's own,
+/// made here once; else one per server in a user namespace of its own, tried once
+/// in a child.
+fn network_namespace() -> Result<(NetworkCut, Option<OwnedFd>), String> {
+    // SAFETY: geteuid only reads this process's credentials.
+    if unsafe { libc::geteuid() } == 0 {
+        return make_run_namespace()
+            .map(|made| (NetworkCut::Namespace, Some(made)))
+            .map_err(|why| format!("no network namespace can be made here ({why})"));
+    }
+    try_network(NetworkCut::UserNamespace)
+        .map(|()| (NetworkCut::UserNamespace, None))
+        .map_err(|errno| {
+            format!(
+                "no network namespace can be made here ({})",
+                std::io::Error::from_raw_os_error(errno)
+            )
+        })
+}
+
+impl Kernel {
+    /// One line for each layer this kernel cannot give.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        match &self.landlock {
+            Err(why) => notes.push(format!(
+                "{why}: servers may write anywhere and read the real home"
+            )),
+            Ok(_) => {
+                if let Err(why) = &self.home {
+                    notes.push(format!("the real home stays readable: {why}"));
+                }
+            }
+        }
+        if let Err(why) = &self.namespace {
+            if self.tcp_rules() {
+                notes.push(format!(
+                    "{why}; TCP is cut by Landlock port rules instead, and UDP stays open"
+                ));
+            } else {
+                notes.push(format!("{why}: the network is not isolated on this kernel"));
+            }
+        }
+        notes
+    }
+
+    fn tcp_rules(&self) -> bool {
+        self.landlock.as_ref().is_ok_and(|abi| *abi >= TCP_ABI)
+    }
+
+    /// How a server's network is cut: `http` when toolspec must reach it on a port.
+    /// A server in a user namespace cannot be reached from outside it (toolspec,
+    /// not root, may not enter it), so an HTTP one gets port rules instead.
+    fn network_for(&self, http: bool) -> NetworkPlan {
+        match self.namespace {
+            Ok(NetworkCut::UserNamespace) if http => {
+                if self.tcp_rules() {
+                    NetworkPlan::TcpPorts
+                } else {
+                    NetworkPlan::Open
+                }
+            }
+            Ok(cut) => NetworkPlan::Namespace(cut),
+            Err(_) if self.tcp_rules() => NetworkPlan::TcpPorts,
+            Err(_) => NetworkPlan::Open,
+        }
+    }
+}
+
+/// How one server's network is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NetworkPlan {
+    Open,
+    Namespace(NetworkCut),
+    TcpPorts,
+}
+
+impl Isolation {
+    /// The layers in force for a server of this target on this kernel; `http` when
+    /// it is reached over streamable HTTP.
+    pub(crate) fn layers(&self, http: bool) -> Vec<Layer> {
+        if !self.enabled {
+            return Vec::new();
+        }
+        let kernel = kernel();
+        let mut layers = Vec::new();
+        let landlock = kernel.landlock.is_ok();
+        if landlock {
+            layers.push(Layer::Writes);
+        }
+        if !self.keep_home && landlock && kernel.home.is_ok() {
+            layers.push(Layer::Home);
+        }
+        if !self.allow_network {
+            match kernel.network_for(http) {
+                NetworkPlan::Namespace(_) => layers.push(Layer::NetworkNamespace),
+                NetworkPlan::TcpPorts => layers.push(Layer::TcpPorts),
+                NetworkPlan::Open => {}
+            }
+        }
+        layers
+    }
+
+    /// What one server needs to start isolated: what its supervisor enters, and the
+    /// environment of a private home in `scratch`. `root` is its fixture root,
+    /// `program` and `path` what it is started from, `port` the one it serves on
+    /// over HTTP.
+    pub(super) fn prepare(
+        &self,
+        root: &Path,
+        scratch: &Path,
+        program: &Path,
+        path: Option<&std::ffi::OsStr>,
+        port: Option<u16>,
+    ) -> std::io::Result<Prepared> {
+        let kernel = kernel();
+        let mut environment = vec![(OsString::from("TMPDIR"), scratch.as_os_str().to_owned())];
+        if !self.keep_home {
+            environment.extend(private_home(scratch)?);
+        }
+        let network = if self.allow_network {
+            NetworkPlan::Open
+        } else {
+            let plan = kernel.network_for(port.is_some());
+            if plan != kernel.network_for(false) {
+                note_http_network_once(plan);
+            }
+            plan
+        };
+        let rules = match &kernel.landlock {
+            Err(_) => None,
+            Ok(_) => {
+                let mut writable = vec![root, scratch];
+                writable.extend(self.writable.iter().map(PathBuf::as_path));
+                let home = match (&kernel.home, self.keep_home) {
+                    (Ok(view), false) => {
+                        let mut needed = self.needed_once(view, program, path);
+                        needed.extend(view.needed_inside(&[root.to_path_buf()], &[]));
+                        Some((view, needed))
+                    }
+                    _ => None,
+                };
+                let tcp_port = (network == NetworkPlan::TcpPorts).then_some(port);
+                Some(ruleset(&RulesFor {
+                    writable,
+                    home,
+                    tcp_port,
+                })?)
+            }
+        };
+        Ok(Prepared {
+            confinement: Confinement {
+                network: match network {
+                    NetworkPlan::Namespace(cut) => cut,
+                    _ => NetworkCut::Open,
+                },
+                namespace: match network {
+                    NetworkPlan::Namespace(NetworkCut::Namespace) => kernel.run_namespace.as_ref(),
+                    _ => None,
+                },
+                rules,
+            },
+            environment,
+        })
+    }
+
+    /// [`Isolation::needed`], found once per program, `PATH` and target folder:
+    /// resolving each `PATH` entry is many system calls, the same for every server.
+    fn needed_once(
+        &self,
+        view: &HomeView,
+        program: &Path,
+        path: Option<&std::ffi::OsStr>,
+    ) -> Vec<PathBuf> {
+        type Key = (PathBuf, Option<OsString>, Vec<PathBuf>);
+        static FOUND: std::sync::Mutex<Vec<(Key, Vec<PathBuf>)>> =
+            std::sync::Mutex::new(Vec::new());
+        let key = (
+            program.to_path_buf(),
+            path.map(OsString::from),
+            self.readable.clone(),
+        );
+        let mut found = FOUND
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, needed)) = found.iter().find(|(k, _)| *k == key) {
+            return needed.clone();
+        }
+        let needed = self.needed(view, program, path);
+        found.push((key, needed.clone()));
+        needed
+    }
+
+    /// The folders inside the real home a server needs: those holding its `PATH`
+    /// entries and its program, the target file's folder, and the current folder.
+    fn needed(
+        &self,
+        view: &HomeView,
+        program: &Path,
+        path: Option<&std::ffi::OsStr>,
+    ) -> Vec<PathBuf> {
+        let entries: Vec<PathBuf> = path
+            .map(|p| std::env::split_paths(p).collect())
+            .unwrap_or_default();
+        let mut wanted: Vec<PathBuf> = self.readable.clone();
+        wanted.extend(std::env::current_dir().ok());
+        let found = if program.components().count() > 1 {
+            Some(program.to_path_buf())
+        } else {
+            entries
+                .iter()
+                .map(|folder| folder.join(program))
+                .find(|candidate| candidate.is_file())
+        };
+        if let Some(found) = found {
+            wanted.extend(found.parent().map(Path::to_path_buf));
+            // A link (`node_modules/.bin/x`) runs the file it points to.
+            if let Ok(resolved) = std::fs::canonicalize(&found) {
+                wanted.extend(resolved.parent().map(Path::to_path_buf));
+            }
+        }
+        view.needed_inside(&wanted, &entries)
+    }
+}
+
+/// Says once per run that an HTTP server gets `plan` instead of a namespace.
+fn note_http_network_once(plan: NetworkPlan) {
+    static SAID: OnceLock<()> = OnceLock::new();
+    SAID.get_or_init(|| match plan {
+        NetworkPlan::TcpPorts => eprintln!(
+            "note: isolation: a server reached over HTTP runs outside a network namespace \
+             (toolspec, not root, cannot connect into one); TCP is cut by Landlock port \
+             rules, and UDP stays open"
+        ),
+        _ => eprintln!(
+            "note: isolation: a server reached over HTTP runs with the network open (no \
+             namespace toolspec can connect into, no Landlock port rules on this kernel)"
+        ),
+    });
+}
+
+/// `HOME` (made) and the XDG folders inside `scratch`. The XDG folders are left for
+/// the server to make, as the XDG spec has programs do: making four folders per
+/// server, and removing them after, was CPU every scenario paid for nothing.
+fn private_home(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
+    let home = scratch.join("home");
+    std::fs::create_dir(&home)?;
+    let folders = [
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_STATE_HOME", ".local/state"),
+    ];
+    let mut environment = vec![(OsString::from("HOME"), home.as_os_str().to_owned())];
+    for (name, below) in folders {
+        environment.push((OsString::from(name), home.join(below).into_os_string()));
+    }
+    Ok(environment)
+}
+
+/// One server's isolation, ready for its spawn.
+pub(super) struct Prepared {
+    pub(super) confinement: Confinement,
+    /// Laid over the server's environment.
+    pub(super) environment: Vec<(OsString, OsString)>,
+}
+
+impl Prepared {
+    /// No isolation.
+    pub(super) fn none() -> Prepared {
+        Prepared {
+            confinement: Confinement::none(),
+            environment: Vec::new(),
+        }
+    }
+}
+
+/// The network namespace of the process `pid`, for connecting into it.
+pub(super) fn namespace_of(pid: libc::pid_t) -> std::io::Result<OwnedFd> {
+    let file = std::fs::File::open(format!("/proc/{pid}/ns/net"))?;
+    Ok(file.into())
+}

@@ -1,0 +1,340 @@
+//! Isolation, proved by a server that tries every escape (`tests/servers/escape.py`):
+//! under the default each attempt fails inside the server and no secret reaches a
+//! report; each key of a target file's `isolation:` opens exactly its own escape.
+//!
+//! toolspec runs here with `HOME` set to a folder of the test's, which holds the
+//! planted secret: for toolspec that folder is the real home.
+
+use std::io::Read;
+use std::net::{TcpListener, UdpSocket};
+use std::path::PathBuf;
+
+use crate::support::{exe, repo};
+
+/// What the planted secret file holds.
+const SECRET: &str = "planted-secret-5e1f0c";
+
+/// A home with a secret in it, a folder outside everything, and listeners on the
+/// loopback (IPv4 and IPv6, TCP and UDP) outside any namespace toolspec makes.
+struct Escape {
+    top: tempfile::TempDir,
+    tcp: [TcpListener; 2],
+    udp: [UdpSocket; 2],
+}
+
+/// What one run showed: the server's answer (as the report quotes it), everything
+/// toolspec printed, the JSON report, and which listeners were reached.
+struct Seen {
+    answer: String,
+    printed: String,
+    json: serde_json::Value,
+    json_text: String,
+    tcp: [bool; 2],
+    udp: [bool; 2],
+    wrote: bool,
+}
+
+impl Escape {
+    fn new() -> Escape {
+        let top = tempfile::tempdir().expect("tempdir");
+        let dir = top.path();
+        for folder in ["home/.ssh", "tmp", "outside", "specs/demo", "targets"] {
+            std::fs::create_dir_all(dir.join(folder)).expect("folder");
+        }
+        std::fs::write(dir.join("home/.ssh/id_planted"), SECRET).expect("secret");
+        std::fs::write(
+            dir.join("specs/demo/suite.yaml"),
+            "suite: demo\ntitle: Demo\ndialect: bracket-code\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\n",
+        )
+        .expect("suite");
+        // Never holds: the report quotes the whole answer in its diff.
+        std::fs::write(
+            dir.join("specs/demo/case.yaml"),
+            "requirement: R\nscenarios:\n  - name: escapes\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { contains: [\"nothing to see\"] }\n",
+        )
+        .expect("case");
+        let listener = |address: &str| {
+            let socket = TcpListener::bind(address).expect("tcp listener");
+            socket.set_nonblocking(true).expect("nonblocking");
+            socket
+        };
+        let datagrams = |address: &str| {
+            let socket = UdpSocket::bind(address).expect("udp socket");
+            socket.set_nonblocking(true).expect("nonblocking");
+            socket
+        };
+        Escape {
+            tcp: [listener("127.0.0.1:0"), listener("[::1]:0")],
+            udp: [datagrams("127.0.0.1:0"), datagrams("[::1]:0")],
+            top,
+        }
+    }
+
+    fn path(&self, below: &str) -> PathBuf {
+        self.top.path().join(below)
+    }
+
+    /// A target file for the escaping server with `isolation` (YAML lines) in it.
+    fn target(&self, isolation: &str) -> PathBuf {
+        let port = |a: std::io::Result<std::net::SocketAddr>| a.expect("address").port();
+        let command = [
+            "/usr/bin/python3".to_string(),
+            repo().join("tests/servers/escape.py").display().to_string(),
+            self.path("outside").display().to_string(),
+            self.path("home/.ssh/id_planted").display().to_string(),
+            port(self.tcp[0].local_addr()).to_string(),
+            port(self.tcp[1].local_addr()).to_string(),
+            port(self.udp[0].local_addr()).to_string(),
+            port(self.udp[1].local_addr()).to_string(),
+        ];
+        let words: Vec<String> = command.iter().map(|w| format!("\"{w}\"")).collect();
+        let path = self.path("targets/escape.yaml");
+        std::fs::write(
+            &path,
+            format!("name: escape\ncommand: [{}]\n{isolation}", words.join(", ")),
+        )
+        .expect("target");
+        path
+    }
+
+    /// One run of the scenario against the escaping server, isolated as `isolation`
+    /// says, with `more` arguments.
+    fn run(&self, isolation: &str, more: &[&str]) -> Seen {
+        let json_path = self.path("report.json");
+        let output = std::process::Command::new(exe())
+            .current_dir(repo())
+            .env("HOME", self.path("home"))
+            .env("TMPDIR", self.path("tmp"))
+            .arg("--specs")
+            .arg(self.path("specs"))
+            .args([
+                "run",
+                "--suite",
+                "demo",
+                "--color",
+                "never",
+                "--timeout-ms",
+                "5000",
+            ])
+            .args(more)
+            .arg("--json")
+            .arg(&json_path)
+            .arg("--target")
+            .arg(self.target(isolation))
+            .output()
+            .expect("toolspec runs");
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.status.code(), Some(1), "{printed}");
+        let answer = printed
+            .lines()
+            .find(|l| l.contains("write: "))
+            .unwrap_or_else(|| panic!("no answer quoted:\n{printed}"))
+            .trim()
+            .trim_start_matches("| ")
+            .to_string();
+        let json_text = std::fs::read_to_string(&json_path).expect("the JSON report");
+        let json = serde_json::from_str(&json_text).expect("JSON");
+        let accepted = |l: &TcpListener| {
+            l.accept()
+                .map(|(mut s, _)| {
+                    let mut said = String::new();
+                    s.set_nonblocking(false).expect("blocking");
+                    let _ = s.read_to_string(&mut said);
+                    said.contains("escape.py")
+                })
+                .unwrap_or(false)
+        };
+        let received = |u: &UdpSocket| u.recv_from(&mut [0u8; 64]).is_ok();
+        let written = self.path("outside/written");
+        let wrote = written.exists();
+        let _ = std::fs::remove_file(written);
+        Seen {
+            answer,
+            printed,
+            json,
+            json_text,
+            tcp: [accepted(&self.tcp[0]), accepted(&self.tcp[1])],
+            udp: [received(&self.udp[0]), received(&self.udp[1])],
+            wrote,
+        }
+    }
+}
+
+/// Whether `answer` says `attempt` got through (`wrote`, `read …`, `connected`).
+fn got(answer: &str, attempt: &str) -> bool {
+    answer
+        .split("; ")
+        .find_map(|part| part.strip_prefix(&format!("{attempt}: ")))
+        .is_some_and(|what| !what.starts_with("refused"))
+}
+
+const READS: [&str; 4] = ["home", "home-proc", "home-link", "home-list"];
+
+/// Asserts that nothing of the secret is anywhere in what the run left.
+fn no_secret(seen: &Seen) {
+    assert!(!seen.printed.contains(SECRET), "{}", seen.printed);
+    assert!(!seen.json_text.contains(SECRET), "{}", seen.json_text);
+}
+
+#[test]
+fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
+    let escape = Escape::new();
+    let seen = escape.run("", &[]);
+    let answer = &seen.answer;
+    assert!(!got(answer, "write") && !seen.wrote, "{answer}");
+    for read in READS {
+        assert!(!got(answer, read), "{read}: {answer}");
+    }
+    no_secret(&seen);
+    // The report says which key would have allowed the first denied action.
+    assert!(
+        seen.printed.contains("isolation: a permission error on `")
+            && seen.printed.contains("isolation: { writable: ["),
+        "{}",
+        seen.printed
+    );
+    assert!(!got(answer, "tcp4") && !got(answer, "tcp6"), "{answer}");
+    assert!(!got(answer, "signal"), "{answer}");
+    assert_eq!((seen.tcp, seen.udp), ([false; 2], [false; 2]), "{answer}");
+    let layers = seen.json["isolation"].as_array().expect("isolation layers");
+    for layer in ["writes", "home"] {
+        assert!(layers.contains(&serde_json::json!(layer)), "{layers:?}");
+    }
+    // This machine may make namespaces; where it may not, a note said so.
+    assert!(
+        layers.contains(&serde_json::json!("network-namespace"))
+            || seen.printed.contains("note: isolation:"),
+        "{layers:?}\n{}",
+        seen.printed
+    );
+    // Without isolation everything lands: each check above can fail.
+    let open = escape.run("", &["--no-isolation"]);
+    assert!(got(&open.answer, "write") && open.wrote, "{}", open.answer);
+    assert!(open.printed.contains(SECRET), "{}", open.answer);
+    assert!(got(&open.answer, "signal"), "{}", open.answer);
+    assert_eq!(
+        (open.tcp, open.udp),
+        ([true; 2], [true; 2]),
+        "{}",
+        open.answer
+    );
+    assert_eq!(open.json["isolation"], serde_json::json!([]));
+    assert!(!open.printed.contains("isolation: a "), "{}", open.printed);
+}
+
+#[test]
+fn each_isolation_key_opens_exactly_its_own_escape() {
+    let escape = Escape::new();
+    let outside = escape.path("outside");
+    let seen = escape.run(
+        &format!("isolation:\n  writable: [\"{}\"]\n", outside.display()),
+        &[],
+    );
+    assert!(got(&seen.answer, "write") && seen.wrote, "{}", seen.answer);
+    assert!(
+        READS.iter().all(|r| !got(&seen.answer, r)),
+        "{}",
+        seen.answer
+    );
+    assert_eq!(
+        (seen.tcp, seen.udp),
+        ([false; 2], [false; 2]),
+        "{}",
+        seen.answer
+    );
+    no_secret(&seen);
+
+    let seen = escape.run("isolation:\n  keep_home: true\n", &[]);
+    assert!(
+        READS.iter().all(|r| got(&seen.answer, r)),
+        "{}",
+        seen.answer
+    );
+    assert!(seen.answer.contains(SECRET), "{}", seen.answer);
+    assert!(
+        !got(&seen.answer, "write") && !seen.wrote,
+        "{}",
+        seen.answer
+    );
+    assert_eq!(
+        (seen.tcp, seen.udp),
+        ([false; 2], [false; 2]),
+        "{}",
+        seen.answer
+    );
+    let layers = seen.json["isolation"].as_array().expect("layers");
+    assert!(!layers.contains(&serde_json::json!("home")), "{layers:?}");
+
+    let seen = escape.run("isolation:\n  allow_network: true\n", &[]);
+    assert!(
+        got(&seen.answer, "tcp4") && got(&seen.answer, "tcp6"),
+        "{}",
+        seen.answer
+    );
+    assert_eq!(
+        (seen.tcp, seen.udp),
+        ([true; 2], [true; 2]),
+        "{}",
+        seen.answer
+    );
+    assert!(
+        !got(&seen.answer, "write") && !seen.wrote,
+        "{}",
+        seen.answer
+    );
+    assert!(
+        READS.iter().all(|r| !got(&seen.answer, r)),
+        "{}",
+        seen.answer
+    );
+    no_secret(&seen);
+}
+
+/// A server reached over streamable HTTP still answers on its `{port}` with its
+/// network cut off: toolspec connects from inside its namespace.
+#[test]
+fn a_server_over_http_is_reached_under_the_default_isolation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("http.yaml");
+    std::fs::write(
+        &target,
+        format!(
+            "name: reference-over-http\n\
+             command: [\"{}\", reference-server, --dialect, boris, --root, \"{{root}}\", --transport, http, --port, \"{{port}}\"]\n\
+             url: \"http://127.0.0.1:{{port}}/mcp\"\n",
+            exe().display()
+        ),
+    )
+    .expect("write target");
+    let json = dir.path().join("report.json");
+    let output = crate::support::toolspec()
+        .args([
+            "run",
+            "--suite",
+            "boris",
+            "--filter",
+            "success-view",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--target")
+        .arg(&target)
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(" 0 FAIL, 0 ERROR,"), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("report")).expect("JSON");
+    let layers = report["isolation"].as_array().expect("layers");
+    assert!(
+        layers.contains(&serde_json::json!("network-namespace"))
+            || layers.contains(&serde_json::json!("tcp-ports"))
+            || String::from_utf8_lossy(&output.stderr).contains("note: isolation:"),
+        "{layers:?}"
+    );
+}

@@ -150,8 +150,8 @@ fn the_report_schema_refuses_a_report_that_breaks_the_contract() {
     assert_refused(
         REPORT_SCHEMA,
         &valid,
-        |d| d["schema_version"] = json!(2),
-        &["schema_version", "3"],
+        |d| d["schema_version"] = json!(3),
+        &["schema_version", "4"],
     );
     assert_refused(
         REPORT_SCHEMA,

@@ -21,9 +21,9 @@ use crate::author::{write_suite, Observed, Written};
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
 use crate::explore::baseline::{baseline_text, read_baseline};
+use crate::explore::budget::{Budget, Shard};
 use crate::explore::case::Case;
 use crate::explore::classes::{classify, shrink_new, Classified};
-use crate::explore::budget::{Budget, Shard};
 use crate::explore::compare::Level;
 use crate::explore::differential::Divergence;
 use crate::explore::differential::{CaseOutcome, Sides};
@@ -218,7 +218,10 @@ pub(crate) fn explore_command(
     let started = Instant::now();
     let explored = explore(&plan);
     let mut classified = classify(&explored, &known);
-    progress.phase(&format!("shrinking {} new signatures", classified.new_count()));
+    progress.phase(&format!(
+        "shrinking {} new signatures",
+        classified.new_count()
+    ));
     shrink_new(&mut classified, &plan.sides, args.shrink_budget, plan.jobs);
     progress.finish();
     let elapsed = started.elapsed();

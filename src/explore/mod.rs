@@ -17,6 +17,7 @@ pub(crate) mod compare;
 pub(crate) mod differential;
 pub(crate) mod explore_file;
 pub(crate) mod fixture_gen;
+pub(crate) mod job_threads;
 pub(crate) mod left_behind;
 pub(crate) mod shell_gen;
 pub(crate) mod shrink;
@@ -26,8 +27,7 @@ pub(crate) mod transcript;
 pub(crate) mod watch;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use budget::{Budget, Shard};
@@ -61,56 +61,33 @@ pub(crate) struct ExploredCase {
 /// are left out; a case that ran clean is returned without its fixture and
 /// arguments (see [`Case::without_contents`]).
 pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Vec<ExploredCase> {
-    let next = AtomicU64::new(0);
     let started = Instant::now();
     let time_up = AtomicBool::new(false);
-    let done: Mutex<BTreeMap<u64, ExploredCase>> = Mutex::new(BTreeMap::new());
-    std::thread::scope(|scope| {
-        for _ in 0..plan.jobs.max(1) {
-            scope.spawn(|| {
-                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                else {
-                    return;
-                };
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if crate::server::interrupted() {
-                        return;
-                    }
-                    if !plan.budget.admits(index, started) {
-                        if matches!(plan.budget, Budget::Seconds(_))
-                            && !time_up.swap(true, Ordering::Relaxed)
-                        {
-                            plan.watch
-                                .phase("time is up, finishing the cases under way");
-                        }
-                        return;
-                    }
-                    let number = plan.shard.case_number(index);
-                    let case = generate_case(plan.seed, number, plan.data);
-                    let outcome = runtime.block_on(run_case(&plan.sides, &case));
-                    let clean = matches!(
-                        outcome,
-                        CaseOutcome::Ran {
-                            divergence: None,
-                            ..
-                        }
-                    );
-                    let case = if clean { case.without_contents() } else { case };
-                    let explored = ExploredCase { case, outcome };
-                    plan.watch.case_ended(&explored);
-                    if let Ok(mut done) = done.lock() {
-                        done.insert(number, explored);
-                    }
-                }
-            });
+    job_threads::run_numbered(plan.jobs, |runtime, index| {
+        if !plan.budget.admits(index, started) {
+            if matches!(plan.budget, Budget::Seconds(_)) && !time_up.swap(true, Ordering::Relaxed) {
+                plan.watch
+                    .phase("time is up, finishing the cases under way");
+            }
+            return None;
         }
-    });
-    done.into_inner()
-        .map(|d| d.into_values().collect())
-        .unwrap_or_default()
+        let number = plan.shard.case_number(index);
+        let case = generate_case(plan.seed, number, plan.data);
+        let outcome = runtime.block_on(run_case(&plan.sides, &case));
+        let clean = matches!(
+            outcome,
+            CaseOutcome::Ran {
+                divergence: None,
+                ..
+            }
+        );
+        let case = if clean { case.without_contents() } else { case };
+        let explored = ExploredCase { case, outcome };
+        plan.watch.case_ended(&explored);
+        Some((number, explored))
+    })
+    .into_values()
+    .collect()
 }
 
 /// The oracle's tools/list, from a server started on an empty fixture, in the

@@ -8,10 +8,6 @@
 //! ends in bounded time and says when the budget ended it. The candidates come in a
 //! fixed order and depend only on the answers, so one seed shrinks to one case.
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use serde_json::Value;
 
 use super::case::Case;
@@ -255,35 +251,15 @@ pub(crate) fn shrink_each(
     budget: usize,
     jobs: usize,
 ) -> Vec<Option<Shrunk>> {
-    let next = AtomicUsize::new(0);
-    let done: Mutex<BTreeMap<usize, Shrunk>> = Mutex::new(BTreeMap::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, found.len().max(1)) {
-            scope.spawn(|| {
-                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                else {
-                    return;
-                };
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((case, divergence)) = found.get(index) else {
-                        return;
-                    };
-                    if crate::server::interrupted() {
-                        return;
-                    }
-                    let shrunk = runtime.block_on(shrink(sides, case, divergence, budget));
-                    if let Ok(mut done) = done.lock() {
-                        done.insert(index, shrunk);
-                    }
-                }
-            });
-        }
+    let threads = jobs.clamp(1, found.len().max(1));
+    let mut done = super::job_threads::run_numbered(threads, |runtime, index| {
+        let (case, divergence) = found.get(usize::try_from(index).ok()?)?;
+        Some((
+            index,
+            runtime.block_on(shrink(sides, case, divergence, budget)),
+        ))
     });
-    let mut done = done.into_inner().unwrap_or_default();
-    (0..found.len()).map(|i| done.remove(&i)).collect()
+    (0..found.len() as u64).map(|i| done.remove(&i)).collect()
 }
 
 #[cfg(test)]

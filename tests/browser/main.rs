@@ -166,18 +166,9 @@ fn build_page() -> Result<Page, String> {
     for (name, mutate) in [("honest", None), ("wrong-code", Some("wrong-code"))] {
         let json = dir.path().join(format!("{name}.json"));
         let mut cmd = Command::new(exe);
-        cmd.args([
-            "run",
-            "--suite",
-            "boris",
-            "--filter",
-            REQUIREMENT,
-            "-j",
-            "2",
-            "--json",
-        ])
-        .arg(&json)
-        .stdout(Stdio::null());
+        cmd.args(["run", "--suite", "boris", "--filter", REQUIREMENT, "--json"])
+            .arg(&json)
+            .stdout(Stdio::null());
         if let Some(m) = mutate {
             cmd.args(["--mutate", m]);
             cmd.arg("--html").arg(dir.path().join("single.html"));

@@ -1,0 +1,47 @@
+//! Numbered jobs on a few threads, each thread with a current-thread tokio runtime
+//! of its own: how explore runs its cases and shrinks what they found. Which
+//! thread takes which number varies; the results are keyed by number, so what a
+//! run prints never depends on it.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use tokio::runtime::Runtime;
+
+/// Calls `job` with 0, 1, 2, ... on `threads` threads (at least one), and gathers
+/// what it returns by the key it gives. A thread stops when `job` returns None
+/// for its number (nothing more to do, or the budget is spent) or the run is
+/// interrupted; a number taken after that is not started.
+pub(crate) fn run_numbered<T: Send>(
+    threads: usize,
+    job: impl Fn(&Runtime, u64) -> Option<(u64, T)> + Sync,
+) -> BTreeMap<u64, T> {
+    let next = AtomicU64::new(0);
+    let done: Mutex<BTreeMap<u64, T>> = Mutex::new(BTreeMap::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return;
+                };
+                loop {
+                    let number = next.fetch_add(1, Ordering::Relaxed);
+                    if crate::server::interrupted() {
+                        return;
+                    }
+                    let Some((key, result)) = job(&runtime, number) else {
+                        return;
+                    };
+                    if let Ok(mut done) = done.lock() {
+                        done.insert(key, result);
+                    }
+                }
+            });
+        }
+    });
+    done.into_inner().unwrap_or_default()
+}

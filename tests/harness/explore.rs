@@ -2,7 +2,7 @@
 //! suite, a catalogue mutation of each dialect is found, a run prints the same at
 //! any `--jobs`, and bad usage is refused with a message naming what is wrong.
 
-use crate::support::{assert_matches_schema, target_file, toolspec, EXPLORE_SCHEMA};
+use crate::support::{assert_matches_schema, living, target_file, toolspec, EXPLORE_SCHEMA};
 
 /// Runs `toolspec explore` with `args`, returning the exit code, stdout and stderr.
 fn explore(args: &[&str]) -> (Option<i32>, String, String) {
@@ -524,24 +524,12 @@ fn bad_usage_exits_2_naming_what_is_wrong() {
 /// command line names it: what an explore run with `TMPDIR=dir` started.
 fn processes_under(dir: &std::path::Path) -> Vec<String> {
     let needle = dir.as_os_str().as_encoded_bytes();
-    std::fs::read_dir("/proc")
-        .expect("/proc")
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
-        .filter(|e| {
-            let in_cwd = std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c.starts_with(dir));
-            let named = std::fs::read(e.path().join("cmdline"))
-                .is_ok_and(|c| c.windows(needle.len()).any(|w| w == needle));
-            in_cwd || named
-        })
-        .filter(|e| {
-            std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
-                s.rsplit_once(") ")
-                    .is_some_and(|(_, rest)| !rest.starts_with('Z'))
-            })
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
+    living(|process| {
+        let in_cwd = std::fs::read_link(process.join("cwd")).is_ok_and(|c| c.starts_with(dir));
+        let named = std::fs::read(process.join("cmdline"))
+            .is_ok_and(|c| c.windows(needle.len()).any(|w| w == needle));
+        in_cwd || named
+    })
 }
 
 /// An explore run interrupted mid-way exits 130 and leaves no fixture and no

@@ -154,10 +154,17 @@ pub(crate) fn running(argv: &[&str]) -> Vec<String> {
         .iter()
         .flat_map(|a| [a.as_bytes(), b"\0"].concat())
         .collect();
+    living(|process| std::fs::read(process.join("cmdline")).is_ok_and(|c| c == wanted))
+}
+
+/// Pids of live processes (zombies aside) whose `/proc/<pid>` folder `chosen`
+/// accepts.
+pub(crate) fn living(chosen: impl Fn(&Path) -> bool) -> Vec<String> {
     std::fs::read_dir("/proc")
         .expect("/proc")
         .flatten()
-        .filter(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == wanted))
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| chosen(&e.path()))
         // A zombie has been killed already; only its parent has not reaped it.
         .filter(|e| {
             std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {

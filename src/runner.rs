@@ -16,12 +16,14 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
-use crate::execute::schedule::BUNDLED_WORKERS_PER_CORE;
+use crate::execute::cache_folder::cache_file_here;
+use crate::execute::durations::{self, Durations};
+use crate::execute::schedule::{StartOrder, BUNDLED_WORKERS_PER_CORE};
 use crate::execute::{run_scenario, skip_reason, RunOptions, ScenarioReport, Verdict};
 use crate::report::Standing;
 use crate::scenario::{load_suites, Suite};
@@ -86,6 +88,11 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
         .test_threads
         .or_else(|| trial_threads(external.is_none()));
     let under_nextest = std::env::var_os(NEXTEST_ENV).is_some_and(|v| v == "1");
+    // nextest runs one trial a process, each of which would write the whole file.
+    let durations_file = (!under_nextest && !args.list)
+        .then(|| cache_file_here(durations::FILE_NAME))
+        .flatten();
+    let measured = Arc::new(Mutex::new(Durations::default()));
     let trials = trials(
         suites,
         |suite| match &external {
@@ -95,16 +102,44 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
         options,
         ask_for_tools,
         under_nextest,
+        &measured,
     );
     if !args.list {
         print_skipped(&args, &trials);
     }
-    let trials = trials.into_iter().map(|t| t.trial).collect();
+    let trials = match &durations_file {
+        Some(file) => slow_first(trials, &Durations::load(file)),
+        None => trials.into_iter().map(|t| t.trial).collect(),
+    };
     crate::server::contain_the_run();
     let conclusion = libtest_mimic::run(&args, trials);
     crate::server::end_what_escaped();
     crate::server::stop_spawner();
+    if let (Some(file), Ok(measured)) = (&durations_file, measured.lock()) {
+        // A cache, as under `toolspec run`: one that cannot be kept only starts
+        // the next run slower.
+        let _ = measured.save(file);
+    }
     conclusion.exit_code()
+}
+
+/// The trials in the order to start them: those known to be slow from their last
+/// run first, slowest first, as `toolspec run` starts them (`execute::schedule`).
+/// libtest-mimic starts trials in the order it is given them and prints each as it
+/// ends, so a scenario that waits a second on purpose no longer starts last and
+/// holds the run open alone.
+fn slow_first(trials: Vec<ScenarioTrial>, last: &Durations) -> Vec<Trial> {
+    let expected: Vec<Option<Duration>> = trials
+        .iter()
+        .map(|t| last.of(&t.target_name, t.trial.name()))
+        .collect();
+    let start = StartOrder::slow_first(&expected);
+    let mut slots: Vec<Option<Trial>> = trials.into_iter().map(|t| Some(t.trial)).collect();
+    start
+        .order
+        .iter()
+        .filter_map(|&index| slots.get_mut(index).and_then(Option::take))
+        .collect()
 }
 
 /// How many scenarios run at once when `--test-threads` does not say:
@@ -131,6 +166,8 @@ fn trial_threads(bundled_server: bool) -> Option<usize> {
 pub(crate) struct ScenarioTrial {
     pub(crate) trial: Trial,
     pub(crate) skip: Option<String>,
+    /// The name of the target it runs against, under which its duration is kept.
+    pub(crate) target_name: String,
 }
 
 /// Says on stderr why each trial this run selects but leaves out as ignored is
@@ -167,6 +204,7 @@ pub(crate) fn trials(
     options: RunOptions,
     ask_for_tools: bool,
     under_nextest: bool,
+    measured: &Arc<Mutex<Durations>>,
 ) -> Vec<ScenarioTrial> {
     let mut trials = Vec::new();
     for suite in suites {
@@ -177,12 +215,14 @@ pub(crate) fn trials(
             for (index, scenario) in file.content.scenarios.iter().enumerate() {
                 let id = suite.scenario_id(file, scenario);
                 let skip = skip_reason(scenario, &target);
-                let (suite, target, options, listed) = (
+                let (suite, target, options, listed, measured) = (
                     suite.clone(),
                     target.clone(),
                     options.clone(),
                     listed.clone(),
+                    measured.clone(),
                 );
+                let target_name = target.name.clone();
                 let trial = Trial::ignorable_test(id, move || {
                     let file = &suite.files[file_index];
                     let scenario = &file.content.scenarios[index];
@@ -197,10 +237,17 @@ pub(crate) fn trials(
                         &options,
                         listed.as_ref(),
                     );
+                    if let Ok(mut measured) = measured.lock() {
+                        measured.record(&target.name, &report.id, report.elapsed);
+                    }
                     completion(&report, under_nextest)
                 })
                 .with_ignored_flag(skip.is_some());
-                trials.push(ScenarioTrial { trial, skip });
+                trials.push(ScenarioTrial {
+                    trial,
+                    skip,
+                    target_name,
+                });
             }
         }
     }
@@ -347,6 +394,7 @@ mod tests {
             RunOptions::default(),
             false,
             false,
+            &Arc::default(),
         )
     }
 
@@ -400,5 +448,35 @@ mod tests {
             trials.iter().filter(|t| t.trial.has_ignored_flag()).count(),
             if as_root { 2 } else { 0 }
         );
+    }
+
+    #[test]
+    fn trials_known_to_be_slow_start_first_and_the_rest_keep_their_order() {
+        let target = Target::from_command_line("true {root}").expect("target");
+        let trials = trials_of("specs/ikigai", &target);
+        let names: Vec<String> = trials.iter().map(|t| t.trial.name().to_string()).collect();
+        let (first, last) = (names[0].clone(), names[names.len() - 1].clone());
+        let mut last_run = Durations::default();
+        for name in &names {
+            last_run.record(&target.name, name, Duration::from_millis(20));
+        }
+        last_run.record(&target.name, &last, Duration::from_secs(2));
+        let started: Vec<String> = slow_first(trials, &last_run)
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        assert_eq!(started[0], last, "the slow one starts first");
+        assert_eq!(started[1], first, "then the others in suite order");
+        assert_eq!(started.len(), names.len());
+        let mut rest = names.clone();
+        rest.pop();
+        assert_eq!(&started[1..], rest.as_slice());
+        // With nothing known, the order is the suite's.
+        let trials = trials_of("specs/ikigai", &target);
+        let as_listed: Vec<String> = slow_first(trials, &Durations::default())
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        assert_eq!(as_listed, names);
     }
 }

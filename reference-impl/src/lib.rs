@@ -22,6 +22,8 @@ mod server;
 mod stdio_guard;
 mod stdio_transport;
 mod stop_signals;
+#[doc(hidden)]
+pub mod test_binary;
 mod variations;
 
 use std::ffi::OsString;

@@ -56,49 +56,9 @@ mod standalone;
 mod support;
 mod verdict_model;
 
-/// Four tests a core unless `RUST_TEST_THREADS` or `--test-threads` says otherwise.
-/// These tests mostly wait (on servers that start, hang or run out their time, on
-/// child `toolspec` runs), so libtest's one test a core left a 2-core machine idle
-/// half the time: 31 s for this binary, against 17 s at four a core. It has to be
-/// set before libtest reads the variable, so it runs as the binary is loaded, with
-/// one thread and before `main`; the conformance runner picks the same four a core
-/// for the bundled server in code (`runner.rs`).
+/// Four tests a core and temporary files on a tmpfs, set as the binary is loaded
+/// (`toolspec_reference::test_binary` says why), as in every test binary of the
+/// workspace.
 #[used]
 #[link_section = ".init_array"]
-static FOUR_TESTS_A_CORE: extern "C" fn() = four_tests_a_core;
-
-extern "C" fn four_tests_a_core() {
-    if std::env::var_os("RUST_TEST_THREADS").is_none() {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        std::env::set_var("RUST_TEST_THREADS", (cores * 4).to_string());
-    }
-}
-
-/// The tests' temporary files on a tmpfs (`/dev/shm`) unless `TMPDIR` says where
-/// they go. These tests make and remove tens of thousands of fixture files and
-/// folders in a minute. On an ext4 without a journal, as on this project's
-/// machines, every new inode is placed past the inodes removed in the last half
-/// minute, which the kernel reads one by one (`find_inode_bit`,
-/// `recently_deleted`): that was a fifth of this binary's CPU, and the tests are
-/// not about the disk. Set as the binary is loaded, like [`FOUR_TESTS_A_CORE`], so
-/// that the tests' own temporary folders and every `toolspec` and server they
-/// start agree on it.
-#[used]
-#[link_section = ".init_array"]
-static TEMPORARY_FILES_IN_MEMORY: extern "C" fn() = temporary_files_in_memory;
-
-extern "C" fn temporary_files_in_memory() {
-    const SHM: &std::ffi::CStr = c"/dev/shm";
-    if std::env::var_os("TMPDIR").is_some() {
-        return;
-    }
-    // SAFETY: statfs writes one struct into `fs`, from a NUL-terminated path.
-    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
-    let on_tmpfs = unsafe { libc::statfs(SHM.as_ptr(), &mut fs) } == 0
-        && fs.f_type == libc::TMPFS_MAGIC
-        // SAFETY: access only reads the NUL-terminated path.
-        && unsafe { libc::access(SHM.as_ptr(), libc::W_OK | libc::X_OK) } == 0;
-    if on_tmpfs {
-        std::env::set_var("TMPDIR", "/dev/shm");
-    }
-}
+static PREPARE: extern "C" fn() = toolspec_reference::test_binary::prepare;

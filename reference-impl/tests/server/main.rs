@@ -18,3 +18,10 @@ mod shutdown;
 mod soak;
 mod stdio;
 mod util;
+
+/// Four tests a core and temporary files on a tmpfs, set as the binary is loaded
+/// (`toolspec_reference::test_binary` says why), as in every test binary of the
+/// workspace.
+#[used]
+#[link_section = ".init_array"]
+static PREPARE: extern "C" fn() = toolspec_reference::test_binary::prepare;

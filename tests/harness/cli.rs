@@ -869,3 +869,34 @@ fn run_by_exact_ids_runs_only_those_and_refuses_an_unknown_one() {
             ":2: no scenario has the id `boris::no-such-file::x`",
         ));
 }
+
+/// `list --json --target FILE` lists the suites the target pins, as `run --target`
+/// runs them, so a test-runner plugin collects what the binary will run; `--suite`
+/// overrides the pins, as for `run`.
+#[test]
+fn list_json_follows_a_targets_pinned_suites_unless_suites_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = target_file(dir.path(), "", "suites: { boris: 1 }\n");
+    let names = |args: &[&str]| -> Vec<String> {
+        let out = toolspec()
+            .args(["list", "--json", "--target"])
+            .arg(&target)
+            .args(args)
+            .output()
+            .expect("list --json");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let listing: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        listing["suites"]
+            .as_array()
+            .expect("suites")
+            .iter()
+            .filter_map(|s| s["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(names(&[]), ["boris"]);
+    assert_eq!(names(&["--suite", "ikigai"]), ["ikigai"]);
+}

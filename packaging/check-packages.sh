@@ -11,7 +11,9 @@
 #      launcher's error when the platform package is missing;
 #   3. the CI workflow example's shell steps (packaging/check-ci-example.py);
 #   4. the GitHub Action (action.yml) and the sharded CI example, their steps run
-#      against an honest and a deviant server (packaging/check-action.py).
+#      against an honest and a deviant server (packaging/check-action.py);
+#   5. the pytest plugin in the wheel and the node:test registration in the launcher,
+#      each from an empty project (packaging/check-test-runners.sh).
 # Prints the figures: wheel size, install time, from an empty folder to the first
 # verdict through pip, npx and the action, tarball sizes.
 #
@@ -212,10 +214,15 @@ echo "== the GitHub Action (action.yml) and the sharded CI example, given the wh
 python3 "$repo/packaging/check-action.py" --wheel "$wheel" | tee "$work/action.txt"
 action_seconds="$(sed -n 's/^the action from an empty folder to its verdict.*: \([0-9.]*\) s$/\1/p' "$work/action.txt")"
 
+echo "== every scenario a test in pytest and node:test, from the wheel and the tarballs"
+# packaging/check-test-runners.sh (docs/test-runners.md); pytest and pytest-xdist
+# come from PyPI.
+"$repo/packaging/check-test-runners.sh" --wheel "$wheel" --launcher "$launcher_tgz" --platform "$platform_tgz"
+
 echo "== figures"
 echo "wheel: $wheel_name, $wheel_bytes bytes ($((wheel_bytes / 1024)) KiB), newest glibc symbol GLIBC_$newest_glibc"
 echo "pip install into a fresh venv: $install_seconds s; pip install to the first verdict (boris, reference server): $first_verdict_seconds s"
 echo "npm install of the tarballs into an empty project to the first verdict (npx toolspec run --suite boris): $npx_first_verdict_seconds s"
 echo "the action's steps from an empty checkout to the verdict (venv, pip install of the wheel, boris): $action_seconds s"
 echo "npm tarballs: $(basename "$launcher_tgz") $launcher_bytes bytes, $(basename "$platform_tgz") $platform_bytes bytes"
-echo "packages: wheel, uvx, npm launcher and platform package, CI example, action, sharded example: all checks passed"
+echo "packages: wheel, uvx, npm launcher and platform package, CI example, action, sharded example, pytest and node:test: all checks passed"

@@ -1,12 +1,18 @@
 //! `toolspec list`: the suites, or the scenario ids of the suites named, or what
-//! arrived in them after a version a gate pins.
+//! arrived in them after a version a gate pins; with `--json`, the scenario ids of
+//! the selected suites for a program to read (the pytest plugin and the node:test
+//! registration collect their tests from it).
+
+use std::path::PathBuf;
 
 use super::catalogue::Catalogue;
 use super::error::CliError;
-use super::output::say;
+use super::output::{print, say};
 use super::Outcome;
+use crate::scenario::Suite;
+use crate::server::load_target_file;
 
-/// `toolspec list [--suite NAME]... [--since N]`.
+/// `toolspec list [--suite NAME]... [--since N] [--json [--target FILE]]`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct ListArgs {
     /// Suite whose scenarios to list; repeat for several (default: every suite, by name).
@@ -16,9 +22,21 @@ pub(crate) struct ListArgs {
     /// at N would see as NEW), with the version each arrived in.
     #[arg(long, value_name = "N")]
     since: Option<u32>,
+    /// Print the suites and every scenario id of them as one JSON object, for
+    /// programs: the suites `toolspec run` would run with the same --suite and
+    /// --target.
+    #[arg(long, conflicts_with = "since")]
+    json: bool,
+    /// With --json and no --suite: the suites this target file pins (`suites:`),
+    /// as `toolspec run --target` picks them.
+    #[arg(long, requires = "json")]
+    target: Option<PathBuf>,
 }
 
 pub(crate) fn list(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, CliError> {
+    if args.json {
+        return list_json(catalogue, args);
+    }
     let suites = catalogue.select(&args.suite)?;
     for suite in &suites {
         let origin = catalogue
@@ -57,4 +75,43 @@ pub(crate) fn list(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, Cl
         }
     }
     Ok(Outcome::Held)
+}
+
+/// `list --json`: `{"suites": [{"name", "title", "version", "scenarios": [{"id",
+/// "requirement", "basis"}]}]}`, the suites chosen as `run` chooses them.
+fn list_json(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, CliError> {
+    let mut names = args.suite.clone();
+    if names.is_empty() {
+        if let Some(file) = &args.target {
+            names = load_target_file(file)?.pins.keys().cloned().collect();
+        }
+    }
+    let suites = catalogue.select(&names)?;
+    let listed: Vec<serde_json::Value> = suites.iter().map(suite_json).collect();
+    // Printed as it is: the ids come from suite files, and a program reading them
+    // must get them exact (`say` would mark a C1 control inside one).
+    print(&format!("{}\n", serde_json::json!({ "suites": listed })));
+    Ok(Outcome::Held)
+}
+
+fn suite_json(suite: &Suite) -> serde_json::Value {
+    let scenarios: Vec<serde_json::Value> = suite
+        .scenarios()
+        .map(|(file, scenario)| {
+            serde_json::json!({
+                "id": suite.scenario_id(file, scenario),
+                "requirement": file.content.requirement,
+                "basis": match scenario.basis {
+                    crate::scenario::Basis::Spec => "spec",
+                    crate::scenario::Basis::Upstream => "upstream",
+                },
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "name": suite.name,
+        "title": suite.config.title,
+        "version": suite.config.version,
+        "scenarios": scenarios,
+    })
 }

@@ -19,7 +19,9 @@ use crate::execute::{RunOptions, ScenarioReport, Verdict};
 use crate::report::matrix::ClauseOrder;
 use crate::report::text::{run_summary, scenario_text, suite_summary, Styles};
 use crate::report::{RunFacts, Standing, SuiteFacts, Tally};
-use crate::scenario::{Basis, LoadError, Partition, Scenario, Suite, SuiteScenarioFile};
+use crate::scenario::{
+    Basis, IdSelection, LoadError, Partition, Scenario, Suite, SuiteScenarioFile,
+};
 use crate::server::{load_target_file, preflight, Target};
 
 /// `toolspec run`.
@@ -54,6 +56,14 @@ pub(crate) struct RunArgs {
     /// Only scenarios whose id contains this text.
     #[arg(long)]
     filter: Option<String>,
+    /// Only the scenario with this exact id (`suite::file::scenario`); repeat for
+    /// several. An id that names no scenario is refused. Without --suite, the
+    /// suites the ids name run.
+    #[arg(long = "id", value_name = "ID")]
+    ids: Vec<String>,
+    /// Only the scenarios whose ids this file lists, one a line (as --id).
+    #[arg(long, value_name = "FILE")]
+    ids_from: Option<PathBuf>,
     /// Per-call timeout in milliseconds, overriding the suites'.
     #[arg(long)]
     timeout_ms: Option<u64>,
@@ -157,16 +167,21 @@ pub(crate) fn run(
         );
     }
     let external = external_target(args)?;
-    // Without --suite, a target file that pins suites is gated on those suites alone.
+    let ids = IdSelection::gather(&args.ids, args.ids_from.as_deref())?;
+    // Without --suite, the suites exact ids name run; else a target file that pins
+    // suites is gated on those suites alone.
+    let named = match &ids {
+        Some(ids) if args.suite.is_empty() => ids.suites(),
+        _ => args.suite.clone(),
+    };
     let pinned: Vec<String> = match &external {
-        Some(target) if args.suite.is_empty() => target.pins.keys().cloned().collect(),
+        Some(target) if named.is_empty() => target.pins.keys().cloned().collect(),
         _ => Vec::new(),
     };
-    let suites = catalogue.select(if pinned.is_empty() {
-        &args.suite
-    } else {
-        &pinned
-    })?;
+    let suites = catalogue.select(if pinned.is_empty() { &named } else { &pinned })?;
+    if let Some(ids) = &ids {
+        ids.check(&suites)?;
+    }
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     if let Some(target) = &external {
         check_baseline(target, &suites, args.target.as_deref())?;
@@ -188,7 +203,7 @@ pub(crate) fn run(
         html: args.html.as_deref(),
         order: &order,
     });
-    let mut plans = plan_suites(args, &suites, &external, &exe);
+    let mut plans = plan_suites(args, ids.as_ref(), &suites, &external, &exe);
     ask_for_tools(&mut plans, &options);
     let work: Vec<Planned<'_>> = plans
         .iter()
@@ -363,6 +378,7 @@ struct SuitePlan<'s> {
 /// Each suite's target and the scenarios of it this run runs.
 fn plan_suites<'s>(
     args: &RunArgs,
+    ids: Option<&IdSelection>,
     suites: &'s [Suite],
     external: &Option<Target>,
     exe: &Path,
@@ -389,7 +405,7 @@ fn plan_suites<'s>(
         }
         let chosen: Vec<_> = suite
             .scenarios()
-            .filter(|(f, s)| selected(args, suite, f, s))
+            .filter(|(f, s)| selected(args, ids, suite, f, s))
             .collect();
         let start = position;
         position += chosen.len();
@@ -522,19 +538,22 @@ fn check_pins(
     }
 }
 
-/// Whether `--suite`'s scenario passes `--basis` and `--filter` (before
+/// Whether `--suite`'s scenario passes `--basis`, `--filter` and `--id` (before
 /// `--partition` takes a shard of those that do).
 fn selected(
     args: &RunArgs,
+    ids: Option<&IdSelection>,
     suite: &Suite,
     file: &crate::scenario::SuiteScenarioFile,
     scenario: &crate::scenario::Scenario,
 ) -> bool {
+    let id = suite.scenario_id(file, scenario);
     args.basis.admits(scenario.basis)
         && args
             .filter
             .as_ref()
-            .is_none_or(|needle| suite.scenario_id(file, scenario).contains(needle.as_str()))
+            .is_none_or(|needle| id.contains(needle.as_str()))
+        && ids.is_none_or(|ids| ids.admits(&id))
 }
 
 /// What chose the scenarios, in words, for a run that chose none.
@@ -545,6 +564,9 @@ fn selection(args: &RunArgs) -> String {
     }
     if let Some(filter) = &args.filter {
         parts.push(format!("--filter {filter:?} matches no scenario id"));
+    }
+    if !args.ids.is_empty() || args.ids_from.is_some() {
+        parts.push("the ids given (--id, --ids-from)".to_string());
     }
     if let Some(partition) = &args.partition {
         parts.push(format!("--partition {partition} leaves none in this shard"));

@@ -3,6 +3,7 @@
 
 mod clause_index;
 mod error;
+mod id_selection;
 mod load;
 mod model;
 mod partition;
@@ -16,6 +17,7 @@ pub(crate) use clause_index::{
 };
 pub(crate) use error::find_line;
 pub use error::LoadError;
+pub(crate) use id_selection::IdSelection;
 pub use load::{load_suite, load_suites, Suite};
 pub(crate) use load::{
     scenario_file_from_text, suite_file_from_text, suite_names, SuiteScenarioFile, EXPLORE_FILE,

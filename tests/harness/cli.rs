@@ -815,3 +815,88 @@ fn a_run_prints_in_the_suites_order_whatever_starts_first() {
         ids[0]
     );
 }
+
+/// `--id` runs exactly the scenarios named (what the pytest and node:test plugins
+/// hand over), `list --json` lists the ids a plugin collects, and an id that names
+/// no scenario is refused with where it came from, before anything runs.
+#[test]
+fn run_by_exact_ids_runs_only_those_and_refuses_an_unknown_one() {
+    let listed = toolspec()
+        .args(["list", "--json", "--suite", "boris"])
+        .output()
+        .expect("list --json");
+    let listing: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("JSON");
+    let ids: Vec<&str> = listing["suites"][0]["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert!(ids.len() > 100, "boris lists {} ids", ids.len());
+    // Two ids of different files: no one --filter substring picks exactly these.
+    let picked = ["boris::bash-tool-error-codes::Empty command", ids[5]];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    toolspec()
+        .args(["run", "--id", picked[0], "--id", picked[1], "--json"])
+        .arg(&report)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    let ran: Vec<&str> = report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert_eq!(ran.len(), 2, "ran {ran:?}");
+    assert!(picked.iter().all(|id| ran.contains(id)), "ran {ran:?}");
+
+    let ids_file = dir.path().join("ids.txt");
+    std::fs::write(
+        &ids_file,
+        format!("{}\nboris::no-such-file::x\n", picked[0]),
+    )
+    .expect("write");
+    toolspec()
+        .args(["run", "--ids-from"])
+        .arg(&ids_file)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            ":2: no scenario has the id `boris::no-such-file::x`",
+        ));
+}
+
+/// `list --json --target FILE` lists the suites the target pins, as `run --target`
+/// runs them, so a test-runner plugin collects what the binary will run; `--suite`
+/// overrides the pins, as for `run`.
+#[test]
+fn list_json_follows_a_targets_pinned_suites_unless_suites_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = target_file(dir.path(), "", "suites: { boris: 1 }\n");
+    let names = |args: &[&str]| -> Vec<String> {
+        let out = toolspec()
+            .args(["list", "--json", "--target"])
+            .arg(&target)
+            .args(args)
+            .output()
+            .expect("list --json");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let listing: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        listing["suites"]
+            .as_array()
+            .expect("suites")
+            .iter()
+            .filter_map(|s| s["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(names(&[]), ["boris"]);
+    assert_eq!(names(&["--suite", "ikigai"]), ["ikigai"]);
+}

@@ -7,12 +7,7 @@
 
 const { spawn } = require("node:child_process");
 const os = require("node:os");
-const path = require("node:path");
-
-/** The platform package for each `process.platform`-`process.arch` pair built. */
-const PLATFORM_PACKAGES = {
-  "linux-x64": "toolspec-linux-x64",
-};
+const { binaryPath } = require("../lib/platform.cjs");
 
 /** The signals a user or a CI runner sends to stop a run: passed on to the binary. */
 const FORWARDED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
@@ -22,33 +17,13 @@ function fail(message) {
   process.exit(1);
 }
 
-function binaryPath() {
-  const platform = `${process.platform}-${process.arch}`;
-  const packageName = PLATFORM_PACKAGES[platform];
-  if (packageName === undefined) {
-    const built = Object.keys(PLATFORM_PACKAGES).join(", ");
-    fail(
-      `no toolspec binary is published for this platform (${platform}); ` +
-        `packages exist for: ${built}. Build it from source with cargo instead.`,
-    );
-  }
-  let manifest;
-  try {
-    manifest = require.resolve(`${packageName}/package.json`);
-  } catch {
-    fail(
-      `the platform package ${packageName} is not installed, and this platform ` +
-        `(${platform}) needs it: it carries the toolspec binary. npm skips it when ` +
-        `optional dependencies are omitted (--omit=optional, --no-optional) or when ` +
-        `its os/cpu/libc do not match (it needs glibc 2.17 or later). Install it ` +
-        `with: npm install ${packageName}`,
-    );
-  }
-  return path.join(path.dirname(manifest), "bin", "toolspec");
-}
-
 function main() {
-  const binary = binaryPath();
+  let binary;
+  try {
+    binary = binaryPath();
+  } catch (error) {
+    fail(error.message);
+  }
   const child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
   // While the binary runs, a signal sent to this process (a CI job's timeout, a
   // `kill`) goes on to it, and the binary decides how to stop.

@@ -2,6 +2,7 @@
 //! stop a command, and the exit codes. Only this module reads arguments or writes
 //! to stdout; the stages it drives return values.
 
+mod bless;
 mod catalogue;
 mod color;
 mod coverage;

@@ -219,3 +219,145 @@ scenarios:
         assert!(reasons[2].contains("not a text"), "{reasons:?}");
     }
 }
+
+/// The test the issue asks for: every scenario file of every built-in suite (the
+/// files `suites export` writes, read from this repository's `specs/`, which the
+/// binary builds in) gets one expectation blessed; only that value's bytes
+/// change, and the file reloads to the model it had but for that value.
+#[cfg(test)]
+mod every_built_in_file {
+    use super::*;
+    use crate::scenario::{load_suite, FileExpect, Then};
+
+    /// The first expectation of `then` that `--bless` writes, as a judge key and
+    /// a new value; the model's `then` with that value set is the second half.
+    fn one_expectation(then: &Then) -> Option<(String, Value, Then)> {
+        let mut changed = then.clone();
+        if let Some(text) = &then.text {
+            let new = format!("{text}blessed: a new line\n");
+            changed.text = Some(new.clone());
+            return Some(("text".into(), Value::String(new), changed));
+        }
+        if let Some(code) = &then.code {
+            let new = format!("{code}_BLESSED");
+            changed.code = Some(new.clone());
+            return Some(("code".into(), Value::String(new), changed));
+        }
+        if let Some(is_error) = then.is_error {
+            changed.is_error = Some(!is_error);
+            return Some(("is_error".into(), Value::Bool(!is_error), changed));
+        }
+        for (name, expect) in &then.files {
+            let new = "blessed file text\n".to_string();
+            match expect {
+                FileExpect::Text(_) => {
+                    changed
+                        .files
+                        .insert(name.clone(), FileExpect::Text(new.clone()));
+                }
+                FileExpect::Detailed(d) if d.text.is_some() => {
+                    let mut d = d.clone();
+                    d.text = Some(new.clone());
+                    changed.files.insert(name.clone(), FileExpect::Detailed(d));
+                }
+                FileExpect::Detailed(_) => continue,
+            }
+            return Some((format!("files[{name}]"), Value::String(new), changed));
+        }
+        None
+    }
+
+    #[test]
+    fn one_value_blessed_in_every_file_changes_only_its_bytes() {
+        let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        let mut names: Vec<_> = std::fs::read_dir(&specs)
+            .expect("specs/")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        names.sort();
+        let mut blessed = 0;
+        for dir in names {
+            let suite = load_suite(&dir).expect("a built-in suite loads");
+            for file in &suite.files {
+                let source = std::fs::read_to_string(&file.path).expect("readable");
+                let place = file
+                    .content
+                    .scenarios
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, s)| one_expectation(&s.then).map(|found| (i, found)));
+                let Some((index, (key, value, changed))) = place else {
+                    panic!("{}: no scenario with a value to bless", file.path.display());
+                };
+                let done = bless_file(
+                    &source,
+                    &[Blessing {
+                        scenario: index,
+                        key: key.clone(),
+                        value,
+                    }],
+                )
+                .unwrap_or_else(|why| panic!("{}: {why}", file.path.display()));
+                assert_eq!(
+                    done.written,
+                    vec![0],
+                    "{}: {:?}",
+                    file.path.display(),
+                    done.refused
+                );
+                // Only the bytes between the key and the end of its value changed.
+                let root = parse(&source).expect("parses");
+                let then = root
+                    .get("scenarios")
+                    .and_then(|s| s.item(index))
+                    .and_then(|s| s.get("then"))
+                    .expect("then");
+                let (from, to) = match file_name(&key) {
+                    Some(name) => {
+                        let (k, v) = then
+                            .get("files")
+                            .and_then(|f| f.entry(name))
+                            .expect("the file's entry");
+                        (k.span.end, v.span.end.max(k.span.end))
+                    }
+                    None => {
+                        let (k, v) = then.entry(&key).expect("the key");
+                        (k.span.end, v.span.end)
+                    }
+                };
+                let (old, new) = (source.as_bytes(), done.text.as_bytes());
+                let head = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+                let tail = old[head..]
+                    .iter()
+                    .rev()
+                    .zip(new[head..].iter().rev())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                assert!(
+                    head >= from && old.len() - tail <= to.max(from),
+                    "{}: bytes {head}..{} changed, outside `{key}` at {from}..{to}",
+                    file.path.display(),
+                    old.len() - tail
+                );
+                let reloaded = crate::scenario::scenario_file_from_text(
+                    &suite.config,
+                    &suite.fixtures_dir,
+                    &file.path,
+                    &done.text,
+                )
+                .unwrap_or_else(|e| panic!("{}: {e:?}", file.path.display()));
+                let mut expected = file.content.clone();
+                expected.scenarios[index].then = changed;
+                assert_eq!(
+                    format!("{reloaded:?}"),
+                    format!("{expected:?}"),
+                    "{}",
+                    file.path.display()
+                );
+                blessed += 1;
+            }
+        }
+        assert!(blessed >= 40, "only {blessed} files blessed");
+    }
+}

@@ -5,13 +5,14 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::bless::{refuse_built_in, BlessMode, Collector};
+use super::bless::{refuse_built_in, Collector};
 use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::{print, say};
 use super::progress::Progress;
 use super::report_files::{ReportFiles, ReportStreams};
 use super::Outcome;
+use crate::bless::BlessMode;
 use crate::execute::cache_folder::cache_file_here;
 use crate::execute::durations::{self, Durations};
 use crate::execute::parallel::{default_jobs, run_scenarios, Planned};
@@ -352,7 +353,7 @@ pub(crate) fn run(
         return Ok(Outcome::Broken);
     }
     if let Some(blessing) = blessing {
-        return blessing.finish(&work, &options);
+        return Ok(blessing.finish(&work, &options));
     }
     Ok(if grand.breaks_the_run() {
         Outcome::Broken

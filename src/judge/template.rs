@@ -75,16 +75,20 @@ pub(crate) fn blessed(template: &str, actual: &str, bindings: &Bindings) -> Stri
         TemplateLine::AnyLines => true,
         TemplateLine::Line { pattern, .. } => pattern.is_match(got[j]),
     };
-    // kept[i * (m + 1) + j]: the most template lines kept aligning written[i..]
-    // with got[j..]; a `...` is always kept and takes lines until it closes.
+    // best[i * (m + 1) + j]: aligning written[i..] with got[j..], the most
+    // template lines kept (the high half) and then the most lines replaced in
+    // place (the low half: a changed line stays where it was rather than fall
+    // into a `...`). A `...` is always kept and takes lines until it closes.
+    const KEPT: u64 = 1 << 32;
+    const REPLACED: u64 = 1;
     let width = m + 1;
-    let mut kept = vec![0u32; (n + 1) * width];
+    let mut best = vec![0u64; (n + 1) * width];
     for i in (0..n).rev() {
         for j in (0..=m).rev() {
-            let at = |i: usize, j: usize| kept[i * width + j];
-            let best = match &compiled.lines[i] {
+            let at = |i: usize, j: usize| best[i * width + j];
+            let value = match &compiled.lines[i] {
                 TemplateLine::AnyLines => {
-                    let close = 1 + at(i + 1, j);
+                    let close = KEPT + at(i + 1, j);
                     if j < m {
                         close.max(at(i, j + 1))
                     } else {
@@ -92,20 +96,20 @@ pub(crate) fn blessed(template: &str, actual: &str, bindings: &Bindings) -> Stri
                     }
                 }
                 TemplateLine::Line { .. } => {
-                    let mut best = at(i + 1, j);
+                    let mut value = at(i + 1, j);
                     if j < m {
-                        best = best.max(at(i, j + 1));
+                        value = value.max(at(i, j + 1)).max(REPLACED + at(i + 1, j + 1));
                         if fits(i, j) {
-                            best = best.max(1 + at(i + 1, j + 1));
+                            value = value.max(KEPT + at(i + 1, j + 1));
                         }
                     }
-                    best
+                    value
                 }
             };
-            kept[i * width + j] = best;
+            best[i * width + j] = value;
         }
     }
-    let at = |i: usize, j: usize| kept[i * width + j];
+    let at = |i: usize, j: usize| best[i * width + j];
     let mut out: Vec<String> = Vec::new();
     let (mut i, mut j) = (0, 0);
     while i < n || j < m {
@@ -125,8 +129,12 @@ pub(crate) fn blessed(template: &str, actual: &str, bindings: &Bindings) -> Stri
                 }
             }
             TemplateLine::Line { .. } => {
-                if j < m && fits(i, j) && at(i, j) == 1 + at(i + 1, j + 1) {
+                if j < m && fits(i, j) && at(i, j) == KEPT + at(i + 1, j + 1) {
                     out.push(written[i].to_string());
+                    i += 1;
+                    j += 1;
+                } else if j < m && at(i, j) == REPLACED + at(i + 1, j + 1) {
+                    out.push(bindings.unfill(got[j]));
                     i += 1;
                     j += 1;
                 } else if j < m && at(i, j) == at(i, j + 1) {
@@ -359,6 +367,11 @@ mod tests {
             "PGID: {int}\nfirst\nnew line at {root}/x\n[..] second\n...\nlast\n"
         );
         assert_eq!(difference(&blessed, actual, &root()), None);
+        // A changed line is replaced where it stands, not taken by a `...`.
+        assert_eq!(
+            blessed_of("1\tone\n...\n3\tfour\n", "1\tone\n2\ttwo\n3\tthree\n"),
+            "1\tone\n...\n3\tthree\n"
+        );
         // A changed line is replaced; the others stay as written.
         let blessed = blessed_of("a {int}\nb\nc", "a 1\nB\nc");
         assert_eq!(blessed, "a {int}\nB\nc");

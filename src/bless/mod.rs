@@ -321,3 +321,83 @@ fn write_in_place(path: &Path, text: &str) -> std::io::Result<()> {
     temporary.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const FILE: &str = "requirement: R\nscenarios:\n  - name: one\n    covers: upstream/x\n    basis: upstream\n    note: n\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then:\n      code: 'OLD'   # kept\n";
+
+    /// A suite `mine` in a temporary folder, its one scenario file `FILE`.
+    fn suite() -> (tempfile::TempDir, Suite) {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let folder = dir.path().join("mine");
+        std::fs::create_dir(&folder).expect("suite folder");
+        let config = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/boris/suite.yaml"),
+        )
+        .expect("boris suite.yaml")
+        .replace("suite: boris ", "suite: mine ");
+        std::fs::write(folder.join("suite.yaml"), config).expect("suite.yaml");
+        std::fs::write(folder.join("own.yaml"), FILE).expect("own.yaml");
+        let suite = crate::scenario::load_suite(&folder).expect("loads");
+        (dir, suite)
+    }
+
+    fn plan(suite: &Suite) -> FilePlan<'_> {
+        FilePlan {
+            suite,
+            loaded: &suite.files[0].content,
+            blessings: vec![Blessing {
+                scenario: 0,
+                key: "code".into(),
+                value: json!("NEW"),
+            }],
+            ids: vec!["mine::own::one".into()],
+        }
+    }
+
+    #[test]
+    fn a_file_is_written_in_place_unless_it_changed_on_disk_since_it_was_loaded() {
+        let (_dir, suite) = suite();
+        let path = suite.files[0].path.clone();
+        let mut said = Vec::new();
+        let done = bless_one_file(&path, &plan(&suite), BlessMode::Diff, &mut |l| {
+            said.push(l.to_string())
+        })
+        .expect("blessed");
+        assert_eq!(done.written, vec![0]);
+        assert!(
+            said.contains(&"-      code: 'OLD'   # kept".to_string()),
+            "{said:?}"
+        );
+        assert!(
+            said.contains(&"+      code: 'NEW'   # kept".to_string()),
+            "{said:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("file"),
+            FILE,
+            "diff wrote"
+        );
+
+        bless_one_file(&path, &plan(&suite), BlessMode::Write, &mut |_| {}).expect("written");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("file"),
+            FILE.replace("'OLD'", "'NEW'")
+        );
+
+        // Changed since the suite was loaded (here: by the write above): refused,
+        // and the file stays as it is on disk.
+        let edited = FILE.replace("'OLD'", "'MINE'");
+        std::fs::write(&path, &edited).expect("an edit of one's own");
+        let why = bless_one_file(&path, &plan(&suite), BlessMode::Write, &mut |_| {})
+            .expect_err("refused");
+        assert!(
+            why.contains("changed on disk since the run loaded it"),
+            "{why}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).expect("file"), edited);
+    }
+}

@@ -218,10 +218,10 @@ fn blessing_of(
             "needs a person: it says what must or must not appear, not what the answer is".into(),
         );
     }
-    let value = mismatch
-        .blessed
-        .as_ref()
-        .ok_or("needs a person: the answer has no value to write there")?;
+    let value = mismatch.blessed.as_ref().ok_or(
+        "needs a person: the answer cannot be written there (no value was read, or its text \
+             holds what a template reads as a placeholder, such as `{int}` or `[..]`)",
+    )?;
     let again = second
         .iter()
         .find(|m| m.key == *key)

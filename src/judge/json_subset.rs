@@ -126,9 +126,9 @@ pub(crate) fn blessed(expected: &Value, actual: &Value, bindings: &Bindings) -> 
                 .map(|(w, g)| blessed(w, g, bindings))
                 .collect(),
         ),
-        (Value::String(want), Value::String(got)) if !is_marker(want) => {
-            Value::String(template::blessed(want, got, bindings))
-        }
+        (Value::String(want), Value::String(got)) if !is_marker(want) => Value::String(
+            template::blessed(want, got, bindings).unwrap_or_else(|| bindings.unfill(got)),
+        ),
         (_, got) => unfilled(got, bindings),
     }
 }

@@ -369,12 +369,11 @@ fn judge_result(
             None => Cow::Borrowed(expected.as_str()),
         };
         if let Some(difference) = template::difference(&expected, text, bindings) {
-            let blessed = template::blessed(&expected, text, bindings);
-            found.push(
-                Mismatch::new("text", difference)
-                    .keyed("text")
-                    .blessing(serde_json::Value::String(blessed)),
-            );
+            let mut mismatch = Mismatch::new("text", difference).keyed("text");
+            if let Some(blessed) = template::blessed(&expected, text, bindings) {
+                mismatch = mismatch.blessing(serde_json::Value::String(blessed));
+            }
+            found.push(mismatch);
         }
     }
     for (i, needle) in then.contains.iter().enumerate() {
@@ -504,10 +503,11 @@ fn judge_file(
     let actual = String::from_utf8_lossy(&bytes);
     if let Some(text) = &detail.text {
         if let Some(difference) = template::difference(text, &actual, bindings) {
-            let blessed = template::blessed(text, &actual, bindings);
-            return Some(
-                Mismatch::new(label, difference).blessing(serde_json::Value::String(blessed)),
-            );
+            let mismatch = Mismatch::new(label, difference);
+            return Some(match template::blessed(text, &actual, bindings) {
+                Some(blessed) => mismatch.blessing(serde_json::Value::String(blessed)),
+                None => mismatch,
+            });
         }
     }
     for needle in &detail.contains {

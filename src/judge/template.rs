@@ -57,7 +57,19 @@ const ALIGN_LIMIT: usize = 4_000_000;
 /// lines are aligned by the most template lines kept (a longest common
 /// subsequence where "equal" is "the template line matches"), so a line added or
 /// removed in the middle does not turn every line after it into a new one.
-pub(crate) fn blessed(template: &str, actual: &str, bindings: &Bindings) -> String {
+///
+/// None when no template matches the text: a text holding what a template reads
+/// as a placeholder (`{int}` where the server wrote those five characters) cannot
+/// be written as an expectation.
+pub(crate) fn blessed(template: &str, actual: &str, bindings: &Bindings) -> Option<String> {
+    let made = blessed_lines(template, actual, bindings);
+    Template::new(&made, bindings)
+        .is_ok_and(|t| t.matches(actual))
+        .then_some(made)
+}
+
+/// [`blessed`] before the check that the result matches.
+fn blessed_lines(template: &str, actual: &str, bindings: &Bindings) -> String {
     let whole = bindings.unfill(actual);
     let Ok(compiled) = Template::new(template, bindings) else {
         return whole;
@@ -361,20 +373,21 @@ mod tests {
     fn a_blessed_text_keeps_the_lines_that_still_match() {
         let template = "PGID: {int}\nfirst\n[..] second\n...\nlast\n";
         let actual = "PGID: 77\nfirst\nnew line at /r/x\nthe second\nmore\nstuff\nlast\n";
-        let blessed = blessed(template, actual, &root());
+        let made = blessed(template, actual, &root()).expect("a template");
         assert_eq!(
-            blessed,
+            made,
             "PGID: {int}\nfirst\nnew line at {root}/x\n[..] second\n...\nlast\n"
         );
-        assert_eq!(difference(&blessed, actual, &root()), None);
+        assert_eq!(difference(&made, actual, &root()), None);
         // A changed line is replaced where it stands, not taken by a `...`.
         assert_eq!(
             blessed_of("1\tone\n...\n3\tfour\n", "1\tone\n2\ttwo\n3\tthree\n"),
             "1\tone\n...\n3\tthree\n"
         );
         // A changed line is replaced; the others stay as written.
-        let blessed = blessed_of("a {int}\nb\nc", "a 1\nB\nc");
-        assert_eq!(blessed, "a {int}\nB\nc");
+        assert_eq!(blessed_of("a {int}\nb\nc", "a 1\nB\nc"), "a {int}\nB\nc");
+        // What the template reads as a placeholder cannot be written.
+        assert_eq!(blessed("x", "took {int}s", &root()), None);
         // A text that already matches is the template itself.
         assert_eq!(blessed_of("x [..]", "x y"), "x [..]");
         // Nothing matches: the text, its root written `{root}`.
@@ -382,7 +395,7 @@ mod tests {
     }
 
     fn blessed_of(template: &str, actual: &str) -> String {
-        let made = blessed(template, actual, &root());
+        let made = blessed(template, actual, &root()).expect("a template");
         assert_eq!(difference(&made, actual, &root()), None, "{made:?}");
         made
     }

@@ -16,9 +16,11 @@
 //!   `value_edit.rs` (one value's bytes replaced), `yaml_nodes.rs` (each node's
 //!   bytes in the file) and `scalar_text.rs` (a value in the style of the
 //!   scalar it replaces);
+//! - `append.rs`: a scenario added at the end of a file (`toolspec record`);
 //! - `two_answers.rs`: one value for two runs' answers, what differed made
 //!   placeholders and named.
 
+pub(crate) mod append;
 pub(crate) mod bless;
 pub(crate) mod covers;
 pub(crate) mod expectation;

@@ -8,6 +8,8 @@
 //! FLAKY and KNOWN scenarios are not blessed) and before the runner and the
 //! command, which both call it.
 
+pub(crate) mod record;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -311,13 +313,16 @@ fn bless_one_file(
 
 /// Writes `text` to `path` whole or not at all: a temporary file in the same
 /// folder, given the file's permissions, renamed over it.
-fn write_in_place(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_in_place(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write as _;
     let folder = path.parent().unwrap_or(Path::new("."));
     let mut temporary = tempfile::NamedTempFile::new_in(folder)?;
     temporary.write_all(text.as_bytes())?;
-    let permissions = std::fs::metadata(path)?.permissions();
-    temporary.as_file().set_permissions(permissions)?;
+    if let Ok(metadata) = std::fs::metadata(path) {
+        temporary
+            .as_file()
+            .set_permissions(metadata.permissions())?;
+    }
     temporary.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! `toolspec run --bless`: a suite of one's own (a copy in a temporary folder),
 //! its failed values shown as a diff and then written, only those bytes changed,
-//! and the suite passing again; what says what must appear needs a person; a
-//! file changed on disk is not overwritten.
+//! and the suite passing again; what says what must appear needs a person;
+//! `record` adds a scenario from a live call, which then passes.
 
 use std::path::Path;
 
@@ -135,4 +135,110 @@ fn what_says_what_must_appear_needs_a_person_and_the_rest_is_written() {
     );
     let file = std::fs::read_to_string(dir.path().join("mine/own.yaml")).expect("file");
     assert_eq!(file, own.replace("'NOT_THERE'", "'PATH_NOT_FOUND'"));
+}
+
+/// `record` writes a scenario from a live call (made twice: the differing
+/// number becomes `{int}`, and the output says so) with the files of a folder,
+/// adds it at the end of the suite file, and the suite passes.
+#[test]
+fn record_adds_a_scenario_from_a_live_call_that_then_passes() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    own_suite(dir.path(), OWN);
+    let files = dir.path().join("given");
+    std::fs::create_dir(&files).expect("folder");
+    std::fs::write(files.join("a.txt"), "alpha\nbeta\n").expect("a.txt");
+    let specs = dir.path().to_str().expect("a UTF-8 path");
+    let server = format!(
+        "{} reference-server --dialect boris --root {{root}}",
+        crate::support::exe().display()
+    );
+    let record = |args: &[&str]| {
+        toolspec()
+            .args([
+                "--specs", specs, "record", "--suite", "mine", "--server", &server,
+            ])
+            .args(args)
+            .args(["--into", "own", "--write"])
+            .output()
+            .expect("toolspec runs")
+    };
+    let out = record(&[
+        "--tool",
+        "view",
+        "--args",
+        r#"{"path": "{root}/a.txt"}"#,
+        "--files",
+        files.to_str().expect("UTF-8"),
+        "--name",
+        "view of a.txt",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let out = record(&[
+        "--tool",
+        "bash",
+        "--args",
+        r#"{"command": "echo $RANDOM$RANDOM"}"#,
+        "--name",
+        "a random number",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("placeholder: `text`: `{int}` in line 4"),
+        "{stdout}"
+    );
+    let file = std::fs::read_to_string(dir.path().join("mine/own.yaml")).expect("file");
+    assert!(
+        file.starts_with(OWN),
+        "what was there is kept byte for byte"
+    );
+    let added = &file[OWN.len()..];
+    assert!(
+        added.contains("        \"a.txt\": \"alpha\\nbeta\\n\"\n"),
+        "{added}"
+    );
+    assert!(
+        added.contains("      text: \"1\\talpha\\n2\\tbeta\\n\"\n"),
+        "{added}"
+    );
+    assert!(added.contains("stdout:\\n{int}\\n"), "{added}");
+    let run = toolspec()
+        .args([
+            "--specs",
+            specs,
+            "run",
+            "--suite",
+            "mine",
+            "--filter",
+            "view of a.txt",
+        ])
+        .args(["--server", &server])
+        .output()
+        .expect("toolspec runs");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let run = toolspec()
+        .args([
+            "--specs",
+            specs,
+            "run",
+            "--suite",
+            "mine",
+            "--filter",
+            "a random number",
+        ])
+        .args(["--server", &server])
+        .output()
+        .expect("toolspec runs");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
 }

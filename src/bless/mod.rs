@@ -6,7 +6,8 @@
 //! (`diff`) or written (`write`), only the blessed values' bytes changed
 //! (`author::bless`). A stage after `report` (it reads a report's standing:
 //! FLAKY and KNOWN scenarios are not blessed) and before the runner and the
-//! command, which both call it.
+//! command, which both call it. `record.rs` is its sibling for a scenario not
+//! yet written: `toolspec record`, one live call made twice and written whole.
 
 pub(crate) mod record;
 

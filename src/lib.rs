@@ -35,6 +35,8 @@ mod explore;
 
 mod report;
 
+mod bless;
+
 mod runner;
 
 mod proof;
@@ -51,6 +53,7 @@ pub mod fuzzing;
 #[doc(hidden)]
 pub mod bench;
 
+pub use bless::BLESS_ENV;
 pub use cli::{exit, main};
 pub use execute::{run_named, Excuse, RunOptions, ScenarioReport, Verdict};
 pub use judge::Mismatch;

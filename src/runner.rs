@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use crate::bless::{bless, to_bless, BlessMode, FailedScenario, BLESS_ENV};
 use crate::execute::cache_folder::cache_file_here;
 use crate::execute::durations::{self, Durations};
 use crate::execute::schedule::{StartOrder, BUNDLED_WORKERS_PER_CORE};
@@ -44,20 +45,47 @@ const NEXTEST_ENV: &str = "NEXTEST";
 /// the reference server in `toolspec_exe`, or the server named by `TOOLSPEC_TARGET`
 /// or `TOOLSPEC_SERVER`.
 pub fn conformance_main(specs_dir: &Path, toolspec_exe: &Path) -> ExitCode {
-    main_with(specs_dir, |suite| Target::reference(toolspec_exe, suite))
+    main_with(specs_dir, false, |suite| {
+        Target::reference(toolspec_exe, suite)
+    })
 }
 
 /// The `main` of a `harness = false` test in an implementer's own repository: every
 /// scenario under `specs_dir` against `target` (for example built from
 /// `env!("CARGO_BIN_EXE_my-server")`), unless `TOOLSPEC_TARGET` or `TOOLSPEC_SERVER`
 /// names another.
+///
+/// With `TOOLSPEC_BLESS=diff` (or `write`), the scenarios that fail are blessed
+/// after the trials, as `toolspec run --bless` does: each file's change printed
+/// (and written), and the test passes when every failure was blessed and written.
 pub fn target_main(specs_dir: &Path, target: Target) -> ExitCode {
-    main_with(specs_dir, |_| target.clone())
+    main_with(specs_dir, true, |_| target.clone())
 }
 
-fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> ExitCode {
+/// `may_bless`: `TOOLSPEC_BLESS` may edit the suites under `specs_dir` (an
+/// implementer's own; never the suites this repository builds in).
+fn main_with(
+    specs_dir: &Path,
+    may_bless: bool,
+    default_target: impl Fn(&Suite) -> Target,
+) -> ExitCode {
     // First, while the test binary runs one thread and is small (`spawner.rs`).
     crate::server::start_spawner();
+    let bless_mode = match BlessMode::from_env() {
+        Ok(Some(_)) if !may_bless => {
+            eprintln!(
+                "error: {BLESS_ENV}: these are the suites toolspec builds in, which are never \
+                 blessed; write them out with `toolspec suites export DIR` and bless the copy"
+            );
+            return ExitCode::from(2);
+        }
+        Ok(mode) => mode,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let gathered = bless_mode.map(|_| Arc::new(Mutex::new(Gathered::default())));
     let mut args = Arguments::from_args();
     let suites = match load_suites(specs_dir) {
         Ok(s) => s,
@@ -99,10 +127,11 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
             Some(t) => t.clone(),
             None => default_target(suite),
         },
-        options,
+        options.clone(),
         ask_for_tools,
         under_nextest,
         &measured,
+        gathered.clone(),
     );
     if !args.list {
         print_skipped(&args, &trials);
@@ -113,6 +142,16 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
     };
     crate::server::contain_the_run();
     let conclusion = libtest_mimic::run(&args, trials);
+    let blessed = match (bless_mode, gathered) {
+        (Some(mode), Some(gathered)) if !args.list => {
+            let gathered = match gathered.lock() {
+                Ok(mut g) => std::mem::take(&mut *g),
+                Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+            };
+            Some(gathered.bless(&options, mode))
+        }
+        _ => None,
+    };
     crate::server::end_what_escaped();
     crate::server::stop_spawner();
     if let (Some(file), Ok(measured)) = (&durations_file, measured.lock()) {
@@ -120,7 +159,79 @@ fn main_with(specs_dir: &Path, default_target: impl Fn(&Suite) -> Target) -> Exi
         // the next run slower.
         let _ = measured.save(file);
     }
-    conclusion.exit_code()
+    match blessed {
+        Some(true) => ExitCode::SUCCESS,
+        _ => conclusion.exit_code(),
+    }
+}
+
+/// The failing scenarios the trials saw, for `TOOLSPEC_BLESS`.
+#[derive(Default)]
+pub(crate) struct Gathered {
+    failed: Vec<GatheredScenario>,
+    others: Vec<String>,
+}
+
+/// One failing scenario: its suite, its file and place there, its target, and
+/// the mismatches to bless.
+struct GatheredScenario {
+    suite: Arc<Suite>,
+    file: usize,
+    index: usize,
+    target: Arc<Target>,
+    mismatches: Vec<crate::judge::Mismatch>,
+}
+
+impl Gathered {
+    /// Keeps what there is to bless of `report`.
+    fn consider(
+        &mut self,
+        report: &ScenarioReport,
+        place: (&Arc<Suite>, usize, usize),
+        target: &Arc<Target>,
+    ) {
+        match to_bless(report) {
+            Some(mismatches) => self.failed.push(GatheredScenario {
+                suite: place.0.clone(),
+                file: place.1,
+                index: place.2,
+                target: target.clone(),
+                mismatches,
+            }),
+            None if Standing::of(report).breaks_the_run() => {
+                self.others
+                    .push(format!("{} ({})", report.id, report.verdict.label()))
+            }
+            None => {}
+        }
+    }
+
+    /// Blesses them in the order of the files (trials end in any order), printing
+    /// on stdout after libtest's summary. True when all was blessed and written.
+    fn bless(mut self, options: &RunOptions, mode: BlessMode) -> bool {
+        self.failed.sort_by(|a, b| {
+            (&a.suite.name, a.file, a.index).cmp(&(&b.suite.name, b.file, b.index))
+        });
+        let failed: Vec<FailedScenario<'_>> = self
+            .failed
+            .iter()
+            .filter_map(|g| {
+                let file = g.suite.files.get(g.file)?;
+                Some(FailedScenario {
+                    suite: &g.suite,
+                    file,
+                    scenario: file.content.scenarios.get(g.index)?,
+                    target: &g.target,
+                    listed: None,
+                    mismatches: g.mismatches.clone(),
+                })
+            })
+            .collect();
+        println!();
+        bless(&failed, &self.others, options, mode, &mut |line| {
+            println!("{}", crate::visible::inert(line))
+        })
+    }
 }
 
 /// The trials in the order to start them: those known to be slow from their last
@@ -205,6 +316,7 @@ pub(crate) fn trials(
     ask_for_tools: bool,
     under_nextest: bool,
     measured: &Arc<Mutex<Durations>>,
+    gathered: Option<Arc<Mutex<Gathered>>>,
 ) -> Vec<ScenarioTrial> {
     let mut trials = Vec::new();
     for suite in suites {
@@ -215,12 +327,13 @@ pub(crate) fn trials(
             for (index, scenario) in file.content.scenarios.iter().enumerate() {
                 let id = suite.scenario_id(file, scenario);
                 let skip = skip_reason(scenario, &target);
-                let (suite, target, options, listed, measured) = (
+                let (suite, target, options, listed, measured, gathered) = (
                     suite.clone(),
                     target.clone(),
                     options.clone(),
                     listed.clone(),
                     measured.clone(),
+                    gathered.clone(),
                 );
                 let target_name = target.name.clone();
                 let trial = Trial::ignorable_test(id, move || {
@@ -239,6 +352,11 @@ pub(crate) fn trials(
                     );
                     if let Ok(mut measured) = measured.lock() {
                         measured.record(&target.name, &report.id, report.elapsed);
+                    }
+                    if let Some(gathered) = &gathered {
+                        if let Ok(mut gathered) = gathered.lock() {
+                            gathered.consider(&report, (&suite, file_index, index), &target);
+                        }
                     }
                     completion(&report, under_nextest)
                 })
@@ -395,6 +513,7 @@ mod tests {
             false,
             false,
             &Arc::default(),
+            None,
         )
     }
 

@@ -10,13 +10,27 @@
 //! - `covers.rs`: the clause (or topic) a scenario covers;
 //! - `round_trip.rs`: a draft run on the oracle (it must pass three times) and on
 //!   the subject (it must fail once);
-//! - `suite_folder.rs`: `DIR/<suite>/`, a complete suite the files are written into.
+//! - `suite_folder.rs`: `DIR/<suite>/`, a complete suite the files are written into;
+//! - `bless.rs`: `run --bless`, failed expectations of an existing file given
+//!   the values that would have held, written in place through
+//!   `value_edit.rs` (one value's bytes replaced), `yaml_nodes.rs` (each node's
+//!   bytes in the file) and `scalar_text.rs` (a value in the style of the
+//!   scalar it replaces);
+//! - `append.rs`: a scenario added at the end of a file (`toolspec record`);
+//! - `two_answers.rs`: one value for two runs' answers, what differed made
+//!   placeholders and named.
 
+pub(crate) mod append;
+pub(crate) mod bless;
 pub(crate) mod covers;
 pub(crate) mod expectation;
 pub(crate) mod round_trip;
+pub(crate) mod scalar_text;
 pub(crate) mod scenario_text;
 pub(crate) mod suite_folder;
+pub(crate) mod two_answers;
+pub(crate) mod value_edit;
+pub(crate) mod yaml_nodes;
 
 use std::collections::BTreeMap;
 

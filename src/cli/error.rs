@@ -56,6 +56,12 @@ pub(crate) enum CliError {
     /// `report merge` refused its shards.
     #[error("report merge: {0}")]
     Merge(String),
+    /// `run --bless` was asked to write where it may not, or could not write.
+    #[error("bless: {0}")]
+    Bless(String),
+    /// `record` could not make or write its scenario.
+    #[error("record: {0}")]
+    Record(String),
 }
 
 impl From<Vec<LoadError>> for CliError {

@@ -2,6 +2,7 @@
 //! stop a command, and the exit codes. Only this module reads arguments or writes
 //! to stdout; the stages it drives return values.
 
+mod bless;
 mod catalogue;
 mod color;
 mod coverage;
@@ -16,6 +17,7 @@ mod matrix;
 mod mutants;
 mod output;
 mod progress;
+mod record;
 mod report;
 mod report_files;
 mod run;
@@ -107,6 +109,10 @@ enum Command {
     /// history page (index.html), history.json and history.md; the scenarios that
     /// changed, where each first failed and was fixed, and where to bisect.
     History(history::HistoryArgs),
+    /// One live call written as a scenario of a suite of one's own (--specs):
+    /// `record --suite S --server 'CMD {root}' --tool T --args JSON`; shows the
+    /// suite file's diff, and writes it with --write.
+    Record(record::RecordArgs),
     /// Reports already written: `toolspec report merge A.json B.json ...` joins the
     /// shards of a partitioned run.
     #[command(subcommand)]
@@ -187,6 +193,7 @@ fn dispatch(
         Command::Scaffold(args) => scaffold::scaffold(catalogue, specs, &args),
         Command::Mutants(args) => mutants::mutants(catalogue, &args),
         Command::Explore(args) => explore::explore_command(catalogue, &args),
+        Command::Record(args) => record::record_command(catalogue, &args),
         Command::Suites(_)
         | Command::Report(_)
         | Command::Diff(_)

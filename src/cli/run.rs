@@ -5,12 +5,14 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::bless::{refuse_built_in, Collector};
 use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::{print, say};
 use super::progress::Progress;
 use super::report_files::{ReportFiles, ReportStreams};
 use super::Outcome;
+use crate::bless::BlessMode;
 use crate::execute::cache_folder::cache_file_here;
 use crate::execute::durations::{self, Durations};
 use crate::execute::parallel::{default_jobs, run_scenarios, Planned};
@@ -107,6 +109,11 @@ pub(crate) struct RunArgs {
     /// Accepted and does nothing: isolation is the default now.
     #[arg(long, hide = true)]
     sandbox: bool,
+    /// Give each failing scenario's failed `text`, `json`, `code`, `is_error` and
+    /// file texts what the server answered (suites of --specs only): `diff` (the
+    /// default) prints each file's change, `write` writes it (docs/authoring.md).
+    #[arg(long, value_enum, value_name = "diff|write", num_args = 0..=1, require_equals = true, default_missing_value = "diff")]
+    bless: Option<BlessMode>,
 }
 
 impl RunArgs {
@@ -182,6 +189,10 @@ pub(crate) fn run(
     if let Some(ids) = &ids {
         ids.check(&suites)?;
     }
+    if args.bless.is_some() {
+        refuse_built_in(catalogue, &suites)?;
+    }
+    let mut blessing = args.bless.map(Collector::new);
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     if let Some(target) = &external {
         check_baseline(target, &suites, args.target.as_deref())?;
@@ -297,6 +308,9 @@ pub(crate) fn run(
                 progress.above(|| print(&scenario_text(&report, styles)));
             }
             tallies[k].count(&report);
+            if let Some(blessing) = &mut blessing {
+                blessing.consider(index, &report);
+            }
             if args.write_baseline.is_some() && fails(&report) {
                 failing.push(report.id.clone());
             }
@@ -352,6 +366,9 @@ pub(crate) fn run(
             ));
         }
         return Ok(Outcome::Broken);
+    }
+    if let Some(blessing) = blessing {
+        return Ok(blessing.finish(&work, &options));
     }
     Ok(if grand.breaks_the_run() {
         Outcome::Broken

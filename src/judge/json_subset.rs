@@ -101,6 +101,52 @@ fn compare(
     }
 }
 
+/// The `json:` expectation `expected` made to hold for `actual`, for `run
+/// --bless`: what already holds stays as written (markers, templates), a string
+/// that differs is blessed line by line ([`template::blessed`]), an expected key
+/// the answer lacks is dropped (the expectation stays a subset: keys it did not
+/// name are not added), and anything else is the answer's value, its root and
+/// captures written back as placeholders.
+pub(crate) fn blessed(expected: &Value, actual: &Value, bindings: &Bindings) -> Value {
+    if differences(expected, actual, bindings).is_empty() {
+        return expected.clone();
+    }
+    match (expected, actual) {
+        (Value::Object(want), Value::Object(got)) => Value::Object(
+            want.iter()
+                .filter_map(|(key, want_value)| {
+                    let got_value = got.get(key)?;
+                    Some((key.clone(), blessed(want_value, got_value, bindings)))
+                })
+                .collect(),
+        ),
+        (Value::Array(want), Value::Array(got)) if want.len() == got.len() => Value::Array(
+            want.iter()
+                .zip(got)
+                .map(|(w, g)| blessed(w, g, bindings))
+                .collect(),
+        ),
+        (Value::String(want), Value::String(got)) if !is_marker(want) => Value::String(
+            template::blessed(want, got, bindings).unwrap_or_else(|| bindings.unfill(got)),
+        ),
+        (_, got) => unfilled(got, bindings),
+    }
+}
+
+/// `value` with every string's root and captured values written as placeholders.
+fn unfilled(value: &Value, bindings: &Bindings) -> Value {
+    match value {
+        Value::String(s) => Value::String(bindings.unfill(s)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| unfilled(v, bindings)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), unfilled(v, bindings)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 fn is_marker(text: &str) -> bool {
     MARKERS.iter().any(|(name, _)| *name == text)
 }
@@ -154,6 +200,19 @@ mod tests {
 
     fn diffs(expected: Value, actual: Value) -> Vec<String> {
         differences(&expected, &actual, &Bindings::new("/r"))
+    }
+
+    #[test]
+    fn a_blessed_json_keeps_what_holds_and_takes_the_rest_from_the_answer() {
+        let bindings = Bindings::new("/r");
+        let expected = json!({"ok": "{bool}", "n": 1, "path": "{root}/a", "gone": 1, "list": [1]});
+        let actual = json!({"ok": true, "n": 2, "path": "/r/b", "list": [1, 2], "new": 3});
+        let made = blessed(&expected, &actual, &bindings);
+        assert_eq!(
+            made,
+            json!({"ok": "{bool}", "n": 2, "path": "{root}/b", "list": [1, 2]})
+        );
+        assert!(differences(&made, &actual, &bindings).is_empty());
     }
 
     #[test]

@@ -33,6 +33,11 @@ pub struct Mismatch {
     pub key: String,
     /// What was wrong, with a diff where useful.
     pub detail: String,
+    /// For an expectation that says what the answer is (`text`, `json`, `code`,
+    /// `is_error`, a file's text), the value that would have held: the answer,
+    /// its root and captures written as placeholders, the lines of an expected
+    /// text that still match kept as written. `run --bless` writes it.
+    pub(crate) blessed: Option<serde_json::Value>,
 }
 
 impl Mismatch {
@@ -41,7 +46,14 @@ impl Mismatch {
             expectation: expectation.into(),
             key: String::new(),
             detail: detail.into(),
+            blessed: None,
         }
+    }
+
+    /// The same mismatch with the value that would have held (see `blessed`).
+    pub(crate) fn blessing(mut self, value: serde_json::Value) -> Self {
+        self.blessed = Some(value);
+        self
     }
 
     /// The same mismatch with its expectation id set.
@@ -86,6 +98,7 @@ pub(crate) fn judge(
                 expectation: format!("any_of[{i}]: {}", m.expectation),
                 key: format!("any_of[{i}].{}", m.key),
                 detail: m.detail,
+                blessed: m.blessed,
             }));
         }
     }
@@ -299,7 +312,11 @@ fn judge_result(
             )),
         };
         if let Some(detail) = detail {
-            found.push(Mismatch::new("json", detail).keyed("json"));
+            let mut mismatch = Mismatch::new("json", detail).keyed("json");
+            if let Ok(actual) = serde_json::from_str::<serde_json::Value>(text) {
+                mismatch = mismatch.blessing(json_subset::blessed(expected, &actual, bindings));
+            }
+            found.push(mismatch);
         }
     }
     // `code` implies an error unless the scenario says otherwise.
@@ -318,17 +335,19 @@ fn judge_result(
                         crate::visible::excerpt(text, 300)
                     ),
                 )
-                .keyed("is_error"),
+                .keyed("is_error")
+                .blessing(serde_json::Value::Bool(result.is_error())),
             );
         }
     }
     if let Some(code) = &then.code {
         let code = bindings.fill(code);
-        let detail = match convention.read_code(result) {
-            Ok(got) if got == code => None,
+        let read = convention.read_code(result);
+        let detail = match &read {
+            Ok(got) if *got == code => None,
             Ok(got) => Some(format!(
                 "expected code {code}, got {got}\n{}",
-                diff::unified(&code, &got)
+                diff::unified(&code, got)
             )),
             Err(why) => Some(format!(
                 "expected code {code}, but {}; text: {}",
@@ -337,7 +356,11 @@ fn judge_result(
             )),
         };
         if let Some(detail) = detail {
-            found.push(Mismatch::new(format!("code: {code}"), detail).keyed("code"));
+            let mut mismatch = Mismatch::new(format!("code: {code}"), detail).keyed("code");
+            if let Ok(got) = read {
+                mismatch = mismatch.blessing(serde_json::Value::String(bindings.unfill(&got)));
+            }
+            found.push(mismatch);
         }
     }
     if let Some(expected) = &then.text {
@@ -346,7 +369,11 @@ fn judge_result(
             None => Cow::Borrowed(expected.as_str()),
         };
         if let Some(difference) = template::difference(&expected, text, bindings) {
-            found.push(Mismatch::new("text", difference).keyed("text"));
+            let mut mismatch = Mismatch::new("text", difference).keyed("text");
+            if let Some(blessed) = template::blessed(&expected, text, bindings) {
+                mismatch = mismatch.blessing(serde_json::Value::String(blessed));
+            }
+            found.push(mismatch);
         }
     }
     for (i, needle) in then.contains.iter().enumerate() {
@@ -476,7 +503,11 @@ fn judge_file(
     let actual = String::from_utf8_lossy(&bytes);
     if let Some(text) = &detail.text {
         if let Some(difference) = template::difference(text, &actual, bindings) {
-            return Some(Mismatch::new(label, difference));
+            let mismatch = Mismatch::new(label, difference);
+            return Some(match template::blessed(text, &actual, bindings) {
+                Some(blessed) => mismatch.blessing(serde_json::Value::String(blessed)),
+                None => mismatch,
+            });
         }
     }
     for needle in &detail.contains {

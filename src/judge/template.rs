@@ -45,6 +45,126 @@ pub(crate) fn difference(template: &str, actual: &str, bindings: &Bindings) -> O
     ))
 }
 
+/// The most template lines times text lines [`blessed`] aligns one by one; past
+/// it (two texts of thousands of lines each) the whole text is taken.
+const ALIGN_LIMIT: usize = 4_000_000;
+
+/// The expectation `template` made to hold for `actual`, for `run --bless`: the
+/// lines of the template that still match a line of the text (with their
+/// `{int}`, `[..]` or captures) stay as written, a `...` line stays where it can
+/// stand for the lines between, and every other line of the text is taken as it
+/// is, its root and captured values written back as `{root}` and `{name}`. The
+/// lines are aligned by the most template lines kept (a longest common
+/// subsequence where "equal" is "the template line matches"), so a line added or
+/// removed in the middle does not turn every line after it into a new one.
+///
+/// None when no template matches the text: a text holding what a template reads
+/// as a placeholder (`{int}` where the server wrote those five characters) cannot
+/// be written as an expectation.
+pub(crate) fn blessed(template: &str, actual: &str, bindings: &Bindings) -> Option<String> {
+    let made = blessed_lines(template, actual, bindings);
+    Template::new(&made, bindings)
+        .is_ok_and(|t| t.matches(actual))
+        .then_some(made)
+}
+
+/// [`blessed`] before the check that the result matches.
+fn blessed_lines(template: &str, actual: &str, bindings: &Bindings) -> String {
+    let whole = bindings.unfill(actual);
+    let Ok(compiled) = Template::new(template, bindings) else {
+        return whole;
+    };
+    if compiled.matches(actual) {
+        return template.to_string();
+    }
+    let written: Vec<&str> = template.split('\n').collect();
+    let got: Vec<&str> = actual.split('\n').collect();
+    let (n, m) = (written.len(), got.len());
+    if n.saturating_mul(m) > ALIGN_LIMIT || compiled.lines.len() != n {
+        return whole;
+    }
+    let fits = |i: usize, j: usize| match &compiled.lines[i] {
+        TemplateLine::AnyLines => true,
+        TemplateLine::Line { pattern, .. } => pattern.is_match(got[j]),
+    };
+    // best[i * (m + 1) + j]: aligning written[i..] with got[j..], the most
+    // template lines kept (the high half) and then the most lines replaced in
+    // place (the low half: a changed line stays where it was rather than fall
+    // into a `...`). A `...` is always kept and takes lines until it closes.
+    const KEPT: u64 = 1 << 32;
+    const REPLACED: u64 = 1;
+    let width = m + 1;
+    let mut best = vec![0u64; (n + 1) * width];
+    for i in (0..n).rev() {
+        for j in (0..=m).rev() {
+            let at = |i: usize, j: usize| best[i * width + j];
+            let value = match &compiled.lines[i] {
+                TemplateLine::AnyLines => {
+                    let close = KEPT + at(i + 1, j);
+                    if j < m {
+                        close.max(at(i, j + 1))
+                    } else {
+                        close
+                    }
+                }
+                TemplateLine::Line { .. } => {
+                    let mut value = at(i + 1, j);
+                    if j < m {
+                        value = value.max(at(i, j + 1)).max(REPLACED + at(i + 1, j + 1));
+                        if fits(i, j) {
+                            value = value.max(KEPT + at(i + 1, j + 1));
+                        }
+                    }
+                    value
+                }
+            };
+            best[i * width + j] = value;
+        }
+    }
+    let at = |i: usize, j: usize| best[i * width + j];
+    let mut out: Vec<String> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i == n {
+            out.push(bindings.unfill(got[j]));
+            j += 1;
+            continue;
+        }
+        match &compiled.lines[i] {
+            // A `...` takes as many lines as it can without costing a kept line.
+            TemplateLine::AnyLines => {
+                if j < m && at(i, j) == at(i, j + 1) {
+                    j += 1;
+                } else {
+                    out.push(written[i].to_string());
+                    i += 1;
+                }
+            }
+            TemplateLine::Line { .. } => {
+                if j < m && fits(i, j) && at(i, j) == KEPT + at(i + 1, j + 1) {
+                    out.push(written[i].to_string());
+                    i += 1;
+                    j += 1;
+                } else if j < m && at(i, j) == REPLACED + at(i + 1, j + 1) {
+                    out.push(bindings.unfill(got[j]));
+                    i += 1;
+                    j += 1;
+                } else if j < m && at(i, j) == at(i, j + 1) {
+                    out.push(bindings.unfill(got[j]));
+                    j += 1;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+    let lines = out.join("\n");
+    match Template::new(&lines, bindings) {
+        Ok(t) if t.matches(actual) => lines,
+        _ => whole,
+    }
+}
+
 fn compile(pattern: &str) -> Result<Regex, String> {
     compile_for_one_judging(pattern, TEMPLATE_SIZE_LIMIT)
         .map_err(|e| format!("the expected text cannot be used as a template: {e}"))
@@ -247,6 +367,37 @@ mod tests {
             shown.contains("placeholders and all (PID {int})"),
             "{shown}"
         );
+    }
+
+    #[test]
+    fn a_blessed_text_keeps_the_lines_that_still_match() {
+        let template = "PGID: {int}\nfirst\n[..] second\n...\nlast\n";
+        let actual = "PGID: 77\nfirst\nnew line at /r/x\nthe second\nmore\nstuff\nlast\n";
+        let made = blessed(template, actual, &root()).expect("a template");
+        assert_eq!(
+            made,
+            "PGID: {int}\nfirst\nnew line at {root}/x\n[..] second\n...\nlast\n"
+        );
+        assert_eq!(difference(&made, actual, &root()), None);
+        // A changed line is replaced where it stands, not taken by a `...`.
+        assert_eq!(
+            blessed_of("1\tone\n...\n3\tfour\n", "1\tone\n2\ttwo\n3\tthree\n"),
+            "1\tone\n...\n3\tthree\n"
+        );
+        // A changed line is replaced; the others stay as written.
+        assert_eq!(blessed_of("a {int}\nb\nc", "a 1\nB\nc"), "a {int}\nB\nc");
+        // What the template reads as a placeholder cannot be written.
+        assert_eq!(blessed("x", "took {int}s", &root()), None);
+        // A text that already matches is the template itself.
+        assert_eq!(blessed_of("x [..]", "x y"), "x [..]");
+        // Nothing matches: the text, its root written `{root}`.
+        assert_eq!(blessed_of("old", "/r/new\n"), "{root}/new\n");
+    }
+
+    fn blessed_of(template: &str, actual: &str) -> String {
+        let made = blessed(template, actual, &root()).expect("a template");
+        assert_eq!(difference(&made, actual, &root()), None, "{made:?}");
+        made
     }
 
     #[test]

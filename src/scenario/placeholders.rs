@@ -60,6 +60,36 @@ impl Bindings {
         self.fill_with(text, str::to_string)
     }
 
+    /// `text` with every bound value written back as its `{name}`, the longest
+    /// value first where two start at one place: what a server said, made an
+    /// expectation again (`run --bless` writes the root as `{root}`). An empty
+    /// value is left alone, since it would be found everywhere.
+    pub(crate) fn unfill(&self, text: &str) -> String {
+        let mut values: Vec<(&str, &str)> = self
+            .values
+            .iter()
+            .filter(|(_, value)| !value.is_empty())
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        values.sort_by_key(|(_, value)| std::cmp::Reverse(value.len()));
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        'scan: while let Some(c) = rest.chars().next() {
+            for (name, value) in &values {
+                if let Some(after) = rest.strip_prefix(value) {
+                    out.push('{');
+                    out.push_str(name);
+                    out.push('}');
+                    rest = after;
+                    continue 'scan;
+                }
+            }
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+        out
+    }
+
     /// `text` with every bound `{name}` replaced by `escape(value)`: for a regex,
     /// where a root or a captured value must match literally.
     pub(crate) fn fill_with(&self, text: &str, escape: impl Fn(&str) -> String) -> String {
@@ -159,6 +189,18 @@ pub(crate) fn check_capture_name(name: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unfill_writes_the_longest_bound_value_back_as_its_name() {
+        let mut b = Bindings::new("/tmp/r");
+        b.bind("task", "/tmp/r/t1");
+        b.bind("empty", "");
+        assert_eq!(
+            b.unfill("at /tmp/r/a and /tmp/r/t1, /tmp/x"),
+            "at {root}/a and {task}, /tmp/x"
+        );
+        assert_eq!(b.fill(&b.unfill("/tmp/r/t1 /tmp/r")), "/tmp/r/t1 /tmp/r");
+    }
 
     #[test]
     fn fills_bound_names_once_and_leaves_the_rest() {

@@ -35,6 +35,7 @@
 //! - the console text pinned as a whole, and the JSON files' schemas: `golden` (a new
 //!   pinned command line is a case file in `tests/golden/`, not a Rust test).
 
+mod bless;
 mod build_budget;
 mod can_fail;
 mod cli;

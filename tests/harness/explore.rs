@@ -309,10 +309,15 @@ fn a_subject_that_crashes_is_a_broken_divergence() {
 }
 
 /// A deviation that only shows under a setting is reachable: the settings drawn
-/// from `explore.yaml` reach both sides through their settings mappings.
+/// from `explore.yaml` reach both sides through their settings mappings, and
+/// shrinking leaves out every drawn setting but the one the deviation needs.
 #[test]
 fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("explore.json");
     let (code, stdout, stderr) = explore(&[
+        "--json",
+        json.to_str().expect("utf-8 path"),
         "--suite",
         "agent-tools",
         "--mutate",
@@ -339,6 +344,28 @@ fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
         .count();
     assert!(headings > 0, "{stdout}");
     assert_eq!(read_only, headings, "{stdout}");
+    let shrunk: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("  settings: "))
+        .collect();
+    assert!(
+        shrunk
+            .iter()
+            .all(|l| *l == r#"  settings: {"read_only":true}"#),
+        "{stdout}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    let drawn_more = report["divergences"]
+        .as_array()
+        .expect("divergences")
+        .iter()
+        .filter(|d| d["settings"].as_object().is_some_and(|s| s.len() > 1))
+        .count();
+    assert!(
+        drawn_more > 0,
+        "the cases as drawn had other settings too: {report}"
+    );
 }
 
 /// The reference behind `tests/servers/renamed.py`, which hides the tools named.

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::argument_gen::generate_arguments;
 use super::explore_file::ExploreData;
 use super::fixture_gen::{generate_fixture, GeneratedFixture};
+use super::ignore_gen::add_ignore_files;
 
 /// The most calls a case makes.
 pub(crate) const MAX_CALLS: usize = 6;
@@ -48,6 +49,10 @@ const ONE_IN_SETTINGS: u8 = 3;
 /// own and drawing them leaves the fixture and calls of a case as they were.
 const SETTINGS_STREAM: u64 = 0x5e77_1265;
 
+/// Mixed into a case's seed for its ignore files, drawn after its calls from a
+/// stream of their own, so the calls are drawn from the fixture as it was.
+const IGNORE_STREAM: u64 = 0x160e_f11e;
+
 /// The seed of case `number` of a run seeded `seed`: both mixed by splitmix64, so
 /// neighbouring cases and neighbouring seeds share no stream.
 pub(crate) fn case_seed(seed: u64, number: u64) -> u64 {
@@ -64,7 +69,7 @@ fn splitmix64(x: u64) -> u64 {
 /// Case `number` of the run seeded `seed`.
 pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case {
     let mut rng = Rng::with_seed(case_seed(seed, number));
-    let fixture = generate_fixture(&mut rng);
+    let mut fixture = generate_fixture(&mut rng);
     let calls = (0..rng.usize(1..=MAX_CALLS))
         .map(|_| {
             let tool = &data.tools[rng.usize(..data.tools.len())];
@@ -74,6 +79,10 @@ pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case 
             }
         })
         .collect();
+    add_ignore_files(
+        &mut Rng::with_seed(case_seed(seed, number) ^ IGNORE_STREAM),
+        &mut fixture,
+    );
     let settings = generate_settings(
         &mut Rng::with_seed(case_seed(seed, number) ^ SETTINGS_STREAM),
         &data.settings,

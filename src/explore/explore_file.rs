@@ -38,6 +38,12 @@ pub(crate) enum Meaning {
     Enum,
     /// One of these values.
     OneOf(Vec<serde_json::Value>),
+    /// A unified diff of the fixture's files (a change that applies, one that
+    /// does not, a new file).
+    Patch,
+    /// A list of one to three objects whose fields mean these (`multi_edit`'s
+    /// edits); the fields must be in the schema's `items.properties`.
+    ListOf(BTreeMap<String, Meaning>),
 }
 
 /// `explore.yaml` as written.
@@ -189,6 +195,26 @@ pub(crate) fn explore_data_from_text(
                 ));
                 continue;
             };
+            if let Meaning::ListOf(fields) = meaning {
+                let items = schema
+                    .pointer("/items/properties")
+                    .and_then(|p| p.as_object());
+                for field in fields.keys() {
+                    if !items.is_some_and(|items| items.contains_key(field)) {
+                        let known: Vec<&str> = items
+                            .map(|p| p.keys().map(String::as_str).collect())
+                            .unwrap_or_default();
+                        errors.push(LoadError::new(
+                            path,
+                            line_of_key(text, field, line.unwrap_or(0)),
+                            format!(
+                                "`{name}.{argument}` lists objects with no field `{field}` in its schema's `items` (they have: {})",
+                                known.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
             if *meaning == Meaning::Enum && schema.get("enum").and_then(|e| e.as_array()).is_none()
             {
                 errors.push(LoadError::new(
@@ -320,6 +346,43 @@ mod tests {
         let shown = errors[0].to_string();
         assert!(shown.starts_with("explore.yaml:4:"), "{shown}");
         assert!(shown.contains("no argument `lines`"), "{shown}");
+    }
+
+    #[test]
+    fn a_list_of_objects_names_only_fields_its_items_have() {
+        let multi_edit = ListedTool {
+            name: "multi_edit".into(),
+            description: String::new(),
+            arguments: Some(vec!["edits".into()]),
+            input_schema: serde_json::json!({
+                "properties": {"edits": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"old_string": {"type": "string"}, "new_string": {"type": "string"}},
+                    "required": ["old_string", "new_string"]}}}
+            }),
+        };
+        let good = "tools:\n  multi_edit:\n    edits: { list-of: { old_string: find-text, new_string: text } }\n";
+        let data = explore_data_from_text(
+            Path::new("e.yaml"),
+            good,
+            std::slice::from_ref(&multi_edit),
+            &BTreeMap::new(),
+        )
+        .expect("loads");
+        assert!(matches!(&data.tools[0].arguments["edits"], Meaning::ListOf(f) if f.len() == 2));
+        let bad = "tools:\n  multi_edit:\n    edits:\n      list-of:\n        old_string: find-text\n        old: text\n";
+        let errors =
+            explore_data_from_text(Path::new("e.yaml"), bad, &[multi_edit], &BTreeMap::new())
+                .expect_err("refused");
+        let shown = errors[0].to_string();
+        assert!(
+            shown.starts_with("e.yaml:6: `multi_edit.edits` lists objects with no field `old`"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("(they have: new_string, old_string)"),
+            "{shown}"
+        );
     }
 
     #[test]

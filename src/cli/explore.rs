@@ -198,6 +198,7 @@ pub(crate) fn explore_command(
             subject: &subject,
             convention: suite.config.convention,
             masks: &data.masks,
+            tasks: data.tasks.as_ref(),
             call_timeout,
             subject_lacks: &subject_lacks,
         },

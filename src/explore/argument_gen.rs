@@ -12,7 +12,15 @@ use serde_json::{json, Map, Value};
 use super::explore_file::{ExploredTool, Meaning};
 use super::fixture_gen::{generate_text, GeneratedFixture, CANARY, WORDS};
 use super::patch_gen::generate_patch;
-use super::shell_gen::generate_command;
+use super::shell_gen::{generate_command, generate_command_without_files};
+
+/// The placeholder a `task-id` argument is drawn as: each side fills in the id
+/// of the last background task it started in the case.
+pub(crate) const TASK: &str = "task";
+
+/// A task id no task has: drawn now and then, and what `{task}` stands for on a
+/// side that has started no task yet.
+pub(crate) const NO_TASK: &str = "0000000000000000";
 
 /// How often (one in N) a required argument is left out, and any argument is
 /// given a value of the wrong type.
@@ -102,6 +110,7 @@ fn value_for(
             let files: Vec<&str> = fixture.files().map(|(n, _)| n).collect();
             Value::String(generate_command(rng, &files))
         }
+        Meaning::ShellWithoutFiles => Value::String(generate_command_without_files(rng)),
         Meaning::Count => json!(*pick(rng, &[-1, 0, 1, 2, 3, 5, 100, 2001])),
         Meaning::Flag => Value::Bool(rng.bool()),
         Meaning::LineRange => {
@@ -123,6 +132,8 @@ fn value_for(
         }
         Meaning::OneOf(_) => json!("bogus"),
         Meaning::Patch => Value::String(generate_patch(rng, fixture)),
+        Meaning::TaskId if rng.u8(..6) == 0 => json!(NO_TASK),
+        Meaning::TaskId => json!(format!("{{{TASK}}}")),
         Meaning::ListOf(fields) => {
             let items = schema.get("items").unwrap_or(&Value::Null);
             let objects = (0..rng.usize(1..=3))

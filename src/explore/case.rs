@@ -9,7 +9,7 @@ use fastrand::Rng;
 use serde_json::{Map, Value};
 
 use super::argument_gen::generate_arguments;
-use super::explore_file::ExploreData;
+use super::explore_file::{ExploreData, Meaning, TaskRules};
 use super::fixture_gen::{generate_fixture, GeneratedFixture};
 use super::ignore_gen::add_ignore_files;
 
@@ -70,7 +70,7 @@ fn splitmix64(x: u64) -> u64 {
 pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case {
     let mut rng = Rng::with_seed(case_seed(seed, number));
     let mut fixture = generate_fixture(&mut rng);
-    let calls = (0..rng.usize(1..=MAX_CALLS))
+    let mut calls: Vec<GeneratedCall> = (0..rng.usize(1..=MAX_CALLS))
         .map(|_| {
             let tool = &data.tools[rng.usize(..data.tools.len())];
             GeneratedCall {
@@ -79,6 +79,9 @@ pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case 
             }
         })
         .collect();
+    if let Some(tasks) = &data.tasks {
+        start_tasks_before_reading_them(&mut rng, &mut calls, tasks, data, &fixture);
+    }
     add_ignore_files(
         &mut Rng::with_seed(case_seed(seed, number) ^ IGNORE_STREAM),
         &mut fixture,
@@ -92,6 +95,54 @@ pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case 
         fixture,
         settings,
         calls,
+    }
+}
+
+/// Makes the call before each call that reads a task (a `task-id` argument) one
+/// that starts a task, one time in two: `tasks.start`'s tool with its arguments
+/// drawn and `tasks.start`'s fixed on top. A call reading a task first in the case
+/// gets one inserted before it (the case's last call dropped past
+/// [`MAX_CALLS`]). Drawn after the rest of the case, so other cases are as they
+/// were.
+fn start_tasks_before_reading_them(
+    rng: &mut Rng,
+    calls: &mut Vec<GeneratedCall>,
+    tasks: &TaskRules,
+    data: &ExploreData,
+    fixture: &GeneratedFixture,
+) {
+    let Some(mut starter) = data
+        .tools
+        .iter()
+        .find(|t| t.name == tasks.start_tool)
+        .cloned()
+    else {
+        return;
+    };
+    starter.arguments.extend(tasks.start_draw.clone());
+    let reads_task = |call: &GeneratedCall| {
+        data.tools
+            .iter()
+            .any(|t| t.name == call.tool && t.arguments.values().any(|m| *m == Meaning::TaskId))
+    };
+    let mut index = 0;
+    while index < calls.len() {
+        if reads_task(&calls[index]) && rng.bool() {
+            let mut args = generate_arguments(rng, &starter, fixture);
+            args.extend(tasks.start_args.clone());
+            let start = GeneratedCall {
+                tool: starter.name.clone(),
+                args,
+            };
+            if index == 0 {
+                calls.insert(0, start);
+                calls.truncate(MAX_CALLS);
+                index += 1;
+            } else {
+                calls[index - 1] = start;
+            }
+        }
+        index += 1;
     }
 }
 
@@ -121,7 +172,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::explore::explore_file::{ExploredTool, Meaning};
+    use crate::explore::explore_file::ExploredTool;
 
     fn data() -> ExploreData {
         let tool = |name: &str, arg: &str, meaning: Meaning| ExploredTool {
@@ -135,11 +186,58 @@ mod tests {
                 tool("view", "path", Meaning::Path),
             ],
             masks: Vec::new(),
+            tasks: None,
             settings: BTreeMap::from([
                 ("max_file_size".to_string(), vec![serde_json::json!(16)]),
                 ("read_only".to_string(), vec![Value::Bool(true)]),
             ]),
         }
+    }
+
+    #[test]
+    fn a_call_reading_a_task_often_follows_one_starting_it() {
+        let mut data = data();
+        data.tools.push(ExploredTool {
+            name: "task_output".into(),
+            arguments: BTreeMap::from([("task_id".to_string(), Meaning::TaskId)]),
+            schema: serde_json::json!({"properties": {"task_id": {"type": "string"}}}),
+        });
+        data.tasks = Some(TaskRules {
+            started: regex::Regex::new("id: (\\w+)").expect("regex"),
+            running: regex::Regex::new("running").expect("regex"),
+            start_tool: "bash".into(),
+            start_args: serde_json::json!({"background": true})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            start_draw: BTreeMap::from([("command".to_string(), Meaning::ShellWithoutFiles)]),
+        });
+        let cases: Vec<Case> = (0..200).map(|n| generate_case(7, n, &data)).collect();
+        let (mut reads, mut started_before) = (0, 0);
+        for case in &cases {
+            assert!((1..=MAX_CALLS).contains(&case.calls.len()));
+            for (i, call) in case.calls.iter().enumerate() {
+                if call.tool != "task_output" {
+                    continue;
+                }
+                reads += 1;
+                let before = i.checked_sub(1).map(|b| &case.calls[b]);
+                if let Some(start) = before.filter(|c| c.args.get("background").is_some()) {
+                    started_before += 1;
+                    assert_eq!(start.tool, "bash");
+                    let command = start.args.get("command").and_then(Value::as_str);
+                    assert!(
+                        !command.unwrap_or_default().contains("{root"),
+                        "{command:?}"
+                    );
+                }
+            }
+        }
+        assert!(reads > 20, "{reads}");
+        assert!(
+            started_before * 4 > reads && started_before < reads,
+            "{started_before} of {reads}"
+        );
     }
 
     #[test]

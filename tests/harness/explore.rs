@@ -199,7 +199,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "--mutate",
         "drop-code-prefix",
         "--seed",
-        "23",
+        "28",
         "--cases",
         "6",
         "--shrink-budget",
@@ -225,8 +225,9 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         .split_once("\nwrote ")
         .expect("--out says what it wrote");
     assert_eq!(one, format!("{four}\n"));
-    // Case 1 reads the canary outside the root, which a scenario's fixture cannot
-    // hold: its scenarios do not pass on the oracle, and are dropped and counted.
+    // One case edits the canary outside the root, which a scenario's fixture
+    // cannot hold: its scenarios do not pass on the oracle, and are dropped and
+    // counted.
     assert!(
         written_lines.contains("; 2 scenarios dropped\n"),
         "{written_lines}"
@@ -236,11 +237,11 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "{written_lines}"
     );
     assert!(!out
-        .join("boris/view-convention-b173c4cc059b6eeb.yaml")
+        .join("boris/str-replace-convention-0b497208f90643f1.yaml")
         .exists());
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
     assert_eq!(written["schema_version"], 3);
-    assert_eq!(written["seed"], 23);
+    assert_eq!(written["seed"], 28);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");
     assert_eq!(
@@ -445,7 +446,7 @@ fn the_shards_of_a_partitioned_run_together_find_what_the_whole_run_finds() {
         "--mutate",
         "drop-code-prefix",
         "--seed",
-        "8",
+        "9",
         "--jobs",
         "3",
     ];

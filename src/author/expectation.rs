@@ -254,6 +254,7 @@ mod tests {
                 args: Map::new(),
                 oracle,
                 subject: Some(subject),
+                capture: Default::default(),
             }],
             files_after: None,
             provenance: String::new(),

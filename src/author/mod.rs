@@ -105,6 +105,10 @@ pub(crate) struct RecordedCall {
     pub oracle: Answer,
     /// None when there was no subject (a recording).
     pub subject: Option<Answer>,
+    /// Capture name -> regex: values the server chose in this answer that a
+    /// later call uses as `{name}` (a background task's id), written as the
+    /// call's `capture:`, never as literals.
+    pub capture: BTreeMap<String, String>,
 }
 
 /// An entry of the fixture: a file's text, a folder, or a link, with its age and

@@ -85,8 +85,18 @@ fn given_files(fixture: &BTreeMap<String, FixtureEntry>) -> Vec<String> {
 }
 
 fn call_value(call: &RecordedCall) -> String {
+    let capture = if call.capture.is_empty() {
+        String::new()
+    } else {
+        let fields: serde_json::Map<String, Value> = call
+            .capture
+            .iter()
+            .map(|(name, regex)| (name.clone(), Value::String(regex.clone())))
+            .collect();
+        format!(", capture: {}", yaml_value(&Value::Object(fields)))
+    };
     format!(
-        "{{ tool: {}, args: {} }}",
+        "{{ tool: {}, args: {}{capture} }}",
         quoted(&call.tool),
         yaml_value(&Value::Object(call.args.clone()))
     )

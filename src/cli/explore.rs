@@ -32,7 +32,7 @@ use crate::explore::shrink;
 use crate::explore::signature::Signature;
 use crate::explore::transcript::observe;
 use crate::explore::watch::Watch;
-use crate::explore::{explore, list_oracle_tools, ExplorePlan, ExploredCase};
+use crate::explore::{explore, list_oracle_tools, ExplorePlan, Explored, ExploredCase};
 use crate::proof::mutants::catalogue as mutations;
 use crate::scenario::Partition;
 use crate::server::{load_target_file, Target};
@@ -198,6 +198,7 @@ pub(crate) fn explore_command(
             subject: &subject,
             convention: suite.config.convention,
             masks: &data.masks,
+            tasks: data.tasks.as_ref(),
             call_timeout,
             subject_lacks: &subject_lacks,
         },
@@ -217,7 +218,7 @@ pub(crate) fn explore_command(
     };
     let started = Instant::now();
     let explored = explore(&plan);
-    let mut classified = classify(&explored, &known);
+    let mut classified = classify(&explored.kept, &known);
     progress.phase(&format!(
         "shrinking {} new signatures",
         classified.new_count()
@@ -225,7 +226,13 @@ pub(crate) fn explore_command(
     shrink_new(&mut classified, &plan.sides, args.shrink_budget, plan.jobs);
     progress.finish();
     let elapsed = started.elapsed();
-    let tally = show(&explored, &classified, args.shrink_budget, &subject_lacks);
+    let mut tally = show(
+        &explored.kept,
+        &classified,
+        args.shrink_budget,
+        &subject_lacks,
+    );
+    count_clean_calls(&mut tally, &explored.clean_calls, &subject_lacks);
     if tally.unsupported > 0 {
         say(format_args!(
             "explore {}: {} calls UNSUPPORTED (not made)",
@@ -235,7 +242,7 @@ pub(crate) fn explore_command(
     say(format_args!(
         "explore {}: {} cases, {} calls, {} divergences ({}), {} cases not run",
         suite.name,
-        explored.len(),
+        explored.cases,
         tally.calls,
         tally.divergences,
         Level::ALL
@@ -262,9 +269,9 @@ pub(crate) fn explore_command(
     ));
     eprintln!(
         "explore: {} cases in {:.1}s ({:.1} cases/s, {:.1} calls/s)",
-        explored.len(),
+        explored.cases,
         elapsed.as_secs_f64(),
-        explored.len() as f64 / elapsed.as_secs_f64().max(1e-9),
+        explored.cases as f64 / elapsed.as_secs_f64().max(1e-9),
         tally.calls as f64 / elapsed.as_secs_f64().max(1e-9),
     );
     if let Some(path) = &args.json {
@@ -305,6 +312,23 @@ pub(crate) fn explore_command(
     } else {
         Outcome::Broken
     })
+}
+
+/// Adds the calls the clean cases made (only counted, never kept) to `tally`,
+/// those of tools the subject lacks as UNSUPPORTED.
+fn count_clean_calls(
+    tally: &mut Tally,
+    clean_calls: &BTreeMap<String, u64>,
+    subject_lacks: &[String],
+) {
+    for (tool, &calls) in clean_calls {
+        let calls = usize::try_from(calls).unwrap_or(usize::MAX);
+        if subject_lacks.contains(tool) {
+            tally.unsupported += calls;
+        } else {
+            tally.calls += calls;
+        }
+    }
 }
 
 /// What the run came to.
@@ -638,11 +662,12 @@ fn report_json(
     seed: u64,
     settings_drawn: &BTreeMap<String, Vec<Value>>,
     subject_lacks: &[String],
-    explored: &[ExploredCase],
+    explored: &Explored,
     tally: &Tally,
     classified: &Classified<'_>,
 ) -> Value {
     let divergences: Vec<Value> = explored
+        .kept
         .iter()
         .filter_map(|ExploredCase { case, outcome }| match outcome {
             CaseOutcome::Ran {
@@ -676,6 +701,7 @@ fn report_json(
         })
         .collect();
     let not_run: Vec<Value> = explored
+        .kept
         .iter()
         .filter_map(|ExploredCase { case, outcome }| match outcome {
             CaseOutcome::Failed(why) => Some(json!({"case": case.number, "why": why})),
@@ -715,7 +741,7 @@ fn report_json(
         "suite": suite,
         "seed": seed,
         "settings_drawn": settings_drawn,
-        "cases": explored.len(),
+        "cases": explored.cases,
         "calls": tally.calls,
         "divergences": divergences,
         "signatures": signatures,

@@ -11,7 +11,16 @@ use serde_json::{json, Map, Value};
 
 use super::explore_file::{ExploredTool, Meaning};
 use super::fixture_gen::{generate_text, GeneratedFixture, CANARY, WORDS};
-use super::shell_gen::generate_command;
+use super::patch_gen::generate_patch;
+use super::shell_gen::{generate_command, generate_command_without_files};
+
+/// The placeholder a `task-id` argument is drawn as: each side fills in the id
+/// of the last background task it started in the case.
+pub(crate) const TASK: &str = "task";
+
+/// A task id no task has: drawn now and then, and what `{task}` stands for on a
+/// side that has started no task yet.
+pub(crate) const NO_TASK: &str = "0000000000000000";
 
 /// How often (one in N) a required argument is left out, and any argument is
 /// given a value of the wrong type.
@@ -101,6 +110,7 @@ fn value_for(
             let files: Vec<&str> = fixture.files().map(|(n, _)| n).collect();
             Value::String(generate_command(rng, &files))
         }
+        Meaning::ShellWithoutFiles => Value::String(generate_command_without_files(rng)),
         Meaning::Count => json!(*pick(rng, &[-1, 0, 1, 2, 3, 5, 100, 2001])),
         Meaning::Flag => Value::Bool(rng.bool()),
         Meaning::LineRange => {
@@ -121,7 +131,49 @@ fn value_for(
             pick(rng, values).clone()
         }
         Meaning::OneOf(_) => json!("bogus"),
+        Meaning::Patch => Value::String(generate_patch(rng, fixture)),
+        Meaning::TaskId if rng.u8(..6) == 0 => json!(NO_TASK),
+        Meaning::TaskId => json!(format!("{{{TASK}}}")),
+        Meaning::ListOf(fields) => {
+            let items = schema.get("items").unwrap_or(&Value::Null);
+            let objects = (0..rng.usize(1..=3))
+                .map(|_| Value::Object(fields_of(rng, fields, items, fixture)))
+                .collect();
+            Value::Array(objects)
+        }
     }
+}
+
+/// The fields of one object of a list, each drawn for what it means; a field
+/// `item_schema` requires is left out one time in [`ONE_IN_MISSING`], another
+/// one time in two.
+fn fields_of(
+    rng: &mut Rng,
+    fields: &BTreeMap<String, Meaning>,
+    item_schema: &Value,
+    fixture: &GeneratedFixture,
+) -> Map<String, Value> {
+    let required = |name: &str| {
+        item_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|a| a.as_str() == Some(name)))
+    };
+    let mut object = Map::new();
+    for (name, meaning) in fields {
+        let include = if required(name) {
+            rng.u8(..ONE_IN_MISSING) != 0
+        } else {
+            rng.bool()
+        };
+        if include {
+            let schema = item_schema
+                .pointer(&format!("/properties/{name}"))
+                .unwrap_or(&Value::Null);
+            object.insert(name.clone(), value_for(rng, meaning, schema, fixture));
+        }
+    }
+    object
 }
 
 /// An existing file or folder, a missing one (in an existing folder or not), a
@@ -180,10 +232,13 @@ fn words_once_and_many(fixture: &GeneratedFixture) -> (Vec<&str>, Vec<&str>) {
     (once, many)
 }
 
-/// A word found once, one found many times, one never found, or an invalid regex.
+/// A word found once, one found many times, one never found, or an invalid regex;
+/// now and then a word of the fixture in capitals, which matches only where case
+/// is ignored.
 fn regex(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
     let (once, many) = words_once_and_many(fixture);
-    match rng.u8(..6) {
+    match rng.u8(..7) {
+        5 => pick(rng, &[&once[..], &many[..], WORDS].concat()).to_uppercase(),
         0 if !once.is_empty() => pick(rng, &once).to_string(),
         1 if !many.is_empty() => pick(rng, &many).to_string(),
         2 => "zz_never".to_string(),
@@ -281,5 +336,9 @@ mod tests {
         assert!(calls
             .iter()
             .any(|c| c.get("pattern").and_then(Value::as_str) == Some("[")));
+        assert!(calls.iter().any(|c| c
+            .get("pattern")
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.chars().any(char::is_uppercase))));
     }
 }

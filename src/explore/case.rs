@@ -9,8 +9,9 @@ use fastrand::Rng;
 use serde_json::{Map, Value};
 
 use super::argument_gen::generate_arguments;
-use super::explore_file::ExploreData;
+use super::explore_file::{ExploreData, Meaning, TaskRules};
 use super::fixture_gen::{generate_fixture, GeneratedFixture};
+use super::ignore_gen::add_ignore_files;
 
 /// The most calls a case makes.
 pub(crate) const MAX_CALLS: usize = 6;
@@ -40,26 +41,6 @@ pub(crate) struct Case {
     pub calls: Vec<GeneratedCall>,
 }
 
-impl Case {
-    /// The case with its fixture and arguments dropped, its number, settings and
-    /// tools kept: what a case that ran clean is kept as, so a long run's memory
-    /// does not grow with the texts of every case it made.
-    pub(crate) fn without_contents(self) -> Case {
-        Case {
-            fixture: GeneratedFixture::default(),
-            calls: self
-                .calls
-                .into_iter()
-                .map(|call| GeneratedCall {
-                    tool: call.tool,
-                    args: Map::new(),
-                })
-                .collect(),
-            ..self
-        }
-    }
-}
-
 /// How often (one in N) a case starts its servers with settings, when the suite's
 /// `explore.yaml` names any.
 const ONE_IN_SETTINGS: u8 = 3;
@@ -67,6 +48,10 @@ const ONE_IN_SETTINGS: u8 = 3;
 /// Mixed into a case's seed for its settings, so they come from a stream of their
 /// own and drawing them leaves the fixture and calls of a case as they were.
 const SETTINGS_STREAM: u64 = 0x5e77_1265;
+
+/// Mixed into a case's seed for its ignore files, drawn after its calls from a
+/// stream of their own, so the calls are drawn from the fixture as it was.
+const IGNORE_STREAM: u64 = 0x160e_f11e;
 
 /// The seed of case `number` of a run seeded `seed`: both mixed by splitmix64, so
 /// neighbouring cases and neighbouring seeds share no stream.
@@ -84,8 +69,8 @@ fn splitmix64(x: u64) -> u64 {
 /// Case `number` of the run seeded `seed`.
 pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case {
     let mut rng = Rng::with_seed(case_seed(seed, number));
-    let fixture = generate_fixture(&mut rng);
-    let calls = (0..rng.usize(1..=MAX_CALLS))
+    let mut fixture = generate_fixture(&mut rng);
+    let mut calls: Vec<GeneratedCall> = (0..rng.usize(1..=MAX_CALLS))
         .map(|_| {
             let tool = &data.tools[rng.usize(..data.tools.len())];
             GeneratedCall {
@@ -94,6 +79,13 @@ pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case 
             }
         })
         .collect();
+    if let Some(tasks) = &data.tasks {
+        start_tasks_before_reading_them(&mut rng, &mut calls, tasks, data, &fixture);
+    }
+    add_ignore_files(
+        &mut Rng::with_seed(case_seed(seed, number) ^ IGNORE_STREAM),
+        &mut fixture,
+    );
     let settings = generate_settings(
         &mut Rng::with_seed(case_seed(seed, number) ^ SETTINGS_STREAM),
         &data.settings,
@@ -103,6 +95,54 @@ pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case 
         fixture,
         settings,
         calls,
+    }
+}
+
+/// Makes the call before each call that reads a task (a `task-id` argument) one
+/// that starts a task, one time in two: `tasks.start`'s tool with its arguments
+/// drawn and `tasks.start`'s fixed on top. A call reading a task first in the case
+/// gets one inserted before it (the case's last call dropped past
+/// [`MAX_CALLS`]). Drawn after the rest of the case, so other cases are as they
+/// were.
+fn start_tasks_before_reading_them(
+    rng: &mut Rng,
+    calls: &mut Vec<GeneratedCall>,
+    tasks: &TaskRules,
+    data: &ExploreData,
+    fixture: &GeneratedFixture,
+) {
+    let Some(mut starter) = data
+        .tools
+        .iter()
+        .find(|t| t.name == tasks.start_tool)
+        .cloned()
+    else {
+        return;
+    };
+    starter.arguments.extend(tasks.start_draw.clone());
+    let reads_task = |call: &GeneratedCall| {
+        data.tools
+            .iter()
+            .any(|t| t.name == call.tool && t.arguments.values().any(|m| *m == Meaning::TaskId))
+    };
+    let mut index = 0;
+    while index < calls.len() {
+        if reads_task(&calls[index]) && rng.bool() {
+            let mut args = generate_arguments(rng, &starter, fixture);
+            args.extend(tasks.start_args.clone());
+            let start = GeneratedCall {
+                tool: starter.name.clone(),
+                args,
+            };
+            if index == 0 {
+                calls.insert(0, start);
+                calls.truncate(MAX_CALLS);
+                index += 1;
+            } else {
+                calls[index - 1] = start;
+            }
+        }
+        index += 1;
     }
 }
 
@@ -132,7 +172,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::explore::explore_file::{ExploredTool, Meaning};
+    use crate::explore::explore_file::ExploredTool;
 
     fn data() -> ExploreData {
         let tool = |name: &str, arg: &str, meaning: Meaning| ExploredTool {
@@ -146,11 +186,58 @@ mod tests {
                 tool("view", "path", Meaning::Path),
             ],
             masks: Vec::new(),
+            tasks: None,
             settings: BTreeMap::from([
                 ("max_file_size".to_string(), vec![serde_json::json!(16)]),
                 ("read_only".to_string(), vec![Value::Bool(true)]),
             ]),
         }
+    }
+
+    #[test]
+    fn a_call_reading_a_task_often_follows_one_starting_it() {
+        let mut data = data();
+        data.tools.push(ExploredTool {
+            name: "task_output".into(),
+            arguments: BTreeMap::from([("task_id".to_string(), Meaning::TaskId)]),
+            schema: serde_json::json!({"properties": {"task_id": {"type": "string"}}}),
+        });
+        data.tasks = Some(TaskRules {
+            started: regex::Regex::new("id: (\\w+)").expect("regex"),
+            running: regex::Regex::new("running").expect("regex"),
+            start_tool: "bash".into(),
+            start_args: serde_json::json!({"background": true})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            start_draw: BTreeMap::from([("command".to_string(), Meaning::ShellWithoutFiles)]),
+        });
+        let cases: Vec<Case> = (0..200).map(|n| generate_case(7, n, &data)).collect();
+        let (mut reads, mut started_before) = (0, 0);
+        for case in &cases {
+            assert!((1..=MAX_CALLS).contains(&case.calls.len()));
+            for (i, call) in case.calls.iter().enumerate() {
+                if call.tool != "task_output" {
+                    continue;
+                }
+                reads += 1;
+                let before = i.checked_sub(1).map(|b| &case.calls[b]);
+                if let Some(start) = before.filter(|c| c.args.get("background").is_some()) {
+                    started_before += 1;
+                    assert_eq!(start.tool, "bash");
+                    let command = start.args.get("command").and_then(Value::as_str);
+                    assert!(
+                        !command.unwrap_or_default().contains("{root"),
+                        "{command:?}"
+                    );
+                }
+            }
+        }
+        assert!(reads > 20, "{reads}");
+        assert!(
+            started_before * 4 > reads && started_before < reads,
+            "{started_before} of {reads}"
+        );
     }
 
     #[test]
@@ -180,11 +267,5 @@ mod tests {
             (cases[3].fixture.clone(), cases[3].calls.clone()),
             "settings leave the rest of a case as it was"
         );
-        let light = cases[3].clone().without_contents();
-        assert_eq!(light.number, 3);
-        assert!(light.fixture.entries.is_empty());
-        let tools = |c: &Case| c.calls.iter().map(|c| c.tool.clone()).collect::<Vec<_>>();
-        assert_eq!(tools(&light), tools(&cases[3]));
-        assert!(light.calls.iter().all(|c| c.args.is_empty()));
     }
 }

@@ -9,10 +9,12 @@ use std::time::Duration;
 use regex::Regex;
 use serde_json::{Map, Value};
 
+use super::argument_gen::{NO_TASK, TASK};
 use super::case::{Case, GeneratedCall};
 use super::compare::{
     compare_answers, compare_files, difference, is_broken, Difference, Level, Masking,
 };
+use super::explore_file::TaskRules;
 use super::fixture_gen::ROOT_DIR;
 use super::left_behind::listing;
 use crate::fixture::Fixture;
@@ -27,6 +29,8 @@ pub(crate) struct Sides<'a> {
     pub convention: Convention,
     pub masks: &'a [Regex],
     pub call_timeout: Duration,
+    /// How background tasks are read, when the suite's `explore.yaml` says.
+    pub tasks: Option<&'a TaskRules>,
     /// Suite tools the subject does not list: their calls are UNSUPPORTED, made
     /// on neither side, so both go on from the same state.
     pub subject_lacks: &'a [String],
@@ -62,7 +66,62 @@ pub(crate) struct Live {
     pub root: String,
     around: String,
     pub session: Session,
+    /// `{root}`, and `{task}`: the last background task the side started, or
+    /// [`NO_TASK`] before it has started one.
+    bindings: Bindings,
 }
+
+/// How many times, and how often, a call reading a task that still runs is made
+/// again before its answer is taken as it is.
+const TASK_POLLS: usize = 40;
+const TASK_POLL_EVERY: Duration = Duration::from_millis(50);
+
+impl Live {
+    /// Makes `call` on this side: its placeholders filled, `target`'s renames
+    /// applied. A call reading a background task (a `task-id` argument) whose
+    /// answer says the task still runs is made again, a bounded number of times,
+    /// so both sides read it once it has ended; the id an answer gives of a task
+    /// it started is kept for the calls after.
+    pub(crate) async fn call(
+        &mut self,
+        sides: &Sides<'_>,
+        target: &Target,
+        call: &GeneratedCall,
+    ) -> CallOutcome {
+        let (tool, args) = sent(target, call, &self.bindings);
+        let reads_task = call.args.values().any(|v| v.as_str() == Some(TASK_HOLE));
+        let mut outcome = self
+            .session
+            .call(&tool, args.clone(), sides.call_timeout)
+            .await;
+        let Some(tasks) = sides.tasks else {
+            return outcome;
+        };
+        if reads_task {
+            for _ in 0..TASK_POLLS {
+                if !tasks.running.is_match(&outcome.answer_text(usize::MAX)) {
+                    break;
+                }
+                tokio::time::sleep(TASK_POLL_EVERY).await;
+                outcome = self
+                    .session
+                    .call(&tool, args.clone(), sides.call_timeout)
+                    .await;
+            }
+        }
+        if let Some(id) = tasks
+            .started
+            .captures(&outcome.answer_text(usize::MAX))
+            .and_then(|c| c.get(1))
+        {
+            self.bindings.bind(TASK, id.as_str());
+        }
+        outcome
+    }
+}
+
+/// A `task-id` argument as drawn, before a side fills it in.
+const TASK_HOLE: &str = "{task}";
 
 impl Live {
     fn masking<'a>(&'a self, masks: &'a [Regex]) -> Masking<'a> {
@@ -90,8 +149,11 @@ pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Re
                 format!("{}\nstderr:\n{}", e.message, e.stderr_tail)
             }
         })?;
+    let mut bindings = Bindings::new(&root);
+    bindings.bind(TASK, NO_TASK);
     Ok(Live {
         fixture,
+        bindings,
         root,
         around,
         session,
@@ -152,11 +214,9 @@ async fn make_calls(
         if sides.subject_lacks.contains(&call.tool) {
             continue;
         }
-        let (o_tool, o_args) = sent(sides.oracle, call, &oracle.root);
-        let (s_tool, s_args) = sent(sides.subject, call, &subject.root);
         let (o_outcome, s_outcome): (CallOutcome, CallOutcome) = tokio::join!(
-            oracle.session.call(&o_tool, o_args, sides.call_timeout),
-            subject.session.call(&s_tool, s_args, sides.call_timeout)
+            oracle.call(sides, sides.oracle, call),
+            subject.call(sides, sides.subject, call)
         );
         let o_masking = oracle.masking(sides.masks);
         let s_masking = subject.masking(sides.masks);
@@ -192,17 +252,17 @@ async fn make_calls(
     (case.calls.len(), None)
 }
 
-/// The call as one side is sent it: its root filled in, its renames applied.
-pub(crate) fn sent(
+/// The call as one side is sent it: its root (and task id) filled in, its
+/// renames applied.
+fn sent(
     target: &Target,
     call: &GeneratedCall,
-    root: &str,
+    bindings: &Bindings,
 ) -> (String, Map<String, Value>) {
-    let bindings = Bindings::new(root);
     let args = call
         .args
         .iter()
-        .map(|(k, v)| (k.clone(), fill(v, &bindings)))
+        .map(|(k, v)| (k.clone(), fill(v, bindings)))
         .collect();
     target.translate(&call.tool, args)
 }

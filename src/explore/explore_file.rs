@@ -28,6 +28,9 @@ pub(crate) enum Meaning {
     Text,
     /// A shell command from the safe grammar.
     Shell,
+    /// A shell command that touches no file (prints, sleeps, exits): for one run
+    /// in the background, which would race with the calls made meanwhile.
+    ShellWithoutFiles,
     /// A whole number.
     Count,
     /// A boolean.
@@ -38,6 +41,53 @@ pub(crate) enum Meaning {
     Enum,
     /// One of these values.
     OneOf(Vec<serde_json::Value>),
+    /// A unified diff of the fixture's files (a change that applies, one that
+    /// does not, a new file).
+    Patch,
+    /// A list of one to three objects whose fields mean these (`multi_edit`'s
+    /// edits); the fields must be in the schema's `items.properties`.
+    ListOf(BTreeMap<String, Meaning>),
+    /// The id of the background task an earlier call of the case started, which
+    /// each side fills in with its own (`{task}`, read with `tasks.started`), or
+    /// now and then an id no task has.
+    TaskId,
+}
+
+/// How a suite's background tasks are read, as `explore.yaml`'s `tasks:` gives it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TasksText {
+    started: String,
+    running: String,
+    /// The call that starts a task: a tool of `tools:` and arguments fixed on
+    /// top of those drawn for it.
+    start: StartText,
+}
+
+/// `tasks.start` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StartText {
+    tool: String,
+    args: serde_json::Map<String, serde_json::Value>,
+    /// Arguments drawn with another meaning than `tools:` gives them.
+    #[serde(default)]
+    draw: BTreeMap<String, Meaning>,
+}
+
+/// How a suite's background tasks are read: the id an answer that started one
+/// gives, and an answer saying a task still runs, which is asked again until it
+/// ends so that two honest runs read the same.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskRules {
+    /// Its first group is the task's id.
+    pub started: Regex,
+    pub running: Regex,
+    /// The tool whose call starts a task, and the arguments that make it.
+    pub start_tool: String,
+    pub start_args: serde_json::Map<String, serde_json::Value>,
+    /// Arguments of the starting call drawn with another meaning.
+    pub start_draw: BTreeMap<String, Meaning>,
 }
 
 /// `explore.yaml` as written.
@@ -55,6 +105,9 @@ struct ExploreText {
     /// `reference.settings`; a case gets some of them now and then.
     #[serde(default)]
     settings: BTreeMap<String, Vec<serde_json::Value>>,
+    /// How background tasks are read, for `task-id` arguments.
+    #[serde(default)]
+    tasks: Option<TasksText>,
 }
 
 /// One tool explore calls: its arguments' meanings and its listed input schema.
@@ -91,6 +144,8 @@ pub(crate) struct ExploreData {
     /// Setting -> the values drawn for it, in name order; only settings both
     /// sides can express are kept (see [`ExploreData::keep_settings`]).
     pub settings: BTreeMap<String, Vec<serde_json::Value>>,
+    /// How background tasks are read; required when an argument is a `task-id`.
+    pub tasks: Option<TaskRules>,
 }
 
 impl ExploreData {
@@ -106,6 +161,77 @@ impl ExploreData {
         self.settings.retain(|name, _| expressible(name));
         dropped
     }
+}
+
+/// The `tasks:` section compiled; an error when a regex does not compile, when
+/// `started` has no group for the id, or when a `task-id` argument has no
+/// `tasks:` to be read with.
+fn task_rules(
+    path: &Path,
+    text: &str,
+    written: Option<&TasksText>,
+    tools: &[ExploredTool],
+    errors: &mut Vec<LoadError>,
+) -> Option<TaskRules> {
+    let Some(written) = written else {
+        if let Some((tool, argument)) = tools.iter().find_map(|t| {
+            t.arguments
+                .iter()
+                .find(|(_, m)| **m == Meaning::TaskId)
+                .map(|(a, _)| (&t.name, a))
+        }) {
+            errors.push(LoadError::new(
+                path,
+                find_line(text, "task-id"),
+                format!("`{tool}.{argument}: task-id` needs a `tasks:` section saying how a task's id and a running task's answer are read"),
+            ));
+        }
+        return None;
+    };
+    let line = find_line(text, "tasks");
+    let mut compiled = |key: &str, pattern: &str| match Regex::new(pattern) {
+        Ok(regex) => Some(regex),
+        Err(e) => {
+            errors.push(LoadError::new(
+                path,
+                line,
+                format!("tasks.{key} `{pattern}` is not a valid regex: {e}"),
+            ));
+            None
+        }
+    };
+    let started = compiled("started", &written.started);
+    let running = compiled("running", &written.running);
+    let (started, running) = (started?, running?);
+    if started.captures_len() < 2 {
+        errors.push(LoadError::new(
+            path,
+            line,
+            format!(
+                "tasks.started `{}` has no group for the id",
+                written.started
+            ),
+        ));
+        return None;
+    }
+    if !tools.iter().any(|t| t.name == written.start.tool) {
+        errors.push(LoadError::new(
+            path,
+            line_of_key(text, "tool", line.unwrap_or(0)),
+            format!(
+                "tasks.start names tool `{}`, which `tools:` does not explore",
+                written.start.tool
+            ),
+        ));
+        return None;
+    }
+    Some(TaskRules {
+        started,
+        running,
+        start_tool: written.start.tool.clone(),
+        start_args: written.start.args.clone(),
+        start_draw: written.start.draw.clone(),
+    })
 }
 
 /// Where a suite's explore file is.
@@ -189,6 +315,26 @@ pub(crate) fn explore_data_from_text(
                 ));
                 continue;
             };
+            if let Meaning::ListOf(fields) = meaning {
+                let items = schema
+                    .pointer("/items/properties")
+                    .and_then(|p| p.as_object());
+                for field in fields.keys() {
+                    if !items.is_some_and(|items| items.contains_key(field)) {
+                        let known: Vec<&str> = items
+                            .map(|p| p.keys().map(String::as_str).collect())
+                            .unwrap_or_default();
+                        errors.push(LoadError::new(
+                            path,
+                            line_of_key(text, field, line.unwrap_or(0)),
+                            format!(
+                                "`{name}.{argument}` lists objects with no field `{field}` in its schema's `items` (they have: {})",
+                                known.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
             if *meaning == Meaning::Enum && schema.get("enum").and_then(|e| e.as_array()).is_none()
             {
                 errors.push(LoadError::new(
@@ -242,10 +388,12 @@ pub(crate) fn explore_data_from_text(
             ));
         }
     }
+    let tasks = task_rules(path, text, written.tasks.as_ref(), &tools, &mut errors);
     if errors.is_empty() {
         Ok(ExploreData {
             tools,
             masks,
+            tasks,
             settings: written.settings,
         })
     } else {
@@ -320,6 +468,84 @@ mod tests {
         let shown = errors[0].to_string();
         assert!(shown.starts_with("explore.yaml:4:"), "{shown}");
         assert!(shown.contains("no argument `lines`"), "{shown}");
+    }
+
+    #[test]
+    fn a_list_of_objects_names_only_fields_its_items_have() {
+        let multi_edit = ListedTool {
+            name: "multi_edit".into(),
+            description: String::new(),
+            arguments: Some(vec!["edits".into()]),
+            input_schema: serde_json::json!({
+                "properties": {"edits": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"old_string": {"type": "string"}, "new_string": {"type": "string"}},
+                    "required": ["old_string", "new_string"]}}}
+            }),
+        };
+        let good = "tools:\n  multi_edit:\n    edits: { list-of: { old_string: find-text, new_string: text } }\n";
+        let data = explore_data_from_text(
+            Path::new("e.yaml"),
+            good,
+            std::slice::from_ref(&multi_edit),
+            &BTreeMap::new(),
+        )
+        .expect("loads");
+        assert!(matches!(&data.tools[0].arguments["edits"], Meaning::ListOf(f) if f.len() == 2));
+        let bad = "tools:\n  multi_edit:\n    edits:\n      list-of:\n        old_string: find-text\n        old: text\n";
+        let errors =
+            explore_data_from_text(Path::new("e.yaml"), bad, &[multi_edit], &BTreeMap::new())
+                .expect_err("refused");
+        let shown = errors[0].to_string();
+        assert!(
+            shown.starts_with("e.yaml:6: `multi_edit.edits` lists objects with no field `old`"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("(they have: new_string, old_string)"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_task_id_needs_a_tasks_section_that_names_an_explored_tool() {
+        let task_output = ListedTool {
+            name: "task_output".into(),
+            description: String::new(),
+            arguments: Some(vec!["task_id".into()]),
+            input_schema: serde_json::json!({"properties": {"task_id": {"type": "string"}}}),
+        };
+        let listed = [task_output, view()];
+        let load = |text: &str| {
+            explore_data_from_text(Path::new("e.yaml"), text, &listed, &BTreeMap::new())
+                .map_err(|errors| errors[0].to_string())
+        };
+        let without = load("tools:\n  task_output: { task_id: task-id }\n").expect_err("refused");
+        assert!(
+            without
+                .starts_with("e.yaml:2: `task_output.task_id: task-id` needs a `tasks:` section"),
+            "{without}"
+        );
+        let tasks = "tasks:\n  started: 'id: (\\w+)'\n  running: 'running'\n  start: { tool: view, args: {} }\n";
+        let good = load(&format!(
+            "tools:\n  task_output: {{ task_id: task-id }}\n  view: {{ path: path }}\n{tasks}"
+        ))
+        .expect("loads");
+        assert_eq!(good.tasks.map(|t| t.start_tool).as_deref(), Some("view"));
+        let unexplored = load(&format!(
+            "tools:\n  task_output: {{ task_id: task-id }}\n{tasks}"
+        ))
+        .expect_err("refused");
+        assert!(
+            unexplored.contains("tasks.start names tool `view`, which `tools:` does not explore"),
+            "{unexplored}"
+        );
+        let no_group = load(&format!(
+            "tools:\n  view: {{ path: path }}\n{}",
+            tasks.replace("(\\w+)", "\\w+")
+        ))
+        .expect_err("refused");
+        assert!(no_group.contains("has no group for the id"), "{no_group}");
     }
 
     #[test]

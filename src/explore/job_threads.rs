@@ -9,13 +9,24 @@ use std::sync::Mutex;
 
 use tokio::runtime::Runtime;
 
+/// What one numbered job came to.
+pub(crate) enum Ended<T> {
+    /// A result to gather under its key.
+    Keep(u64, T),
+    /// Done, with nothing worth keeping (a case that ran clean is only counted,
+    /// so a long run's memory stays flat).
+    Drop,
+    /// Nothing more to do: the budget is spent or the numbers ran out.
+    Stop,
+}
+
 /// Calls `job` with 0, 1, 2, ... on `threads` threads (at least one), and gathers
-/// what it returns by the key it gives. A thread stops when `job` returns None
-/// for its number (nothing more to do, or the budget is spent) or the run is
-/// interrupted; a number taken after that is not started.
+/// what it keeps by the key it gives. A thread stops when `job` says
+/// [`Ended::Stop`] for its number (nothing more to do, or the budget is spent) or
+/// the run is interrupted; a number taken after that is not started.
 pub(crate) fn run_numbered<T: Send>(
     threads: usize,
-    job: impl Fn(&Runtime, u64) -> Option<(u64, T)> + Sync,
+    job: impl Fn(&Runtime, u64) -> Ended<T> + Sync,
 ) -> BTreeMap<u64, T> {
     let next = AtomicU64::new(0);
     let done: Mutex<BTreeMap<u64, T>> = Mutex::new(BTreeMap::new());
@@ -33,11 +44,14 @@ pub(crate) fn run_numbered<T: Send>(
                     if crate::server::interrupted() {
                         return;
                     }
-                    let Some((key, result)) = job(&runtime, number) else {
-                        return;
-                    };
-                    if let Ok(mut done) = done.lock() {
-                        done.insert(key, result);
+                    match job(&runtime, number) {
+                        Ended::Keep(key, result) => {
+                            if let Ok(mut done) = done.lock() {
+                                done.insert(key, result);
+                            }
+                        }
+                        Ended::Drop => {}
+                        Ended::Stop => return,
                     }
                 }
             });

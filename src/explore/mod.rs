@@ -17,8 +17,10 @@ pub(crate) mod compare;
 pub(crate) mod differential;
 pub(crate) mod explore_file;
 pub(crate) mod fixture_gen;
+pub(crate) mod ignore_gen;
 pub(crate) mod job_threads;
 pub(crate) mod left_behind;
+pub(crate) mod patch_gen;
 pub(crate) mod shell_gen;
 pub(crate) mod shrink;
 pub(crate) mod signature;
@@ -28,12 +30,14 @@ pub(crate) mod watch;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use budget::{Budget, Shard};
 use case::{generate_case, Case};
 use differential::{run_case, CaseOutcome, Sides};
 use explore_file::ExploreData;
+use job_threads::Ended;
 use watch::Watch;
 
 use crate::fixture::Fixture;
@@ -56,38 +60,62 @@ pub(crate) struct ExploredCase {
     pub outcome: CaseOutcome,
 }
 
+/// What a run explored: the cases worth showing, and only counts of the rest.
+#[derive(Default)]
+pub(crate) struct Explored {
+    /// The cases that diverged or could not be run, in case order.
+    pub kept: Vec<ExploredCase>,
+    /// How many cases ran, kept or not.
+    pub cases: u64,
+    /// Tool -> how many calls of it the clean cases made. A clean case is
+    /// counted here and dropped, so memory stays flat however long a run is.
+    pub clean_calls: BTreeMap<String, u64>,
+}
+
 /// Runs every case of `plan` (its shard, within its budget) on `plan.jobs`
-/// threads and returns them in case order. Cases not run because of an interrupt
-/// are left out; a case that ran clean is returned without its fixture and
-/// arguments (see [`Case::without_contents`]).
-pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Vec<ExploredCase> {
+/// threads. Cases not run because of an interrupt are left out; a case that ran
+/// clean is only counted.
+pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Explored {
     let started = Instant::now();
     let time_up = AtomicBool::new(false);
-    job_threads::run_numbered(plan.jobs, |runtime, index| {
+    let counts = Mutex::new((0u64, BTreeMap::<String, u64>::new()));
+    let kept = job_threads::run_numbered(plan.jobs, |runtime, index| {
         if !plan.budget.admits(index, started) {
             if matches!(plan.budget, Budget::Seconds(_)) && !time_up.swap(true, Ordering::Relaxed) {
                 plan.watch
                     .phase("time is up, finishing the cases under way");
             }
-            return None;
+            return Ended::Stop;
         }
         let number = plan.shard.case_number(index);
         let case = generate_case(plan.seed, number, plan.data);
         let outcome = runtime.block_on(run_case(&plan.sides, &case));
-        let clean = matches!(
-            outcome,
+        let clean_calls = match outcome {
             CaseOutcome::Ran {
+                calls,
                 divergence: None,
-                ..
-            }
-        );
-        let case = if clean { case.without_contents() } else { case };
+            } => Some(calls),
+            _ => None,
+        };
         let explored = ExploredCase { case, outcome };
         plan.watch.case_ended(&explored);
-        Some((number, explored))
-    })
-    .into_values()
-    .collect()
+        if let Ok(mut counts) = counts.lock() {
+            counts.0 += 1;
+            for call in explored.case.calls.iter().take(clean_calls.unwrap_or(0)) {
+                *counts.1.entry(call.tool.clone()).or_insert(0) += 1;
+            }
+        }
+        match clean_calls {
+            Some(_) => Ended::Drop,
+            None => Ended::Keep(number, explored),
+        }
+    });
+    let (cases, clean_calls) = counts.into_inner().unwrap_or_default();
+    Explored {
+        kept: kept.into_values().collect(),
+        cases,
+        clean_calls,
+    }
 }
 
 /// The oracle's tools/list, from a server started on an empty fixture, in the

@@ -11,20 +11,32 @@ const SAFE_WORDS: &[&str] = &["hello", "done", "x", "42", "two words"];
 
 /// One to three steps joined by `;` or `&&`, an `exit` only last.
 pub(crate) fn generate_command(rng: &mut Rng, files: &[&str]) -> String {
+    steps(rng, files, true)
+}
+
+/// A command that touches no file, only prints, sleeps and exits: for a command
+/// run in the background, whose reads and writes would race with the calls made
+/// while it runs, so two honest runs would differ.
+pub(crate) fn generate_command_without_files(rng: &mut Rng) -> String {
+    steps(rng, &[], false)
+}
+
+fn steps(rng: &mut Rng, files: &[&str], with_files: bool) -> String {
     let steps = rng.usize(1..=3);
     let mut command = String::new();
     for i in 0..steps {
         if i > 0 {
             command.push_str(if rng.bool() { "; " } else { " && " });
         }
-        command.push_str(&step(rng, files, i + 1 == steps));
+        command.push_str(&step(rng, files, i + 1 == steps, with_files));
     }
     command
 }
 
-fn step(rng: &mut Rng, files: &[&str], last: bool) -> String {
+fn step(rng: &mut Rng, files: &[&str], last: bool, with_files: bool) -> String {
     let word = SAFE_WORDS[rng.usize(..SAFE_WORDS.len())];
     match rng.u8(..if last { 7 } else { 6 }) {
+        4 | 5 if !with_files => "sleep 0.1".to_string(),
         0 => format!("echo '{word}'"),
         1 => format!("echo '{word}' >&2"),
         2 => format!("printf '%s' '{word}'"),
@@ -57,6 +69,8 @@ mod tests {
             }
             assert!(!command.contains(".."), "{command}");
             assert!(!command.contains("rm "), "{command}");
+            let quiet = generate_command_without_files(&mut rng);
+            assert!(!quiet.contains("{root") && !quiet.contains("> "), "{quiet}");
         }
     }
 }

@@ -1,17 +1,21 @@
 //! Shrinking a divergence: the case that showed it made smaller, one step at a
 //! time, for as long as it still shows the same signature. The steps, in order:
 //! drop the calls after the one that diverged, remove each earlier call, remove each
-//! fixture entry, shorten each file's text (empty, its first line, its first half),
+//! fixture entry, each link, each mode and each drawn server setting, shorten each
+//! file's text (empty, its first line, its first half),
 //! and simplify each argument (left out, then a string halved, a number made 0 or
 //! 1), over again until a whole round changes nothing. Every step is a re-run of
 //! the candidate on both sides, and a divergence has a budget of them, so shrinking
 //! ends in bounded time and says when the budget ended it. The candidates come in a
 //! fixed order and depend only on the answers, so one seed shrinks to one case.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::case::Case;
 use super::differential::{run_case, CaseOutcome, Divergence, Sides};
+use super::job_threads::Ended;
 use super::signature::signature;
 
 /// The default budget of re-runs a divergence is shrunk with.
@@ -97,6 +101,10 @@ impl Shrinker<'_, '_> {
             candidate.fixture.ages.remove(&name);
             changed |= self.try_case(candidate).await;
         }
+        // Links, modes and settings, each left out, in name order.
+        changed |= self.drop_each(|case| &mut case.fixture.links).await;
+        changed |= self.drop_each(|case| &mut case.fixture.modes).await;
+        changed |= self.drop_each(|case| &mut case.settings).await;
         // File texts: empty, the first line, then halves while that holds.
         let files: Vec<String> = self
             .best
@@ -114,6 +122,22 @@ impl Shrinker<'_, '_> {
             for name in names {
                 changed |= self.simplify_argument(call, &name).await;
             }
+        }
+        changed
+    }
+
+    /// Tries the case without each key of the map `part` picks out of it (its
+    /// links, its modes, its settings); whether any was left out.
+    async fn drop_each<V>(&mut self, part: impl Fn(&mut Case) -> &mut BTreeMap<String, V>) -> bool {
+        let mut changed = false;
+        let keys: Vec<String> = part(&mut self.best).keys().cloned().collect();
+        for key in keys {
+            if self.spent() {
+                break;
+            }
+            let mut candidate = self.best.clone();
+            part(&mut candidate).remove(&key);
+            changed |= self.try_case(candidate).await;
         }
         changed
     }
@@ -253,11 +277,14 @@ pub(crate) fn shrink_each(
 ) -> Vec<Option<Shrunk>> {
     let threads = jobs.clamp(1, found.len().max(1));
     let mut done = super::job_threads::run_numbered(threads, |runtime, index| {
-        let (case, divergence) = found.get(usize::try_from(index).ok()?)?;
-        Some((
+        let Some((case, divergence)) = usize::try_from(index).ok().and_then(|i| found.get(i))
+        else {
+            return Ended::Stop;
+        };
+        Ended::Keep(
             index,
             runtime.block_on(shrink(sides, case, divergence, budget)),
-        ))
+        )
     });
     (0..found.len() as u64).map(|i| done.remove(&i)).collect()
 }

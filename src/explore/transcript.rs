@@ -7,10 +7,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use cap_std::fs::Dir;
+use serde_json::{Map, Value};
 
-use super::case::Case;
+use super::argument_gen::{NO_TASK, TASK};
+use super::case::{Case, GeneratedCall};
 use super::compare::Level;
-use super::differential::{sent, start, Divergence, Live, Sides};
+use super::differential::{start, Divergence, Live, Sides};
 use super::fixture_gen::ROOT_DIR;
 use crate::author::{Answer, FilesAfter, FixtureEntry, Kind, Observed, RecordedCall};
 use crate::server::outcome::CallOutcome;
@@ -108,6 +110,37 @@ fn collect(dir: &Dir, folder: &Path, files: &mut FilesAfter) {
     }
 }
 
+/// `args` with each `{task}` argument made [`NO_TASK`].
+fn without_task_hole(args: &Map<String, Value>) -> Map<String, Value> {
+    let hole = format!("{{{TASK}}}");
+    args.iter()
+        .map(|(name, value)| match value.as_str() {
+            Some(text) if text == hole => (name.clone(), Value::String(NO_TASK.to_string())),
+            _ => (name.clone(), value.clone()),
+        })
+        .collect()
+}
+
+/// `{task: <tasks.started>}` when `outcome` started a background task and a call
+/// of `later` reads one, so the written scenario captures the id the server
+/// chooses instead of holding a literal.
+fn task_capture(
+    sides: &Sides<'_>,
+    outcome: &CallOutcome,
+    later: &[GeneratedCall],
+) -> BTreeMap<String, String> {
+    let hole = format!("{{{TASK}}}");
+    let read_later = later
+        .iter()
+        .any(|c| c.args.values().any(|v| v.as_str() == Some(hole.as_str())));
+    match sides.tasks {
+        Some(tasks) if read_later && tasks.started.is_match(&outcome.answer_text(usize::MAX)) => {
+            BTreeMap::from([(TASK.to_string(), tasks.started.as_str().to_string())])
+        }
+        _ => BTreeMap::new(),
+    }
+}
+
 /// Runs `case` (shrunk, ending at the call that diverged) on both sides and
 /// describes it for the writer.
 pub(crate) async fn observe(
@@ -130,19 +163,28 @@ pub(crate) async fn observe(
             return Err("a side did not start when the case was run again".into());
         }
     };
-    let mut calls = Vec::new();
-    for call in &case.calls {
-        let (o_tool, o_args) = sent(sides.oracle, call, &oracle.root);
-        let (s_tool, s_args) = sent(sides.subject, call, &subject.root);
+    let mut calls: Vec<RecordedCall> = Vec::new();
+    let mut captured = false;
+    for (index, call) in case.calls.iter().enumerate() {
         let (o, s) = tokio::join!(
-            oracle.session.call(&o_tool, o_args, sides.call_timeout),
-            subject.session.call(&s_tool, s_args, sides.call_timeout)
+            oracle.call(sides, sides.oracle, call),
+            subject.call(sides, sides.subject, call)
         );
+        // Before any call captures a task's id, `{task}` stood for NO_TASK, and
+        // is written so: a scenario may use only what it captured.
+        let args = if captured {
+            call.args.clone()
+        } else {
+            without_task_hole(&call.args)
+        };
+        let capture = task_capture(sides, &o, &case.calls[index + 1..]);
+        captured |= !capture.is_empty();
         calls.push(RecordedCall {
             tool: call.tool.clone(),
-            args: call.args.clone(),
+            args,
             oracle: answer(o, &oracle.root),
             subject: Some(answer(s, &subject.root)),
+            capture,
         });
     }
     let level = divergence.difference.level;

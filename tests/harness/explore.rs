@@ -199,7 +199,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "--mutate",
         "drop-code-prefix",
         "--seed",
-        "23",
+        "28",
         "--cases",
         "6",
         "--shrink-budget",
@@ -225,8 +225,9 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         .split_once("\nwrote ")
         .expect("--out says what it wrote");
     assert_eq!(one, format!("{four}\n"));
-    // Case 1 reads the canary outside the root, which a scenario's fixture cannot
-    // hold: its scenarios do not pass on the oracle, and are dropped and counted.
+    // One case edits the canary outside the root, which a scenario's fixture
+    // cannot hold: its scenarios do not pass on the oracle, and are dropped and
+    // counted.
     assert!(
         written_lines.contains("; 2 scenarios dropped\n"),
         "{written_lines}"
@@ -236,11 +237,11 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "{written_lines}"
     );
     assert!(!out
-        .join("boris/view-convention-b173c4cc059b6eeb.yaml")
+        .join("boris/str-replace-convention-0b497208f90643f1.yaml")
         .exists());
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
     assert_eq!(written["schema_version"], 3);
-    assert_eq!(written["seed"], 23);
+    assert_eq!(written["seed"], 28);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");
     assert_eq!(
@@ -309,10 +310,15 @@ fn a_subject_that_crashes_is_a_broken_divergence() {
 }
 
 /// A deviation that only shows under a setting is reachable: the settings drawn
-/// from `explore.yaml` reach both sides through their settings mappings.
+/// from `explore.yaml` reach both sides through their settings mappings, and
+/// shrinking leaves out every drawn setting but the one the deviation needs.
 #[test]
 fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("explore.json");
     let (code, stdout, stderr) = explore(&[
+        "--json",
+        json.to_str().expect("utf-8 path"),
         "--suite",
         "agent-tools",
         "--mutate",
@@ -339,6 +345,28 @@ fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
         .count();
     assert!(headings > 0, "{stdout}");
     assert_eq!(read_only, headings, "{stdout}");
+    let shrunk: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("  settings: "))
+        .collect();
+    assert!(
+        shrunk
+            .iter()
+            .all(|l| *l == r#"  settings: {"read_only":true}"#),
+        "{stdout}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    let drawn_more = report["divergences"]
+        .as_array()
+        .expect("divergences")
+        .iter()
+        .filter(|d| d["settings"].as_object().is_some_and(|s| s.len() > 1))
+        .count();
+    assert!(
+        drawn_more > 0,
+        "the cases as drawn had other settings too: {report}"
+    );
 }
 
 /// The reference behind `tests/servers/renamed.py`, which hides the tools named.
@@ -418,7 +446,7 @@ fn the_shards_of_a_partitioned_run_together_find_what_the_whole_run_finds() {
         "--mutate",
         "drop-code-prefix",
         "--seed",
-        "8",
+        "9",
         "--jobs",
         "3",
     ];

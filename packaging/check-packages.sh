@@ -116,13 +116,10 @@ for package in toolspec toolspec-linux-x64; do
 done
 optional_version="$(node -p "require('$repo/packaging/npm/toolspec/package.json').optionalDependencies['toolspec-linux-x64']")"
 [ "$optional_version" = "$version" ] || fail "the launcher depends on toolspec-linux-x64 $optional_version, not $version"
-mkdir -p "$work/npm" "$work/tarballs"
-cp -R "$repo/packaging/npm/toolspec" "$repo/packaging/npm/toolspec-linux-x64" "$work/npm/"
 # The platform package carries the wheel's binary: the same release build.
-mkdir -p "$work/npm/toolspec-linux-x64/bin"
-install -m 0755 "$binary" "$work/npm/toolspec-linux-x64/bin/toolspec"
-launcher_tgz="$work/tarballs/$(cd "$work/npm/toolspec" && npm pack --silent --pack-destination "$work/tarballs")"
-platform_tgz="$work/tarballs/$(cd "$work/npm/toolspec-linux-x64" && npm pack --silent --pack-destination "$work/tarballs")"
+# shellcheck source=pack-npm.sh
+. "$repo/packaging/pack-npm.sh"
+pack_npm "$repo" "$work" "$binary"
 launcher_bytes="$(stat -c %s "$launcher_tgz")"
 platform_bytes="$(stat -c %s "$platform_tgz")"
 

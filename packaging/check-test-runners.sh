@@ -26,6 +26,8 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=pack-npm.sh
+. "$repo/packaging/pack-npm.sh"
 
 fail() {
   echo "check-test-runners: $*" >&2
@@ -37,12 +39,7 @@ case "${1:-}" in
   --dev)
     (cd "$repo/packaging/python" && maturin build --compatibility linux --out "$work/dist" >/dev/null)
     wheel="$(ls "$work"/dist/toolspec_cli-*.whl)"
-    mkdir -p "$work/npm" "$work/tarballs"
-    cp -R "$repo/packaging/npm/toolspec" "$repo/packaging/npm/toolspec-linux-x64" "$work/npm/"
-    mkdir -p "$work/npm/toolspec-linux-x64/bin"
-    install -m 0755 "${CARGO_TARGET_DIR:-$repo/target}/debug/toolspec" "$work/npm/toolspec-linux-x64/bin/toolspec"
-    launcher_tgz="$work/tarballs/$(cd "$work/npm/toolspec" && npm pack --silent --pack-destination "$work/tarballs")"
-    platform_tgz="$work/tarballs/$(cd "$work/npm/toolspec-linux-x64" && npm pack --silent --pack-destination "$work/tarballs")"
+    pack_npm "$repo" "$work" "${CARGO_TARGET_DIR:-$repo/target}/debug/toolspec"
     ;;
   --wheel)
     [ "$#" -eq 6 ] && [ "$3" = --launcher ] && [ "$5" = --platform ] \

@@ -203,42 +203,19 @@ fn record_adds_a_scenario_from_a_live_call_that_then_passes() {
         "{added}"
     );
     assert!(added.contains("stdout:\\n{int}\\n"), "{added}");
-    let run = toolspec()
-        .args([
-            "--specs",
-            specs,
-            "run",
-            "--suite",
-            "mine",
-            "--filter",
-            "view of a.txt",
-        ])
-        .args(["--server", &server])
-        .output()
-        .expect("toolspec runs");
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stdout)
-    );
-    let run = toolspec()
-        .args([
-            "--specs",
-            specs,
-            "run",
-            "--suite",
-            "mine",
-            "--filter",
-            "a random number",
-        ])
-        .args(["--server", &server])
-        .output()
-        .expect("toolspec runs");
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stdout)
-    );
+    for recorded in ["view of a.txt", "a random number"] {
+        let run = toolspec()
+            .args([
+                "--specs", specs, "run", "--suite", "mine", "--filter", recorded,
+            ])
+            .args(["--server", &server])
+            .output()
+            .expect("toolspec runs");
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{recorded}: {}",
+            String::from_utf8_lossy(&run.stdout)
+        );
+    }
 }

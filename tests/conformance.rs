@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Four tests a core and temporary files on a tmpfs, set as the binary is loaded
+/// Six tests a core and temporary files on a tmpfs, set as the binary is loaded
 /// (`toolspec_reference::test_binary` says why), as in every test binary of the
 /// workspace.
 #[used]

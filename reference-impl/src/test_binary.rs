@@ -14,13 +14,18 @@
 //! so that [`prepare`] runs as the binary is loaded, with one thread and before
 //! libtest or a test reads the environment.
 
-/// Four tests a core unless `RUST_TEST_THREADS` says otherwise, and temporary
+/// Tests run at once a core when `RUST_TEST_THREADS` does not say.
+const TESTS_A_CORE: usize = 6;
+
+/// Six tests a core unless `RUST_TEST_THREADS` says otherwise, and temporary
 /// files on a tmpfs (`/dev/shm`) unless `TMPDIR` says where they go.
 ///
 /// - These tests mostly wait (on servers that start, hang or run out their time,
 ///   on child processes), so libtest's one test a core left a 2-core machine
-///   idle half the time (the harness: 31 s at one a core, 17 s at four; the
-///   server's tests: 3.3 s at one a core, 2.1 s at four).
+///   idle half the time (the harness: 31 s at one a core, 17 s at four; later,
+///   with more tests, 20-22 s at four and 18.2-18.8 s at six, 19.8 s at four a
+///   core and 20.7 s at twelve; the server's tests: 3.3 s at one a core, 2.1 s
+///   at four).
 /// - They make and remove tens of thousands of fixture files and folders a
 ///   minute. On an ext4 without a journal, as on this project's machines, every
 ///   new inode is placed past the inodes removed in the last half minute, which
@@ -30,7 +35,7 @@
 pub extern "C" fn prepare() {
     if std::env::var_os("RUST_TEST_THREADS").is_none() {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        std::env::set_var("RUST_TEST_THREADS", (cores * 4).to_string());
+        std::env::set_var("RUST_TEST_THREADS", (cores * TESTS_A_CORE).to_string());
     }
     if std::env::var_os("TMPDIR").is_none() && writable_tmpfs(c"/dev/shm") {
         std::env::set_var("TMPDIR", "/dev/shm");

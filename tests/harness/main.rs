@@ -57,7 +57,7 @@ mod standalone;
 mod support;
 mod verdict_model;
 
-/// Four tests a core and temporary files on a tmpfs, set as the binary is loaded
+/// Six tests a core and temporary files on a tmpfs, set as the binary is loaded
 /// (`toolspec_reference::test_binary` says why), as in every test binary of the
 /// workspace.
 #[used]

@@ -19,7 +19,7 @@ mod soak;
 mod stdio;
 mod util;
 
-/// Four tests a core and temporary files on a tmpfs, set as the binary is loaded
+/// Six tests a core and temporary files on a tmpfs, set as the binary is loaded
 /// (`toolspec_reference::test_binary` says why), as in every test binary of the
 /// workspace.
 #[used]

@@ -9,6 +9,7 @@
 //! command, which both call it. `record.rs` is its sibling for a scenario not
 //! yet written: `toolspec record`, one live call made twice and written whole.
 
+pub(crate) mod gathered;
 pub(crate) mod record;
 
 use std::collections::{BTreeMap, BTreeSet};

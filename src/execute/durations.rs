@@ -15,14 +15,33 @@ use super::cache_folder::write_json;
 /// The file's name in the cache folder.
 pub(crate) const FILE_NAME: &str = "scenario-durations.json";
 
-/// The shape of the file; a file of another version is read as empty.
-const VERSION: u64 = 1;
+/// The shape of the file; a file of another version is read as empty. Version 2
+/// stamps every time with the run that measured it, so that the file stays small.
+const VERSION: u64 = 2;
+
+/// The most times the file keeps. Scenario ids come and go (a suite in a
+/// temporary folder, a renamed scenario) and target names with them (a server
+/// given by a temporary path), so without a bound the file, which every run reads
+/// and writes whole, grows for ever: the times of the runs longest ago go first.
+/// Four targets of every built-in scenario fit.
+const MOST_KEPT: usize = 2_000;
+
+/// One scenario's last time, and which save of the file measured it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Measured {
+    ms: u64,
+    /// The file's run count when it was saved with this time; 0 for a time not
+    /// saved yet.
+    run: u64,
+}
 
 /// Per target name, per scenario id, the wall time of its last run in
 /// milliseconds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Durations {
-    by_target: BTreeMap<String, BTreeMap<String, u64>>,
+    by_target: BTreeMap<String, BTreeMap<String, Measured>>,
+    /// How many runs have saved the file.
+    runs: u64,
 }
 
 impl Durations {
@@ -45,15 +64,22 @@ impl Durations {
         }
         let mut by_target = BTreeMap::new();
         for (target, scenarios) in doc["targets"].as_object().into_iter().flatten() {
-            let times: BTreeMap<String, u64> = scenarios
+            let times: BTreeMap<String, Measured> = scenarios
                 .as_object()
                 .into_iter()
                 .flatten()
-                .filter_map(|(id, ms)| ms.as_u64().map(|ms| (id.clone(), ms)))
+                .filter_map(|(id, pair)| {
+                    let ms = pair[0].as_u64()?;
+                    let run = pair[1].as_u64()?;
+                    Some((id.clone(), Measured { ms, run }))
+                })
                 .collect();
             by_target.insert(target.clone(), times);
         }
-        Durations { by_target }
+        Durations {
+            by_target,
+            runs: doc["runs"].as_u64().unwrap_or(0),
+        }
     }
 
     /// How long scenario `id` took against `target` last time.
@@ -61,7 +87,7 @@ impl Durations {
         self.by_target
             .get(target)
             .and_then(|times| times.get(id))
-            .map(|&ms| Duration::from_millis(ms))
+            .map(|m| Duration::from_millis(m.ms))
     }
 
     pub(crate) fn record(&mut self, target: &str, id: &str, took: Duration) {
@@ -69,24 +95,65 @@ impl Durations {
         self.by_target
             .entry(target.to_string())
             .or_default()
-            .insert(id.to_string(), ms);
+            .insert(id.to_string(), Measured { ms, run: 0 });
     }
 
     /// Writes these durations over those in `path`, keeping what it holds of
-    /// other targets and scenarios.
+    /// other targets and scenarios, up to [`MOST_KEPT`] times in all.
     pub(crate) fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut merged = Durations::load(path);
+        merged.runs += 1;
+        let run = merged.runs;
         for (target, times) in &self.by_target {
-            merged
-                .by_target
-                .entry(target.clone())
-                .or_default()
-                .extend(times.iter().map(|(id, ms)| (id.clone(), *ms)));
+            merged.by_target.entry(target.clone()).or_default().extend(
+                times
+                    .iter()
+                    .map(|(id, m)| (id.clone(), Measured { ms: m.ms, run })),
+            );
         }
+        merged.keep_the_newest(MOST_KEPT);
+        let targets: serde_json::Map<String, Value> = merged
+            .by_target
+            .iter()
+            .map(|(target, times)| {
+                let times: serde_json::Map<String, Value> = times
+                    .iter()
+                    .map(|(id, m)| (id.clone(), json!([m.ms, m.run])))
+                    .collect();
+                (target.clone(), Value::Object(times))
+            })
+            .collect();
         write_json(
             path,
-            &json!({ "version": VERSION, "targets": merged.by_target }),
+            &json!({ "version": VERSION, "runs": merged.runs, "targets": targets }),
         )
+    }
+
+    /// Drops the times of the oldest runs until at most `most` are left, but
+    /// never one of the newest run.
+    fn keep_the_newest(&mut self, most: usize) {
+        let mut stamps: Vec<u64> = self
+            .by_target
+            .values()
+            .flat_map(|times| times.values().map(|m| m.run))
+            .collect();
+        if stamps.len() <= most {
+            return;
+        }
+        stamps.sort_unstable_by(|a, b| b.cmp(a));
+        // The run of the last time that fits: its times stay if all of them fit
+        // (or it is the newest run), else they go too.
+        let boundary = stamps[most - 1];
+        let all_fit = stamps.iter().filter(|&&r| r >= boundary).count() <= most;
+        let kept_from = if all_fit || boundary == self.runs {
+            boundary
+        } else {
+            boundary + 1
+        };
+        for times in self.by_target.values_mut() {
+            times.retain(|_, m| m.run >= kept_from);
+        }
+        self.by_target.retain(|_, times| !times.is_empty());
     }
 }
 
@@ -129,14 +196,57 @@ mod tests {
             Durations::load(&dir.path().join("absent.json")),
             Durations::default()
         );
-        for text in ["", "{not json", "[1]", r#"{"version": 7, "targets": {}}"#] {
+        for text in [
+            "",
+            "{not json",
+            "[1]",
+            r#"{"version": 7, "targets": {}}"#,
+            r#"{"version": 1, "targets": {"r": {"a": 5}}}"#,
+        ] {
             assert_eq!(Durations::parse(text), Durations::default(), "{text:?}");
         }
         let mixed = Durations::parse(
-            r#"{"version": 1, "targets": {"r": {"a": 5, "b": "x", "c": -1}, "s": 3}}"#,
+            r#"{"version": 2, "runs": 4, "targets": {"r": {"a": [5, 4], "b": "x", "c": [-1, 4], "d": [7]}, "s": 3}}"#,
         );
         assert_eq!(mixed.of("r", "a"), Some(Duration::from_millis(5)));
         assert_eq!(mixed.of("r", "b"), None);
         assert_eq!(mixed.of("r", "c"), None);
+        assert_eq!(mixed.of("r", "d"), None);
+    }
+
+    #[test]
+    fn the_times_of_the_oldest_runs_go_first_once_the_file_is_full() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(FILE_NAME);
+        let run = |target: &str, ids: std::ops::Range<usize>| {
+            let mut now = Durations::default();
+            for i in ids {
+                now.record(target, &format!("s{i}"), Duration::from_millis(i as u64));
+            }
+            now.save(&path).expect("saved");
+        };
+        // Three runs of other targets fill the file to the bound.
+        run("old", 0..MOST_KEPT / 2);
+        run("older-still", 0..10);
+        run("newer", 0..MOST_KEPT / 2 - 10);
+        let full = Durations::load(&path);
+        assert_eq!(full.of("old", "s0"), Some(Duration::from_millis(0)));
+        // A fourth run: the first run's times go, whole, and nothing newer.
+        run("now", 0..20);
+        let read = Durations::load(&path);
+        assert_eq!(read.of("old", "s0"), None);
+        assert_eq!(read.of("old", "s7"), None);
+        assert_eq!(read.of("older-still", "s3"), Some(Duration::from_millis(3)));
+        assert_eq!(read.of("newer", "s5"), Some(Duration::from_millis(5)));
+        assert_eq!(read.of("now", "s19"), Some(Duration::from_millis(19)));
+        // One run larger than the bound keeps every time it measured.
+        run("huge", 0..MOST_KEPT + 5);
+        let read = Durations::load(&path);
+        assert_eq!(read.of("huge", "s0"), Some(Duration::from_millis(0)));
+        assert_eq!(
+            read.of("huge", &format!("s{}", MOST_KEPT + 4)),
+            Some(Duration::from_millis((MOST_KEPT + 4) as u64))
+        );
+        assert_eq!(read.of("now", "s19"), None);
     }
 }

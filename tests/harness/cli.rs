@@ -794,9 +794,10 @@ fn a_run_prints_in_the_suites_order_whatever_starts_first() {
     let mut times = serde_json::Map::new();
     for (at, id) in ids.iter().enumerate() {
         let ms = if at + 4 >= ids.len() { 5000 } else { 10 };
-        times.insert(id.clone(), ms.into());
+        times.insert(id.clone(), serde_json::json!([ms, 1]));
     }
-    let durations = serde_json::json!({ "version": 1, "targets": { "reference": times } });
+    let durations =
+        serde_json::json!({ "version": 2, "runs": 1, "targets": { "reference": times } });
     std::fs::write(
         slow_last.path().join("scenario-durations.json"),
         durations.to_string(),
@@ -810,7 +811,7 @@ fn a_run_prints_in_the_suites_order_whatever_starts_first() {
     )
     .expect("json");
     assert!(
-        kept["targets"]["reference"][&ids[0]].is_u64(),
+        kept["targets"]["reference"][&ids[0]][0].is_u64(),
         "no duration kept for {}: {kept}",
         ids[0]
     );

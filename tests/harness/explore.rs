@@ -373,7 +373,8 @@ fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
 fn hiding(tools: &[&str]) -> String {
     let hidden: Vec<String> = tools.iter().map(|t| format!("-{t}")).collect();
     format!(
-        "python3 {} {} -- {} reference-server --dialect ikigai --root {{root}}",
+        "{} -S {} {} -- {} reference-server --dialect ikigai --root {{root}}",
+        crate::support::python(),
         crate::support::repo()
             .join("tests/servers/renamed.py")
             .display(),

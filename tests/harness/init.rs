@@ -2,10 +2,7 @@
 //! and its baseline, and the files it refuses to overwrite. The server is the
 //! reference server served under other names by `tests/servers/renamed.py`.
 
-use std::process::Command;
-use std::sync::OnceLock;
-
-use crate::support::{exe, repo, toolspec};
+use crate::support::{exe, python, repo, toolspec};
 
 /// The ikigai reference server with its tools and `path` renamed, and `glob` hidden.
 /// The suite starts this server for every scenario, twice, so Python's start is
@@ -19,23 +16,6 @@ fn renamed_ikigai() -> String {
         repo().join("tests/servers/renamed.py").display(),
         exe().display()
     )
-}
-
-/// The path of the Python interpreter `python3` runs, asked of it once.
-fn python() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let asked = Command::new("python3")
-            .args(["-S", "-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("python3 runs");
-        let path = String::from_utf8_lossy(&asked.stdout).trim().to_owned();
-        assert!(
-            asked.status.success() && !path.is_empty(),
-            "python3 did not say where it is: {asked:?}"
-        );
-        path
-    })
 }
 
 fn stdout_of(output: &std::process::Output) -> String {

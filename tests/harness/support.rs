@@ -175,3 +175,22 @@ pub(crate) fn living(chosen: impl Fn(&Path) -> bool) -> Vec<String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect()
 }
+
+/// The path of the Python interpreter `python3` runs, asked of it once: the
+/// interpreter itself, not a version manager's `python3` shim, which is a shell
+/// script costing about ten times the interpreter's own start.
+pub(crate) fn python() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let asked = std::process::Command::new("python3")
+            .args(["-S", "-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs");
+        let path = String::from_utf8_lossy(&asked.stdout).trim().to_owned();
+        assert!(
+            asked.status.success() && !path.is_empty(),
+            "python3 did not say where it is: {asked:?}"
+        );
+        path
+    })
+}

@@ -6,8 +6,11 @@
 //! hides the rows that pass, and without the script every failure still opens on
 //! its diff. The matrix page, a single run's page (`run --html`) and the history
 //! page are measured at 360 and 1280 px: no line of text in their tables is drawn
-//! over a line of another cell, before and after a failed cell is opened. A screenshot of each width is saved under the target folder
-//! (`results-page-{script,no-script}-WIDTH.png`) for a person to look at.
+//! over a line of another cell, before and after a failed cell is opened. With
+//! `TOOLSPEC_SCREENSHOTS=1` (as `.ci/run` sets it) a screenshot of each width is
+//! saved under the target folder (`results-page-{script,no-script}-WIDTH.png`) for
+//! a person to look at; taking them is a third of these tests' time, so a plain
+//! `cargo test` leaves them out and a failure says how to get them.
 //!
 //! A `harness = false` binary (libtest-mimic), so that where no browser is
 //! installed each test is reported `ignored` with that reason, never passed in
@@ -64,7 +67,15 @@ fn main() -> ExitCode {
                 .as_ref()
                 .map_err(|e| Failed::from(e.as_str()))?;
             let process = browser.get().map_err(Failed::from)?;
-            check(&process, page).map(|()| Completion::Completed)
+            check(&process, page)
+                .map(|()| Completion::Completed)
+                .map_err(|failed| {
+                    Failed::from(format!(
+                        "{}\n(with {SCREENSHOTS}=1 each width's screenshot is saved in {})",
+                        failed.message().unwrap_or("failed"),
+                        env!("CARGO_TARGET_TMPDIR")
+                    ))
+                })
         })
     };
     let trials = vec![
@@ -398,8 +409,15 @@ fn overview_leads_to_rows(browser: &mut Browser, page: &Page, width: u32) -> Res
     })
 }
 
-/// Where screenshots go: beside the tests' other output, not in the repository.
+/// The variable that asks for screenshots.
+const SCREENSHOTS: &str = "TOOLSPEC_SCREENSHOTS";
+
+/// Where screenshots go: beside the tests' other output, not in the repository;
+/// taken only when [`SCREENSHOTS`] asks for them.
 fn screenshot(browser: &mut Browser, name: &str) -> Result<(), Failed> {
+    if std::env::var_os(SCREENSHOTS).is_none_or(|v| v.is_empty() || v == "0") {
+        return Ok(());
+    }
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("results-page-{name}.png"));
     browser.screenshot(&path).map_err(Failed::from)?;
     eprintln!("screenshot: {}", path.display());

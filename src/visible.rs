@@ -7,23 +7,26 @@
 //! terminal raw could clear the screen, retitle the window, or overwrite a line with a
 //! fake `PASS`. [`inert`] is applied to every line the console report writes.
 
-/// A short one-line rendering of `text` for summaries.
+use std::fmt::Write as _;
+
+/// A short one-line rendering of `text` for summaries. Built in one buffer and
+/// cut at `max_chars`: explore renders every file of both fixtures after every
+/// call this way, so it must not cost an allocation a character.
 pub(crate) fn excerpt(text: &str, max_chars: usize) -> String {
-    let shown: String = text
-        .chars()
-        .flat_map(|c| match c {
-            '\n' => vec!['⏎'],
-            '\t' => vec!['→'],
-            '\r' => vec!['␍'],
-            c => vec![c],
-        })
-        .collect();
-    if shown.chars().count() > max_chars {
-        let cut: String = shown.chars().take(max_chars).collect();
-        format!("{cut}… ({} chars in all)", text.chars().count())
-    } else {
-        shown
+    let mut shown = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
+    for (at, c) in text.chars().enumerate() {
+        if at == max_chars {
+            let _ = write!(shown, "… ({} chars in all)", text.chars().count());
+            return shown;
+        }
+        shown.push(match c {
+            '\n' => '⏎',
+            '\t' => '→',
+            '\r' => '␍',
+            c => c,
+        });
     }
+    shown
 }
 
 /// One diff line: tabs as `→`, CR as `␍`, trailing spaces as `·`, and a marker where
@@ -84,5 +87,15 @@ mod tests {
         assert_eq!(inert("\u{1b}[2J\u{7}x\ry"), "\u{241b}[2J\u{2407}x\u{240d}y");
         assert_eq!(inert("a\u{7f}\u{9b}b"), "a\u{2421}<U+009B>b");
         assert_eq!(inert("é→"), "é→");
+    }
+
+    #[test]
+    fn an_excerpt_shows_whitespace_and_cuts_at_its_length() {
+        assert_eq!(excerpt("a\tb\r\n", 10), "a→b␍⏎");
+        assert_eq!(excerpt("abc", 3), "abc");
+        assert_eq!(excerpt("abcd", 3), "abc… (4 chars in all)");
+        assert_eq!(excerpt("ééé\n", 2), "éé… (4 chars in all)");
+        assert_eq!(excerpt("", 0), "");
+        assert_eq!(excerpt("x", 0), "… (1 chars in all)");
     }
 }

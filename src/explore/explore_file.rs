@@ -234,6 +234,47 @@ fn task_rules(
     })
 }
 
+/// Every argument `tasks.start` sets (`args:`) or draws (`draw:`) must be one of
+/// the starting tool's input schema, as every argument under `tools:` must: a
+/// misspelt one would start no task, and every `task-id` drawn after it would
+/// name none.
+fn start_arguments_in_schema(
+    path: &Path,
+    text: &str,
+    rules: &TaskRules,
+    listed: &[ListedTool],
+    errors: &mut Vec<LoadError>,
+) {
+    let properties = listed
+        .iter()
+        .find(|t| t.name == rules.start_tool)
+        .and_then(|t| t.input_schema.get("properties"))
+        .and_then(|p| p.as_object());
+    let tasks_line = find_line(text, "tasks");
+    let named = rules
+        .start_args
+        .keys()
+        .map(|a| ("args", a))
+        .chain(rules.start_draw.keys().map(|a| ("draw", a)));
+    for (under, argument) in named {
+        if properties.is_some_and(|p| p.contains_key(argument)) {
+            continue;
+        }
+        let known: Vec<&str> = properties
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        errors.push(LoadError::new(
+            path,
+            line_of_key(text, argument, tasks_line.unwrap_or(0)),
+            format!(
+                "tasks.start.{under} names `{argument}`, which is not in tool `{}`'s input schema (it has: {})",
+                rules.start_tool,
+                known.join(", ")
+            ),
+        ));
+    }
+}
+
 /// Where a suite's explore file is.
 pub(crate) fn explore_file_path(suite: &Suite) -> PathBuf {
     suite.dir.join(EXPLORE_FILE)
@@ -389,6 +430,9 @@ pub(crate) fn explore_data_from_text(
         }
     }
     let tasks = task_rules(path, text, written.tasks.as_ref(), &tools, &mut errors);
+    if let Some(rules) = &tasks {
+        start_arguments_in_schema(path, text, rules, listed, &mut errors);
+    }
     if errors.is_empty() {
         Ok(ExploreData {
             tools,
@@ -546,6 +590,29 @@ mod tests {
         ))
         .expect_err("refused");
         assert!(no_group.contains("has no group for the id"), "{no_group}");
+        for (start, named) in [
+            (
+                "{ tool: view, args: { depth: 2 } }",
+                "tasks.start.args names `depth`",
+            ),
+            (
+                "{ tool: view, args: {}, draw: { command: shell } }",
+                "tasks.start.draw names `command`",
+            ),
+        ] {
+            let misspelt = load(&format!(
+                "tools:\n  task_output: {{ task_id: task-id }}\n  view: {{ path: path }}\n{}",
+                tasks.replace("{ tool: view, args: {} }", start)
+            ))
+            .expect_err("refused");
+            assert!(
+                misspelt.starts_with("e.yaml:")
+                    && misspelt.contains(named)
+                    && misspelt
+                        .contains("which is not in tool `view`'s input schema (it has: path)"),
+                "{misspelt}"
+            );
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub(crate) mod compare;
 pub(crate) mod differential;
 pub(crate) mod explore_file;
 pub(crate) mod fixture_gen;
+pub(crate) mod heap;
 pub(crate) mod ignore_gen;
 pub(crate) mod job_threads;
 pub(crate) mod left_behind;
@@ -79,6 +80,7 @@ pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Explored {
     let started = Instant::now();
     let time_up = AtomicBool::new(false);
     let counts = Mutex::new((0u64, BTreeMap::<String, u64>::new()));
+    heap::share_arenas();
     let kept = job_threads::run_numbered(plan.jobs, |runtime, index| {
         if !plan.budget.admits(index, started) {
             if matches!(plan.budget, Budget::Seconds(_)) && !time_up.swap(true, Ordering::Relaxed) {
@@ -99,11 +101,16 @@ pub(crate) fn explore(plan: &ExplorePlan<'_>) -> Explored {
         };
         let explored = ExploredCase { case, outcome };
         plan.watch.case_ended(&explored);
+        let mut trim_now = false;
         if let Ok(mut counts) = counts.lock() {
             counts.0 += 1;
+            trim_now = counts.0 % heap::TRIM_EVERY == 0;
             for call in explored.case.calls.iter().take(clean_calls.unwrap_or(0)) {
                 *counts.1.entry(call.tool.clone()).or_insert(0) += 1;
             }
+        }
+        if trim_now {
+            heap::trim();
         }
         match clean_calls {
             Some(_) => Ended::Drop,

@@ -12,6 +12,7 @@ use super::argument_gen::generate_arguments;
 use super::explore_file::{ExploreData, Meaning, TaskRules};
 use super::fixture_gen::{generate_fixture, GeneratedFixture};
 use super::ignore_gen::add_ignore_files;
+use super::rare_gen::add_rare_inputs;
 
 /// The most calls a case makes.
 pub(crate) const MAX_CALLS: usize = 6;
@@ -53,6 +54,10 @@ const SETTINGS_STREAM: u64 = 0x5e77_1265;
 /// stream of their own, so the calls are drawn from the fixture as it was.
 const IGNORE_STREAM: u64 = 0x160e_f11e;
 
+/// Mixed into a case's seed for the rare inputs mixed into it after it is drawn
+/// (`rare_gen.rs`), from a stream of their own.
+const RARE_STREAM: u64 = 0x4a2e_0dd5;
+
 /// The seed of case `number` of a run seeded `seed`: both mixed by splitmix64, so
 /// neighbouring cases and neighbouring seeds share no stream.
 pub(crate) fn case_seed(seed: u64, number: u64) -> u64 {
@@ -85,6 +90,12 @@ pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case 
     add_ignore_files(
         &mut Rng::with_seed(case_seed(seed, number) ^ IGNORE_STREAM),
         &mut fixture,
+    );
+    add_rare_inputs(
+        &mut Rng::with_seed(case_seed(seed, number) ^ RARE_STREAM),
+        &mut fixture,
+        &mut calls,
+        data,
     );
     let settings = generate_settings(
         &mut Rng::with_seed(case_seed(seed, number) ^ SETTINGS_STREAM),

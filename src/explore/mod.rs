@@ -22,6 +22,7 @@ pub(crate) mod ignore_gen;
 pub(crate) mod job_threads;
 pub(crate) mod left_behind;
 pub(crate) mod patch_gen;
+pub(crate) mod rare_gen;
 pub(crate) mod shell_gen;
 pub(crate) mod shrink;
 pub(crate) mod signature;

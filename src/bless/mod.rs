@@ -9,7 +9,9 @@
 //! command, which both call it. `record.rs` is its sibling for a scenario not
 //! yet written: `toolspec record`, one live call made twice and written whole.
 
+pub(crate) mod call_log;
 pub(crate) mod gathered;
+pub(crate) mod log_fixture;
 pub(crate) mod record;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,7 +1,8 @@
 //! One logged call made a scenario's fixture: the paths its arguments name
 //! under the folder the user gives (`record --log FILE --from DIR`) are
 //! rewritten to `{root}/...`, and the files and folders they name (a folder
-//! with what it holds) become its `given.files`, not the whole folder. A path
+//! with what it holds) become its `given.files`, not the whole folder; so do
+//! those a longer text (a shell command) names under it. A path
 //! with `..` in it, or an absolute path outside the folder, is refused naming
 //! the log line: the call would reach past its fixture.
 
@@ -112,12 +113,27 @@ fn rewritten_text(
             folder.from.display()
         ));
     }
-    Ok(whole_paths_replaced(text, logged))
+    whole_paths_replaced(text, logged, |relative| {
+        if dotted(relative) {
+            return Err(format!(
+                "line {line}: argument `{at}` names {}/{relative}, a path with `..`; only paths inside {} are recorded",
+                logged,
+                folder.from.display()
+            ));
+        }
+        take(folder.from, relative, files).map_err(|why| format!("line {line}: {why}"))
+    })
 }
 
 /// `text` with each occurrence of `logged` that is a whole path (followed by
-/// `/`, the end, or a character no path name goes on with) written `{root}`.
-fn whole_paths_replaced(text: &str, logged: &str) -> String {
+/// `/`, the end, or a character no path name goes on with) written `{root}`,
+/// and the path it starts (up to a space, a quote or a shell operator) handed
+/// to `found`, relative to it.
+fn whole_paths_replaced(
+    text: &str,
+    logged: &str,
+    mut found: impl FnMut(&str) -> Result<(), String>,
+) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find(logged) {
@@ -128,10 +144,19 @@ fn whole_paths_replaced(text: &str, logged: &str) -> String {
             .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-')));
         out.push_str(&rest[..at]);
         out.push_str(if whole { "{root}" } else { logged });
+        if whole {
+            let path_end = after
+                .find(|c: char| c.is_whitespace() || "'\"`;|&<>(){}$,".contains(c))
+                .unwrap_or(after.len());
+            let relative = after[..path_end]
+                .trim_start_matches('/')
+                .trim_end_matches('/');
+            found(relative)?;
+        }
         rest = after;
     }
     out.push_str(rest);
-    out
+    Ok(out)
 }
 
 /// The file or folder `relative` of `from` into `files`: a file's text, a
@@ -196,12 +221,13 @@ mod tests {
         std::fs::create_dir_all(from.join("src/empty")).expect("folders");
         std::fs::write(from.join("a.txt"), "alpha\n").expect("a.txt");
         std::fs::write(from.join("b.txt"), "not named\n").expect("b.txt");
+        std::fs::write(from.join("c.txt"), "named in a command\n").expect("c.txt");
         std::fs::write(from.join("src/lib.rs"), "fn x() {}\n").expect("lib.rs");
         let made = fixture_of(
             json!({
                 "path": "/home/u/proj/a.txt",
                 "paths": ["/home/u/proj/src", "/home/u/proj/new.txt"],
-                "command": "cat /home/u/proj/a.txt /home/u/project2/x",
+                "command": "cat /home/u/proj/a.txt /home/u/project2/x && wc '/home/u/proj/c.txt'",
                 "limit": 3
             }),
             from,
@@ -210,10 +236,13 @@ mod tests {
         .expect("a fixture");
         assert_eq!(made.args["path"], "{root}/a.txt");
         assert_eq!(made.args["paths"], json!(["{root}/src", "{root}/new.txt"]));
-        assert_eq!(made.args["command"], "cat {root}/a.txt /home/u/project2/x");
+        assert_eq!(
+            made.args["command"],
+            "cat {root}/a.txt /home/u/project2/x && wc '{root}/c.txt'"
+        );
         assert_eq!(made.args["limit"], 3);
         let names: Vec<&str> = made.files.keys().map(String::as_str).collect();
-        assert_eq!(names, ["a.txt", "src/empty/", "src/lib.rs"]);
+        assert_eq!(names, ["a.txt", "c.txt", "src/empty/", "src/lib.rs"]);
         assert_eq!(made.files["a.txt"].as_deref(), Some("alpha\n"));
     }
 

@@ -1,11 +1,12 @@
 //! `toolspec record`: a scenario written from a live call. The call is made
-//! twice, each time in a fresh fixture (the files of a folder the user names),
-//! what differed between the two answers made a placeholder
-//! (`author::two_answers`), and the scenario's `then` written as the suite's
-//! convention reads an answer: the flag and the code for an error of a
-//! convention with codes, else the flag and the exact text (a JSON text in the
-//! canonical spelling the judge reads). The scenario is added at the end of a
-//! suite file (`author::append`), shown first as a diff.
+//! twice, each time in a fresh fixture (the files of a folder the user names,
+//! or those a logged call names: `log_fixture.rs`), what differed between the
+//! two answers made a placeholder (`author::two_answers`), and the scenario's
+//! `then` written as the suite's convention reads an answer: `protocol_error`
+//! for a call refused with a JSON-RPC error; the flag and the code for an error
+//! of a convention with codes; the flag and the JSON as `json:` for a JSON
+//! convention's JSON; else the flag and the exact text. The scenarios are added
+//! at the end of a suite file (`author::append`), shown first as a diff.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -83,7 +83,8 @@ fn rewritten_text(
     let logged = folder.logged.trim_end_matches('/');
     let under = match text.strip_prefix(logged) {
         Some("") => Some(""),
-        Some(rest) => rest.strip_prefix('/'),
+        // Every leading slash: `ROOT//etc` joined to the folder must not be `/etc`.
+        Some(rest) => rest.starts_with('/').then(|| rest.trim_start_matches('/')),
         None => None,
     };
     let dotted = |path: &str| path.split('/').any(|part| part == "..");
@@ -171,6 +172,15 @@ fn take(
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
         return Ok(());
     };
+    // A link among the folders above it would lead out of the folder.
+    let parent = path.parent().map(std::fs::canonicalize);
+    if !matches!(parent, Some(Ok(ref at)) if at.starts_with(from)) {
+        return Err(format!(
+            "{}: reaches outside {} through a link",
+            path.display(),
+            from.display()
+        ));
+    }
     let prefix = |name: &str| {
         if relative.is_empty() {
             name.to_string()
@@ -249,6 +259,22 @@ mod tests {
     #[test]
     fn a_path_past_the_folder_is_refused_naming_the_line() {
         let dir = tempfile::tempdir().expect("a folder");
+        std::os::unix::fs::symlink("/etc", dir.path().join("out")).expect("a link");
+        let from = dir.path().canonicalize().expect("canonical");
+        let why = fixture_of(
+            json!({"path": "/home/u/proj/out/passwd"}),
+            &from,
+            "/home/u/proj",
+        )
+        .expect_err("through a link");
+        assert!(why.contains("reaches outside"), "{why}");
+        let made = fixture_of(
+            json!({"path": "/home/u/proj//etc/passwd"}),
+            &from,
+            "/home/u/proj",
+        )
+        .expect("a path in the folder, which has no etc/");
+        assert!(made.files.is_empty(), "{:?}", made.files);
         for (args, want) in [
             (
                 json!({"path": "/home/u/proj/../secret"}),

@@ -104,6 +104,16 @@ fn main_with(
             return ExitCode::from(2);
         }
     };
+    // The bundled server is the default only of a suite that says how to start it.
+    let without_reference = suites.iter().find(|s| s.config.reference.is_none());
+    if let (None, false, Some(suite)) = (&external, may_bless, without_reference) {
+        eprintln!(
+            "error: suite `{}` has no reference server (its suite.yaml has no `reference:`): \
+             name the server to run it against with {TARGET_ENV} or {SERVER_ENV}",
+            suite.name
+        );
+        return ExitCode::from(2);
+    }
     let options = RunOptions {
         call_timeout_ms: std::env::var(TIMEOUT_ENV).ok().and_then(|v| v.parse().ok()),
         scenario_timeout_ms: None,

@@ -24,6 +24,7 @@ pub(crate) mod append;
 pub(crate) mod bless;
 pub(crate) mod covers;
 pub(crate) mod expectation;
+pub(crate) mod new_suite;
 pub(crate) mod round_trip;
 pub(crate) mod scalar_text;
 pub(crate) mod scenario_text;

@@ -7,9 +7,13 @@
 //! (`author::bless`). A stage after `report` (it reads a report's standing:
 //! FLAKY and KNOWN scenarios are not blessed) and before the runner and the
 //! command, which both call it. `record.rs` is its sibling for a scenario not
-//! yet written: `toolspec record`, one live call made twice and written whole.
+//! yet written: `toolspec record`, one live call made twice and written whole;
+//! `call_log.rs` and `log_fixture.rs` read the calls of an agent session's log
+//! and make each one's fixture, for `record --log`.
 
+pub(crate) mod call_log;
 pub(crate) mod gathered;
+pub(crate) mod log_fixture;
 pub(crate) mod record;
 
 use std::collections::{BTreeMap, BTreeSet};

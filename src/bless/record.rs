@@ -1,11 +1,12 @@
 //! `toolspec record`: a scenario written from a live call. The call is made
-//! twice, each time in a fresh fixture (the files of a folder the user names),
-//! what differed between the two answers made a placeholder
-//! (`author::two_answers`), and the scenario's `then` written as the suite's
-//! convention reads an answer: the flag and the code for an error of a
-//! convention with codes, else the flag and the exact text (a JSON text in the
-//! canonical spelling the judge reads). The scenario is added at the end of a
-//! suite file (`author::append`), shown first as a diff.
+//! twice, each time in a fresh fixture (the files of a folder the user names,
+//! or those a logged call names: `log_fixture.rs`), what differed between the
+//! two answers made a placeholder (`author::two_answers`), and the scenario's
+//! `then` written as the suite's convention reads an answer: `protocol_error`
+//! for a call refused with a JSON-RPC error; the flag and the code for an error
+//! of a convention with codes; the flag and the JSON as `json:` for a JSON
+//! convention's JSON; else the flag and the exact text. The scenarios are added
+//! at the end of a suite file (`author::append`), shown first as a diff.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,7 +17,7 @@ use crate::author::append::appended;
 use crate::author::scenario_text::yaml_value;
 use crate::author::two_answers::merged;
 use crate::execute::{run_scenario, RunOptions, Verdict};
-use crate::scenario::{scenario_file_from_text, Convention, Suite};
+use crate::scenario::{scenario_file_from_text, Suite};
 use crate::server::Target;
 
 /// What to record.
@@ -31,15 +32,6 @@ pub(crate) struct Recording<'a> {
     pub name: String,
     /// The suite file's stem to add the scenario to (made when absent).
     pub into: String,
-}
-
-/// What recording came to: the file's path, its text before (None: new) and
-/// after, and the placeholders made.
-pub(crate) struct Recorded {
-    pub path: std::path::PathBuf,
-    pub before: Option<String>,
-    pub after: String,
-    pub loosened: Vec<String>,
 }
 
 /// The files of `folder`, for a fixture: each file's text, each empty folder;
@@ -138,14 +130,95 @@ fn item(recording: &Recording<'_>, then: &[(String, Value)]) -> String {
     text
 }
 
-/// Makes the call twice and writes the scenario into the suite file's text.
-pub(crate) fn record(recording: &Recording<'_>, options: &RunOptions) -> Result<Recorded, String> {
+/// One scenario recorded: its lines (at two spaces, for [`appended`]) and a line
+/// per placeholder made.
+pub(crate) struct RecordedScenario {
+    pub item: String,
+    pub loosened: Vec<String>,
+}
+
+/// What one run of the probe said the answer was.
+enum Answer {
+    /// A tool result: each value-expectation key the probe failed with the
+    /// value that would have held (`is_error`, `text`, and `code` with codes).
+    Result(BTreeMap<String, Value>),
+    /// A JSON-RPC error with this code, instead of a tool result.
+    Protocol(i64),
+}
+
+/// Runs `scenario` (the probe) once and reads what came.
+fn answer(
+    recording: &Recording<'_>,
+    scenario: &crate::scenario::Scenario,
+    options: &RunOptions,
+) -> Result<Answer, String> {
+    let report = run_scenario(
+        recording.suite,
+        &recording.into,
+        scenario,
+        recording.target,
+        options,
+        None,
+    );
+    let mismatches = match report.verdict {
+        Verdict::Fail(mismatches) => mismatches,
+        Verdict::Error { what, stderr_tail } => {
+            return Err(format!(
+                "`{}` gave no answer: {what}{}",
+                recording.target.name,
+                if stderr_tail.is_empty() {
+                    String::new()
+                } else {
+                    format!("\nits stderr ended:\n{stderr_tail}")
+                }
+            ))
+        }
+        other => return Err(format!("the call came to {}", other.headline())),
+    };
+    if let Some(refused) = mismatches.iter().find(|m| m.key == "result") {
+        // The judge says what came instead: `... got JSON-RPC error CODE: ...`.
+        let code = refused
+            .detail
+            .split_once("JSON-RPC error ")
+            .and_then(|(_, rest)| rest.split_once(':'))
+            .and_then(|(code, _)| code.trim().parse::<i64>().ok());
+        return match code {
+            Some(code) => Ok(Answer::Protocol(code)),
+            None => Err(format!(
+                "the call was not answered with a tool result: {}",
+                refused.detail
+            )),
+        };
+    }
+    let mut values: BTreeMap<String, Value> = mismatches
+        .into_iter()
+        .filter_map(|m| Some((m.key, m.blessed?)))
+        .collect();
+    // What held of the probe is what came.
+    values.entry("is_error".into()).or_insert(json!(true));
+    values.entry("text".into()).or_insert(json!("\u{0}"));
+    Ok(Answer::Result(values))
+}
+
+/// The text of a JSON convention's answer as the JSON value it is, when it is
+/// one (an object or a list: a bare string or number is compared as text).
+fn as_json(text: &Value) -> Option<Value> {
+    let parsed: Value = serde_json::from_str(text.as_str()?).ok()?;
+    matches!(parsed, Value::Object(_) | Value::Array(_)).then_some(parsed)
+}
+
+/// Makes the call twice, each time in a fresh fixture, and writes the scenario
+/// whose `then` holds for both answers, read the suite's way: `protocol_error`
+/// for a call refused at the protocol level; the flag and the code for an error
+/// of a convention with codes; the flag and the JSON (`json:`) for a JSON
+/// convention's JSON answer; else the flag and the exact text.
+pub(crate) fn record_scenario(
+    recording: &Recording<'_>,
+    options: &RunOptions,
+) -> Result<RecordedScenario, String> {
     let suite = recording.suite;
     let convention = suite.config.convention;
-    let has_codes = matches!(
-        convention,
-        Convention::BracketCode | Convention::JsonErrorEnvelope
-    );
+    let has_codes = convention.has_codes();
     // A first `then` that cannot hold, so that the judge says what came: the
     // flag, the text and (with codes) the code each fail and carry the answer's.
     let mut probe = vec![("is_error".to_string(), json!(true))];
@@ -176,78 +249,92 @@ pub(crate) fn record(recording: &Recording<'_>, options: &RunOptions) -> Result<
         repeat: 1,
         ..options.clone()
     };
-    let mut answers: Vec<BTreeMap<String, Value>> = Vec::new();
-    for _ in 0..2 {
-        let report = run_scenario(
-            suite,
-            &recording.into,
-            scenario,
-            recording.target,
-            &once,
-            None,
-        );
-        let mismatches = match report.verdict {
-            Verdict::Fail(mismatches) => mismatches,
-            Verdict::Error { what, stderr_tail } => {
-                return Err(format!(
-                    "`{}` gave no answer: {what}{}",
-                    recording.target.name,
-                    if stderr_tail.is_empty() {
-                        String::new()
-                    } else {
-                        format!("\nits stderr ended:\n{stderr_tail}")
-                    }
-                ))
-            }
-            other => return Err(format!("the call came to {}", other.headline())),
-        };
-        if let Some(refused) = mismatches.iter().find(|m| m.key == "result") {
-            return Err(format!(
-                "the call was not answered with a tool result ({}); write its `protocol_error:` by hand",
-                refused.detail
-            ));
+    let first = answer(recording, scenario, &once)?;
+    let second = answer(recording, scenario, &once)?;
+    let (first, second) = match (first, second) {
+        (Answer::Protocol(a), Answer::Protocol(b)) => {
+            let (value, loosened) = if a == b {
+                (json!({ "code": a }), Vec::new())
+            } else {
+                (
+                    json!(true),
+                    vec![format!(
+                        "`protocol_error`: the code left out, for JSON-RPC error {a} and {b}"
+                    )],
+                )
+            };
+            return Ok(RecordedScenario {
+                item: item(recording, &[("protocol_error".into(), value)]),
+                loosened,
+            });
         }
-        let mut values: BTreeMap<String, Value> = mismatches
-            .into_iter()
-            .filter_map(|m| Some((m.key, m.blessed?)))
-            .collect();
-        // What held of the probe is what came.
-        values.entry("is_error".into()).or_insert(json!(true));
-        values.entry("text".into()).or_insert(json!("\u{0}"));
-        answers.push(values);
-    }
-    let (first, second) = (&answers[0], &answers[1]);
-    let error = first.get("is_error") == Some(&json!(true));
-    let keys: Vec<&str> = match (has_codes && error, first.get("code")) {
-        (true, Some(_)) => vec!["is_error", "code"],
-        _ => vec!["is_error", "text"],
+        (Answer::Result(a), Answer::Result(b)) => (a, b),
+        _ => {
+            return Err(
+                "one call was answered with a tool result and the other with a JSON-RPC error"
+                    .into(),
+            )
+        }
     };
+    let error = first.get("is_error") == Some(&json!(true));
+    let json_answers = match (first.get("text"), second.get("text")) {
+        (Some(a), Some(b)) if convention.speaks_json() => as_json(a).zip(as_json(b)),
+        _ => None,
+    };
+    let mut values: Vec<(&str, Value, Value)> = Vec::new();
+    let flag = |answers: &BTreeMap<String, Value>| answers.get("is_error").cloned();
+    let (Some(a), Some(b)) = (flag(&first), flag(&second)) else {
+        return Err("the two calls did not both give `is_error`".into());
+    };
+    values.push(("is_error", a, b));
+    match (has_codes && error, first.get("code"), second.get("code")) {
+        (true, Some(a), Some(b)) => values.push(("code", a.clone(), b.clone())),
+        _ => match json_answers {
+            Some((a, b)) => values.push(("json", a, b)),
+            None => match (first.get("text"), second.get("text")) {
+                (Some(a), Some(b)) => values.push(("text", a.clone(), b.clone())),
+                _ => return Err("the two calls did not both give a `text`".into()),
+            },
+        },
+    }
     let mut then = Vec::new();
     let mut loosened = Vec::new();
-    for key in keys {
-        let (Some(a), Some(b)) = (first.get(key), second.get(key)) else {
-            return Err(format!("the two calls did not both give a `{key}`"));
-        };
-        let made = merged(a, b, key == "text")?;
+    for (key, a, b) in values {
+        let made = merged(&a, &b, matches!(key, "text" | "json"))?;
         loosened.extend(made.loosened.into_iter().map(|l| format!("`{key}`: {l}")));
         then.push((key.to_string(), made.value));
     }
+    Ok(RecordedScenario {
+        item: item(recording, &then),
+        loosened,
+    })
+}
+
+/// The suite file `into` of `suite` with `items` added at its end (a new file
+/// when it has none), loaded as the loader loads it: its path, its text before
+/// (None: new) and after.
+pub(crate) fn with_scenarios(
+    suite: &Suite,
+    into: &str,
+    requirement: &str,
+    items: &[&RecordedScenario],
+) -> Result<(std::path::PathBuf, Option<String>, String), String> {
+    let path = suite.dir.join(format!("{into}.yaml"));
     let before = std::fs::read_to_string(&path).ok();
-    let after = appended(
-        before.as_deref(),
-        &yaml_value(&json!(format!("{}, recorded", recording.tool))),
-        &item(recording, &then),
-    )?;
+    let mut after = before.clone();
+    for recorded in items {
+        after = Some(appended(
+            after.as_deref(),
+            &yaml_value(&json!(requirement)),
+            &recorded.item,
+        )?);
+    }
+    let after = after.ok_or("no scenario to add")?;
     scenario_file_from_text(&suite.config, &suite.fixtures_dir, &path, &after).map_err(
         |errors| {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
-            format!("the file with the recorded scenario would not load ({first})")
+            format!("the file with the recorded scenarios would not load ({first})")
         },
     )?;
-    Ok(Recorded {
-        path,
-        before,
-        after,
-        loosened,
-    })
+    Ok((path, before, after))
 }

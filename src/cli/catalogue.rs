@@ -19,6 +19,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use include_dir::{include_dir, Dir};
 
+use super::error::CliError;
 use crate::fixture::{make_listed_dir, ListedDir};
 use crate::report::matrix::ClauseOrder;
 use crate::scenario::{load_suite, suite_names, LoadError, Suite};
@@ -66,13 +67,26 @@ impl Catalogue {
     /// The built-in suites, with those under `extra` added (a suite of `extra` with
     /// a built-in suite's name replaces it).
     pub(crate) fn open(extra: Option<&Path>) -> Result<Catalogue, Vec<LoadError>> {
+        Catalogue::opened(extra, false)
+    }
+
+    /// As [`Catalogue::open`], for `record`, which may make the first suite of
+    /// `extra`: a folder with no suite in it, or none yet, is no error.
+    pub(crate) fn open_to_record(extra: Option<&Path>) -> Result<Catalogue, Vec<LoadError>> {
+        Catalogue::opened(extra, true)
+    }
+
+    fn opened(extra: Option<&Path>, may_be_empty: bool) -> Result<Catalogue, Vec<LoadError>> {
         let mut suites: BTreeMap<String, Origin> = built_in_names()
             .into_iter()
             .map(|name| (name, Origin::BuiltIn))
             .collect();
         if let Some(extra) = extra {
-            let names = suite_names(extra).map_err(|e| vec![e])?;
-            if names.is_empty() {
+            let names = match suite_names(extra) {
+                Err(_) if may_be_empty && !extra.exists() => Vec::new(),
+                found => found.map_err(|e| vec![e])?,
+            };
+            if names.is_empty() && !may_be_empty {
                 return Err(vec![LoadError::new(
                     extra,
                     None,
@@ -167,6 +181,19 @@ impl Catalogue {
         } else {
             Err(errors)
         }
+    }
+}
+
+/// Refuses the first of `suites` that has no `reference:`, for a command that
+/// would start the bundled reference server for it; `what` says what to do
+/// instead (give a server, or that the command needs one).
+pub(crate) fn refuse_without_reference(suites: &[Suite], what: &str) -> Result<(), CliError> {
+    match suites.iter().find(|s| s.config.reference.is_none()) {
+        Some(suite) => Err(CliError::NoReference {
+            suite: suite.name.clone(),
+            what: what.to_string(),
+        }),
+        None => Ok(()),
     }
 }
 

@@ -59,6 +59,12 @@ pub(crate) enum CliError {
     /// `run --bless` was asked to write where it may not, or could not write.
     #[error("bless: {0}")]
     Bless(String),
+    /// A command that needs the suite's reference server was given a suite
+    /// without `reference:` (one `record` made), and no server to use instead.
+    #[error(
+        "suite `{suite}` has no reference server (its suite.yaml has no `reference:`): {what}"
+    )]
+    NoReference { suite: String, what: String },
     /// `record` could not make or write its scenario.
     #[error("record: {0}")]
     Record(String),

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::catalogue::Catalogue;
+use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
 use super::explore_progress::ExploreProgress;
 use super::output::say;
@@ -107,6 +107,12 @@ pub(crate) fn explore_command(
     let Some(suite) = suites.first() else {
         return Err(CliError::Explore(format!("no suite `{}`", args.suite)));
     };
+    if args.oracle.is_none() || args.mutate.is_some() {
+        refuse_without_reference(
+            std::slice::from_ref(suite),
+            "give the oracle with --oracle FILE (and the subject with --server or --target)",
+        )?;
+    }
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let oracle = match &args.oracle {
         Some(path) => load_target_file(path)?,
@@ -133,7 +139,7 @@ pub(crate) fn explore_command(
     let call_timeout = Duration::from_millis(suite.config.call_timeout_ms);
     let listed = list_oracle_tools(&oracle, call_timeout)
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;
-    let mut data = load_explore_data(suite, &listed, &suite.config.reference.settings)?;
+    let mut data = load_explore_data(suite, &listed, suite.config.settings())?;
     let not_drawn = data.keep_settings(|name| {
         oracle.settings.contains_key(name) && subject.settings.contains_key(name)
     });

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::catalogue::Catalogue;
+use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
 use super::output::say;
 use super::run::{self, RunArgs};
@@ -92,7 +92,15 @@ pub(crate) fn init(
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let names: Vec<String> = args.suite.iter().cloned().collect();
     let mut best: Option<Candidate> = None;
-    for suite in catalogue.select(&names)? {
+    let suites = catalogue.select(&names)?;
+    if !names.is_empty() {
+        refuse_without_reference(
+            &suites,
+            "init compares a server's tools with the reference server's, so it proposes only suites that name one",
+        )?;
+    }
+    // A suite of one's own without a reference server is no candidate.
+    for suite in suites.into_iter().filter(|s| s.config.reference.is_some()) {
         let spec = spec_tools(&exe, &suite, timeout)?;
         let candidate = Candidate {
             matches: match_tools(&spec, &listed, &table),
@@ -123,7 +131,7 @@ pub(crate) fn init(
         version: suite.config.version,
         matches: &matches,
         unclaimed: &unclaimed,
-        settings: &suite.config.reference.settings,
+        settings: suite.config.settings(),
     });
     write(&args.out, &text)?;
     say(format_args!(

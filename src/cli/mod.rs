@@ -149,11 +149,13 @@ pub fn main() -> ExitCode {
             // First, while toolspec runs one thread and is small (`spawner.rs`).
             crate::server::start_spawner();
             crate::server::contain_the_run();
-            let result = Catalogue::open(cli.specs.as_deref())
-                .map_err(CliError::from)
-                .and_then(|catalogue| {
-                    dispatch(&catalogue, cli.specs.as_deref(), command, cli.color)
-                });
+            let opened = match command {
+                Command::Record(_) => Catalogue::open_to_record(cli.specs.as_deref()),
+                _ => Catalogue::open(cli.specs.as_deref()),
+            };
+            let result = opened.map_err(CliError::from).and_then(|catalogue| {
+                dispatch(&catalogue, cli.specs.as_deref(), command, cli.color)
+            });
             crate::server::end_what_escaped();
             crate::server::stop_spawner();
             result
@@ -193,7 +195,7 @@ fn dispatch(
         Command::Scaffold(args) => scaffold::scaffold(catalogue, specs, &args),
         Command::Mutants(args) => mutants::mutants(catalogue, &args),
         Command::Explore(args) => explore::explore_command(catalogue, &args),
-        Command::Record(args) => record::record_command(catalogue, &args),
+        Command::Record(args) => record::record_command(catalogue, specs, &args),
         Command::Suites(_)
         | Command::Report(_)
         | Command::Diff(_)

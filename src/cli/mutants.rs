@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::catalogue::Catalogue;
+use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
@@ -54,6 +54,10 @@ pub(crate) struct MutantsArgs {
 
 pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outcome, CliError> {
     let suites = catalogue.select(&args.suite)?;
+    refuse_without_reference(
+        &suites,
+        "mutants mutates the bundled reference server, so it scores only suites that name one",
+    )?;
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let hints_file = hints::file_path(|name| std::env::var(name).ok());
     let mut killers = hints_file.as_deref().map(Killers::load).unwrap_or_default();

@@ -1,24 +1,36 @@
-//! `toolspec record`: one live call to a server written as a scenario of a suite
-//! of one's own (`--specs`), shown as a diff of the suite file and, with
-//! `--write`, added to it.
+//! `toolspec record`: live calls to a server written as scenarios of a suite of
+//! one's own (`--specs`): one call (`--tool`, `--args`), or every `tools/call`
+//! request of a newline-delimited JSON log (`--log FILE --from DIR`). A suite
+//! that does not exist yet is made, its `suite.yaml` of the convention given
+//! with `--convention` and with no reference server. Shown as a diff of each
+//! file and, with `--write`, written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::bless::refuse_built_in;
-use super::catalogue::Catalogue;
+use super::catalogue::{Catalogue, Origin};
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
-use crate::bless::record::{folder_files, record, Recording};
+use crate::author::new_suite::{suite_yaml, unwritten_suite};
+use crate::bless::built_in_refusal;
+use crate::bless::call_log::read_call_log;
+use crate::bless::log_fixture::{call_fixture, Folder};
+use crate::bless::record::{folder_files, record_scenario, with_scenarios, Recording};
 use crate::execute::RunOptions;
+use crate::scenario::{Convention, Suite};
 use crate::server::{load_target_file, Target};
 
 /// `toolspec record`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct RecordArgs {
-    /// The suite (of --specs) to add the scenario to.
+    /// The suite (of --specs) to add the scenarios to; made there when it does
+    /// not exist (give --convention).
     #[arg(long)]
     suite: String,
+    /// For a new suite: its result convention (bracket-code, plain,
+    /// json-error-envelope, json-result-envelope).
+    #[arg(long)]
+    convention: Option<String>,
     /// The stdio MCP server to call: 'CMD ARGS {root}'.
     #[arg(long, conflicts_with = "target")]
     server: Option<String>,
@@ -26,22 +38,34 @@ pub(crate) struct RecordArgs {
     #[arg(long, required_unless_present = "server")]
     target: Option<PathBuf>,
     /// The tool to call, by the suite's name for it.
-    #[arg(long)]
-    tool: String,
+    #[arg(long, required_unless_present = "log", conflicts_with = "log")]
+    tool: Option<String>,
     /// The call's arguments as a JSON object; write `{root}` for the fixture root.
-    #[arg(long, default_value = "{}")]
+    #[arg(long, default_value = "{}", conflicts_with = "log")]
     args: String,
     /// A folder whose files are copied into each fresh fixture (`given.files`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "log")]
     files: Option<PathBuf>,
     /// The scenario's name (default: the tool and its arguments).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "log")]
     name: Option<String>,
-    /// The suite file (its name without `.yaml`) the scenario is added to; made
-    /// when it does not exist.
+    /// A newline-delimited JSON log of JSON-RPC messages: one scenario per
+    /// `tools/call` request in it (give --from).
+    #[arg(long, requires = "from")]
+    log: Option<PathBuf>,
+    /// The folder the logged session worked in: each call's fixture holds the
+    /// files and folders its arguments name there, written `{root}/...`.
+    #[arg(long, requires = "log")]
+    from: Option<PathBuf>,
+    /// The folder's path as the log names it, when the log was written with it
+    /// elsewhere (default: the path of --from).
+    #[arg(long, requires = "from")]
+    log_root: Option<String>,
+    /// The suite file (its name without `.yaml`) the scenarios are added to;
+    /// made when it does not exist.
     #[arg(long, default_value = "recorded")]
     into: String,
-    /// Write the file; without it, its diff is shown and nothing is written.
+    /// Write the files; without it, their diff is shown and nothing is written.
     #[arg(long)]
     write: bool,
     /// Per-call timeout in milliseconds, overriding the suite's.
@@ -49,26 +73,126 @@ pub(crate) struct RecordArgs {
     timeout_ms: Option<u64>,
 }
 
-pub(crate) fn record_command(
+/// The suite to record into: one of --specs, or a new one (its `suite.yaml`
+/// text, to write first).
+fn the_suite(
     catalogue: &Catalogue,
+    specs: Option<&Path>,
     args: &RecordArgs,
-) -> Result<Outcome, CliError> {
+) -> Result<(Suite, Option<String>), CliError> {
     let refuse = |why: String| CliError::Record(why);
-    let suites = catalogue.select(std::slice::from_ref(&args.suite))?;
-    refuse_built_in(catalogue, &suites)?;
-    let suite = suites
-        .first()
-        .ok_or_else(|| refuse("no such suite".into()))?;
-    let target = match (&args.target, &args.server) {
-        (Some(path), _) => load_target_file(path)?,
+    let convention = args
+        .convention
+        .as_deref()
+        .map(Convention::named)
+        .transpose()
+        .map_err(refuse)?;
+    match catalogue.origin(&args.suite) {
+        Some(Origin::BuiltIn) => Err(CliError::Bless(built_in_refusal(&[&args.suite]))),
+        Some(Origin::Folder(_)) => {
+            let suite = catalogue
+                .select(std::slice::from_ref(&args.suite))?
+                .into_iter()
+                .next()
+                .ok_or_else(|| refuse("no such suite".into()))?;
+            match convention {
+                Some(c) if c != suite.config.convention => Err(refuse(format!(
+                    "suite `{}` exists, and --convention is not its own; leave --convention out",
+                    args.suite
+                ))),
+                _ => Ok((suite, None)),
+            }
+        }
+        None => {
+            let specs = specs.ok_or_else(|| {
+                refuse(format!(
+                    "no suite `{}`: give --specs DIR, the folder to make it in",
+                    args.suite
+                ))
+            })?;
+            let convention = convention.ok_or_else(|| {
+                let names: Vec<&str> = Convention::NAMED.iter().map(|(n, _)| *n).collect();
+                refuse(format!(
+                    "no suite `{}` in {}: to make it, name its result convention with --convention ({})",
+                    args.suite,
+                    specs.display(),
+                    names.join(", ")
+                ))
+            })?;
+            let text = suite_yaml(&args.suite, convention);
+            let suite = unwritten_suite(specs, &args.suite, &text).map_err(refuse)?;
+            Ok((suite, Some(text)))
+        }
+    }
+}
+
+fn the_target(args: &RecordArgs) -> Result<Target, CliError> {
+    match (&args.target, &args.server) {
+        (Some(path), _) => Ok(load_target_file(path)?),
         (None, Some(line)) => {
             Target::from_command_line(line).map_err(|source| CliError::ServerLine {
                 line: line.clone(),
                 source,
-            })?
+            })
         }
-        (None, None) => return Err(refuse("say which server: --server or --target".into())),
-    };
+        (None, None) => Err(CliError::Record(
+            "say which server: --server or --target".into(),
+        )),
+    }
+}
+
+/// One scenario to record: tool, arguments, fixture, name.
+struct Call {
+    tool: String,
+    args: serde_json::Map<String, serde_json::Value>,
+    files: std::collections::BTreeMap<String, Option<String>>,
+    name: String,
+}
+
+/// The calls to record: the one of --tool, or those of --log.
+fn the_calls(args: &RecordArgs) -> Result<(Vec<Call>, Option<String>), CliError> {
+    let refuse = |why: String| CliError::Record(why);
+    if let (Some(log), Some(from)) = (&args.log, &args.from) {
+        let shown = log.display();
+        let opened =
+            std::fs::File::open(log).map_err(|e| refuse(format!("cannot read {shown}: {e}")))?;
+        let read = read_call_log(opened).map_err(|why| refuse(format!("{shown}: {why}")))?;
+        let canonical = from
+            .canonicalize()
+            .map_err(|e| refuse(format!("--from {}: {e}", from.display())))?;
+        let own = canonical.to_string_lossy().into_owned();
+        let folder = Folder {
+            from: &canonical,
+            logged: args.log_root.as_deref().unwrap_or(&own),
+        };
+        let mut calls = Vec::new();
+        for logged in &read.calls {
+            let made =
+                call_fixture(logged, &folder).map_err(|why| refuse(format!("{shown}: {why}")))?;
+            calls.push(Call {
+                name: format!(
+                    "{} {} (log line {})",
+                    logged.tool,
+                    serde_json::Value::Object(made.args.clone()),
+                    logged.line
+                ),
+                tool: logged.tool.clone(),
+                args: made.args,
+                files: made.files,
+            });
+        }
+        if calls.is_empty() {
+            return Err(refuse(format!(
+                "{shown} holds no tools/call request; {}",
+                read.skipped()
+            )));
+        }
+        return Ok((calls, Some(read.skipped())));
+    }
+    let tool = args
+        .tool
+        .clone()
+        .ok_or_else(|| refuse("say which call: --tool (or --log)".into()))?;
     let call_args = match serde_json::from_str::<serde_json::Value>(&args.args) {
         Ok(serde_json::Value::Object(map)) => map,
         Ok(_) => return Err(refuse("--args must be a JSON object".into())),
@@ -78,34 +202,28 @@ pub(crate) fn record_command(
         Some(folder) => folder_files(folder).map_err(refuse)?,
         None => Default::default(),
     };
-    let name = args.name.clone().unwrap_or_else(|| {
-        format!(
-            "{} {}",
-            args.tool,
-            serde_json::Value::Object(call_args.clone())
-        )
-    });
-    let recording = Recording {
-        suite,
-        target: &target,
-        tool: &args.tool,
-        args: call_args,
-        files,
-        name,
-        into: args.into.clone(),
-    };
-    let options = RunOptions {
-        call_timeout_ms: args.timeout_ms,
-        ..RunOptions::default()
-    };
-    let recorded = record(&recording, &options).map_err(refuse)?;
-    let shown = recorded.path.display().to_string();
-    let before = recorded.before.as_deref().unwrap_or_default();
-    let diff = similar::TextDiff::from_lines(before, &recorded.after)
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{tool} {}", serde_json::Value::Object(call_args.clone())));
+    Ok((
+        vec![Call {
+            tool,
+            args: call_args,
+            files,
+            name,
+        }],
+        None,
+    ))
+}
+
+fn show_diff(before: Option<&str>, after: &str, path: &Path) {
+    let shown = path.display().to_string();
+    let diff = similar::TextDiff::from_lines(before.unwrap_or_default(), after)
         .unified_diff()
         .context_radius(3)
         .header(
-            if recorded.before.is_some() {
+            if before.is_some() {
                 &shown
             } else {
                 "/dev/null"
@@ -116,18 +234,98 @@ pub(crate) fn record_command(
     for line in diff.lines() {
         say(line);
     }
-    for line in &recorded.loosened {
-        say(format!("placeholder: {line}"));
+}
+
+pub(crate) fn record_command(
+    catalogue: &Catalogue,
+    specs: Option<&Path>,
+    args: &RecordArgs,
+) -> Result<Outcome, CliError> {
+    let refuse = |why: String| CliError::Record(why);
+    let (suite, new_suite) = the_suite(catalogue, specs, args)?;
+    let target = the_target(args)?;
+    let (calls, skipped) = the_calls(args)?;
+    let options = RunOptions {
+        call_timeout_ms: args.timeout_ms,
+        ..RunOptions::default()
+    };
+    let mut recorded = Vec::new();
+    for call in calls {
+        let recording = Recording {
+            suite: &suite,
+            target: &target,
+            tool: &call.tool,
+            args: call.args,
+            files: call.files,
+            name: call.name,
+            into: args.into.clone(),
+        };
+        let made = record_scenario(&recording, &options).map_err(|why| match &args.log {
+            Some(_) => refuse(format!("{}: {why}", recording.name)),
+            None => refuse(why),
+        })?;
+        recorded.push((recording.name, made));
     }
-    if args.write {
-        super::bless::write_whole(&recorded.path, &recorded.after)
-            .map_err(|e| refuse(format!("cannot write {shown}: {e}")))?;
-        say(format!("record: 1 scenario added to {shown}"));
-        Ok(Outcome::Held)
-    } else {
+    let requirement = match &args.log {
+        Some(log) => format!(
+            "Recorded from {}",
+            log.file_name().unwrap_or_default().to_string_lossy()
+        ),
+        None => format!("{}, recorded", args.tool.as_deref().unwrap_or_default()),
+    };
+    let items: Vec<_> = recorded.iter().map(|(_, made)| made).collect();
+    let (path, before, after) =
+        with_scenarios(&suite, &args.into, &requirement, &items).map_err(refuse)?;
+    let suite_file = suite.dir.join("suite.yaml");
+    if let Some(text) = &new_suite {
+        show_diff(None, text, &suite_file);
+    }
+    show_diff(before.as_deref(), &after, &path);
+    let several = args.log.is_some();
+    for (name, made) in &recorded {
+        for line in &made.loosened {
+            match several {
+                true => say(format!("placeholder: {name}: {line}")),
+                false => say(format!("placeholder: {line}")),
+            }
+        }
+    }
+    if let Some(skipped) = skipped {
+        say(format!("skipped: {skipped}"));
+    }
+    let count = match recorded.len() {
+        1 => "1 scenario".to_string(),
+        n => format!("{n} scenarios"),
+    };
+    let made = match &new_suite {
+        Some(_) => format!("suite `{}` made and ", suite.name),
+        None => String::new(),
+    };
+    let shown = path.display();
+    if !args.write {
         say(format!(
-            "record: 1 scenario would be added to {shown}; nothing written (review the diff, then --write)"
+            "record: {made}{count} would be added to {shown}; nothing written (review the diff, then --write)"
         ));
-        Ok(Outcome::Held)
+        return Ok(Outcome::Held);
     }
+    if let Some(text) = &new_suite {
+        std::fs::create_dir_all(&suite.dir)
+            .map_err(|e| refuse(format!("cannot make {}: {e}", suite.dir.display())))?;
+        write_new(&suite_file, text)?;
+    }
+    super::bless::write_whole(&path, &after)
+        .map_err(|e| refuse(format!("cannot write {shown}: {e}")))?;
+    say(format!("record: {made}{count} added to {shown}"));
+    Ok(Outcome::Held)
+}
+
+/// Writes a new file, refusing one that appeared since the suite was looked for.
+fn write_new(path: &Path, text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .map_err(|e| CliError::Record(format!("cannot write {}: {e}", path.display())))
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::bless::{refuse_built_in, Collector};
-use super::catalogue::Catalogue;
+use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
 use super::output::{print, say};
 use super::progress::Progress;
@@ -191,6 +191,12 @@ pub(crate) fn run(
     }
     if args.bless.is_some() {
         refuse_built_in(catalogue, &suites)?;
+    }
+    if external.is_none() {
+        refuse_without_reference(
+            &suites,
+            "give the server to run it against with --server or --target",
+        )?;
     }
     let mut blessing = args.bless.map(Collector::new);
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;

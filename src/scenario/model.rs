@@ -26,8 +26,11 @@ pub(crate) struct SuiteFile {
     /// is `dialect` in `suite.yaml`.
     #[serde(rename = "dialect")]
     pub convention: Convention,
-    /// How the bundled reference server is started for this suite.
-    pub reference: ServerLaunch,
+    /// How the bundled reference server is started for this suite. A suite of
+    /// one's own (one `toolspec record` made) has none: it runs only against a
+    /// server given with `--server` or `--target`.
+    #[serde(default)]
+    pub reference: Option<ServerLaunch>,
     /// Per-call timeout in milliseconds unless a scenario overrides it.
     #[serde(default = "default_call_timeout_ms")]
     pub call_timeout_ms: u64,
@@ -51,6 +54,15 @@ pub(crate) struct SuiteFile {
     /// that keeps a session busy, must not hold a run up without end.
     #[serde(default = "default_scenario_timeout_ms")]
     pub scenario_timeout_ms: u64,
+}
+
+impl SuiteFile {
+    /// The settings the suite's scenarios may give (`given.settings`): those the
+    /// reference server has a flag for; none for a suite without one.
+    pub(crate) fn settings(&self) -> &BTreeMap<String, Vec<String>> {
+        static NONE: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        self.reference.as_ref().map_or(&NONE, |r| &r.settings)
+    }
 }
 
 fn first_version() -> u32 {
@@ -77,6 +89,30 @@ pub(crate) enum Convention {
 }
 
 impl Convention {
+    /// Every convention, by the name `dialect:` gives it.
+    pub(crate) const NAMED: [(&'static str, Convention); 4] = [
+        ("bracket-code", Convention::BracketCode),
+        ("plain", Convention::Plain),
+        ("json-error-envelope", Convention::JsonErrorEnvelope),
+        ("json-result-envelope", Convention::JsonResultEnvelope),
+    ];
+
+    /// The convention named `name` (as `dialect:` writes it), or why not: the
+    /// names there are.
+    pub(crate) fn named(name: &str) -> Result<Convention, String> {
+        Convention::NAMED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Convention::NAMED.iter().map(|(n, _)| *n).collect();
+                format!(
+                    "no result convention `{name}`; the conventions are: {}",
+                    names.join(", ")
+                )
+            })
+    }
+
     /// Whether results of this convention carry machine-readable error codes, so
     /// that a scenario may say `code:`.
     pub(crate) fn has_codes(self) -> bool {

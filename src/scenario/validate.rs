@@ -92,13 +92,8 @@ fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario
     let tree = scenario.given.tree.as_ref().map(|t| fixtures_dir.join(t));
     problems.extend(placement_problems(&scenario.given.files, tree.as_deref()));
     for key in scenario.given.settings.keys() {
-        if !suite.reference.settings.contains_key(key) {
-            let known: Vec<&str> = suite
-                .reference
-                .settings
-                .keys()
-                .map(String::as_str)
-                .collect();
+        if !suite.settings().contains_key(key) {
+            let known: Vec<&str> = suite.settings().keys().map(String::as_str).collect();
             problems.push(format!(
                 "given.settings `{key}` is not a setting of this suite; known: {}",
                 known.join(", ")

@@ -50,6 +50,7 @@ mod init;
 mod install_lines;
 mod isolation;
 mod mutants;
+mod record;
 mod results_page;
 mod scenario_features;
 mod scenario_loading;

@@ -1,0 +1,374 @@
+//! `toolspec record` into a suite that does not exist yet (from an empty
+//! `--specs` folder), what it writes as each convention reads an answer (the
+//! code, the JSON, a JSON-RPC error), and the log import: each recorded suite
+//! passes against the server it was recorded from and fails against one that
+//! answers otherwise; a bad log is refused naming its line, nothing written.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::support::{exe, repo, toolspec};
+
+/// The reference server speaking `dialect`, with `extra` flags.
+fn server(dialect: &str, extra: &str) -> String {
+    format!(
+        "{} reference-server --dialect {dialect} --root {{root}} {extra}",
+        exe().display()
+    )
+}
+
+fn toolspec_in(specs: &Path, args: &[&str]) -> Output {
+    toolspec()
+        .arg("--specs")
+        .arg(specs)
+        .args(args)
+        .output()
+        .expect("toolspec runs")
+}
+
+/// Runs suite `suite` of `specs` against `server`: its exit code and stdout.
+fn run(specs: &Path, suite: &str, server: &str) -> (Option<i32>, String) {
+    let out = toolspec_in(
+        specs,
+        &[
+            "run", "--color", "never", "--suite", suite, "--server", server,
+        ],
+    );
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Every file under `dir`, relative, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at).expect("a folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).expect("under the folder");
+                found.push(relative.display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn record_makes_a_new_suite_that_runs_only_with_a_server_given() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let specs = dir.path().join("specs");
+    std::fs::create_dir(&specs).expect("an empty specs folder");
+    let example = dir.path().join("example");
+    std::fs::create_dir(&example).expect("folder");
+    std::fs::write(example.join("a.txt"), "alpha\nbeta\n").expect("a.txt");
+    let honest = server("boris", "");
+    let record = |extra: &[&str]| {
+        let mut args = vec![
+            "record", "--suite", "mine", "--server", &honest, "--tool", "view",
+        ];
+        args.extend_from_slice(extra);
+        toolspec_in(&specs, &args)
+    };
+    let a_txt = ["--args", r#"{"path": "{root}/a.txt"}"#, "--files"];
+    let example = example.to_str().expect("UTF-8");
+
+    // No convention named: refused, listing the conventions; an unknown one too.
+    for (extra, want) in [
+        (vec![], "name its result convention with --convention (bracket-code, plain, json-error-envelope, json-result-envelope)"),
+        (vec!["--convention", "brackets"], "no result convention `brackets`; the conventions are: bracket-code, plain"),
+    ] {
+        let out = record(&[&a_txt[..], &[example], &extra[..]].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(want), "{stderr}");
+    }
+    // Shown, not written.
+    let out = record(&[&a_txt[..], &[example, "--convention", "bracket-code"]].concat());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("+dialect: bracket-code\n"), "{stdout}");
+    assert!(stdout.contains("nothing written"), "{stdout}");
+    assert!(files_under(&specs).is_empty(), "nothing written");
+    // Written: a suite.yaml without `reference:`, and the scenario.
+    let out = record(
+        &[
+            &a_txt[..],
+            &[example, "--convention", "bracket-code", "--write"],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        files_under(&specs),
+        ["mine/recorded.yaml", "mine/suite.yaml"]
+    );
+    let config = std::fs::read_to_string(specs.join("mine/suite.yaml")).expect("suite.yaml");
+    assert!(config.contains("dialect: bracket-code\n"), "{config}");
+    assert!(!config.contains("reference:"), "{config}");
+    // A second scenario, an error: its code.
+    let out = record(&["--args", r#"{"path": "{root}/gone.txt"}"#, "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let file = std::fs::read_to_string(specs.join("mine/recorded.yaml")).expect("file");
+    assert!(
+        file.contains("    covers: \"upstream/recorded-view\"\n"),
+        "{file}"
+    );
+    assert!(
+        file.contains("      is_error: true\n      code: \"PATH_NOT_FOUND\"\n"),
+        "{file}"
+    );
+
+    // Without a server: refused, with the reason.
+    let out = toolspec_in(&specs, &["run", "--suite", "mine"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("suite `mine` has no reference server (its suite.yaml has no `reference:`): give the server to run it against with --server or --target"),
+        "{stderr}"
+    );
+    let out = toolspec_in(&specs, &["mutants", "--suite", "mine"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("suite `mine` has no reference server"));
+    // The honest server passes; one that numbers lines otherwise, and one that
+    // gives another code, fail.
+    assert_eq!(run(&specs, "mine", &honest).0, Some(0));
+    let (code, stdout) = run(
+        &specs,
+        "mine",
+        &server("boris", "--mutate view-fixed-width"),
+    );
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("1 PASS, 1 FAIL"), "{stdout}");
+    let (code, stdout) = run(&specs, "mine", &server("boris", "--mutate wrong-code"));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("1 PASS, 1 FAIL"), "{stdout}");
+}
+
+/// A JSON convention's answer is written as `json:` (compared as JSON), and a
+/// call refused at the protocol level as `protocol_error:`.
+#[test]
+fn record_writes_json_as_json_and_a_refused_call_as_a_protocol_error() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let specs = dir.path().join("specs");
+    let honest = server("ikigai", "");
+    let out = toolspec_in(
+        &specs,
+        &[
+            "record",
+            "--suite",
+            "ik",
+            "--convention",
+            "json-result-envelope",
+            "--server",
+            &honest,
+            "--tool",
+            "bash",
+            "--args",
+            r#"{"command": "echo $RANDOM$RANDOM; pwd"}"#,
+            "--write",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {out:?}");
+    assert!(
+        stdout.contains("placeholder: `json`: `{int}` at .data.output in line 1"),
+        "{stdout}"
+    );
+    let file = std::fs::read_to_string(specs.join("ik/recorded.yaml")).expect("file");
+    assert!(
+        file.contains(
+            r#"      json: {"data":{"exit_code":0,"output":"{int}\n{root}"},"success":true}"#
+        ),
+        "{file}"
+    );
+    assert!(!file.contains("text:"), "{file}");
+    assert_eq!(run(&specs, "ik", &honest).0, Some(0));
+    let (code, stdout) = run(
+        &specs,
+        "ik",
+        &server("ikigai", "--mutate success-as-string"),
+    );
+    assert_eq!(code, Some(1), "{stdout}");
+
+    // boris has no tool `ls`: the call is refused with a JSON-RPC error.
+    let boris = server("boris", "");
+    let out = toolspec_in(
+        &specs,
+        &[
+            "record",
+            "--suite",
+            "refused",
+            "--convention",
+            "bracket-code",
+            "--server",
+            &boris,
+            "--tool",
+            "ls",
+            "--write",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let file = std::fs::read_to_string(specs.join("refused/recorded.yaml")).expect("file");
+    assert!(
+        file.contains("    then:\n      protocol_error: {\"code\":-32602}\n"),
+        "{file}"
+    );
+    assert_eq!(run(&specs, "refused", &boris).0, Some(0));
+    // A server that refuses it with another code fails it.
+    let replay = format!(
+        "python3 {} {} {{root}}",
+        repo().join("tests/servers/replay.py").display(),
+        repo()
+            .join("tests/data/tools-list/claude-code.json")
+            .display()
+    );
+    let (code, stdout) = run(&specs, "refused", &replay);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("-32601"), "{stdout}");
+}
+
+/// A session's folder: what the logged calls name, and what they do not.
+fn session(dir: &Path) -> std::path::PathBuf {
+    let project = dir.join("project");
+    std::fs::create_dir_all(project.join("src/empty")).expect("folders");
+    std::fs::write(project.join("a.txt"), "alpha\nbeta\n").expect("a.txt");
+    std::fs::write(project.join("unnamed.txt"), "no call names me\n").expect("unnamed");
+    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("main.rs");
+    project
+}
+
+const LOG: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"agent","version":"1"}}}
+{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"view","arguments":{"path":"/home/dev/project/a.txt"}}}
+{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1\talpha\n2\tbeta\n"}]}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"view","arguments":{"path":"/home/dev/project/src"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"view","arguments":{"path":"/home/dev/project/gone.txt"}}}
+"#;
+
+#[test]
+fn a_log_becomes_one_scenario_per_call_with_only_the_files_it_names() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let project = session(dir.path());
+    let log = dir.path().join("session.ndjson");
+    std::fs::write(&log, LOG).expect("log");
+    let specs = dir.path().join("specs");
+    let honest = server("boris", "");
+    let out = toolspec_in(
+        &specs,
+        &[
+            "record",
+            "--suite",
+            "logged",
+            "--convention",
+            "bracket-code",
+            "--server",
+            &honest,
+            "--log",
+            log.to_str().expect("UTF-8"),
+            "--from",
+            project.to_str().expect("UTF-8"),
+            "--log-root",
+            "/home/dev/project",
+            "--write",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {out:?}");
+    assert!(
+        stdout.contains("skipped: 4 lines that are not tools/call requests (2 responses, 1 notifications, 1 requests of other methods, 0 blank)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("3 scenarios added"), "{stdout}");
+    let file = std::fs::read_to_string(specs.join("logged/recorded.yaml")).expect("file");
+    assert_eq!(file.matches("  - name: ").count(), 3, "{file}");
+    assert!(file.contains(r#"args: {"path":"{root}/a.txt"}"#), "{file}");
+    assert!(file.contains(r#"args: {"path":"{root}/src"}"#), "{file}");
+    assert!(
+        file.contains("      files:\n        \"src/empty/\": {\"dir\":true}\n        \"src/main.rs\": \"fn main() {}\\n\"\n"),
+        "{file}"
+    );
+    assert!(!file.contains("unnamed"), "{file}");
+    assert!(!file.contains("/home/dev"), "{file}");
+    assert_eq!(run(&specs, "logged", &honest).0, Some(0));
+    let (code, stdout) = run(
+        &specs,
+        "logged",
+        &server("boris", "--mutate tree-ascii-glyphs"),
+    );
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("2 PASS, 1 FAIL"), "{stdout}");
+}
+
+#[test]
+fn a_bad_log_line_is_refused_naming_it_and_nothing_is_written() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let project = session(dir.path());
+    let specs = dir.path().join("specs");
+    let call = |path: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"view","arguments":{{"path":"{path}"}}}}}}"#
+        )
+    };
+    let good = call("/home/dev/project/a.txt");
+    let huge = format!("\"{}\"", "x".repeat(9 * 1024 * 1024));
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (
+            format!("{good}\n{{\"id\": 3,\n").into_bytes(),
+            "line 2: not JSON",
+        ),
+        (
+            [good.as_bytes(), b"\n", b"{\"id\": \"\xff\"}\n"].concat(),
+            "line 2: not UTF-8 text",
+        ),
+        (
+            format!("{good}\n[{good}]\n").into_bytes(),
+            "line 2: a JSON value that is not an object",
+        ),
+        (
+            format!("{good}\n{good}\n{huge}\n").into_bytes(),
+            "line 3: longer than 8 MiB",
+        ),
+        (
+            format!("{good}\n{}\n", call("/home/dev/project/../secret.txt")).into_bytes(),
+            "line 2: argument `path` names \"/home/dev/project/../secret.txt\", a path with `..`",
+        ),
+        (
+            format!("{}\n", call("/etc/passwd")).into_bytes(),
+            "line 1: argument `path` names \"/etc/passwd\", outside the folder",
+        ),
+    ];
+    let log = dir.path().join("bad.ndjson");
+    for (bytes, want) in cases {
+        std::fs::write(&log, &bytes).expect("log");
+        let out = toolspec_in(
+            &specs,
+            &[
+                "record",
+                "--suite",
+                "logged",
+                "--convention",
+                "plain",
+                "--server",
+                "no-such-server {root}",
+                "--log",
+                log.to_str().expect("UTF-8"),
+                "--from",
+                project.to_str().expect("UTF-8"),
+                "--log-root",
+                "/home/dev/project",
+                "--write",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{want}: {stderr}");
+        assert!(stderr.contains(want), "{want}: {stderr}");
+        assert!(!specs.exists(), "{want}: something was written");
+    }
+}

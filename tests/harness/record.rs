@@ -26,6 +26,30 @@ fn toolspec_in(specs: &Path, args: &[&str]) -> Output {
         .expect("toolspec runs")
 }
 
+/// `record --write` of the log `log` into suite `logged` of `specs`, with the
+/// files from `project` (which the log names `/home/dev/project`).
+fn record_log(specs: &Path, convention: &str, server: &str, log: &Path, project: &Path) -> Output {
+    toolspec_in(
+        specs,
+        &[
+            "record",
+            "--suite",
+            "logged",
+            "--convention",
+            convention,
+            "--server",
+            server,
+            "--log",
+            log.to_str().expect("UTF-8"),
+            "--from",
+            project.to_str().expect("UTF-8"),
+            "--log-root",
+            "/home/dev/project",
+            "--write",
+        ],
+    )
+}
+
 /// Runs suite `suite` of `specs` against `server`: its exit code and stdout.
 fn run(specs: &Path, suite: &str, server: &str) -> (Option<i32>, String) {
     let out = toolspec_in(
@@ -260,25 +284,7 @@ fn a_log_becomes_one_scenario_per_call_with_only_the_files_it_names() {
     std::fs::write(&log, LOG).expect("log");
     let specs = dir.path().join("specs");
     let honest = server("boris", "");
-    let out = toolspec_in(
-        &specs,
-        &[
-            "record",
-            "--suite",
-            "logged",
-            "--convention",
-            "bracket-code",
-            "--server",
-            &honest,
-            "--log",
-            log.to_str().expect("UTF-8"),
-            "--from",
-            project.to_str().expect("UTF-8"),
-            "--log-root",
-            "/home/dev/project",
-            "--write",
-        ],
-    );
+    let out = record_log(&specs, "bracket-code", &honest, &log, &project);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout} {out:?}");
     assert!(
@@ -347,25 +353,7 @@ fn a_bad_log_line_is_refused_naming_it_and_nothing_is_written() {
     let log = dir.path().join("bad.ndjson");
     for (bytes, want) in cases {
         std::fs::write(&log, &bytes).expect("log");
-        let out = toolspec_in(
-            &specs,
-            &[
-                "record",
-                "--suite",
-                "logged",
-                "--convention",
-                "plain",
-                "--server",
-                "no-such-server {root}",
-                "--log",
-                log.to_str().expect("UTF-8"),
-                "--from",
-                project.to_str().expect("UTF-8"),
-                "--log-root",
-                "/home/dev/project",
-                "--write",
-            ],
-        );
+        let out = record_log(&specs, "plain", "no-such-server {root}", &log, &project);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{want}: {stderr}");
         assert!(stderr.contains(want), "{want}: {stderr}");

@@ -13,10 +13,7 @@ use crate::scenario::{suite_file_from_text, Convention, Suite};
 
 /// The `suite.yaml` of a new suite `name` of `convention`.
 pub(crate) fn suite_yaml(name: &str, convention: Convention) -> String {
-    let dialect = Convention::NAMED
-        .iter()
-        .find(|(_, c)| *c == convention)
-        .map_or("plain", |(n, _)| n);
+    let dialect = convention.dialect_name();
     format!(
         "# Made by `toolspec record`. It names no reference server, so it runs only\n\
          # against a server given with --server or --target.\n\

@@ -298,13 +298,7 @@ fn bless_one_file(
         let first = errors.first().map(ToString::to_string).unwrap_or_default();
         format!("the blessed file would not load ({first}); nothing written")
     })?;
-    let shown = path.display().to_string();
-    let diff = similar::TextDiff::from_lines(&source, &done.text)
-        .unified_diff()
-        .context_radius(3)
-        .header(&shown, &shown)
-        .to_string();
-    for line in diff.lines() {
+    for line in file_diff(Some(&source), &done.text, path).lines() {
         say(line);
     }
     if mode == BlessMode::Write {
@@ -315,6 +309,23 @@ fn bless_one_file(
         write_in_place(path, &done.text).map_err(|e| format!("cannot write it: {e}"))?;
     }
     Ok(done)
+}
+
+/// The unified diff that turns `before` into `after` in the file at `path`, as
+/// review shows it before anything is written; a file made new (`before` none)
+/// comes from `/dev/null`.
+pub(crate) fn file_diff(before: Option<&str>, after: &str, path: &Path) -> String {
+    let shown = path.display().to_string();
+    let from = if before.is_some() {
+        shown.as_str()
+    } else {
+        "/dev/null"
+    };
+    similar::TextDiff::from_lines(before.unwrap_or_default(), after)
+        .unified_diff()
+        .context_radius(3)
+        .header(from, &shown)
+        .to_string()
 }
 
 /// Writes `text` to `path` whole or not at all: a temporary file in the same

@@ -176,12 +176,12 @@ fn answer(
         other => return Err(format!("the call came to {}", other.headline())),
     };
     if let Some(refused) = mismatches.iter().find(|m| m.key == "result") {
-        // The judge says what came instead: `... got JSON-RPC error CODE: ...`.
+        // The judge gives a JSON-RPC error's code as the `protocol_error` that
+        // would have held.
         let code = refused
-            .detail
-            .split_once("JSON-RPC error ")
-            .and_then(|(_, rest)| rest.split_once(':'))
-            .and_then(|(code, _)| code.trim().parse::<i64>().ok());
+            .blessed
+            .as_ref()
+            .and_then(|held| held["code"].as_i64());
         return match code {
             Some(code) => Ok(Answer::Protocol(code)),
             None => Err(format!(

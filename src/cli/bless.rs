@@ -84,9 +84,3 @@ impl Collector {
         }
     }
 }
-
-/// Writes `text` to `path` whole or not at all: a temporary file in the same
-/// folder (given the old file's permissions, when there is one) renamed over it.
-pub(crate) fn write_whole(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    crate::bless::write_in_place(path, text)
-}

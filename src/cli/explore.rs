@@ -15,6 +15,7 @@ use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
 use super::explore_progress::ExploreProgress;
 use super::output::say;
+use super::run::external_target;
 use super::Outcome;
 use crate::author::suite_folder::free_folder;
 use crate::author::{write_suite, Observed, Written};
@@ -127,14 +128,9 @@ pub(crate) fn explore_command(
                 ..Target::reference(&exe, suite).with_extra_args(&["--mutate", mutation])
             }
         }
-        (None, Some(line), _) => {
-            Target::from_command_line(line).map_err(|source| CliError::ServerLine {
-                line: line.clone(),
-                source,
-            })?
+        (None, server, target) => {
+            external_target(target.as_deref(), server.as_deref())?.unwrap_or_else(|| oracle.clone())
         }
-        (None, None, Some(path)) => load_target_file(path)?,
-        (None, None, None) => oracle.clone(),
     };
     let call_timeout = Duration::from_millis(suite.config.call_timeout_ms);
     let listed = list_oracle_tools(&oracle, call_timeout)

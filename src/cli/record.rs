@@ -10,15 +10,16 @@ use std::path::{Path, PathBuf};
 use super::catalogue::{Catalogue, Origin};
 use super::error::CliError;
 use super::output::say;
+use super::run::external_target;
 use super::Outcome;
 use crate::author::new_suite::{suite_yaml, unwritten_suite};
-use crate::bless::built_in_refusal;
 use crate::bless::call_log::read_call_log;
 use crate::bless::log_fixture::{call_fixture, Folder};
 use crate::bless::record::{folder_files, record_scenario, with_scenarios, Recording};
+use crate::bless::{built_in_refusal, file_diff, write_in_place};
 use crate::execute::RunOptions;
 use crate::scenario::{Convention, Suite};
-use crate::server::{load_target_file, Target};
+use crate::server::Target;
 
 /// `toolspec record`.
 #[derive(clap::Args, Debug)]
@@ -111,12 +112,11 @@ fn the_suite(
                 ))
             })?;
             let convention = convention.ok_or_else(|| {
-                let names: Vec<&str> = Convention::NAMED.iter().map(|(n, _)| *n).collect();
                 refuse(format!(
                     "no suite `{}` in {}: to make it, name its result convention with --convention ({})",
                     args.suite,
                     specs.display(),
-                    names.join(", ")
+                    Convention::names()
                 ))
             })?;
             let text = suite_yaml(&args.suite, convention);
@@ -127,18 +127,8 @@ fn the_suite(
 }
 
 fn the_target(args: &RecordArgs) -> Result<Target, CliError> {
-    match (&args.target, &args.server) {
-        (Some(path), _) => Ok(load_target_file(path)?),
-        (None, Some(line)) => {
-            Target::from_command_line(line).map_err(|source| CliError::ServerLine {
-                line: line.clone(),
-                source,
-            })
-        }
-        (None, None) => Err(CliError::Record(
-            "say which server: --server or --target".into(),
-        )),
-    }
+    external_target(args.target.as_deref(), args.server.as_deref())?
+        .ok_or_else(|| CliError::Record("say which server: --server or --target".into()))
 }
 
 /// One scenario to record: tool, arguments, fixture, name.
@@ -218,20 +208,7 @@ fn the_calls(args: &RecordArgs) -> Result<(Vec<Call>, Option<String>), CliError>
 }
 
 fn show_diff(before: Option<&str>, after: &str, path: &Path) {
-    let shown = path.display().to_string();
-    let diff = similar::TextDiff::from_lines(before.unwrap_or_default(), after)
-        .unified_diff()
-        .context_radius(3)
-        .header(
-            if before.is_some() {
-                &shown
-            } else {
-                "/dev/null"
-            },
-            &shown,
-        )
-        .to_string();
-    for line in diff.lines() {
+    for line in file_diff(before, after, path).lines() {
         say(line);
     }
 }
@@ -313,8 +290,7 @@ pub(crate) fn record_command(
             .map_err(|e| refuse(format!("cannot make {}: {e}", suite.dir.display())))?;
         write_new(&suite_file, text)?;
     }
-    super::bless::write_whole(&path, &after)
-        .map_err(|e| refuse(format!("cannot write {shown}: {e}")))?;
+    write_in_place(&path, &after).map_err(|e| refuse(format!("cannot write {shown}: {e}")))?;
     say(format!("record: {made}{count} added to {shown}"));
     Ok(Outcome::Held)
 }

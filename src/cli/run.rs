@@ -173,7 +173,7 @@ pub(crate) fn run(
              --no-isolation or its target file's `isolation:` section says otherwise"
         );
     }
-    let external = external_target(args)?;
+    let external = external_target(args.target.as_deref(), args.server.as_deref())?;
     let ids = IdSelection::gather(&args.ids, args.ids_from.as_deref())?;
     // Without --suite, the suites exact ids name run; else a target file that pins
     // suites is gated on those suites alone.
@@ -604,17 +604,21 @@ fn selection(args: &RunArgs) -> String {
     }
 }
 
-/// The target named by `--target` or `--server`, if any (else the bundled server).
-fn external_target(args: &RunArgs) -> Result<Option<Target>, CliError> {
-    if let Some(path) = &args.target {
+/// The target named by `--target` (a target file) or `--server` (a command
+/// line), if any: `run`'s, `record`'s and `explore`'s subject.
+pub(crate) fn external_target(
+    target: Option<&Path>,
+    server: Option<&str>,
+) -> Result<Option<Target>, CliError> {
+    if let Some(path) = target {
         return Ok(Some(load_target_file(path)?));
     }
-    match &args.server {
+    match server {
         Some(line) => {
             Target::from_command_line(line)
                 .map(Some)
                 .map_err(|source| CliError::ServerLine {
-                    line: line.clone(),
+                    line: line.to_string(),
                     source,
                 })
         }

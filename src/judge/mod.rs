@@ -36,7 +36,9 @@ pub struct Mismatch {
     /// For an expectation that says what the answer is (`text`, `json`, `code`,
     /// `is_error`, a file's text), the value that would have held: the answer,
     /// its root and captures written as placeholders, the lines of an expected
-    /// text that still match kept as written. `run --bless` writes it.
+    /// text that still match kept as written. `run --bless` writes it. For a tool
+    /// result expected and a JSON-RPC error got (`result`), the `protocol_error`
+    /// that would have held, which `record` writes (bless leaves it to a person).
     pub(crate) blessed: Option<serde_json::Value>,
 }
 
@@ -141,13 +143,20 @@ fn judge_keys(
     }
     match outcome {
         CallOutcome::Result(result) => judge_result(then, reading, result, bindings, &mut found),
-        other if then.judges_the_result() => found.push(
-            Mismatch::new(
+        other if then.judges_the_result() => {
+            let missing = Mismatch::new(
                 "a tool result",
                 format!("expected a tool result, got {}", other.summary()),
             )
-            .keyed("result"),
-        ),
+            .keyed("result");
+            // A JSON-RPC error instead: the `protocol_error` that would have held.
+            found.push(match other {
+                CallOutcome::Protocol { code, .. } => {
+                    missing.blessing(serde_json::json!({ "code": code }))
+                }
+                _ => missing,
+            });
+        }
         _ => {}
     }
     for (name, expect) in &then.files {

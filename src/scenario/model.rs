@@ -105,12 +105,25 @@ impl Convention {
             .find(|(n, _)| *n == name)
             .map(|(_, c)| *c)
             .ok_or_else(|| {
-                let names: Vec<&str> = Convention::NAMED.iter().map(|(n, _)| *n).collect();
                 format!(
                     "no result convention `{name}`; the conventions are: {}",
-                    names.join(", ")
+                    Convention::names()
                 )
             })
+    }
+
+    /// The name `dialect:` gives this convention.
+    pub(crate) fn dialect_name(self) -> &'static str {
+        Convention::NAMED
+            .iter()
+            .find(|(_, c)| *c == self)
+            .map_or("", |(n, _)| n)
+    }
+
+    /// Every convention's name, comma-separated, for messages.
+    pub(crate) fn names() -> String {
+        let names: Vec<&str> = Convention::NAMED.iter().map(|(n, _)| *n).collect();
+        names.join(", ")
     }
 
     /// Whether results of this convention carry machine-readable error codes, so

@@ -103,7 +103,8 @@ pub enum CommandLineError {
 impl Target {
     /// The bundled reference server, run as `<exe> reference-server <suite args>`.
     /// A suite without `reference:` has none: the commands refuse it before they
-    /// get here (`Suite::has_reference`), and this gives the server no arguments.
+    /// get here (`refuse_without_reference` in the CLI), and this gives the server no
+    /// arguments.
     pub fn reference(exe: &Path, suite: &Suite) -> Self {
         let ServerLaunch { args, settings } = suite.config.reference.clone().unwrap_or_default();
         let mut full = vec!["reference-server".to_string()];

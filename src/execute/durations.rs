@@ -40,8 +40,9 @@ struct Measured {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Durations {
     by_target: BTreeMap<String, BTreeMap<String, Measured>>,
-    /// How many runs have saved the file.
-    runs: u64,
+    /// The newest run's stamp: the greatest of the times', since the times of
+    /// the newest run are never dropped.
+    newest_run: u64,
 }
 
 impl Durations {
@@ -76,9 +77,14 @@ impl Durations {
                 .collect();
             by_target.insert(target.clone(), times);
         }
+        let newest_run = by_target
+            .values()
+            .flat_map(|times| times.values().map(|m| m.run))
+            .max()
+            .unwrap_or(0);
         Durations {
             by_target,
-            runs: doc["runs"].as_u64().unwrap_or(0),
+            newest_run,
         }
     }
 
@@ -102,8 +108,8 @@ impl Durations {
     /// other targets and scenarios, up to [`MOST_KEPT`] times in all.
     pub(crate) fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut merged = Durations::load(path);
-        merged.runs += 1;
-        let run = merged.runs;
+        merged.newest_run += 1;
+        let run = merged.newest_run;
         for (target, times) in &self.by_target {
             merged.by_target.entry(target.clone()).or_default().extend(
                 times
@@ -123,10 +129,7 @@ impl Durations {
                 (target.clone(), Value::Object(times))
             })
             .collect();
-        write_json(
-            path,
-            &json!({ "version": VERSION, "runs": merged.runs, "targets": targets }),
-        )
+        write_json(path, &json!({ "version": VERSION, "targets": targets }))
     }
 
     /// Drops the times of the oldest runs until at most `most` are left, but
@@ -145,7 +148,7 @@ impl Durations {
         // (or it is the newest run), else they go too.
         let boundary = stamps[most - 1];
         let all_fit = stamps.iter().filter(|&&r| r >= boundary).count() <= most;
-        let kept_from = if all_fit || boundary == self.runs {
+        let kept_from = if all_fit || boundary == self.newest_run {
             boundary
         } else {
             boundary + 1
@@ -206,7 +209,7 @@ mod tests {
             assert_eq!(Durations::parse(text), Durations::default(), "{text:?}");
         }
         let mixed = Durations::parse(
-            r#"{"version": 2, "runs": 4, "targets": {"r": {"a": [5, 4], "b": "x", "c": [-1, 4], "d": [7]}, "s": 3}}"#,
+            r#"{"version": 2, "targets": {"r": {"a": [5, 4], "b": "x", "c": [-1, 4], "d": [7]}, "s": 3}}"#,
         );
         assert_eq!(mixed.of("r", "a"), Some(Duration::from_millis(5)));
         assert_eq!(mixed.of("r", "b"), None);

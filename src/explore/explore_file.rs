@@ -260,19 +260,25 @@ fn start_arguments_in_schema(
         if properties.is_some_and(|p| p.contains_key(argument)) {
             continue;
         }
-        let known: Vec<&str> = properties
-            .map(|p| p.keys().map(String::as_str).collect())
-            .unwrap_or_default();
         errors.push(LoadError::new(
             path,
             line_of_key(text, argument, tasks_line.unwrap_or(0)),
             format!(
                 "tasks.start.{under} names `{argument}`, which is not in tool `{}`'s input schema (it has: {})",
                 rules.start_tool,
-                known.join(", ")
+                names_in(properties)
             ),
         ));
     }
+}
+
+/// The names of a schema's `properties`, comma-separated, for an error that
+/// says which there are.
+fn names_in(properties: Option<&serde_json::Map<String, serde_json::Value>>) -> String {
+    let names: Vec<&str> = properties
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    names.join(", ")
 }
 
 /// Where a suite's explore file is.
@@ -343,15 +349,12 @@ pub(crate) fn explore_data_from_text(
         for (argument, meaning) in arguments {
             let line = line_of_key(text, argument, tool_line.unwrap_or(0));
             let Some(schema) = properties.and_then(|p| p.get(argument)) else {
-                let known: Vec<&str> = properties
-                    .map(|p| p.keys().map(String::as_str).collect())
-                    .unwrap_or_default();
                 errors.push(LoadError::new(
                     path,
                     line,
                     format!(
                         "tool `{name}` has no argument `{argument}` in its input schema (it has: {})",
-                        known.join(", ")
+                        names_in(properties)
                     ),
                 ));
                 continue;
@@ -362,15 +365,12 @@ pub(crate) fn explore_data_from_text(
                     .and_then(|p| p.as_object());
                 for field in fields.keys() {
                     if !items.is_some_and(|items| items.contains_key(field)) {
-                        let known: Vec<&str> = items
-                            .map(|p| p.keys().map(String::as_str).collect())
-                            .unwrap_or_default();
                         errors.push(LoadError::new(
                             path,
                             line_of_key(text, field, line.unwrap_or(0)),
                             format!(
                                 "`{name}.{argument}` lists objects with no field `{field}` in its schema's `items` (they have: {})",
-                                known.join(", ")
+                                names_in(items)
                             ),
                         ));
                     }

@@ -796,8 +796,7 @@ fn a_run_prints_in_the_suites_order_whatever_starts_first() {
         let ms = if at + 4 >= ids.len() { 5000 } else { 10 };
         times.insert(id.clone(), serde_json::json!([ms, 1]));
     }
-    let durations =
-        serde_json::json!({ "version": 2, "runs": 1, "targets": { "reference": times } });
+    let durations = serde_json::json!({ "version": 2, "targets": { "reference": times } });
     std::fs::write(
         slow_last.path().join("scenario-durations.json"),
         durations.to_string(),

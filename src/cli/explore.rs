@@ -21,7 +21,11 @@ use crate::author::suite_folder::free_folder;
 use crate::author::{write_suite, Observed, Written};
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
-use crate::explore::baseline::{baseline_text, read_baseline};
+use crate::explore::agreement::Agreement;
+use crate::explore::baseline::{
+    baseline_text, is_yaml, read_baseline, Baseline, FoundClass, Witness,
+};
+use crate::explore::baseline_yaml::baseline_yaml;
 use crate::explore::budget::{Budget, Shard};
 use crate::explore::case::Case;
 use crate::explore::classes::{classify, shrink_new, Classified};
@@ -30,7 +34,7 @@ use crate::explore::differential::Divergence;
 use crate::explore::differential::{CaseOutcome, Sides};
 use crate::explore::explore_file::{load_explore_data, ExploreData};
 use crate::explore::shrink;
-use crate::explore::signature::Signature;
+use crate::explore::stale::{recheck_unseen, WitnessRun};
 use crate::explore::transcript::observe;
 use crate::explore::watch::Watch;
 use crate::explore::{explore, list_oracle_tools, ExplorePlan, Explored, ExploredCase};
@@ -84,11 +88,13 @@ pub(crate) struct ExploreArgs {
     /// Write the divergences as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Divergence signatures already known (one a line, or an `--json` file):
-    /// the run fails only on a new one.
+    /// Divergence classes already known (a YAML triage, signatures one a line,
+    /// or an `--json` file): the run fails only on a new one, or on a listed class
+    /// whose witness case no longer shows it (stale).
     #[arg(long)]
     baseline: Option<PathBuf>,
-    /// Write every signature the run found here, as a baseline file.
+    /// Write every signature the run found here, as a baseline file (YAML, each
+    /// with its witness case, when the name ends in .yaml).
     #[arg(long)]
     write_baseline: Option<PathBuf>,
     /// Write each new divergence, shrunk, as a scenario file of a suite
@@ -139,9 +145,9 @@ pub(crate) fn explore_command(
     let not_drawn = data.keep_settings(|name| {
         oracle.settings.contains_key(name) && subject.settings.contains_key(name)
     });
-    let known = match &args.baseline {
+    let baseline = match &args.baseline {
         Some(path) => read_baseline(path).map_err(CliError::Explore)?,
-        None => BTreeSet::new(),
+        None => Baseline::default(),
     };
     if let Some(out) = &args.out {
         free_folder(out, &suite.name).map_err(CliError::Explore)?;
@@ -220,7 +226,7 @@ pub(crate) fn explore_command(
     };
     let started = Instant::now();
     let explored = explore(&plan);
-    let mut classified = classify(&explored.kept, &known);
+    let mut classified = classify(&explored.kept, &baseline);
     progress.phase(&format!(
         "shrinking {} new signatures",
         classified.new_count()
@@ -231,6 +237,7 @@ pub(crate) fn explore_command(
     let mut tally = show(
         &explored.kept,
         &classified,
+        &baseline,
         args.shrink_budget,
         &subject_lacks,
     );
@@ -269,6 +276,28 @@ pub(crate) fn explore_command(
             String::new()
         }
     ));
+    let agreement = Agreement {
+        calls: tally.calls,
+        by_level: tally.by_level,
+    };
+    say(format_args!(
+        "explore {}: agreement over {}: {}",
+        suite.name,
+        plural(tally.calls, "call"),
+        agreement.shown()
+    ));
+    let stale = if args.baseline.is_some() {
+        let seen: BTreeSet<usize> = classified.classes.iter().filter_map(|c| c.known).collect();
+        let rechecked = recheck_unseen(&plan.sides, &data, &baseline, &seen, plan.jobs);
+        show_baseline(&suite.name, &baseline, &seen, &rechecked);
+        rechecked
+    } else {
+        Vec::new()
+    };
+    let stale_count = stale
+        .iter()
+        .filter(|(_, run)| matches!(run, WitnessRun::Stale(_)))
+        .count();
     eprintln!(
         "explore: {} cases in {:.1}s ({:.1} cases/s, {:.1} calls/s)",
         explored.cases,
@@ -278,13 +307,17 @@ pub(crate) fn explore_command(
     );
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report_json(
-            &suite.name,
-            seed,
-            &data.settings,
+            RunHeader {
+                suite: &suite.name,
+                seed,
+                settings_drawn: &data.settings,
+            },
             &subject_lacks,
             &explored,
             &tally,
             &classified,
+            &baseline,
+            &stale,
         ))
         .unwrap_or_default();
         std::fs::write(path, text + "\n").map_err(|source| CliError::WriteReport {
@@ -299,21 +332,36 @@ pub(crate) fn explore_command(
         show_written(&written);
     }
     if let Some(path) = &args.write_baseline {
-        let listed: Vec<(String, String)> = classified
+        let found: Vec<FoundClass> = classified
             .classes
             .iter()
-            .map(|c| (c.signature.id(), reading_line(&c.signature)))
+            .map(|c| FoundClass {
+                id: c.signature.id(),
+                oracle: c.signature.oracle.join(" / "),
+                subject: c.signature.subject.join(" / "),
+                witness: Witness {
+                    seed,
+                    case: c.first.0.number,
+                },
+            })
             .collect();
-        std::fs::write(path, baseline_text(&listed)).map_err(|source| CliError::WriteReport {
+        let text = if is_yaml(path) {
+            baseline_yaml(&found)
+        } else {
+            baseline_text(&found)
+        };
+        std::fs::write(path, text).map_err(|source| CliError::WriteReport {
             path: path.clone(),
             source,
         })?;
     }
-    Ok(if classified.new_count() == 0 && tally.failed == 0 {
-        Outcome::Held
-    } else {
-        Outcome::Broken
-    })
+    Ok(
+        if classified.new_count() == 0 && tally.failed == 0 && stale_count == 0 {
+            Outcome::Held
+        } else {
+            Outcome::Broken
+        },
+    )
 }
 
 /// Adds the calls the clean cases made (only counted, never kept) to `tally`,
@@ -349,6 +397,7 @@ struct Tally {
 fn show(
     explored: &[ExploredCase],
     classified: &Classified<'_>,
+    baseline: &Baseline,
     budget: usize,
     subject_lacks: &[String],
 ) -> Tally {
@@ -416,8 +465,12 @@ fn show(
             ));
             continue;
         }
-        if class.known {
-            say(format_args!("  signature {id}, in the baseline"));
+        if let Some(known) = class.known.and_then(|i| baseline.classes.get(i)) {
+            say(format_args!(
+                "  signature {id}, in the baseline as {} ({})",
+                known.name,
+                known.verdict.label()
+            ));
             continue;
         }
         say(format_args!("  signature {id}"));
@@ -456,6 +509,7 @@ fn show(
 fn plural(n: usize, what: &str) -> String {
     match (n, what) {
         (1, _) => format!("1 {what}"),
+        (_, "class") => format!("{n} classes"),
         (_, "fixture entry") => format!("{n} fixture entries"),
         _ => format!("{n} {what}s"),
     }
@@ -525,7 +579,7 @@ fn observe_new(sides: &Sides<'_>, classified: &Classified<'_>, seed: u64) -> Vec
     classified
         .classes
         .iter()
-        .filter(|class| !class.known)
+        .filter(|class| class.known.is_none())
         .filter_map(|class| {
             let (case, divergence, how) = match &class.shrunk {
                 Some(s) => (&s.case, &s.divergence, "shrunk"),
@@ -562,13 +616,44 @@ fn show_written(written: &Written) {
     }
 }
 
-/// A signature's readings on one line, for a baseline file's comment.
-fn reading_line(signature: &Signature) -> String {
-    format!(
-        "{} | {}",
-        signature.oracle.join(" / "),
-        signature.subject.join(" / ")
-    )
+/// What became of the baseline's classes: how many the run saw, how many it did
+/// not whose witness still shows them, and each stale one on a line of its own.
+fn show_baseline(
+    suite: &str,
+    baseline: &Baseline,
+    seen: &BTreeSet<usize>,
+    rechecked: &[(usize, WitnessRun)],
+) {
+    let still = rechecked
+        .iter()
+        .filter(|(_, run)| *run == WitnessRun::Shows)
+        .count();
+    let stale: Vec<&(usize, WitnessRun)> = rechecked
+        .iter()
+        .filter(|(_, run)| matches!(run, WitnessRun::Stale(_)))
+        .collect();
+    let unchecked = baseline.classes.len() - seen.len() - rechecked.len();
+    say(format_args!(
+        "explore {suite}: baseline {}: {}, {} seen, {} not reached whose witness still shows {}, {} without a witness, {} stale",
+        baseline.file,
+        plural(baseline.classes.len(), "class"),
+        seen.len(),
+        still,
+        if still == 1 { "it" } else { "them" },
+        unchecked,
+        stale.len()
+    ));
+    for (index, run) in stale {
+        let (Some(class), WitnessRun::Stale(why)) = (baseline.classes.get(*index), run) else {
+            continue;
+        };
+        say(format_args!(
+            "STALE {} ({}): its witness case {} {why}; the class no longer diverges, so remove it from the baseline",
+            class.name,
+            baseline.place(*index),
+            class.witness.map(Witness::shown).unwrap_or_default(),
+        ));
+    }
 }
 
 /// The settings drawn and their values (a line only when the suite's
@@ -658,15 +743,26 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
+/// What the JSON report says of the run before its results.
+struct RunHeader<'a> {
+    suite: &'a str,
+    seed: u64,
+    settings_drawn: &'a BTreeMap<String, Vec<Value>>,
+}
+
 /// The run as JSON: the seed, the counts, and every divergence with its calls.
 fn report_json(
-    suite: &str,
-    seed: u64,
-    settings_drawn: &BTreeMap<String, Vec<Value>>,
+    RunHeader {
+        suite,
+        seed,
+        settings_drawn,
+    }: RunHeader<'_>,
     subject_lacks: &[String],
     explored: &Explored,
     tally: &Tally,
     classified: &Classified<'_>,
+    baseline: &Baseline,
+    rechecked: &[(usize, WitnessRun)],
 ) -> Value {
     let divergences: Vec<Value> = explored
         .kept
@@ -721,7 +817,8 @@ fn report_json(
                 "oracle": class.signature.oracle,
                 "subject": class.signature.subject,
                 "cases": class.cases,
-                "known": class.known,
+                "known": class.known.is_some(),
+                "class": class.known.and_then(|i| baseline.classes.get(i)).map(|k| &k.name),
                 "shrunk": class.shrunk.as_ref().map(|shrunk| {
                     let last = shrunk.divergence.at_call.map_or(0, |i| i + 1);
                     json!({
@@ -738,8 +835,43 @@ fn report_json(
             })
         })
         .collect();
+    let agreement = Agreement {
+        calls: tally.calls,
+        by_level: tally.by_level,
+    };
+    let baseline_json = (!baseline.file.is_empty()).then(|| {
+        let classes: Vec<Value> = baseline
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(i, known)| {
+                let seen = classified
+                    .classes
+                    .iter()
+                    .filter(|c| c.known == Some(i))
+                    .count();
+                let witness_run =
+                    rechecked
+                        .iter()
+                        .find(|(c, _)| *c == i)
+                        .map(|(_, run)| match run {
+                            WitnessRun::Shows => "shows".to_string(),
+                            WitnessRun::Stale(why) => format!("stale: {why}"),
+                        });
+                json!({
+                    "class": known.name,
+                    "verdict": known.verdict.label(),
+                    "line": known.line,
+                    "signatures_seen": seen,
+                    "witness": known.witness.map(Witness::shown),
+                    "witness_run": witness_run,
+                })
+            })
+            .collect();
+        json!({"file": baseline.file, "classes": classes})
+    });
     json!({
-        "schema_version": 3,
+        "schema_version": 4,
         "suite": suite,
         "seed": seed,
         "settings_drawn": settings_drawn,
@@ -749,5 +881,12 @@ fn report_json(
         "signatures": signatures,
         "not_run": not_run,
         "unsupported": {"tools": subject_lacks, "calls": tally.unsupported},
+        "agreement": {
+            "calls": tally.calls,
+            "convention": agreement.fraction(Level::Convention),
+            "text": agreement.fraction(Level::Text),
+            "files": agreement.fraction(Level::Files),
+        },
+        "baseline": baseline_json,
     })
 }

@@ -3,7 +3,9 @@
 //! case order) shrunk. Only that first case is shrunk: the others show the same
 //! deviation and would shrink to about the same thing at many times the cost.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+use super::baseline::Baseline;
 
 use super::case::Case;
 use super::differential::{CaseOutcome, Divergence, Sides};
@@ -18,8 +20,8 @@ pub(crate) struct DivergenceClass<'a> {
     pub first: (&'a Case, &'a Divergence),
     /// The numbers of every case that showed it, in case order.
     pub cases: Vec<u64>,
-    /// Whether the baseline lists it.
-    pub known: bool,
+    /// The baseline's class it belongs to, if the baseline knows it.
+    pub known: Option<usize>,
     /// The first case shrunk (new classes only, when shrinking ran).
     pub shrunk: Option<Shrunk>,
 }
@@ -34,16 +36,13 @@ pub(crate) struct Classified<'a> {
 impl Classified<'_> {
     /// How many classes the baseline does not list.
     pub(crate) fn new_count(&self) -> usize {
-        self.classes.iter().filter(|c| !c.known).count()
+        self.classes.iter().filter(|c| c.known.is_none()).count()
     }
 }
 
 /// Groups the divergences of `explored` by signature, in order of first showing,
-/// and marks those `known` lists.
-pub(crate) fn classify<'a>(
-    explored: &'a [ExploredCase],
-    known: &BTreeSet<String>,
-) -> Classified<'a> {
+/// and marks those the baseline knows with its class.
+pub(crate) fn classify<'a>(explored: &'a [ExploredCase], baseline: &Baseline) -> Classified<'a> {
     let mut classes: Vec<DivergenceClass<'a>> = Vec::new();
     let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
     let mut class_of = BTreeMap::new();
@@ -59,7 +58,7 @@ pub(crate) fn classify<'a>(
         let id = signature.id();
         let index = *by_id.entry(id.clone()).or_insert_with(|| {
             classes.push(DivergenceClass {
-                known: known.contains(&id),
+                known: baseline.class_of(&signature),
                 signature,
                 first: (case, divergence),
                 cases: Vec::new(),
@@ -84,7 +83,7 @@ pub(crate) fn shrink_new(
         return;
     }
     let wanted: Vec<usize> = (0..classified.classes.len())
-        .filter(|&i| !classified.classes[i].known)
+        .filter(|&i| classified.classes[i].known.is_none())
         .collect();
     let found: Vec<(&Case, &Divergence)> = wanted
         .iter()

@@ -8,8 +8,10 @@
 //! Each case has its own seed, so a run's output depends on the seed and the
 //! number of cases, never on how many jobs ran them.
 
+pub(crate) mod agreement;
 pub(crate) mod argument_gen;
 pub(crate) mod baseline;
+pub(crate) mod baseline_yaml;
 pub(crate) mod budget;
 pub(crate) mod case;
 pub(crate) mod classes;
@@ -26,6 +28,7 @@ pub(crate) mod rare_gen;
 pub(crate) mod shell_gen;
 pub(crate) mod shrink;
 pub(crate) mod signature;
+pub(crate) mod stale;
 pub(crate) mod suite_names;
 pub(crate) mod transcript;
 pub(crate) mod watch;

@@ -53,20 +53,39 @@ pub(crate) fn signature(case: &Case, divergence: &Divergence) -> Signature {
     let oracle: Vec<String> = masked_set(&oracle, &names);
     let subject: Vec<String> = masked_set(&subject, &names);
     let tool = diverging_tool(case, divergence).to_string();
-    let mut key = format!("{}\0{tool}", difference.level.label());
-    for (side, lines) in [("oracle", &oracle), ("subject", &subject)] {
-        key.push_str(&format!("\0{side}"));
-        for line in lines {
-            key.push('\0');
-            key.push_str(line);
+    Signature::new(difference.level, tool, oracle, subject)
+}
+
+impl Signature {
+    /// The signature of these parts, its hash taken over all of them.
+    fn new(level: Level, tool: String, oracle: Vec<String>, subject: Vec<String>) -> Signature {
+        let mut key = format!("{}\0{tool}", level.label());
+        for (side, lines) in [("oracle", &oracle), ("subject", &subject)] {
+            key.push_str(&format!("\0{side}"));
+            for line in lines {
+                key.push('\0');
+                key.push_str(line);
+            }
+        }
+        Signature {
+            level,
+            tool,
+            oracle,
+            subject,
+            hash: fnv1a(key.as_bytes()),
         }
     }
-    Signature {
-        level: difference.level,
-        tool,
-        oracle,
-        subject,
-        hash: fnv1a(key.as_bytes()),
+
+    /// A signature made of these readings, for tests of what reads signatures.
+    #[cfg(test)]
+    pub(crate) fn for_test(
+        level: Level,
+        tool: &str,
+        oracle: &[&str],
+        subject: &[&str],
+    ) -> Signature {
+        let lines = |side: &[&str]| side.iter().map(|l| l.to_string()).collect();
+        Signature::new(level, tool.to_string(), lines(oracle), lines(subject))
     }
 }
 

@@ -189,6 +189,85 @@ fn a_baseline_of_known_signatures_lets_only_new_ones_fail() {
     assert!(stderr.contains("known.txt:3:"), "{stderr}");
 }
 
+/// A YAML baseline (a triage): written untriaged with each class's witness case,
+/// a class given as a rule over the readings accepts every signature it matches,
+/// and a listed class whose witness case no longer diverges is reported STALE and
+/// fails the run, as a run's baseline entry that starts passing does.
+#[test]
+fn a_yaml_baseline_accepts_classes_by_rule_and_reports_stale_ones() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let written = dir.path().join("written.yaml");
+    let written_arg = written.to_str().expect("utf-8 path");
+    let mutated = [
+        "--suite",
+        "boris",
+        "--mutate",
+        "drop-code-prefix",
+        "--seed",
+        "5",
+        "--cases",
+        "3",
+        "--shrink-budget",
+        "0",
+    ];
+    let (code, stdout, stderr) =
+        explore(&[&mutated[..], &["--write-baseline", written_arg]].concat());
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let text = std::fs::read_to_string(&written).expect("written");
+    assert!(text.contains("  verdict: untriaged\n"), "{text}");
+    assert!(text.contains("  witness: '5:"), "{text}");
+
+    // One rule for the whole cause: every error read without its code.
+    let triaged = dir.path().join("triaged.yaml");
+    let triaged_arg = triaged.to_str().expect("utf-8 path");
+    std::fs::write(
+        &triaged,
+        "- class: no-code-prefix\n  verdict: departure\n  reason: the mutation drops the prefix\n  \
+         match: { level: convention, subject: 'error without a code' }\n  witness: '5:0'\n",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = explore(&[&mutated[..], &["--baseline", triaged_arg]].concat());
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(", in the baseline as no-code-prefix (departure)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(": 1 class, 1 seen, 0 not reached"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("STALE"), "{stdout}");
+
+    // The same classes against a server that does not deviate: all stale.
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        "boris",
+        "--seed",
+        "5",
+        "--cases",
+        "1",
+        "--baseline",
+        written_arg,
+    ]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            " 0 seen, 0 not reached whose witness still shows them, 0 without a witness, "
+        ),
+        "{stdout}"
+    );
+    let stale = stdout.lines().filter(|l| l.starts_with("STALE ")).count();
+    assert!(stale >= 2, "{stdout}");
+    assert!(
+        stdout.contains("written.yaml:5): its witness case 5:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(" runs clean; the class no longer diverges"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -240,10 +319,26 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         .join("boris/str-replace-convention-0b497208f90643f1.yaml")
         .exists());
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
-    assert_eq!(written["schema_version"], 3);
+    assert_eq!(written["schema_version"], 4);
     assert_eq!(written["seed"], 28);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");
+    // Every divergence here is a convention one: the calls before each agreed,
+    // the diverging one did not, at every level from convention on.
+    let calls = written["calls"].as_f64().expect("calls");
+    let agreed = 1.0 - headings as f64 / calls;
+    for level in ["convention", "text", "files"] {
+        let fraction = written["agreement"][level].as_f64().expect(level);
+        assert!(
+            (fraction - agreed).abs() < 1e-9,
+            "{level}: {fraction} vs {agreed}"
+        );
+    }
+    assert!(
+        four.contains(&format!(": agreement over {calls} calls: convention ")),
+        "{four}"
+    );
+    assert!(written["baseline"].is_null());
     assert_eq!(
         written["divergences"].as_array().map(Vec::len),
         Some(headings)

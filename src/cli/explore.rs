@@ -81,6 +81,10 @@ pub(crate) struct ExploreArgs {
     /// of one run of --cases C*N.
     #[arg(long, value_name = "K/N", value_parser = parse_partition)]
     partition: Option<Shard>,
+    /// Per-call timeout in milliseconds, overriding the suite's (a program that
+    /// starts slowly, such as a Node one on a loaded machine, needs more).
+    #[arg(long)]
+    timeout_ms: Option<u64>,
     /// Cases run at once (default: four a core when both sides are the bundled
     /// server, else one a core).
     #[arg(long, short)]
@@ -138,7 +142,8 @@ pub(crate) fn explore_command(
             external_target(target.as_deref(), server.as_deref())?.unwrap_or_else(|| oracle.clone())
         }
     };
-    let call_timeout = Duration::from_millis(suite.config.call_timeout_ms);
+    let call_timeout =
+        Duration::from_millis(args.timeout_ms.unwrap_or(suite.config.call_timeout_ms));
     let listed = list_oracle_tools(&oracle, call_timeout)
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;
     let mut data = load_explore_data(suite, &listed, suite.config.settings())?;

@@ -2,7 +2,9 @@
 //!
 //! A result is `exit_code: N\n`, then `\nstderr:\n…` and `\nstdout:\n…` when
 //! non-empty, each ending with a newline even when the command printed none
-//! (Boris 1.0.0 reads the streams line by line); a timeout prefixes
+//! (Boris 1.0.0 reads a foreground command's streams line by line, dropping
+//! each line's `\r`, and the empty lines that end its stdout); a background
+//! task's streams are shown as printed; a timeout prefixes
 //! `Command timed out after <ms> ms\n\n`. `task_output` answers `status:
 //! running\n` with the output so far, or `status: completed\n` and the
 //! command's result.
@@ -63,20 +65,72 @@ pub(super) async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     let mut output = ctx
         .shell
-        .run(&command, explicit_timeout.unwrap_or(ctx.default_timeout))
+        .run(&wrapped(&command), explicit_timeout.unwrap_or(ctx.default_timeout))
         .await
         .map_err(engine_failure)?;
+    output.stdout = foreground_stdout(&output.stdout);
+    output.stderr = scanned(&output.stderr);
     if ctx.mutations.is_active(Mutation::NonzeroExitDropsStderr) && output.exit_code != 0 {
         output.stderr.clear();
     }
     Ok(Reply::Success {
-        text: render_command(&ctx.mutations, &output),
+        text: render_command(&ctx.mutations, &output, true),
         exit_code: Some(output.exit_code),
     })
 }
 
+/// The line echoed after a foreground command ends, as Boris echoes its own
+/// (bash.go:66); what follows it is not the command's.
+const END_MARK: &str = "__toolspec_boris_command_ended__";
+
+/// The command as Boris runs it in the foreground, `cd DIR && CMD ; echo ;
+/// echo SENTINEL ; pwd` (bash.go:66), so that the command parses alike (a
+/// trailing `;` is a syntax error, a `#` comments the rest out, an `exit`
+/// leaves before the mark), but keeping the command's own status, which the
+/// seed asks for and Boris loses to `pwd` (a departure of Boris).
+fn wrapped(command: &str) -> String {
+    format!("cd . && {command} ; __boris_status=$? ; echo ; echo '{END_MARK}' ; exit $__boris_status")
+}
+
+/// A stream as Boris collects it, line by line with Go's scanner, which drops
+/// the `\r` before each line's end (bash.go:161-166).
+fn scanned(raw: &str) -> String {
+    raw.split_inclusive('\n')
+        .map(|piece| {
+            let (line, end) = match piece.strip_suffix('\n') {
+                Some(line) => (line, "\n"),
+                None => (piece, ""),
+            };
+            format!("{}{end}", line.strip_suffix('\r').unwrap_or(line))
+        })
+        .collect()
+}
+
+/// Stdout of a foreground command: [`scanned`], and, when the command ran
+/// to its end mark, the lines before the mark with every empty line at their
+/// end dropped (Boris's `parseSentinel`, bash.go:313-345).
+fn foreground_stdout(raw: &str) -> String {
+    let text = scanned(raw);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let Some(mark) = lines.iter().rposition(|line| *line == END_MARK) else {
+        return text;
+    };
+    let mut kept = &lines[..mark];
+    while let Some((last, rest)) = kept.split_last() {
+        if !last.is_empty() {
+            break;
+        }
+        kept = rest;
+    }
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!("{}\n", kept.join("\n"))
+    }
+}
+
 /// `[timeout note]exit_code: N\n[\nstderr:\n…][\nstdout:\n…]`.
-fn render_command(mutations: &Mutations, output: &CommandOutput) -> String {
+fn render_command(mutations: &Mutations, output: &CommandOutput, end_lines: bool) -> String {
     let mut text = String::new();
     if let Some(limit) = output.timed_out_after {
         text.push_str(&format!(
@@ -87,12 +141,14 @@ fn render_command(mutations: &Mutations, output: &CommandOutput) -> String {
     if output.exit_code != 0 || !mutations.is_active(Mutation::OmitZeroExitCode) {
         text.push_str(&format!("exit_code: {}\n", output.exit_code));
     }
-    text.push_str(&render_streams(mutations, &output.stdout, &output.stderr));
+    text.push_str(&render_streams(mutations, &output.stdout, &output.stderr, end_lines));
     text
 }
 
-/// The non-empty streams as sections, stderr first: `\nstderr:\n…\n`.
-fn render_streams(mutations: &Mutations, stdout: &str, stderr: &str) -> String {
+/// The non-empty streams as sections, stderr first: `\nstderr:\n…`, each
+/// ending with a newline when `end_lines` (a foreground command's, read line
+/// by line), or as printed (a background task's, read whole: bash.go:195).
+fn render_streams(mutations: &Mutations, stdout: &str, stderr: &str, end_lines: bool) -> String {
     let folded;
     let (stdout, stderr) = if mutations.is_active(Mutation::StderrFoldedIntoStdout) {
         folded = format!("{}{stderr}", ended(mutations, stdout));
@@ -112,7 +168,14 @@ fn render_streams(mutations: &Mutations, stdout: &str, stderr: &str) -> String {
     sections
         .iter()
         .filter(|(_, body)| !body.is_empty())
-        .map(|(name, body)| format!("{lead}{name}:\n{}", ended(mutations, body)))
+        .map(|(name, body)| {
+            let body = if end_lines {
+                ended(mutations, body)
+            } else {
+                body.to_string()
+            };
+            format!("{lead}{name}:\n{body}")
+        })
         .collect()
 }
 
@@ -142,12 +205,12 @@ pub(super) fn task_output(ctx: &Context, raw: &JsonObject) -> Outcome {
             let so_far = if m.is_active(Mutation::TaskRunningHidesOutput) {
                 String::new()
             } else {
-                render_streams(m, &stdout, &stderr)
+                render_streams(m, &stdout, &stderr, false)
             };
             Reply::text(format!("status: running\n{so_far}"))
         }
         TaskStatus::Completed(output) => Reply::Success {
-            text: format!("status: {done}\n{}", render_command(m, &output)),
+            text: format!("status: {done}\n{}", render_command(m, &output, false)),
             exit_code: Some(output.exit_code),
         },
     })

@@ -14,6 +14,7 @@ use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Reply};
 use crate::engine::text_range::TextFile;
 use crate::engine::error::IoOp;
+use crate::engine::paths::resolve_real;
 use crate::engine::{files, EngineError};
 use std::path::{Path, PathBuf};
 
@@ -102,10 +103,12 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
         }
         Some(end) => end.min(known_end),
     };
+    // Boris reads a range with Go's line scanner, which drops the `\r`
+    // before each newline (view.go:167-173); the whole file keeps it.
     let shown: Vec<&str> = lines
         .iter()
         .take(last.saturating_add(1).saturating_sub(first))
-        .map(String::as_str)
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
         .collect();
     Ok(Reply::text(number_lines(
         &ctx.mutations,
@@ -217,6 +220,7 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     let path_arg = non_empty(&args, "path")?;
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
+    let named = dangling_link(ctx, &path_arg).unwrap_or_else(|| path.clone());
     match files::write_atomic(&ctx.policy, &path, content.as_bytes(), u64::MAX) {
         Ok(outcome) => {
             let size = if ctx.mutations.is_active(Mutation::CreatedSizeInChars) {
@@ -226,7 +230,7 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             };
             Ok(Reply::text(format!(
                 "Created {} ({size} bytes)",
-                answer_path(ctx, &path, &path_arg)
+                answer_path(ctx, &named, &path_arg)
             )))
         }
         Err(EngineError::Io {
@@ -256,4 +260,19 @@ fn first_missing(ctx: &Context, dir: &Path) -> PathBuf {
         }
     }
     missing.to_path_buf()
+}
+
+/// The path of a dangling symlink the caller named, its folder resolved:
+/// Boris resolves a path that does not exist through its parent and keeps
+/// the last name as given (pathscope.go:120-140), so it names the link
+/// where the write lands on the link's target.
+fn dangling_link(ctx: &Context, raw: &str) -> Option<PathBuf> {
+    let lexical = ctx.policy.lexical(raw);
+    let is_link = ctx.policy.lstat(&lexical).is_ok_and(|meta| meta.is_symlink());
+    let leads_nowhere = matches!(ctx.policy.stat(&lexical), Err(err) if err.kind() == std::io::ErrorKind::NotFound);
+    if !(is_link && leads_nowhere) {
+        return None;
+    }
+    let folder = resolve_real(lexical.parent()?).ok()?;
+    Some(folder.join(lexical.file_name()?))
 }

@@ -31,6 +31,10 @@ pub(super) struct GrepParams {
     /// may leave the match out or be empty.
     pub(super) before: i64,
     pub(super) after: i64,
+    /// A line-by-line search shows each line without the `\r` before its
+    /// newline, which Go's line scanner drops (grep.go:860-878); a multiline
+    /// one splits the whole text on `\n` and keeps it (grep.go:887).
+    pub(super) multiline: bool,
 }
 
 /// The answer being written.
@@ -174,6 +178,10 @@ impl<'a> GrepOutput<'a> {
                     push_number(text, n);
                     text.push(sep);
                 }
+                let line = match p.multiline {
+                    false => line.strip_suffix('\r').unwrap_or(line),
+                    true => line,
+                };
                 text.push_str(line);
             }
         }
@@ -208,6 +216,7 @@ mod tests {
             offset,
             before,
             after,
+            multiline: false,
         };
         let regex = Regex::new("MATCH").expect("regex");
         let mutations = Mutations::of::<Mutation>(&[]);
@@ -259,6 +268,7 @@ mod tests {
                 offset,
                 before: 0,
                 after: 0,
+                multiline: false,
             };
             let mut output = GrepOutput::new(&mutations, &p, &regex);
             let before = output.further();

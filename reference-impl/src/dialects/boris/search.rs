@@ -138,6 +138,7 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         offset: zero_if_negative(&args, "offset")?,
         before: side(args.opt_int("context_before").map_err(argument_failure)?),
         after: side(args.opt_int("context_after").map_err(argument_failure)?),
+        multiline,
     };
     let types = match file_type {
         None => None,

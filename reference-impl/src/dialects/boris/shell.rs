@@ -68,13 +68,15 @@ pub(super) async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
         .run(&wrapped(&command), explicit_timeout.unwrap_or(ctx.default_timeout))
         .await
         .map_err(engine_failure)?;
-    output.stdout = foreground_stdout(&output.stdout);
-    output.stderr = scanned(&output.stderr);
+    // Each stream ends with a newline as read line by line, then is cut to
+    // Boris's limit (bash.go:138-139).
+    output.stdout = truncated(ended(&ctx.mutations, &foreground_stdout(&output.stdout)));
+    output.stderr = truncated(ended(&ctx.mutations, &scanned(&output.stderr)));
     if ctx.mutations.is_active(Mutation::NonzeroExitDropsStderr) && output.exit_code != 0 {
         output.stderr.clear();
     }
     Ok(Reply::Success {
-        text: render_command(&ctx.mutations, &output, true),
+        text: render_command(&ctx.mutations, &output),
         exit_code: Some(output.exit_code),
     })
 }
@@ -108,13 +110,17 @@ fn scanned(raw: &str) -> String {
 
 /// Stdout of a foreground command: [`scanned`], and, when the command ran
 /// to its end mark, the lines before the mark with every empty line at their
-/// end dropped (Boris's `parseSentinel`, bash.go:313-345).
+/// end dropped (Boris's `parseSentinel`, bash.go:313-345), which then ends
+/// with a newline whether the command printed one or not.
 fn foreground_stdout(raw: &str) -> String {
     let text = scanned(raw);
     let lines: Vec<&str> = text.split('\n').collect();
     let Some(mark) = lines.iter().rposition(|line| *line == END_MARK) else {
         return text;
     };
+    // The mark's own `echo` ends the command's last line: an empty line just
+    // before the mark means the command's output ended with a newline.
+    let ended_itself = mark > 0 && lines[mark - 1].is_empty();
     let mut kept = &lines[..mark];
     while let Some((last, rest)) = kept.split_last() {
         if !last.is_empty() {
@@ -123,14 +129,15 @@ fn foreground_stdout(raw: &str) -> String {
         kept = rest;
     }
     if kept.is_empty() {
-        String::new()
-    } else {
-        format!("{}\n", kept.join("\n"))
+        return String::new();
     }
+    // A missing final newline is left to `ended`, as for every section.
+    let end = if ended_itself { "\n" } else { "" };
+    format!("{}{end}", kept.join("\n"))
 }
 
 /// `[timeout note]exit_code: N\n[\nstderr:\n…][\nstdout:\n…]`.
-fn render_command(mutations: &Mutations, output: &CommandOutput, end_lines: bool) -> String {
+fn render_command(mutations: &Mutations, output: &CommandOutput) -> String {
     let mut text = String::new();
     if let Some(limit) = output.timed_out_after {
         text.push_str(&format!(
@@ -141,14 +148,14 @@ fn render_command(mutations: &Mutations, output: &CommandOutput, end_lines: bool
     if output.exit_code != 0 || !mutations.is_active(Mutation::OmitZeroExitCode) {
         text.push_str(&format!("exit_code: {}\n", output.exit_code));
     }
-    text.push_str(&render_streams(mutations, &output.stdout, &output.stderr, end_lines));
+    text.push_str(&render_streams(mutations, &output.stdout, &output.stderr));
     text
 }
 
 /// The non-empty streams as sections, stderr first: `\nstderr:\n…`, each
-/// ending with a newline when `end_lines` (a foreground command's, read line
-/// by line), or as printed (a background task's, read whole: bash.go:195).
-fn render_streams(mutations: &Mutations, stdout: &str, stderr: &str, end_lines: bool) -> String {
+/// as given: a foreground command's ends with a newline (read line by line),
+/// a background task's is as printed (read whole: bash.go:195).
+fn render_streams(mutations: &Mutations, stdout: &str, stderr: &str) -> String {
     let folded;
     let (stdout, stderr) = if mutations.is_active(Mutation::StderrFoldedIntoStdout) {
         folded = format!("{}{stderr}", ended(mutations, stdout));
@@ -168,15 +175,28 @@ fn render_streams(mutations: &Mutations, stdout: &str, stderr: &str, end_lines: 
     sections
         .iter()
         .filter(|(_, body)| !body.is_empty())
-        .map(|(name, body)| {
-            let body = if end_lines {
-                ended(mutations, body)
-            } else {
-                body.to_string()
-            };
-            format!("{lead}{name}:\n{body}")
-        })
+        .map(|(name, body)| format!("{lead}{name}:\n{body}"))
         .collect()
+}
+
+/// Bytes of a stream Boris shows (`maxOutputChars`, bash.go:22).
+const MAX_OUTPUT_BYTES: usize = 30_000;
+
+/// A stream cut to [`MAX_OUTPUT_BYTES`] with Boris's note (`truncateOutput`,
+/// bash.go:347-353). Go cuts bytes, so a character split at the cut leaves
+/// bytes that are no UTF-8, each sent as U+FFFD.
+fn truncated(text: String) -> String {
+    if text.len() <= MAX_OUTPUT_BYTES {
+        return text;
+    }
+    let cut = &text.as_bytes()[..MAX_OUTPUT_BYTES];
+    let valid = std::str::from_utf8(cut).map_or_else(|err| err.valid_up_to(), str::len);
+    format!(
+        "{}{}\n\n[Truncated: output was {} characters, showing first {MAX_OUTPUT_BYTES}]",
+        &text[..valid],
+        "\u{FFFD}".repeat(MAX_OUTPUT_BYTES - valid),
+        text.len()
+    )
 }
 
 /// A stream's text ending with a newline (unless a mutation keeps it as printed).
@@ -205,13 +225,48 @@ pub(super) fn task_output(ctx: &Context, raw: &JsonObject) -> Outcome {
             let so_far = if m.is_active(Mutation::TaskRunningHidesOutput) {
                 String::new()
             } else {
-                render_streams(m, &stdout, &stderr, false)
+                render_streams(m, &truncated(stdout), &truncated(stderr))
             };
             Reply::text(format!("status: running\n{so_far}"))
         }
-        TaskStatus::Completed(output) => Reply::Success {
-            text: format!("status: {done}\n{}", render_command(m, &output, false)),
-            exit_code: Some(output.exit_code),
-        },
+        TaskStatus::Completed(mut output) => {
+            output.stdout = truncated(output.stdout);
+            output.stderr = truncated(output.stderr);
+            Reply::Success {
+                text: format!("status: {done}\n{}", render_command(m, &output)),
+                exit_code: Some(output.exit_code),
+            }
+        }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_lose_their_carriage_returns_and_a_missing_end_stays_missing() {
+        assert_eq!(scanned("a\r\nb\r\nc"), "a\nb\nc");
+        assert_eq!(scanned("a\r\r\n"), "a\r\n");
+    }
+
+    #[test]
+    fn a_long_stream_is_cut_at_a_byte_with_the_note() {
+        let long = format!("{}é", "a".repeat(MAX_OUTPUT_BYTES - 1));
+        let cut = truncated(long);
+        assert!(cut.starts_with(&"a".repeat(MAX_OUTPUT_BYTES - 1)));
+        assert!(cut.ends_with(
+            "a\u{FFFD}\n\n[Truncated: output was 30001 characters, showing first 30000]"
+        ));
+        assert_eq!(truncated("short".to_string()), "short");
+    }
+
+    #[test]
+    fn stdout_ends_at_the_mark_without_its_empty_lines() {
+        let mark = |before: &str| format!("{before}\n{END_MARK}\n");
+        assert_eq!(foreground_stdout(&mark("a\n\n\n")), "a\n");
+        assert_eq!(foreground_stdout(&mark("no newline")), "no newline");
+        assert_eq!(foreground_stdout(&mark("\n\n")), "");
+        assert_eq!(foreground_stdout("left early\n"), "left early\n");
+    }
 }

@@ -71,6 +71,9 @@ pub(crate) struct ListedEntry {
     pub(crate) name: OsString,
     pub(crate) metadata: Metadata,
     pub(crate) leads_to: LeadsTo,
+    /// A link's own text (where it points, as written), read without
+    /// following it; `None` for anything else.
+    pub(crate) link_target: Option<PathBuf>,
 }
 
 /// What a listed entry is once a link is followed, wherever it leads: only the
@@ -194,6 +197,10 @@ impl ConfinedFs {
             let entry = entry?;
             let name = entry.file_name();
             let metadata = entry.metadata()?;
+            let link_target = metadata
+                .is_symlink()
+                .then(|| dir.read_link_contents(&name).ok())
+                .flatten();
             let leads_to = if metadata.is_symlink() {
                 type_through_link(&dir, &name)
             } else if metadata.is_dir() {
@@ -205,6 +212,7 @@ impl ConfinedFs {
                 name,
                 metadata,
                 leads_to,
+                link_target,
             });
         }
         Ok(entries)

@@ -108,6 +108,8 @@ pub(crate) struct DirEntry {
     pub(crate) name: String,
     /// True for directories and symlinks to directories.
     pub(crate) is_dir: bool,
+    /// Where a symlink points, as its text says; `None` for anything else.
+    pub(crate) link_target: Option<String>,
 }
 
 /// Lists a directory's entries sorted by name. A symlink counts as a
@@ -117,15 +119,36 @@ pub(crate) fn list_dir(policy: &PathPolicy, path: &Path) -> Result<Vec<DirEntry>
     let listed = policy
         .read_dir(path)
         .map_err(|err| EngineError::io(IoOp::List, path, &err))?;
+    Ok(sorted_entries(listed))
+}
+
+/// Lists `real`, a real folder found below one the policy allowed (a tree's
+/// subfolder), whatever the deny patterns say of it, as Boris's tree does;
+/// the confined handles still keep it inside the confined directories.
+pub(crate) fn list_dir_below_allowed(
+    policy: &PathPolicy,
+    real: &Path,
+) -> Result<Vec<DirEntry>, EngineError> {
+    let listed = policy
+        .fs()
+        .read_dir(real)
+        .map_err(|err| EngineError::io(IoOp::List, real, &err))?;
+    Ok(sorted_entries(listed))
+}
+
+fn sorted_entries(listed: Vec<super::confined_fs::ListedEntry>) -> Vec<DirEntry> {
     let mut entries: Vec<DirEntry> = listed
         .into_iter()
         .map(|entry| DirEntry {
             name: display_name(&entry.name),
             is_dir: entry.leads_to == LeadsTo::Directory,
+            link_target: entry
+                .link_target
+                .map(|target| target.to_string_lossy().into_owned()),
         })
         .collect();
     entries.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(entries)
+    entries
 }
 
 /// What [`write_atomic`] did.

@@ -29,6 +29,27 @@ const MAX_SYMLINK_HOPS: usize = 40;
 struct DenyPattern {
     text: String,
     matcher: GlobMatcher,
+    /// For a pattern ending in `/**`, the pattern without it: doublestar,
+    /// which Boris matches deny patterns with, takes `a/**` to match `a`
+    /// itself too (`**/src/**` denies the folder `src`), where globset does not.
+    folder_itself: Option<GlobMatcher>,
+}
+
+impl DenyPattern {
+    fn is_match(&self, path: &Path) -> bool {
+        self.matcher.is_match(path)
+            || self
+                .folder_itself
+                .as_ref()
+                .is_some_and(|m| m.is_match(path))
+    }
+}
+
+fn deny_glob(text: &str) -> Result<GlobMatcher, globset::Error> {
+    GlobBuilder::new(text)
+        .literal_separator(true)
+        .build()
+        .map(|glob| glob.compile_matcher())
 }
 
 /// A policy that cannot be built. The messages name the flag each value
@@ -109,17 +130,19 @@ impl PathPolicy {
         let deny = deny
             .iter()
             .map(|text| {
-                GlobBuilder::new(text)
-                    .literal_separator(true)
-                    .build()
-                    .map(|glob| DenyPattern {
-                        text: text.clone(),
-                        matcher: glob.compile_matcher(),
-                    })
-                    .map_err(|cause| PolicyError::DenyPattern {
-                        text: text.clone(),
-                        cause,
-                    })
+                let refused = |cause| PolicyError::DenyPattern {
+                    text: text.clone(),
+                    cause,
+                };
+                let folder_itself = match text.strip_suffix("/**") {
+                    Some(folder) if !folder.is_empty() => Some(deny_glob(folder).map_err(refused)?),
+                    _ => None,
+                };
+                Ok(DenyPattern {
+                    text: text.clone(),
+                    matcher: deny_glob(text).map_err(refused)?,
+                    folder_itself,
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut jails = vec![root.clone()];
@@ -257,7 +280,7 @@ impl PathPolicy {
             });
         }
         for candidate in real.ancestors() {
-            if let Some(pattern) = self.deny.iter().find(|p| p.matcher.is_match(candidate)) {
+            if let Some(pattern) = self.deny.iter().find(|p| p.is_match(candidate)) {
                 return Err(EngineError::AccessDenied {
                     path: real.to_path_buf(),
                     reason: DenyReason::MatchesDenyPattern(pattern.text.clone()),

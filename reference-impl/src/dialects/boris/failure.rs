@@ -7,7 +7,7 @@ use std::path::Path;
 use super::mutations::Mutation;
 use crate::dialects::common::args::ArgError;
 use crate::dialects::{Context, Failure};
-use crate::engine::error::DenyReason;
+use crate::engine::error::{DenyReason, IoOp};
 use crate::engine::EngineError;
 
 /// The code of every malformed argument.
@@ -51,9 +51,7 @@ pub(super) fn engine_failure(err: EngineError) -> Failure {
             format!("file {} is {size} bytes, exceeds maximum {limit} bytes", path.display()),
             &path,
         ),
-        EngineError::Io { op, path, cause } => {
-            with_path("IO_ERROR", format!("could not {op} {}: {cause}", path.display()), &path)
-        }
+        EngineError::Io { op, path, cause } => with_path("IO_ERROR", io_message(op, &path, &cause), &path),
         EngineError::StringNotFound { path } => {
             with_path("STR_REPLACE_NOT_FOUND", format!("old_str not found in {}", path.display()), &path)
         }
@@ -79,6 +77,32 @@ pub(super) fn engine_failure(err: EngineError) -> Failure {
             format!("cannot start background task: maximum concurrent background task limit ({limit}) reached"),
         ),
         EngineError::TaskNotFound { id } => failure("BASH_TASK_NOT_FOUND", format!("task not found: {id}")),
+    }
+}
+
+/// An IO failure as Boris 1.0.0 words it: what it could not do, then Go's
+/// own error for the system call that failed, which names the call and the
+/// path again (`could not write P: open P: is a directory`, create_file.go:54;
+/// `could not read P: read P: is a directory`, str_replace.go:52, where
+/// opening a folder succeeds and reading it fails). A cause the system never
+/// gives (`not a regular file`, the engine's refusal of a FIFO) has no call.
+fn io_message(op: IoOp, path: &Path, cause: &str) -> String {
+    let p = path.display();
+    let call = match op {
+        _ if cause == "not a regular file" => None,
+        IoOp::Read if cause == "is a directory" => Some("read"),
+        IoOp::Read | IoOp::Write | IoOp::List => Some("open"),
+        IoOp::Stat => Some("stat"),
+        IoOp::CreateDir => Some("mkdir"),
+    };
+    let what = match op {
+        IoOp::List => "list directory".to_string(),
+        IoOp::CreateDir => "create directories for".to_string(),
+        other => other.to_string(),
+    };
+    match call {
+        Some(call) => format!("could not {what} {p}: {call} {p}: {cause}"),
+        None => format!("could not {what} {p}: {cause}"),
     }
 }
 

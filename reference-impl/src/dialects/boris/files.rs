@@ -4,7 +4,7 @@
 
 use rmcp::model::JsonObject;
 
-use super::failure::{argument_failure, as_requested, engine_failure, invalid};
+use super::failure::{argument_failure, as_requested, engine_failure, failure, invalid};
 use super::mutations::Mutation;
 use super::numbered::{number_lines, snippet};
 use super::params::non_empty;
@@ -13,7 +13,10 @@ use super::Outcome;
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Reply};
 use crate::engine::text_range::TextFile;
+use crate::engine::error::IoOp;
+use crate::engine::paths::resolve_real;
 use crate::engine::{files, EngineError};
+use std::path::{Path, PathBuf};
 
 /// Lines shown by `view` without a range.
 const MAX_VIEW_LINES: usize = 2000;
@@ -21,15 +24,11 @@ const MAX_VIEW_LINES: usize = 2000;
 pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["path", "view_range"]).map_err(argument_failure)?;
     let path_arg = non_empty(&args, "path")?;
+    // Boris reads a range only from two numbers, and shows the whole file
+    // for any other count (view.go:118).
     let range = match args.opt_int_array("view_range").map_err(argument_failure)? {
-        None => None,
         Some(pair) if pair.len() == 2 => Some((pair[0], pair[1])),
-        Some(other) => {
-            return Err(invalid(format!(
-                "invalid view_range: expected [start, end], got {} numbers",
-                other.len()
-            )))
-        }
+        _ => None,
     };
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
     let meta = files::stat(&ctx.policy, &path).map_err(as_requested(ctx, &path_arg))?;
@@ -68,7 +67,9 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
             "invalid view_range: start must be >= 1, got {start}"
         )));
     }
-    if end != -1 && start > end {
+    // An end of -1 is no "to the end" in Boris: it is below the start, and
+    // refused as any such end (view.go:159).
+    if start > end {
         return Err(invalid(format!(
             "invalid view_range: start {start} > end {end}"
         )));
@@ -102,10 +103,12 @@ pub(super) fn view(ctx: &Context, raw: &JsonObject) -> Outcome {
         }
         Some(end) => end.min(known_end),
     };
+    // Boris reads a range with Go's line scanner, which drops the `\r`
+    // before each newline (view.go:167-173); the whole file keeps it.
     let shown: Vec<&str> = lines
         .iter()
         .take(last.saturating_add(1).saturating_sub(first))
-        .map(String::as_str)
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
         .collect();
     Ok(Reply::text(number_lines(
         &ctx.mutations,
@@ -134,8 +137,10 @@ fn human_size(size: u64) -> String {
 pub(super) fn str_replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args =
         Args::new(raw, &["path", "old_str", "new_str", "replace_all"]).map_err(argument_failure)?;
-    let path_arg = non_empty(&args, "path")?;
+    // Boris refuses an empty old_str before it looks at the path
+    // (str_replace.go:29).
     let old = non_empty(&args, "old_str")?;
+    let path_arg = non_empty(&args, "path")?;
     let new = args
         .opt_string("new_str")
         .map_err(argument_failure)?
@@ -189,24 +194,34 @@ fn answer_path(ctx: &Context, resolved: &std::path::Path, given: &str) -> String
 
 pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["path", "content"]).map_err(argument_failure)?;
-    let path_arg = non_empty(&args, "path")?;
     let content = args.string("content").map_err(argument_failure)?;
-    let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
-    let limit = if ctx.mutations.is_active(Mutation::CreateSizeCountsChars) {
-        // The mutation checks the character count itself, then writes unchecked.
-        let chars = content.chars().count() as u64;
-        if chars > ctx.max_file_size {
-            return Err(engine_failure(EngineError::TooLarge {
-                path,
-                size: chars,
-                limit: ctx.max_file_size,
-            }));
-        }
-        u64::MAX
+    // Boris measures the content before it looks at the path, so a content
+    // too large is refused even where the path would be (create_file.go:27).
+    let size = if ctx.mutations.is_active(Mutation::CreateSizeCountsChars) {
+        content.chars().count() as u64
     } else {
-        ctx.max_file_size
+        content.len() as u64
     };
-    match files::write_atomic(&ctx.policy, &path, content.as_bytes(), limit) {
+    if size > ctx.max_file_size {
+        if ctx.mutations.is_active(Mutation::PartialWrite) {
+            let cut = usize::try_from(ctx.max_file_size)
+                .unwrap_or(usize::MAX)
+                .min(content.len());
+            // The mutation imitates a broken server: its own failure is moot.
+            let path = args.string("path").ok().and_then(|raw| ctx.policy.resolve(&raw).ok());
+            if let Some(path) = path {
+                let _ = files::write_in_place_unsafely(&ctx.policy, &path, &content.as_bytes()[..cut]);
+            }
+        }
+        return Err(failure(
+            "FILE_TOO_LARGE",
+            format!("content is {size} bytes, exceeds maximum {} bytes", ctx.max_file_size),
+        ));
+    }
+    let path_arg = non_empty(&args, "path")?;
+    let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
+    let named = dangling_link(ctx, &path_arg).unwrap_or_else(|| path.clone());
+    match files::write_atomic(&ctx.policy, &path, content.as_bytes(), u64::MAX) {
         Ok(outcome) => {
             let size = if ctx.mutations.is_active(Mutation::CreatedSizeInChars) {
                 content.chars().count() as u64
@@ -215,19 +230,49 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             };
             Ok(Reply::text(format!(
                 "Created {} ({size} bytes)",
-                answer_path(ctx, &path, &path_arg)
+                answer_path(ctx, &named, &path_arg)
             )))
         }
-        Err(err @ EngineError::TooLarge { limit, .. }) => {
-            if ctx.mutations.is_active(Mutation::PartialWrite) {
-                let cut = usize::try_from(limit)
-                    .unwrap_or(usize::MAX)
-                    .min(content.len());
-                // The mutation imitates a broken server: its own failure is moot.
-                let _ = files::write_in_place_unsafely(&ctx.policy, &path, &content.as_bytes()[..cut]);
-            }
-            Err(engine_failure(err))
-        }
+        Err(EngineError::Io {
+            op: IoOp::CreateDir,
+            path: parent,
+            cause,
+        }) => Err(failure(
+            "IO_ERROR",
+            format!(
+                "could not create directories for {}: mkdir {}: {cause}",
+                path.display(),
+                first_missing(ctx, &parent).display()
+            ),
+        )),
         Err(err) => Err(engine_failure(err)),
     }
+}
+
+/// The folder Go's `os.MkdirAll` fails on when it cannot make `dir`: the
+/// highest missing one, whose parent exists (or, failing that, `dir`).
+fn first_missing(ctx: &Context, dir: &Path) -> PathBuf {
+    let mut missing = dir;
+    while let Some(parent) = missing.parent() {
+        match ctx.policy.stat(parent) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => missing = parent,
+            _ => break,
+        }
+    }
+    missing.to_path_buf()
+}
+
+/// The path of a dangling symlink the caller named, its folder resolved:
+/// Boris resolves a path that does not exist through its parent and keeps
+/// the last name as given (pathscope.go:120-140), so it names the link
+/// where the write lands on the link's target.
+fn dangling_link(ctx: &Context, raw: &str) -> Option<PathBuf> {
+    let lexical = ctx.policy.lexical(raw);
+    let is_link = ctx.policy.lstat(&lexical).is_ok_and(|meta| meta.is_symlink());
+    let leads_nowhere = matches!(ctx.policy.stat(&lexical), Err(err) if err.kind() == std::io::ErrorKind::NotFound);
+    if !(is_link && leads_nowhere) {
+        return None;
+    }
+    let folder = resolve_real(lexical.parent()?).ok()?;
+    Some(folder.join(lexical.file_name()?))
 }

@@ -26,8 +26,15 @@ pub(super) struct GrepParams {
     pub(super) line_numbers: bool,
     pub(super) head_limit: usize,
     pub(super) offset: usize,
-    pub(super) before: usize,
-    pub(super) after: usize,
+    /// Context lines before and after a match, as given: Boris takes a
+    /// negative one as it comes (grep.go:524-530), so the window of a match
+    /// may leave the match out or be empty.
+    pub(super) before: i64,
+    pub(super) after: i64,
+    /// A line-by-line search shows each line without the `\r` before its
+    /// newline, which Go's line scanner drops (grep.go:860-878); a multiline
+    /// one splits the whole text on `\n` and keeps it (grep.go:887).
+    pub(super) multiline: bool,
 }
 
 /// The answer being written.
@@ -84,11 +91,18 @@ impl<'a> GrepOutput<'a> {
                 }
             }
             OutputMode::Content => {
+                let groups = self.groups(&hit);
+                // A file that shows no line (every window empty) is left out,
+                // with no separator before it (grep.go:800).
+                let shown: i64 = groups.iter().map(|(start, end)| (end - start + 1).max(0)).sum();
+                if shown + groups.len() as i64 - 1 <= 0 {
+                    return;
+                }
                 if self.files_written > 0 && !m.is_active(Mutation::GrepNoGroupSeparator) {
                     self.listing.separator();
                 }
                 self.files_written += 1;
-                self.content_lines(&hit);
+                self.content_lines(&hit, groups);
             }
         }
     }
@@ -111,18 +125,29 @@ impl<'a> GrepOutput<'a> {
         }
     }
 
-    /// One file's match and context lines, `--` between separate groups.
-    fn content_lines(&mut self, hit: &FileHits) {
-        let (m, p) = (self.mutations, self.params);
-        let mut groups: Vec<(usize, usize)> = Vec::new();
+    /// The windows of lines shown around the matches, as Boris merges them:
+    /// a window starting at most one line after the last one's end joins it.
+    fn groups(&self, hit: &FileHits) -> Vec<(i64, i64)> {
+        let p = self.params;
+        let mut groups: Vec<(i64, i64)> = Vec::new();
         for &n in hit.matched() {
-            let start = n.saturating_sub(p.before).max(1);
-            let end = hit.kept_through(n, n + p.after);
+            let at = n as i64;
+            let start = (at - p.before).max(1);
+            let end = match usize::try_from(p.after) {
+                Ok(after) => hit.kept_through(n, n + after) as i64,
+                Err(_) => at + p.after,
+            };
             match groups.last_mut() {
                 Some(last) if start <= last.1 + 1 => last.1 = last.1.max(end),
                 _ => groups.push((start, end)),
             }
         }
+        groups
+    }
+
+    /// One file's match and context lines, `--` between separate groups.
+    fn content_lines(&mut self, hit: &FileHits, groups: Vec<(i64, i64)>) {
+        let (m, p) = (self.mutations, self.params);
         // Both in ascending order, as the groups are: walked alongside them.
         let mut kept = hit.lines().peekable();
         let mut matched = hit.matched().iter().copied().peekable();
@@ -130,7 +155,8 @@ impl<'a> GrepOutput<'a> {
             if gi > 0 && !m.is_active(Mutation::GrepNoGroupSeparator) {
                 self.listing.separator();
             }
-            for n in start..=end {
+            let (first, last) = (usize::try_from(start).unwrap_or(1), usize::try_from(end).unwrap_or(0));
+            for n in first..=last {
                 if self.listing.is_full() {
                     return;
                 }
@@ -152,6 +178,10 @@ impl<'a> GrepOutput<'a> {
                     push_number(text, n);
                     text.push(sep);
                 }
+                let line = match p.multiline {
+                    false => line.strip_suffix('\r').unwrap_or(line),
+                    true => line,
+                };
                 text.push_str(line);
             }
         }
@@ -178,7 +208,7 @@ impl<'a> GrepOutput<'a> {
 mod tests {
     use super::*;
 
-    fn rendered(hits: Vec<FileHits>, before: usize, after: usize, offset: usize) -> String {
+    fn rendered(hits: Vec<FileHits>, before: i64, after: i64, offset: usize) -> String {
         let p = GrepParams {
             mode: OutputMode::Content,
             line_numbers: true,
@@ -186,6 +216,7 @@ mod tests {
             offset,
             before,
             after,
+            multiline: false,
         };
         let regex = Regex::new("MATCH").expect("regex");
         let mutations = Mutations::of::<Mutation>(&[]);
@@ -237,6 +268,7 @@ mod tests {
                 offset,
                 before: 0,
                 after: 0,
+                multiline: false,
             };
             let mut output = GrepOutput::new(&mutations, &p, &regex);
             let before = output.further();

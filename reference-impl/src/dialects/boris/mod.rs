@@ -21,15 +21,21 @@
 //!   `path` argument as given when it names a file. No match is an empty text.
 //! - `glob`: paths relative to the search folder, newest first (as grep's
 //!   file list), one per line; `No files found` if none. A missing `path` is
-//!   `PATH_NOT_FOUND` (the seed's rule for every tool).
+//!   `PATH_NOT_FOUND` (the seed's rule for every tool; Boris departs). An
+//!   invalid pattern is `invalid glob pattern: <pattern>`.
 //!
-//! IO errors that happen as root (where permission bits do not apply):
-//! a path through a regular file (`file.txt/child`, ENOTDIR) is
-//! `could not stat <p>: not a directory`, as in Go, where ENOTDIR is not
-//! "does not exist"; a directory given to `str_replace` is
-//! `could not read <p>: is a directory`; a FIFO given to `view` is
-//! `could not read <p>: not a regular file`; a directory given to
-//! `create_file` is `could not write <p>: is a directory`.
+//! IO errors are worded as Boris wraps Go's: what it could not do, then Go's
+//! error, which names the system call and the path again (`could not write
+//! <p>: open <p>: is a directory`, `could not read <p>: read <p>: is a
+//! directory`, `could not stat <p>: stat <p>: not a directory` for a path
+//! through a regular file, `could not create directories for <p>: mkdir <q>:
+//! permission denied`); a FIFO given to `view` is `could not read <p>: not a
+//! regular file`, a refusal of the engine's own.
+//!
+//! Where seed 000 is silent the checks come in Boris's order (create_file
+//! measures the content before the path; str_replace checks `old_str` before
+//! the path), grep reads its pattern as RE2 does (`re2`), takes negative
+//! counts as Boris does, and holds only a multiline search to the size limit.
 
 mod failure;
 mod files;
@@ -40,6 +46,7 @@ mod mutations;
 mod numbered;
 mod order;
 mod params;
+mod re2;
 mod render;
 mod search;
 mod shell;

@@ -1,5 +1,5 @@
 //! Argument checks boris applies beyond their JSON types: non-empty
-//! strings, non-negative counts, and an optional path that defaults to the
+//! strings, counts where a negative one means none, and an optional path that defaults to the
 //! root.
 
 use super::failure::{argument_failure, engine_failure, invalid};
@@ -15,14 +15,13 @@ pub(super) fn non_empty(args: &Args, name: &'static str) -> Result<String, Failu
     Ok(value)
 }
 
-/// An optional integer parameter that must not be negative.
-pub(super) fn non_negative(args: &Args, name: &'static str) -> Result<Option<usize>, Failure> {
-    match args.opt_int(name).map_err(argument_failure)? {
-        None => Ok(None),
-        Some(n) => usize::try_from(n)
-            .map(Some)
-            .map_err(|_| invalid(format!("{name} must not be negative, got {n}"))),
-    }
+/// `head_limit` or `offset`, a count Boris applies only when it is above
+/// zero (grep.go:449 and 763-785), so a negative one is as if not given.
+pub(super) fn zero_if_negative(args: &Args, name: &'static str) -> Result<usize, Failure> {
+    Ok(args
+        .opt_int(name)
+        .map_err(argument_failure)?
+        .map_or(0, |n| usize::try_from(n).unwrap_or(0)))
 }
 
 /// Resolves an optional path parameter, defaulting to the root.

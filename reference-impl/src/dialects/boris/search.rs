@@ -12,7 +12,8 @@ use super::gitignore::{GitignoreStack, Reading};
 use super::grep_output::{GrepOutput, GrepParams, OutputMode};
 use super::mutations::Mutation;
 use super::order::{self, Dated};
-use super::params::{non_empty, non_negative, resolve_or_root};
+use super::params::{non_empty, resolve_or_root, zero_if_negative};
+use super::re2;
 use super::Outcome;
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
@@ -44,6 +45,10 @@ const FILE_TYPES: &[(&str, &[&str])] = &[
 ];
 const FILE_TYPE_ALIASES: &[(&str, &str)] =
     &[("md", "markdown"), ("python", "py"), ("typescript", "ts")];
+
+/// A glob no file name matches (no name holds a NUL): the include an
+/// unparsable pattern stands for.
+const MATCHES_NO_NAME: &str = "\u{0}";
 
 // ---------------------------------------------------------------- search
 
@@ -113,9 +118,9 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         .map_err(argument_failure)?
         .unwrap_or(false);
     let m = &ctx.mutations;
-    let context = non_negative(&args, "context")?;
+    let context = args.opt_int("context").map_err(argument_failure)?;
     // An explicit side overrides `context` (a mutation lets `context` win).
-    let side = |explicit: Option<usize>| {
+    let side = |explicit: Option<i64>| {
         if m.is_active(Mutation::GrepContextOverridesExplicit) {
             context.or(explicit).unwrap_or(0)
         } else {
@@ -129,10 +134,11 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = GrepParams {
         mode,
         line_numbers: line_numbers || m.is_active(Mutation::GrepLineNumbersIgnored),
-        head_limit: non_negative(&args, "head_limit")?.unwrap_or(0),
-        offset: non_negative(&args, "offset")?.unwrap_or(0),
-        before: side(non_negative(&args, "context_before")?),
-        after: side(non_negative(&args, "context_after")?),
+        head_limit: zero_if_negative(&args, "head_limit")?,
+        offset: zero_if_negative(&args, "offset")?,
+        before: side(args.opt_int("context_before").map_err(argument_failure)?),
+        after: side(args.opt_int("context_after").map_err(argument_failure)?),
+        multiline,
     };
     let types = match file_type {
         None => None,
@@ -146,10 +152,14 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         (false, true) => format!("(?i){pattern}"),
         (false, false) => pattern,
     };
+    let pattern = re2::to_rust(&pattern)
+        .map_err(|go| failure("GREP_INVALID_PATTERN", format!("invalid regex pattern: {go}")))?;
     let regex = search::compile_regex(&pattern, false, false).map_err(engine_failure)?;
     let lines = LinePattern::new(regex, &pattern, false, multiline);
+    // Boris matches the include with doublestar and takes a pattern it cannot
+    // parse as matching nothing (grep.go:934), never as an error.
     let include = include
-        .map(|glob| search::compile_glob(&glob))
+        .map(|glob| search::compile_glob(&glob).or_else(|_| search::compile_glob(MATCHES_NO_NAME)))
         .transpose()
         .map_err(engine_failure)?;
     let root = resolve_or_root(ctx, path_arg.as_deref())?;
@@ -167,7 +177,9 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         &mut GitignoreStack::new(gitignore_reading(m)),
         &display,
         &filter,
-        ctx.max_file_size,
+        // Boris holds only a multiline search to the size limit, which reads
+        // a file whole (grep.go:828); line by line it reads any size.
+        if multiline { ctx.max_file_size } else { u64::MAX },
         &mut search,
         &mut |mut hit| {
             if let (Some(include), true) = (
@@ -206,8 +218,8 @@ fn wanted(m: &Mutations, p: &GrepParams) -> Want {
             after: 0,
         },
         OutputMode::Content => Want::Lines {
-            before: p.before,
-            after: p.after,
+            before: usize::try_from(p.before).unwrap_or(0),
+            after: usize::try_from(p.after).unwrap_or(0),
         },
     }
 }
@@ -262,7 +274,10 @@ pub(super) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let pattern = non_empty(&args, "pattern")?;
     let path_arg = args.opt_string("path").map_err(argument_failure)?;
     let kind_arg = args.opt_string("type").map_err(argument_failure)?;
-    let matcher = search::compile_glob(&pattern).map_err(engine_failure)?;
+    // Boris names the pattern and not why it fails (glob.go:72).
+    let matcher = search::compile_glob(&pattern).map_err(|_| {
+        failure("GLOB_INVALID_PATTERN", format!("invalid glob pattern: {pattern}"))
+    })?;
     let kind = match kind_arg.as_deref() {
         None | Some("") => EntryKind::Any,
         Some("file") => EntryKind::File,

@@ -30,7 +30,7 @@ pub(super) fn tools() -> Vec<Tool> {
             "View a file with line numbers, or list a directory.",
             json!({
                 "path": {"type": "string", "description": "file or directory path to view"},
-                "view_range": {"type": "array", "items": {"type": "integer"}, "description": "optional line range [start, end] (1-indexed, end -1 = to the end)"},
+                "view_range": {"type": "array", "items": {"type": "integer"}, "description": "optional line range [start, end] (1-indexed)"},
             }),
             &["path"],
         ),

@@ -11,9 +11,10 @@
 //!
 //! Entries come in name order; `.git` and `node_modules` are left out (as by
 //! the searches); a directory ends with `/`, and its entries follow it, drawn
-//! one level in. Only real subdirectories the path policy allows are entered
-//! (a symlink to a directory is listed, not followed), so the tree never shows
-//! what lies outside the allowed scope.
+//! one level in; a symlink is shown as `name -> target`, its text as written,
+//! and never entered. Only real subdirectories are entered, so the tree never
+//! shows what lies outside the allowed scope; deny patterns do not hide them,
+//! as in Boris.
 
 use std::path::Path;
 
@@ -98,7 +99,14 @@ fn draw_level(
         return Ok(());
     }
     let hide_dotfiles = mutations.is_active(Mutation::TreeHidesDotfiles);
-    let entries: Vec<files::DirEntry> = files::list_dir(policy, dir)?
+    // The folder asked for goes through the policy; a subfolder of it is
+    // listed whatever the deny patterns say, as Boris lists it.
+    let listed = if prefix.is_empty() {
+        files::list_dir(policy, dir)?
+    } else {
+        files::list_dir_below_allowed(policy, dir)?
+    };
+    let entries: Vec<files::DirEntry> = listed
         .into_iter()
         .filter(|e| !LEFT_OUT.contains(&e.name.as_str()))
         .filter(|e| !(hide_dotfiles && e.name.starts_with('.')))
@@ -106,10 +114,16 @@ fn draw_level(
     for (i, entry) in entries.iter().enumerate() {
         let is_last = i + 1 == entries.len();
         let branch = if is_last { glyphs.last } else { glyphs.branch };
-        let slash = if entry.is_dir { "/" } else { "" };
-        out.push_str(&format!("{prefix}{branch}{}{slash}\n", entry.name));
+        // A link is named with where it points and never entered
+        // (view.go:286-293); a folder ends with `/`.
+        let shown = match (&entry.link_target, entry.is_dir) {
+            (Some(target), _) => format!("{} -> {target}", entry.name),
+            (None, true) => format!("{}/", entry.name),
+            (None, false) => entry.name.clone(),
+        };
+        out.push_str(&format!("{prefix}{branch}{shown}\n"));
         let child = dir.join(&entry.name);
-        if entry.is_dir && enterable(policy, &child) {
+        if entry.is_dir && entry.link_target.is_none() && enterable(&child) {
             let inner = if is_last {
                 glyphs.after_last
             } else {
@@ -130,10 +144,9 @@ fn draw_level(
     Ok(())
 }
 
-/// A real directory (not a symlink to one) that the policy allows.
-fn enterable(policy: &PathPolicy, child: &Path) -> bool {
-    match resolve_real(child) {
-        Ok(real) => real == child && policy.check(&real).is_ok(),
-        Err(_) => false,
-    }
+/// A real directory (not a symlink to one): inside the directory drawn, so
+/// inside the allowed scope; Boris enters it whatever the deny patterns say
+/// (view.go:296).
+fn enterable(child: &Path) -> bool {
+    resolve_real(child).is_ok_and(|real| real == child)
 }

@@ -4,8 +4,9 @@
 //! `node_modules` skipped, case ignored unless `case_sensitive`.
 //!
 //! Order, as gemini-cli sorts: files modified in the last 24 hours first,
-//! newest first; then the rest by path. Paths are absolute, under the search
-//! directory as named (not its symlink target).
+//! newest first; then the rest by path. A link's time is its own, not that
+//! of what it leads to (node-glob lstats what it finds). Paths are absolute,
+//! under the search directory as named (not its symlink target).
 
 use std::cmp::Ordering;
 use std::path::PathBuf;
@@ -103,7 +104,8 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
             } else {
                 base.join(&entry.relative).display().to_string()
             },
-            modified: entry.modified(),
+            // node-glob's `stat: true` lstats: a link sorts by its own time.
+            modified: entry.own_modified(),
         });
     });
     if found.is_empty() {

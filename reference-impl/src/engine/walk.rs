@@ -103,6 +103,16 @@ impl Visit<'_> {
         modified.ok().map(cap_std::time::SystemTime::into_std)
     }
 
+    /// When the entry itself was last modified: a link's own time, not what
+    /// it leads to (as an `lstat` reads it); `None` when that cannot be read.
+    pub(crate) fn own_modified(&self) -> Option<SystemTime> {
+        self.dir
+            .metadata(self.name)
+            .and_then(|meta| meta.modified())
+            .ok()
+            .map(cap_std::time::SystemTime::into_std)
+    }
+
     /// Opens the file for reading and stats what was opened: from the
     /// directory's handle, or for a symlink through the policy, which
     /// follows it only where it may lead.

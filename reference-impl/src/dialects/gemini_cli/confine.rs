@@ -4,7 +4,7 @@
 //! planted in the root cannot lead outside it. Each tool words the refusal
 //! its own way (see [`Refusal`]).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use super::mutations::Mutation;
 use super::node_error;
@@ -52,6 +52,57 @@ pub(crate) fn within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> 
         ))),
         Err(other) => Err(Refusal::Unusable(format!("{other:?}"))),
     }
+}
+
+/// Whether `raw` steps out of a folder (`..`) that does not exist, or that is
+/// not a folder: `{root}/missing/../a.txt`. Node hands such a path to the
+/// system as it is, and the system finds nothing there (ENOENT, ENOTDIR),
+/// though the path folded (`{root}/a.txt`) may exist.
+pub(crate) fn through_missing_folder(ctx: &Context, raw: &str) -> bool {
+    stepping_out_error(ctx, raw).is_some()
+}
+
+/// What the system answers for `raw` when it steps out of a folder that is
+/// missing (ENOENT) or not a folder (ENOTDIR); `None` when it does not.
+pub(crate) fn stepping_out_error(ctx: &Context, raw: &str) -> Option<std::io::Error> {
+    folders_stepped_out_of(ctx, raw)
+        .iter()
+        .find_map(|folder| match ctx.policy.stat(folder) {
+            Err(err) => Some(err),
+            Ok(meta) if !meta.is_dir() => Some(std::io::Error::from_raw_os_error(libc::ENOTDIR)),
+            Ok(_) => None,
+        })
+}
+
+/// The folders under the root that `raw` steps out of (`..`) and that do not
+/// exist, which Node's recursive `mkdir` of the path's parent makes before a
+/// write (`{root}/missing/../a.txt` makes `missing`).
+pub(crate) fn missing_folders_stepped_out_of(ctx: &Context, raw: &str) -> Vec<PathBuf> {
+    folders_stepped_out_of(ctx, raw)
+        .into_iter()
+        .filter(|folder| {
+            ctx.policy
+                .stat(folder)
+                .is_err_and(|err| err.kind() == std::io::ErrorKind::NotFound)
+        })
+        .collect()
+}
+
+/// Each folder under the root (not the root itself) that `raw` names just
+/// before a `..`, with what comes before it folded.
+fn folders_stepped_out_of(ctx: &Context, raw: &str) -> Vec<PathBuf> {
+    let root = ctx.policy.root();
+    let mut walked = PathBuf::new();
+    let mut folders = Vec::new();
+    for component in Path::new(raw).components() {
+        if component == Component::ParentDir && walked.starts_with(root) && walked != root {
+            folders.push(walked.clone());
+        }
+        walked = ctx
+            .policy
+            .lexical(&walked.join(component).display().to_string());
+    }
+    folders
 }
 
 /// `raw` made absolute against the root with `.` and `..` folded, as

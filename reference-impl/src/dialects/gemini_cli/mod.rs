@@ -1,8 +1,11 @@
 //! The `gemini-cli` dialect (seed 002): the seven built-in tools of
 //! `@google/gemini-cli-core` 0.1.13, answering with the exact strings the
-//! seed gives. Errors are those strings with `isError: true`; there are no
-//! codes. Where the seed is silent the upstream program decides (see each
-//! tool's module); the main choices:
+//! seed gives. An error is that string alone, with no `isError`, as 0.1.13
+//! puts it in the tool's `llmContent`; only what 0.1.13 throws (the shell
+//! tool's crash on a command that is not a string) is flagged, as the CLI's
+//! scheduler sends a thrown error apart (see [`thrown`]). There are no codes.
+//! Where the seed is silent the upstream program decides (see each tool's
+//! module); the main choices:
 //!
 //! - Argument errors are `Error: Invalid parameters provided. Reason: …` with
 //!   Ajv's wording (`params must have required property 'x'`, see
@@ -35,9 +38,20 @@ use mutations::Mutation;
 /// A tool's outcome before rendering.
 type Outcome = Result<Reply, Failure>;
 
-/// An error whose text is exactly `message`.
+/// The code of a failure that 0.1.13 throws rather than answers: the only
+/// kind its CLI sends apart as `{error: message}`, so the only kind flagged.
+const THROWN: &str = "thrown";
+
+/// An error whose text is exactly `message`, answered as 0.1.13 answers one:
+/// in the tool's text, with no error flag.
 fn plain_error(message: impl Into<String>) -> Failure {
     Failure::new("", message)
+}
+
+/// An error 0.1.13 throws (a JavaScript `TypeError` on an argument it reads
+/// before validating it): the message, flagged as an error.
+fn thrown(message: impl Into<String>) -> Failure {
+    Failure::new(THROWN, message)
 }
 
 /// gemini's answer to arguments it refuses before doing anything.
@@ -57,8 +71,8 @@ fn sentence(ctx: &Context, text: String) -> String {
     }
 }
 
-/// The gemini-cli adapter, registered in `registry!` (`super`). Its failures
-/// are flagged, as MCP advises, though seed 002 gives them as texts alone.
+/// The gemini-cli adapter, registered in `registry!` (`super`). Seed 002
+/// gives its failures as texts alone, and 0.1.13 flags none it answers.
 pub(crate) const ADAPTER: Adapter =
     Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render)
         .failing_without_a_flag();

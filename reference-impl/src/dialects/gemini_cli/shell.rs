@@ -13,11 +13,12 @@
 use std::path::Path;
 
 use rmcp::model::JsonObject;
+use serde_json::Value;
 
 use super::confine::{self, Refusal};
 use super::mutations::Mutation;
 use super::params::Params;
-use super::{invalid_params, plain_error, Context, Outcome};
+use super::{invalid_params, plain_error, thrown, Context, Outcome};
 use crate::dialects::{Failure, Reply};
 use crate::engine::shell::SIGNALLED_EXIT_CODE;
 use crate::engine::EngineError;
@@ -39,8 +40,8 @@ pub(crate) struct Report<'a> {
 }
 
 pub(crate) async fn run_shell_command(ctx: &Context, raw: &JsonObject) -> Outcome {
+    let command = command_as_upstream_reads_it(raw)?;
     let params = Params::new(raw, &["command"]).map_err(invalid_params)?;
-    let command = params.string("command").map_err(invalid_params)?;
     let rejected = |why: String| -> Failure {
         plain_error(format!("Command rejected: {command}\nReason: {why}"))
     };
@@ -120,6 +121,43 @@ pub(crate) async fn run_shell_command(ctx: &Context, raw: &JsonObject) -> Outcom
             });
             Err(plain_error(render(&report, &ctx.mutations)))
         }
+    }
+}
+
+/// The command, read as 0.1.13 reads it (shell.js, `isCommandAllowed`): its
+/// `$(` check calls `command.includes` before anything validates the
+/// arguments, so a command that is not a string throws there, and the
+/// scheduler sends the `TypeError`'s message as the error. An array has an
+/// `includes` of its own: one holding the string `$(` is refused as a command
+/// whose text is the array's JavaScript spelling, any other throws at the
+/// `command.split` after it.
+fn command_as_upstream_reads_it(raw: &JsonObject) -> Result<String, Failure> {
+    match raw.get("command") {
+        Some(Value::String(command)) => Ok(command.clone()),
+        None => Err(thrown(
+            "Cannot read properties of undefined (reading 'includes')",
+        )),
+        Some(Value::Null) => Err(thrown("Cannot read properties of null (reading 'includes')")),
+        Some(Value::Array(items)) if items.iter().any(|item| item == "$(") => {
+            Err(plain_error(format!(
+                "Command rejected: {}\nReason: {SUBSTITUTION}",
+                js_string(&Value::Array(items.clone()))
+            )))
+        }
+        Some(Value::Array(_)) => Err(thrown("command.split is not a function")),
+        Some(_) => Err(thrown("command.includes is not a function")),
+    }
+}
+
+/// JavaScript's `String(value)` for a JSON value: an array joins its items
+/// with commas (null as nothing), an object is `[object Object]`.
+fn js_string(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(js_string).collect::<Vec<_>>().join(","),
+        Value::Object(_) => "[object Object]".to_string(),
+        other => other.to_string(),
     }
 }
 
@@ -274,6 +312,38 @@ mod tests {
         assert!(
             text.contains("\nExit Code: (none)\nSignal: SIGKILL\n"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_command_that_is_no_string_throws_as_upstream_does() {
+        let read = |value: Value| {
+            let mut raw = JsonObject::new();
+            raw.insert("command".into(), value);
+            command_as_upstream_reads_it(&raw)
+        };
+        assert_eq!(read(Value::from("echo hi")), Ok("echo hi".to_string()));
+        assert_eq!(
+            command_as_upstream_reads_it(&JsonObject::new()),
+            Err(thrown("Cannot read properties of undefined (reading 'includes')"))
+        );
+        assert_eq!(
+            read(Value::Null),
+            Err(thrown("Cannot read properties of null (reading 'includes')"))
+        );
+        assert_eq!(
+            read(Value::from(7)),
+            Err(thrown("command.includes is not a function"))
+        );
+        assert_eq!(
+            read(serde_json::json!(["echo", 1])),
+            Err(thrown("command.split is not a function"))
+        );
+        assert_eq!(
+            read(serde_json::json!(["a", "$(", null])),
+            Err(plain_error(format!(
+                "Command rejected: a,$(,\nReason: {SUBSTITUTION}"
+            )))
         );
     }
 

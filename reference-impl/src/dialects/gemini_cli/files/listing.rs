@@ -43,7 +43,12 @@ pub(crate) fn list_directory(ctx: &Context, raw: &JsonObject) -> Outcome {
             Refusal::Unusable(why) => why,
         })
     })?;
-    let meta = ctx.policy.stat(&real).map_err(|err| {
+    // Node stats the path as sent: a `..` out of a missing folder finds nothing.
+    let meta = match confine::stepping_out_error(ctx, &path) {
+        Some(err) => Err(err),
+        None => ctx.policy.stat(&real),
+    }
+    .map_err(|err| {
         plain_error(format!(
             "Error listing directory: {}",
             node_error::describe(&err, "stat", &path)

@@ -47,8 +47,9 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let limit = limit.map_or(DEFAULT_LINE_LIMIT, |l| {
         usize::try_from(l).unwrap_or(usize::MAX)
     });
-    let Ok(meta) = ctx.policy.stat(&real) else {
-        return Err(plain_error(format!("File not found: {path}")));
+    let meta = match ctx.policy.stat(&real) {
+        Ok(meta) if !confine::through_missing_folder(ctx, &path) => meta,
+        _ => return Err(plain_error(format!("File not found: {path}"))),
     };
     if meta.is_dir() {
         return Err(plain_error(format!(

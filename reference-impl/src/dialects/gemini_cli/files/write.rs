@@ -59,18 +59,24 @@ pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             "Path is a directory, not a file: {path}"
         )));
     }
-    let is_new = existing.is_none();
+    // Node writes the path as sent: stepping out of a missing folder, it
+    // finds no file there, makes the folder, and writes a "new" file.
+    let missing_folders = confine::missing_folders_stepped_out_of(ctx, &path);
+    let is_new = existing.is_none() || !missing_folders.is_empty();
+    let writing_failed = |why: String| plain_error(format!("Error writing to file: {why}"));
+    for folder in &missing_folders {
+        ctx.policy
+            .fs()
+            .create_dir_all(folder)
+            .map_err(|err| writing_failed(node_error::describe(&err, "mkdir", &path)))?;
+    }
     let content = if !is_new && ctx.mutations.is_active(Mutation::TrimOnOverwrite) {
         content.trim()
     } else {
         content.as_str()
     };
-    files::write_atomic(&ctx.policy, &real, content.as_bytes(), ctx.max_file_size).map_err(|err| {
-        plain_error(format!(
-            "Error writing to file: {}",
-            describe_write_error(err)
-        ))
-    })?;
+    files::write_atomic(&ctx.policy, &real, content.as_bytes(), ctx.max_file_size)
+        .map_err(|err| writing_failed(describe_write_error(err)))?;
     let message = if is_new {
         format!("Successfully created and wrote to new file: {path}")
     } else {
@@ -95,6 +101,8 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     let real = confine::absolute_within_root(ctx, &path).map_err(|r| refuse(ctx, &path, r))?;
     let preparing = |why: String| plain_error(format!("Error preparing edit: {why}"));
     let current = match ctx.policy.stat(&real) {
+        // Node reads the path as sent: a `..` out of a missing folder finds nothing.
+        _ if !old.is_empty() && confine::through_missing_folder(ctx, &path) => None,
         Ok(meta) if meta.is_dir() => return Err(preparing(node_error::READ_DIRECTORY.into())),
         Ok(meta) if meta.len() > ctx.max_file_size => {
             return Err(preparing(format!(

@@ -4,14 +4,14 @@
 //! `node_modules` skipped, case ignored unless `case_sensitive`.
 //!
 //! Order, as gemini-cli sorts: files modified in the last 24 hours first,
-//! newest first; then the rest by path. Paths are absolute, under the search
-//! directory as named (not its symlink target).
+//! newest first; then the rest by path. A link's time is its own, not that
+//! of what it leads to (node-glob lstats what it finds). Paths are absolute,
+//! under the search directory as named (not its symlink target).
 
 use std::cmp::Ordering;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use globset::GlobBuilder;
 use rmcp::model::JsonObject;
 
 use crate::dialects::gemini_cli::confine::{self, Refusal};
@@ -21,6 +21,8 @@ use crate::dialects::gemini_cli::params::Params;
 use crate::dialects::gemini_cli::{invalid_params, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
 use crate::engine::walk::{walk_each, NoPrune};
+
+use super::node_glob::node_glob;
 
 /// How recent a file must be to be listed by time rather than by path.
 pub(crate) const RECENT: Duration = Duration::from_secs(24 * 60 * 60);
@@ -79,12 +81,8 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     if pattern.trim().is_empty() {
         return Err(invalid_params("The 'pattern' parameter cannot be empty."));
     }
-    let matcher = GlobBuilder::new(&pattern)
-        .literal_separator(true)
-        .case_insensitive(!case_sensitive)
-        .build()
-        .map_err(|err| plain_error(format!("Error during glob search operation: {err}")))?
-        .compile_matcher();
+    let matcher = node_glob(&pattern, !case_sensitive)
+        .map_err(|err| plain_error(format!("Error during glob search operation: {err}")))?;
     let relative_paths = ctx.mutations.is_active(Mutation::RelativeGlobPaths);
     let base = PathBuf::from(&absolute);
     let mut found: Vec<Found> = Vec::new();
@@ -106,7 +104,8 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
             } else {
                 base.join(&entry.relative).display().to_string()
             },
-            modified: entry.modified(),
+            // node-glob's `stat: true` lstats: a link sorts by its own time.
+            modified: entry.own_modified(),
         });
     });
     if found.is_empty() {

@@ -21,6 +21,9 @@ use crate::engine::line_search::{LinePattern, Want};
 use crate::engine::search::{self, FileFilter, FileHits};
 use crate::engine::EngineError;
 
+use super::js_regex;
+use super::node_glob::node_glob;
+
 pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["pattern"]).map_err(invalid_params)?;
     let pattern = params.string("pattern").map_err(invalid_params)?;
@@ -29,7 +32,12 @@ pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
         .opt_string("include")
         .map_err(invalid_params)?
         .filter(|i| !i.is_empty());
-    let regex = search::compile_regex(&pattern, true, false).map_err(|err| {
+    let spelled = js_regex::for_regex_crate(&pattern).map_err(|why| {
+        invalid_params(format!(
+            "Invalid regular expression pattern provided: {pattern}. Error: Invalid regular expression: /{pattern}/: {why}"
+        ))
+    })?;
+    let regex = search::compile_regex(&spelled, true, false).map_err(|err| {
         let why = match err {
             EngineError::InvalidRegex { message } => message,
             other => format!("{other:?}"),
@@ -72,12 +80,12 @@ pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
     let filter = FileFilter {
         include: include
             .as_deref()
-            .map(search::compile_glob)
+            .map(|glob| node_glob(glob, false))
             .transpose()
-            .map_err(|err| plain_error(format!("Error during grep search operation: {err:?}")))?,
+            .map_err(|err| plain_error(format!("Error during grep search operation: {err}")))?,
         types: None,
     };
-    let lines = LinePattern::new(regex, &pattern, true, false);
+    let lines = LinePattern::new(regex, &spelled, true, false);
     let want = Want::Lines {
         before: 0,
         after: 0,

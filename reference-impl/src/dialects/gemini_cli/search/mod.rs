@@ -3,6 +3,8 @@
 
 mod glob;
 mod grep;
+mod js_regex;
+mod node_glob;
 
 pub(super) use glob::glob;
 pub(super) use grep::search_file_content;

@@ -188,7 +188,7 @@ fn the_claude_code_golden_maps_task_output_to_its_reader_not_to_task_stop() {
     let golden = std::fs::read_to_string(repo().join("tests/golden/init/claude-code.yaml"))
         .expect("golden file");
     for line in [
-        "suites: { \"boris\": 3 }",
+        "suites: { \"boris\": 4 }",
         "  \"view\": \"Read\"",
         "  \"str_replace\": \"Edit\"",
         "  \"task_output\": \"TaskOutput\"",

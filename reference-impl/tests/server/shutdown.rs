@@ -18,7 +18,7 @@ const GRACE: Duration = Duration::from_secs(10);
 fn escaping(name: &str) -> String {
     format!(
         "setsid bash -c 'echo $$ > {name}.tmp; mv {name}.tmp {name}.pid; exec sleep 300' \
-         > /dev/null 2>&1 < /dev/null & while [ ! -e {name}.pid ]; do sleep 0.01; done;"
+         > /dev/null 2>&1 < /dev/null & while [ ! -e {name}.pid ]; do sleep 0.01; done"
     )
 }
 
@@ -82,7 +82,7 @@ fn stop_signals_kill_boris_background_tasks_and_what_they_set_loose() {
         let mut session = Session::start("boris", &root, &[]);
         let started = session.call_text(
             "bash",
-            json!({"command": format!("{} echo $$ > task.pid; exec sleep 300", escaping("loose")),
+            json!({"command": format!("{}; echo $$ > task.pid; exec sleep 300", escaping("loose")),
                    "run_in_background": true}),
         );
         assert!(started.contains("task_id"), "{started}");

@@ -102,7 +102,7 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     let preparing = |why: String| plain_error(format!("Error preparing edit: {why}"));
     let current = match ctx.policy.stat(&real) {
         // Node reads the path as sent: a `..` out of a missing folder finds nothing.
-        _ if !old.is_empty() && confine::through_missing_folder(ctx, &path) => None,
+        _ if confine::through_missing_folder(ctx, &path) => None,
         Ok(meta) if meta.is_dir() => return Err(preparing(node_error::READ_DIRECTORY.into())),
         Ok(meta) if meta.len() > ctx.max_file_size => {
             return Err(preparing(format!(
@@ -126,6 +126,15 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     let Some(current) = current else {
         if !old.is_empty() {
             return Err(plain_error(format!("File not found: {path}")));
+        }
+        // As write_file: Node makes the folders the path steps out of first.
+        for folder in confine::missing_folders_stepped_out_of(ctx, &path) {
+            ctx.policy.fs().create_dir_all(&folder).map_err(|err| {
+                plain_error(format!(
+                    "Error executing edit: {}",
+                    node_error::describe(&err, "mkdir", &path)
+                ))
+            })?;
         }
         files::write_atomic(&ctx.policy, &real, new.as_bytes(), ctx.max_file_size).map_err(executing)?;
         return Ok(Reply::text(sentence(

@@ -281,15 +281,11 @@ pub(crate) fn explore_command(
             String::new()
         }
     ));
-    let agreement = Agreement {
-        calls: tally.calls,
-        by_level: tally.by_level,
-    };
     say(format_args!(
         "explore {}: agreement over {}: {}",
         suite.name,
         plural(tally.calls, "call"),
-        agreement.shown()
+        tally.agreement().shown()
     ));
     let stale = if args.baseline.is_some() {
         let seen: BTreeSet<usize> = classified.classes.iter().filter_map(|c| c.known).collect();
@@ -394,6 +390,16 @@ struct Tally {
     failed: usize,
     /// Calls of tools the subject does not list, up to each case's divergence.
     unsupported: usize,
+}
+
+impl Tally {
+    /// How often the two sides agreed over the calls counted.
+    fn agreement(&self) -> Agreement {
+        Agreement {
+            calls: self.calls,
+            by_level: self.by_level,
+        }
+    }
 }
 
 /// Prints a block per divergence and a line per case not run, in case order. A
@@ -840,10 +846,7 @@ fn report_json(
             })
         })
         .collect();
-    let agreement = Agreement {
-        calls: tally.calls,
-        by_level: tally.by_level,
-    };
+    let agreement = tally.agreement();
     let baseline_json = (!baseline.file.is_empty()).then(|| {
         let classes: Vec<Value> = baseline
             .classes

@@ -143,7 +143,8 @@ impl Baseline {
             })
     }
 
-    /// Where class `index` is written: `file:line (class NAME)`.
+    /// Where class `index` is written: `file:line`, or the file alone for a
+    /// class whose line is not known (one read from a JSON report).
     pub(crate) fn place(&self, index: usize) -> String {
         let Some(class) = self.classes.get(index) else {
             return self.file.clone();

@@ -290,6 +290,20 @@ impl ConfinedFs {
         Ok(StagedWrite::Renamed(staged))
     }
 
+    /// Truncates the existing file `real` and writes `content` into it, as
+    /// Go's `os.WriteFile` does: its directory is left as it was (no entry
+    /// added or renamed, so the directory's time stays), and the file keeps
+    /// its mode. A link at `real` is refused, as is anything not a file.
+    pub(crate) fn rewrite_existing(&self, real: &Path, content: &[u8]) -> io::Result<()> {
+        let name = real.file_name().ok_or_else(is_a_directory)?;
+        let parent = self.open_dir(real.parent().ok_or_else(|| outside(real))?)?;
+        StagedWrite::InPlace {
+            file: open_in_place(&parent.dir, name)?,
+            content: content.to_vec(),
+        }
+        .persist()
+    }
+
     /// Truncates `real` and writes `content` into it, not atomically. Only
     /// the `partial-write` mutation uses this.
     pub(crate) fn write_in_place(&self, real: &Path, content: &[u8]) -> io::Result<()> {
@@ -355,6 +369,11 @@ impl OpenedDir {
         Ok(OpenedDir {
             dir: self.dir.open_dir_nofollow(name)?,
         })
+    }
+
+    /// Stats this directory itself.
+    pub(crate) fn own_metadata(&self) -> io::Result<Metadata> {
+        self.dir.dir_metadata()
     }
 
     /// Stats `name` itself, a link not followed.

@@ -158,6 +158,17 @@ pub(crate) struct WriteOutcome {
     pub(crate) bytes: u64,
 }
 
+/// How a write replaces a file that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rewrite {
+    /// A temporary file renamed over it: a reader sees the old content or
+    /// the new, never half, and the folder's time changes.
+    Renamed,
+    /// Truncated and written where it is, as Go's `os.WriteFile` does (Boris,
+    /// create_file.go:53, str_replace.go:63, 80): the folder's time stays.
+    InPlace,
+}
+
 /// Writes `content` to `path` atomically, creating parent directories. Checks
 /// the size limit first so an oversized write touches nothing. An existing
 /// file keeps its permission bits.
@@ -166,6 +177,18 @@ pub(crate) fn write_atomic(
     path: &Path,
     content: &[u8],
     max_size: u64,
+) -> Result<WriteOutcome, EngineError> {
+    write(policy, path, content, max_size, Rewrite::Renamed)
+}
+
+/// [`write_atomic`], with `rewrite` saying how an existing file is replaced
+/// (a new one is always created beside nothing, its parents made first).
+pub(crate) fn write(
+    policy: &PathPolicy,
+    path: &Path,
+    content: &[u8],
+    max_size: u64,
+    rewrite: Rewrite,
 ) -> Result<WriteOutcome, EngineError> {
     let size = content.len() as u64;
     if size > max_size {
@@ -189,10 +212,12 @@ pub(crate) fn write_atomic(
     let write_err = |err: io::Error| EngineError::io(IoOp::Write, path, &err);
     let real = policy.follow(path).map_err(write_err)?;
     create_parents(policy, path, &real)?;
-    policy
-        .fs()
-        .write_atomic(&real, content, mode)
-        .map_err(write_err)?;
+    let fs = policy.fs();
+    match (rewrite, &existing) {
+        (Rewrite::InPlace, Some(_)) => fs.rewrite_existing(&real, content),
+        _ => fs.write_atomic(&real, content, mode),
+    }
+    .map_err(write_err)?;
     Ok(WriteOutcome {
         created: existing.is_none(),
         bytes: size,
@@ -239,16 +264,18 @@ pub(crate) struct Replacement {
     pub(crate) first_offset: usize,
 }
 
-/// Replaces `old` with `new` in the file at `path`. Without `replace_all`
-/// exactly one occurrence must exist; on every error the file is untouched.
+/// Replaces `old` with `new` in the file at `path`, written back as
+/// `rewrite` says. Without `replace_all` exactly one occurrence must exist;
+/// on every error the file is untouched.
 pub(crate) fn replace(
     policy: &PathPolicy,
     path: &Path,
-    old: &str,
-    new: &str,
+    edit: (&str, &str),
     replace_all: bool,
     max_size: u64,
+    rewrite: Rewrite,
 ) -> Result<Replacement, EngineError> {
+    let (old, new) = edit;
     if old.is_empty() {
         return Err(EngineError::InvalidInput(
             "old_str must not be empty".to_string(),
@@ -267,7 +294,7 @@ pub(crate) fn replace(
                 },
             }
         })?;
-    write_atomic(policy, path, &replacement.content, max_size)?;
+    write(policy, path, &replacement.content, max_size, rewrite)?;
     Ok(replacement)
 }
 
@@ -356,7 +383,8 @@ mod tests {
         let (_dir, root, policy) = confined();
         let path = root.join("dup.txt");
         fs::write(&path, "x\nx\nx\n").expect("write");
-        let err = replace(&policy, &path, "x", "y", false, 1024).expect_err("ambiguous");
+        let err = replace(&policy, &path, ("x", "y"), false, 1024, Rewrite::Renamed)
+            .expect_err("ambiguous");
         assert_eq!(
             err,
             EngineError::AmbiguousMatch {
@@ -365,8 +393,47 @@ mod tests {
             }
         );
         assert_eq!(fs::read_to_string(&path).expect("read"), "x\nx\nx\n");
-        replace(&policy, &path, "x", "y", true, 1024).expect("replace all");
+        replace(&policy, &path, ("x", "y"), true, 1024, Rewrite::InPlace).expect("replace all");
         assert_eq!(fs::read_to_string(&path).expect("read"), "y\ny\ny\n");
+    }
+
+    #[test]
+    fn a_rewrite_in_place_keeps_the_file_and_its_folder_and_a_renamed_one_does_not() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let (_dir, root, policy) = confined();
+        let path = root.join("d/f.txt");
+        write(&policy, &path, b"one", 1024, Rewrite::InPlace).expect("create");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).expect("chmod");
+        let folder = root.join("d");
+        let old_time =
+            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        let set_old_time = || {
+            fs::File::open(&folder)
+                .and_then(|dir| dir.set_modified(old_time))
+                .expect("set the folder's time");
+        };
+        let seen = || {
+            let file = fs::metadata(&path).expect("stat");
+            let folder_time = fs::metadata(&folder)
+                .and_then(|m| m.modified())
+                .expect("time");
+            (file.ino(), file.mode() & 0o777, folder_time)
+        };
+        set_old_time();
+        let (inode, _, _) = seen();
+        let done = write(&policy, &path, b"two", 1024, Rewrite::InPlace).expect("rewrite");
+        assert!(!done.created);
+        assert_eq!(
+            seen(),
+            (inode, 0o600, old_time),
+            "same file, mode and folder time"
+        );
+        assert_eq!(fs::read(&path).expect("read"), b"two");
+        write(&policy, &path, b"three", 1024, Rewrite::Renamed).expect("rename over");
+        let (renamed_inode, mode, folder_time) = seen();
+        assert_eq!(mode, 0o600, "a renamed write keeps the mode too");
+        assert_ne!(renamed_inode, inode, "a new file took its name");
+        assert_ne!(folder_time, old_time, "the rename touched the folder");
     }
 
     #[test]

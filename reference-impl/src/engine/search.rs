@@ -15,7 +15,7 @@ use super::line_search::{FileOutcome, LinePattern, LineSearch, Matches, Want};
 use super::paths::PathPolicy;
 pub(crate) use super::walk::WalkEntry;
 use super::walk::{walk_each, walk_until};
-pub(crate) use super::walk::{NoPrune, Prune};
+pub(crate) use super::walk::{DirLinks, NoPrune, Prune};
 
 /// Compiles a glob with doublestar semantics: `*` stays within one path
 /// component, `**` crosses them.
@@ -228,6 +228,7 @@ pub(crate) fn grep(
         policy,
         root,
         &mut NoPrune,
+        DirLinks::Skipped,
         display,
         filter,
         max_size,
@@ -258,12 +259,14 @@ pub(crate) enum Further {
 /// complete ends the search there. Files without a match are left out;
 /// `search` holds the pattern and how much of each file's matches to keep.
 /// Binary files and, in a tree, files over `max_size` or unreadable are
-/// skipped, and so is what `prune` hides in a tree.
+/// skipped, and so is what `prune` hides in a tree; `links` says whether
+/// the tree's links to directories are searched too.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn grep_each(
     policy: &PathPolicy,
     root: &Path,
     prune: &mut dyn Prune,
+    links: DirLinks,
     display: &str,
     filter: &FileFilter,
     max_size: u64,
@@ -286,7 +289,7 @@ pub(crate) fn grep_each(
         }
         return Ok(());
     }
-    let _ = walk_until(policy, root, prune, &mut |visit| {
+    let _ = walk_until(policy, root, prune, links, &mut |visit| {
         let go_on = ControlFlow::Continue(());
         if visit.is_dir {
             return go_on;
@@ -405,6 +408,7 @@ mod tests {
                 &policy,
                 &root,
                 &mut NoPrune,
+                DirLinks::Skipped,
                 "",
                 &FileFilter::default(),
                 1 << 20,

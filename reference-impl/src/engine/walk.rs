@@ -1,10 +1,12 @@
 //! The tree walk that content search and name search share.
 //!
 //! It goes depth first in name order, so results are deterministic, skips
-//! `.git` and `node_modules` (as the upstream servers do), never follows a
-//! symlink to a directory (no loops, no escaping the tree), and silently
+//! `.git` and `node_modules` (as the upstream servers do), and silently
 //! skips entries the path policy refuses (a symlink to a file is followed
-//! only where the policy allows its target). A name that is not UTF-8 is
+//! only where the policy allows its target). A symlink to a directory is
+//! left out unless the caller asks for [`DirLinks::Followed`] (Boris's grep
+//! enters them): then it is entered only where the policy allows its target,
+//! and each real directory once, so a link cannot make it loop. A name that is not UTF-8 is
 //! walked under its real bytes and shown as [`display_name`] renders it.
 //!
 //! A dialect whose program honours ignore files (boris's `.gitignore`) hands
@@ -19,12 +21,15 @@
 //! link, so the walk neither leaves the confined root nor looks every path up
 //! again from it; only a symlink to a file goes through the policy by path.
 
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::io;
 use std::ops::ControlFlow;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+use cap_std::fs::MetadataExt;
 
 use super::confined_fs::{Metadata, OpenedDir};
 use super::names::display_name;
@@ -56,6 +61,19 @@ impl Prune for NoPrune {
     fn prunes(&self, _: &str, _: bool) -> bool {
         false
     }
+}
+
+/// What the walk does with a symlink that leads to a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DirLinks {
+    /// Left out: neither listed nor entered (how most programs walk).
+    Skipped,
+    /// Entered as a directory under the link's name where the policy allows
+    /// where it leads; every real directory is walked once, under the first
+    /// name the walk meets it by, the root counted as met (Boris's grep,
+    /// grep.go:578-583 and 648-685, so a link into the tree hides the
+    /// folder's own name when it sorts first).
+    Followed,
 }
 
 /// An entry found by [`walk_each`], kept after the walk.
@@ -151,7 +169,7 @@ pub(crate) fn walk_each(
     visit: &mut dyn FnMut(Visit<'_>),
 ) {
     // The visitor never stops the walk, so how it ended says nothing.
-    let _ = walk_until(policy, root, prune, &mut |entry| {
+    let _ = walk_until(policy, root, prune, DirLinks::Skipped, &mut |entry| {
         visit(entry);
         ControlFlow::Continue(())
     });
@@ -159,91 +177,140 @@ pub(crate) fn walk_each(
 
 /// [`walk_each`] for a caller that may have seen enough: the walk ends as
 /// soon as `visit` answers [`ControlFlow::Break`], listing and opening
-/// nothing more (and says so by answering `Break` itself).
+/// nothing more (and says so by answering `Break` itself). `links` says
+/// whether symlinks to directories are entered.
 pub(crate) fn walk_until(
     policy: &PathPolicy,
     root: &Path,
     prune: &mut dyn Prune,
+    links: DirLinks,
     visit: &mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let Ok(dir) = policy.open_dir(root) else {
         return ControlFlow::Continue(());
     };
-    walk_dir(policy, &dir, root, "", prune, visit)
-}
-
-/// Walks one directory between telling `prune` it is entered and left.
-fn walk_dir(
-    policy: &PathPolicy,
-    dir: &OpenedDir,
-    path: &Path,
-    prefix: &str,
-    prune: &mut dyn Prune,
-    visit: &mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    prune.enter(policy, path, prefix);
-    let walked = walk_entries(policy, dir, path, prefix, prune, visit);
-    prune.leave();
-    walked
-}
-
-fn walk_entries(
-    policy: &PathPolicy,
-    dir: &OpenedDir,
-    path: &Path,
-    prefix: &str,
-    prune: &mut dyn Prune,
-    visit: &mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    let Ok(mut listed) = dir.entries() else {
-        return ControlFlow::Continue(());
+    let mut walk = Walk {
+        policy,
+        prune,
+        seen: None,
+        visit,
     };
-    listed.sort_by(|a, b| a.name.cmp(&b.name));
-    for entry in &listed {
-        if SKIPPED_DIRS.contains(&entry.name.as_bytes()) {
-            continue;
+    if links == DirLinks::Followed {
+        let mut seen = HashSet::new();
+        if let Ok(meta) = dir.own_metadata() {
+            seen.insert(identity(&meta));
         }
-        let name = display_name(&entry.name);
-        let child = path.join(&entry.name);
-        let relative = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let followed = if entry.is_symlink {
-            // A symlink to a file is listed (after checking where it really
-            // points); a symlink to a directory is not followed.
-            match policy.stat(&child) {
-                Ok(meta) if !meta.is_dir() => Some(meta),
-                _ => continue,
-            }
-        } else {
-            if policy.check(&child).is_err() {
-                continue;
-            }
-            None
-        };
-        let is_dir = followed.is_none() && entry.is_dir;
-        if prune.prunes(&relative, is_dir) {
-            continue;
-        }
-        // Descending needs the path and relative name after the visit.
-        let descend = is_dir.then(|| (child.clone(), relative.clone()));
-        visit(Visit {
-            path: child,
-            relative,
-            is_dir,
-            dir,
-            name: &entry.name,
-            followed,
-        })?;
-        if let Some((child, relative)) = descend {
-            if let Ok(sub) = dir.subdir(&entry.name) {
-                walk_dir(policy, &sub, &child, &relative, prune, visit)?;
-            }
+        walk.seen = Some(seen);
+    }
+    walk.dir(&dir, root, "")
+}
+
+/// A directory's identity on the machine: the same real directory under two
+/// names has one.
+fn identity(meta: &Metadata) -> (u64, u64) {
+    (meta.dev(), meta.ino())
+}
+
+/// One walk's state: who is told what, and (when links to directories are
+/// followed) the real directories already entered.
+struct Walk<'p, 'v> {
+    policy: &'p PathPolicy,
+    prune: &'p mut dyn Prune,
+    seen: Option<HashSet<(u64, u64)>>,
+    visit: &'v mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
+}
+
+impl Walk<'_, '_> {
+    /// Walks one directory between telling `prune` it is entered and left.
+    fn dir(&mut self, dir: &OpenedDir, path: &Path, prefix: &str) -> ControlFlow<()> {
+        self.prune.enter(self.policy, path, prefix);
+        let walked = self.entries(dir, path, prefix);
+        self.prune.leave();
+        walked
+    }
+
+    /// Whether the real directory `meta` describes is met for the first
+    /// time (always, when links to directories are left out: then no
+    /// directory can be met twice).
+    fn first_meeting(&mut self, meta: &Metadata) -> bool {
+        match &mut self.seen {
+            Some(seen) => seen.insert(identity(meta)),
+            None => true,
         }
     }
-    ControlFlow::Continue(())
+
+    fn entries(&mut self, dir: &OpenedDir, path: &Path, prefix: &str) -> ControlFlow<()> {
+        let Ok(mut listed) = dir.entries() else {
+            return ControlFlow::Continue(());
+        };
+        listed.sort_by(|a, b| a.name.cmp(&b.name));
+        let follows_dir_links = self.seen.is_some();
+        for entry in &listed {
+            if SKIPPED_DIRS.contains(&entry.name.as_bytes()) {
+                continue;
+            }
+            let name = display_name(&entry.name);
+            let child = path.join(&entry.name);
+            let relative = if prefix.is_empty() {
+                name
+            } else {
+                format!("{prefix}/{name}")
+            };
+            // For a link, what it leads to, checked through the policy: a
+            // link to a file is listed; a link to a directory only when
+            // such links are followed.
+            let followed = if entry.is_symlink {
+                match self.policy.stat(&child) {
+                    Ok(meta) if !meta.is_dir() || follows_dir_links => Some(meta),
+                    _ => continue,
+                }
+            } else {
+                if self.policy.check(&child).is_err() {
+                    continue;
+                }
+                None
+            };
+            let is_dir = match &followed {
+                Some(meta) => meta.is_dir(),
+                None => entry.is_dir,
+            };
+            if self.prune.prunes(&relative, is_dir) {
+                continue;
+            }
+            if is_dir && follows_dir_links {
+                let met = match &followed {
+                    Some(meta) => Ok(meta.clone()),
+                    None => dir.metadata(&entry.name),
+                };
+                match met {
+                    Ok(meta) if self.first_meeting(&meta) => {}
+                    _ => continue,
+                }
+            }
+            // Descending needs the path and relative name after the visit.
+            let descend = is_dir.then(|| (child.clone(), relative.clone()));
+            let through_link = followed.is_some();
+            (self.visit)(Visit {
+                path: child,
+                relative,
+                is_dir,
+                dir,
+                name: &entry.name,
+                followed,
+            })?;
+            if let Some((child, relative)) = descend {
+                let sub = if through_link {
+                    self.policy.open_dir(&child)
+                } else {
+                    dir.subdir(&entry.name)
+                };
+                if let Ok(sub) = sub {
+                    self.dir(&sub, &child, &relative)?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 #[cfg(test)]
@@ -305,21 +372,64 @@ mod tests {
         let policy =
             PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
         let mut seen = Vec::new();
-        let ended = walk_until(&policy, &root, &mut NoPrune, &mut |visit| {
-            seen.push(visit.relative.clone());
-            if visit.relative == "b/deep" {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
+        let ended = walk_until(
+            &policy,
+            &root,
+            &mut NoPrune,
+            DirLinks::Skipped,
+            &mut |visit| {
+                seen.push(visit.relative.clone());
+                if visit.relative == "b/deep" {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
         assert_eq!(ended, ControlFlow::Break(()));
         assert_eq!(seen, ["a.txt", "b", "b/deep"], "nothing after the stop");
         let mut all = 0;
-        let ended = walk_until(&policy, &root, &mut NoPrune, &mut |_| {
+        let ended = walk_until(&policy, &root, &mut NoPrune, DirLinks::Skipped, &mut |_| {
             all += 1;
             ControlFlow::Continue(())
         });
         assert_eq!((ended, all), (ControlFlow::Continue(()), 5));
+    }
+
+    #[test]
+    fn followed_links_enter_each_real_folder_once_and_stay_in_the_root() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = fs::canonicalize(dir.path()).expect("canonical");
+        let outside = tempfile::tempdir().expect("tempdir");
+        fs::write(outside.path().join("secret.txt"), "secret").expect("write");
+        fs::create_dir_all(root.join("b/deep")).expect("mkdir");
+        fs::write(root.join("b/deep/c.txt"), "c").expect("write");
+        symlink("b/deep", root.join("a-link")).expect("symlink");
+        symlink("..", root.join("b/up")).expect("symlink");
+        symlink(".", root.join("self")).expect("symlink");
+        symlink("b", root.join("z-link")).expect("symlink");
+        symlink(outside.path(), root.join("out-dir")).expect("symlink");
+        let policy =
+            PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
+        let walked = |links| {
+            let mut seen = Vec::new();
+            let _ = walk_until(&policy, &root, &mut NoPrune, links, &mut |visit| {
+                seen.push(visit.relative.clone());
+                ControlFlow::Continue(())
+            });
+            seen
+        };
+        // The link sorts before the folder it leads to, so the folder is
+        // found under the link's name and not again; a link back up or to
+        // the root is a folder already met; one out of the root is refused.
+        assert_eq!(
+            walked(DirLinks::Followed),
+            ["a-link", "a-link/c.txt", "b"].map(String::from),
+            "b/deep, b/up, self and z-link lead to folders already met"
+        );
+        assert_eq!(
+            walked(DirLinks::Skipped),
+            ["b", "b/deep", "b/deep/c.txt"].map(String::from)
+        );
     }
 }

@@ -15,7 +15,8 @@ use crate::dialects::{Context, Reply};
 use crate::engine::text_range::TextFile;
 use crate::engine::error::IoOp;
 use crate::engine::paths::resolve_real;
-use crate::engine::{files, EngineError};
+use crate::engine::files::{self, Rewrite};
+use crate::engine::EngineError;
 use std::path::{Path, PathBuf};
 
 /// Lines shown by `view` without a range.
@@ -151,7 +152,14 @@ pub(super) fn str_replace(ctx: &Context, raw: &JsonObject) -> Outcome {
         .unwrap_or(false);
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
     let off_by_one = ctx.mutations.is_active(Mutation::AmbiguousCountOffByOne);
-    let done = files::replace(&ctx.policy, &path, &old, &new, replace_all, ctx.max_file_size)
+    let done = files::replace(
+        &ctx.policy,
+        &path,
+        (&old, &new),
+        replace_all,
+        ctx.max_file_size,
+        Rewrite::InPlace,
+    )
         .map_err(|err| match err {
             EngineError::AmbiguousMatch { path, count } if off_by_one => {
                 EngineError::AmbiguousMatch {
@@ -221,7 +229,7 @@ pub(super) fn create_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let path_arg = non_empty(&args, "path")?;
     let path = ctx.policy.resolve(&path_arg).map_err(engine_failure)?;
     let named = dangling_link(ctx, &path_arg).unwrap_or_else(|| path.clone());
-    match files::write_atomic(&ctx.policy, &path, content.as_bytes(), u64::MAX) {
+    match files::write(&ctx.policy, &path, content.as_bytes(), u64::MAX, Rewrite::InPlace) {
         Ok(outcome) => {
             let size = if ctx.mutations.is_active(Mutation::CreatedSizeInChars) {
                 content.chars().count() as u64

@@ -19,7 +19,7 @@ use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
 use crate::engine::files;
 use crate::engine::line_search::{LinePattern, LineSearch, Want};
-use crate::engine::search::{self, EntryKind, FileFilter, Further, WalkEntry};
+use crate::engine::search::{self, DirLinks, EntryKind, FileFilter, Further, WalkEntry};
 use crate::mutations::Mutations;
 
 /// File types accepted by grep's `type`, with their name globs.
@@ -175,6 +175,9 @@ pub(super) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         &ctx.policy,
         &root,
         &mut GitignoreStack::new(gitignore_reading(m)),
+        // Boris's grep enters links to folders, each real folder once
+        // (grep.go:578-583, 648-685); its glob does not (glob.go:157).
+        DirLinks::Followed,
         &display,
         &filter,
         // Boris holds only a multiline search to the size limit, which reads

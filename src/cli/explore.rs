@@ -317,7 +317,7 @@ pub(crate) fn explore_command(
             &explored,
             &tally,
             &classified,
-            &baseline,
+            args.baseline.is_some().then_some(&baseline),
             &stale,
         ))
         .unwrap_or_default();
@@ -761,7 +761,9 @@ struct RunHeader<'a> {
     settings_drawn: &'a BTreeMap<String, Vec<Value>>,
 }
 
-/// The run as JSON: the seed, the counts, and every divergence with its calls.
+/// The run as JSON: the seed, the counts, and every divergence with its calls;
+/// `baseline` is the one the run was given (`None`: none, and the report's
+/// `baseline` is null).
 fn report_json(
     RunHeader {
         suite,
@@ -772,7 +774,7 @@ fn report_json(
     explored: &Explored,
     tally: &Tally,
     classified: &Classified<'_>,
-    baseline: &Baseline,
+    baseline: Option<&Baseline>,
     rechecked: &[(usize, WitnessRun)],
 ) -> Value {
     let divergences: Vec<Value> = explored
@@ -829,7 +831,10 @@ fn report_json(
                 "subject": class.signature.subject,
                 "cases": class.cases,
                 "known": class.known.is_some(),
-                "class": class.known.and_then(|i| baseline.classes.get(i)).map(|k| &k.name),
+                "class": baseline
+                    .zip(class.known)
+                    .and_then(|(baseline, i)| baseline.classes.get(i))
+                    .map(|k| &k.name),
                 "shrunk": class.shrunk.as_ref().map(|shrunk| {
                     let last = shrunk.divergence.at_call.map_or(0, |i| i + 1);
                     json!({
@@ -847,7 +852,7 @@ fn report_json(
         })
         .collect();
     let agreement = tally.agreement();
-    let baseline_json = (!baseline.file.is_empty()).then(|| {
+    let baseline_json = baseline.map(|baseline| {
         let classes: Vec<Value> = baseline
             .classes
             .iter()

@@ -36,10 +36,18 @@ const NAMES: &[&str] = &[
 
 /// How long ago entries were last modified, in seconds: some within the last
 /// day, some older, so listings sorted by time (newest first, or by name past a
-/// day) are exercised. As many as a fixture can have entries, so each gets its own.
+/// day) are exercised. As many as a fixture can have files and folders, so each gets its own.
 const AGES: &[i64] = &[
     60, 600, 3_600, 7_200, 20_000, 50_000, 90_000, 200_000, 400_000, 800_000, 1_600_000, 3_200_000,
 ];
+
+/// Ages of the links, in seconds: none of the other entries' ages (nor the
+/// ignore files' or the rare entry's), so a listing that sorts by time (glob
+/// reads a link's own time) never meets two entries of one time. Left to the
+/// moment the fixture is built, a link would share the time of the files made
+/// just before it (the system's clock moves in steps of a few milliseconds),
+/// and each server would put the two in its own walk's order.
+const LINK_AGES: &[i64] = &[75, 150];
 
 /// The root's own age: older than any entry in it.
 const ROOT_AGE: i64 = 6_400_000;
@@ -59,7 +67,7 @@ const FOLDER_MODES: &[u32] = &[0o700, 0o555];
 pub(crate) struct GeneratedFixture {
     /// Path under the root -> text (None for an empty folder).
     pub entries: BTreeMap<String, Option<String>>,
-    /// Path under the root (files and folders) -> seconds since it was last
+    /// Path under the root (files, folders and links) -> seconds since it was last
     /// modified. Each has its own, set when the fixture is built, so the two sides
     /// never order entries of equal times differently.
     pub ages: BTreeMap<String, i64>,
@@ -93,6 +101,7 @@ impl GeneratedFixture {
         for (name, target) in &self.links {
             let spec = FileSpec::Detailed(Box::new(FileDetail {
                 symlink: Some(target.clone()),
+                mtime: self.ages.get(name).map(|age| -age),
                 ..FileDetail::default()
             }));
             specs.insert(format!("{ROOT_DIR}/{name}"), spec);
@@ -163,6 +172,8 @@ pub(crate) fn generate_fixture(rng: &mut Rng) -> GeneratedFixture {
     fixture.ages = names.zip(ages).collect();
     if rng.u8(..3) == 0 {
         fixture.links = generate_links(rng, &fixture);
+        let links = fixture.links.keys().cloned().zip(LINK_AGES.iter().copied());
+        fixture.ages.extend(links);
     }
     if rng.u8(..4) == 0 {
         fixture.modes = generate_modes(rng, &fixture);
@@ -276,7 +287,10 @@ mod tests {
         ages.sort_unstable();
         ages.dedup();
         assert_eq!(ages.len(), count, "every entry has its own age");
-        assert_eq!(count, aged.files().count() + aged.folders().len());
+        assert_eq!(
+            count,
+            aged.files().count() + aged.folders().len() + aged.links.len()
+        );
     }
 
     #[test]
@@ -297,6 +311,20 @@ mod tests {
         assert!(texts.iter().any(|t| t.chars().any(|c| c.len_utf8() > 1)));
         let mut rng = Rng::with_seed(2);
         let fixtures: Vec<GeneratedFixture> = (0..60).map(|_| generate_fixture(&mut rng)).collect();
+        for fixture in &fixtures {
+            let mut ages: Vec<i64> = fixture.ages.values().copied().collect();
+            let count = ages.len();
+            ages.sort_unstable();
+            ages.dedup();
+            assert_eq!(ages.len(), count, "every entry has its own age");
+            for link in fixture.links.keys() {
+                let spec = &fixture.file_specs()[&format!("{ROOT_DIR}/{link}")];
+                assert!(
+                    matches!(spec, FileSpec::Detailed(d) if d.mtime.is_some()),
+                    "{link} has no time of its own: {spec:?}"
+                );
+            }
+        }
         let targets: Vec<&String> = fixtures.iter().flat_map(|f| f.links.values()).collect();
         assert!(targets.iter().any(|t| t.starts_with("../outside")));
         assert!(targets.iter().any(|t| t.as_str() == "no-such-target.txt"));

@@ -34,6 +34,10 @@ const BLOB_UNITS: usize = 384;
 /// A folder with nothing in it.
 const EMPTY_FOLDER: &str = "empty";
 
+/// The rare entry's age, in seconds: none of the other entries' ages, so no
+/// listing sorted by time meets a tie (see `fixture_gen::LINK_AGES`).
+const RARE_AGE: i64 = 105;
+
 /// Where the root's sibling path leads: `{root}-x` is outside the root, though
 /// its name starts with the root's.
 const ROOT_SIBLING: &str = "{root}-x/secret.txt";
@@ -108,6 +112,7 @@ fn add_rare_entry(rng: &mut Rng, fixture: &mut GeneratedFixture) -> String {
         _ => (EMPTY_FOLDER.to_string(), None),
     };
     fixture.entries.insert(name.clone(), text);
+    fixture.ages.insert(name.clone(), RARE_AGE);
     name
 }
 
@@ -235,6 +240,11 @@ mod tests {
             ] {
                 if hit {
                     *seen.entry(kind.to_string()).or_insert(0) += 1;
+                }
+            }
+            for rare in ["runs.txt", "blob.bin", "empty"] {
+                if fixture.entries.contains_key(rare) {
+                    assert_eq!(fixture.ages.get(rare), Some(&RARE_AGE), "{rare}");
                 }
             }
             if path == "{root}/blob.bin" {

@@ -1,6 +1,7 @@
 //! The tools that act on one named path: `list_directory`, `read_file`,
 //! `write_file` and `replace`.
 
+mod file_kind;
 mod listing;
 mod read;
 mod write;

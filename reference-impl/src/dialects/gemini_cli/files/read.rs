@@ -3,8 +3,14 @@
 //! cut; either cut is announced by a header line before the content, worded
 //! as gemini-cli words it. Lines are counted as JavaScript's
 //! `split('\n')` counts them, so a final newline makes one more (empty) line.
+//! Whether a file is shown as text at all is decided by its name first
+//! ([`file_kind`](super::file_kind)), then by its first bytes.
+
+use std::io::Read;
 
 use rmcp::model::JsonObject;
+
+use super::file_kind::{name_verdict, NameVerdict};
 
 use crate::dialects::gemini_cli::confine::{self, Refusal};
 use crate::dialects::gemini_cli::mutations::Mutation;
@@ -19,6 +25,8 @@ pub(crate) const DEFAULT_LINE_LIMIT: usize = 2000;
 pub(crate) const MAX_LINE_CHARS: usize = 2000;
 /// Bytes inspected to tell a binary file from text.
 const SNIFF_BYTES: usize = 4096;
+/// The largest SVG file shown (`fileUtils.js:195` of 0.1.13).
+const SVG_MAX_BYTES: u64 = 1024 * 1024;
 
 pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["absolute_path"]).map_err(invalid_params)?;
@@ -57,9 +65,6 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
         )));
     }
     let reading_failed = |why: String| plain_error(format!("Error reading file {path}: {why}"));
-    if !meta.is_file() {
-        return Err(reading_failed("not a regular file".into()));
-    }
     if meta.len() > ctx.max_file_size {
         return Err(reading_failed(format!(
             "File size exceeds the {} byte limit: {path} ({} bytes)",
@@ -67,26 +72,54 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Outcome {
             meta.len()
         )));
     }
+    // The path shown in a message that names the file instead of showing it.
+    let relative = || {
+        ctx.policy
+            .lexical(&path)
+            .strip_prefix(ctx.policy.root())
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| path.clone())
+    };
+    let binary = || {
+        Ok(Reply::text(format!(
+            "Cannot display content of binary file: {}",
+            relative()
+        )))
+    };
+    let verdict = name_verdict(&path);
+    // A binary name is answered unread, as upstream answers it.
+    if verdict == NameVerdict::Binary {
+        return binary();
+    }
+    if !meta.is_file() {
+        return Err(reading_failed("not a regular file".into()));
+    }
     let describe = |err: std::io::Error| {
         reading_failed(crate::dialects::gemini_cli::node_error::describe(
             &err, "open", &path,
         ))
     };
+    if verdict == NameVerdict::Svg {
+        if meta.len() > SVG_MAX_BYTES {
+            return Ok(Reply::text(format!(
+                "Cannot display content of SVG file larger than 1MB: {}",
+                relative()
+            )));
+        }
+        let mut bytes = Vec::new();
+        ctx.policy
+            .open_read(&real)
+            .and_then(|mut file| file.read_to_end(&mut bytes))
+            .map_err(describe)?;
+        return Ok(Reply::text(String::from_utf8_lossy(&bytes).into_owned()));
+    }
     let file = ctx.policy.open_read(&real).map_err(describe)?;
     // The size was checked above; a file growing while it is read is read
     // whole, as upstream reads it.
     let mut text = TextFile::new(file, &real, meta.len(), u64::MAX, SNIFF_BYTES as u64)
         .map_err(describe)?;
-    if looks_binary(text.head()) {
-        let relative = ctx
-            .policy
-            .lexical(&path)
-            .strip_prefix(ctx.policy.root())
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| path.clone());
-        return Ok(Reply::text(format!(
-            "Cannot display content of binary file: {relative}"
-        )));
+    if verdict == NameVerdict::ByContent && looks_binary(text.head()) {
+        return binary();
     }
     // Only the lines shown are read as text; the rest is counted as bytes
     // for the total the header states.

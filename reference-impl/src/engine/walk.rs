@@ -68,6 +68,12 @@ impl Prune for NoPrune {
 pub(crate) enum DirLinks {
     /// Left out: neither listed nor entered (how most programs walk).
     Skipped,
+    /// Handed over as an entry of its own, not a folder and not entered,
+    /// and so is a link that leads nowhere (a link out of the policy's reach
+    /// is still left out): node-glob's walk with `nodir` and without
+    /// `follow`, which judges a link by its own type (gemini-cli-core
+    /// 0.1.13, tools/glob.js:132).
+    Listed,
     /// Entered as a directory under the link's name where the policy allows
     /// where it leads; every real directory is walked once, under the first
     /// name the walk meets it by, the root counted as met (Boris's grep,
@@ -192,6 +198,7 @@ pub(crate) fn walk_until(
     let mut walk = Walk {
         policy,
         prune,
+        links,
         seen: None,
         visit,
     };
@@ -216,6 +223,7 @@ fn identity(meta: &Metadata) -> (u64, u64) {
 struct Walk<'p, 'v> {
     policy: &'p PathPolicy,
     prune: &'p mut dyn Prune,
+    links: DirLinks,
     seen: Option<HashSet<(u64, u64)>>,
     visit: &'v mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
 }
@@ -244,7 +252,8 @@ impl Walk<'_, '_> {
             return ControlFlow::Continue(());
         };
         listed.sort_by(|a, b| a.name.cmp(&b.name));
-        let follows_dir_links = self.seen.is_some();
+        let follows_dir_links = self.links == DirLinks::Followed;
+        let lists_links = self.links == DirLinks::Listed;
         for entry in &listed {
             if SKIPPED_DIRS.contains(&entry.name.as_bytes()) {
                 continue;
@@ -258,10 +267,13 @@ impl Walk<'_, '_> {
             };
             // For a link, what it leads to, checked through the policy: a
             // link to a file is listed; a link to a directory only when
-            // such links are followed.
+            // such links are followed or listed, and one that leads nowhere
+            // only when links are listed as themselves.
             let followed = if entry.is_symlink {
                 match self.policy.stat(&child) {
                     Ok(meta) if !meta.is_dir() || follows_dir_links => Some(meta),
+                    Ok(_) if lists_links => None,
+                    Err(err) if lists_links && err.kind() == io::ErrorKind::NotFound => None,
                     _ => continue,
                 }
             } else {
@@ -397,7 +409,7 @@ mod tests {
     }
 
     #[test]
-    fn followed_links_enter_each_real_folder_once_and_stay_in_the_root() {
+    fn links_to_folders_are_left_out_followed_once_or_listed_and_stay_in_the_root() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = fs::canonicalize(dir.path()).expect("canonical");
         let outside = tempfile::tempdir().expect("tempdir");
@@ -409,6 +421,7 @@ mod tests {
         symlink(".", root.join("self")).expect("symlink");
         symlink("b", root.join("z-link")).expect("symlink");
         symlink(outside.path(), root.join("out-dir")).expect("symlink");
+        symlink("nowhere", root.join("gone")).expect("symlink");
         let policy =
             PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
         let walked = |links| {
@@ -430,6 +443,22 @@ mod tests {
         assert_eq!(
             walked(DirLinks::Skipped),
             ["b", "b/deep", "b/deep/c.txt"].map(String::from)
+        );
+        // Listed: every link in reach, or leading nowhere, is an entry of its
+        // own and never entered; the one out of the root is still left out.
+        assert_eq!(
+            walked(DirLinks::Listed),
+            [
+                "a-link",
+                "b",
+                "b/deep",
+                "b/deep/c.txt",
+                "b/up",
+                "gone",
+                "self",
+                "z-link"
+            ]
+            .map(String::from)
         );
     }
 }

@@ -9,6 +9,7 @@
 //! under the search directory as named (not its symlink target).
 
 use std::cmp::Ordering;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -20,7 +21,7 @@ use crate::dialects::gemini_cli::order::locale_cmp;
 use crate::dialects::gemini_cli::params::Params;
 use crate::dialects::gemini_cli::{invalid_params, plain_error, sentence, Context, Outcome};
 use crate::dialects::Reply;
-use crate::engine::walk::{walk_each, NoPrune};
+use crate::engine::walk::{walk_until, DirLinks, NoPrune};
 
 use super::node_glob::node_glob;
 
@@ -86,9 +87,11 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let relative_paths = ctx.mutations.is_active(Mutation::RelativeGlobPaths);
     let base = PathBuf::from(&absolute);
     let mut found: Vec<Found> = Vec::new();
-    walk_each(&ctx.policy, &real, &mut NoPrune, &mut |entry| {
+    // node-glob's `nodir` walk without `follow` lists a link to a folder,
+    // or to nothing, as a file of its own (tools/glob.js:132).
+    let _ = walk_until(&ctx.policy, &real, &mut NoPrune, DirLinks::Listed, &mut |entry| {
         if entry.is_dir {
-            return;
+            return ControlFlow::Continue(());
         }
         let matches = if pattern.starts_with('/') {
             matcher.is_match(base.join(&entry.relative))
@@ -96,7 +99,7 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
             matcher.is_match(&entry.relative)
         };
         if !matches {
-            return;
+            return ControlFlow::Continue(());
         }
         found.push(Found {
             path: if relative_paths {
@@ -107,6 +110,7 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
             // node-glob's `stat: true` lstats: a link sorts by its own time.
             modified: entry.own_modified(),
         });
+        ControlFlow::Continue(())
     });
     if found.is_empty() {
         return Ok(Reply::text(sentence(

@@ -17,8 +17,8 @@ import process from 'node:process';
 // Console, spawn records and shutdown, shared with the other wrappers (see the file).
 import {
   builtInTools,
+  configWithoutModel,
   enterRoot,
-  noModelClient,
   quietConfigOptions,
   runLikeScheduler,
   serveTools,
@@ -45,17 +45,7 @@ const sdk = {
 //   the search tool of 0.1.13, so the run does not depend on the network.
 // `model` is the CLI's default model; it only decides how inline data is attached to a
 // function response (gemini-2.5-pro: beside it, not inside it).
-/** The library's own Config, with the model clients replaced by `noModelClient`. */
-class WrapperConfig extends core.Config {
-  getGeminiClient() {
-    return noModelClient;
-  }
-  getBaseLlmClient() {
-    return noModelClient;
-  }
-}
-
-const config = new WrapperConfig({
+const config = configWithoutModel(core, {
   ...quietConfigOptions(core),
   model: core.DEFAULT_GEMINI_MODEL,
   useSmartEdit: false,

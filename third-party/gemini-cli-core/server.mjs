@@ -15,9 +15,9 @@ import process from 'node:process';
 // Console, spawn records and shutdown, shared with the other wrappers (see the file).
 import {
   builtInTools,
+  configWithoutModel,
   enterRoot,
   functionResponseContent,
-  noModelClient,
   quietConfigOptions,
   serveTools,
 } from '../shared/wrapper.mjs';
@@ -32,17 +32,8 @@ const sdk = {
   ...(await import('@modelcontextprotocol/sdk/types.js')),
 };
 
-/**
- * The library's own Config, for ROOT, with no model client (see noModelClient: in
- * 0.1.13, write_file and replace reach the model through the GeminiClient).
- */
-class WrapperConfig extends core.Config {
-  getGeminiClient() {
-    return noModelClient;
-  }
-}
-
-const config = new WrapperConfig(quietConfigOptions(core));
+// The library's own Config for ROOT, with no model client (see noModelClient).
+const config = configWithoutModel(core, quietConfigOptions(core));
 
 const tools = builtInTools(core, config);
 

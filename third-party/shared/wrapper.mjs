@@ -118,6 +118,23 @@ export const noModelClient = {
 };
 
 /**
+ * The library's own Config for the project folder, built from `options`, with its model
+ * clients replaced by `noModelClient` (0.1.x asks the GeminiClient; 0.22 also has a
+ * BaseLlmClient; a release without one never calls the override).
+ */
+export function configWithoutModel(core, options) {
+  class WrapperConfig extends core.Config {
+    getGeminiClient() {
+      return noModelClient;
+    }
+    getBaseLlmClient() {
+      return noModelClient;
+    }
+  }
+  return new WrapperConfig(options);
+}
+
+/**
  * The parts of a function response (upstream's convertToFunctionResponse) as MCP
  * content: the text is the response's `output`, which is what the model is told, and
  * inline data (read_file on an image, audio file or PDF) follows as MCP content.

@@ -297,11 +297,7 @@ impl ConfinedFs {
     pub(crate) fn rewrite_existing(&self, real: &Path, content: &[u8]) -> io::Result<()> {
         let name = real.file_name().ok_or_else(is_a_directory)?;
         let parent = self.open_dir(real.parent().ok_or_else(|| outside(real))?)?;
-        StagedWrite::InPlace {
-            file: open_in_place(&parent.dir, name)?,
-            content: content.to_vec(),
-        }
-        .persist()
+        write_over(open_in_place(&parent.dir, name)?, content)
     }
 
     /// Truncates `real` and writes `content` into it, not atomically. Only
@@ -428,11 +424,7 @@ impl StagedWrite {
                 staged.persisted = true;
                 Ok(())
             }
-            StagedWrite::InPlace { mut file, content } => {
-                file.set_len(0)?;
-                file.write_all(&content)?;
-                file.sync_all()
-            }
+            StagedWrite::InPlace { file, content } => write_over(file, &content),
         }
     }
 }
@@ -507,6 +499,13 @@ fn open_existing_for_write(parent: &Dir, name: &OsStr) -> io::Result<std::fs::Fi
                 .custom_flags(libc::O_NONBLOCK),
         )?
         .into_std())
+}
+
+/// Truncates the open `file` and writes `content` into it, synced.
+fn write_over(mut file: std::fs::File, content: &[u8]) -> io::Result<()> {
+    file.set_len(0)?;
+    file.write_all(content)?;
+    file.sync_all()
 }
 
 /// Opens the existing regular file `name` of `parent` for writing, neither

@@ -4,10 +4,11 @@
 //! `.git` and `node_modules` (as the upstream servers do), and silently
 //! skips entries the path policy refuses (a symlink to a file is followed
 //! only where the policy allows its target). A symlink to a directory is
-//! left out unless the caller asks for [`DirLinks::Followed`] (Boris's grep
-//! enters them): then it is entered only where the policy allows its target,
-//! and each real directory once, so a link cannot make it loop. A name that is not UTF-8 is
-//! walked under its real bytes and shown as [`display_name`] renders it.
+//! left out unless the caller asks for [`DirLinks::Listed`] (handed over as
+//! an entry of its own, never entered) or [`DirLinks::Followed`] (entered
+//! only where the policy allows its target, and each real directory once,
+//! so a link cannot make it loop). A name that is not UTF-8 is walked under
+//! its real bytes and shown as [`display_name`] renders it.
 //!
 //! A dialect whose program honours ignore files (boris's `.gitignore`) hands
 //! the walk a [`Prune`]: it is told each directory the walk enters, so the
@@ -184,7 +185,7 @@ pub(crate) fn walk_each(
 /// [`walk_each`] for a caller that may have seen enough: the walk ends as
 /// soon as `visit` answers [`ControlFlow::Break`], listing and opening
 /// nothing more (and says so by answering `Break` itself). `links` says
-/// whether symlinks to directories are entered.
+/// what becomes of symlinks to directories.
 pub(crate) fn walk_until(
     policy: &PathPolicy,
     root: &Path,
@@ -195,20 +196,19 @@ pub(crate) fn walk_until(
     let Ok(dir) = policy.open_dir(root) else {
         return ControlFlow::Continue(());
     };
+    let mut seen = HashSet::new();
+    if links == DirLinks::Followed {
+        if let Ok(meta) = dir.own_metadata() {
+            seen.insert(identity(&meta));
+        }
+    }
     let mut walk = Walk {
         policy,
         prune,
         links,
-        seen: None,
+        seen,
         visit,
     };
-    if links == DirLinks::Followed {
-        let mut seen = HashSet::new();
-        if let Ok(meta) = dir.own_metadata() {
-            seen.insert(identity(&meta));
-        }
-        walk.seen = Some(seen);
-    }
     walk.dir(&dir, root, "")
 }
 
@@ -218,13 +218,14 @@ fn identity(meta: &Metadata) -> (u64, u64) {
     (meta.dev(), meta.ino())
 }
 
-/// One walk's state: who is told what, and (when links to directories are
-/// followed) the real directories already entered.
+/// One walk's state: who is told what, and (kept only when links to
+/// directories are followed, the one way to meet a directory twice) the
+/// real directories already entered.
 struct Walk<'p, 'v> {
     policy: &'p PathPolicy,
     prune: &'p mut dyn Prune,
     links: DirLinks,
-    seen: Option<HashSet<(u64, u64)>>,
+    seen: HashSet<(u64, u64)>,
     visit: &'v mut dyn FnMut(Visit<'_>) -> ControlFlow<()>,
 }
 
@@ -235,16 +236,6 @@ impl Walk<'_, '_> {
         let walked = self.entries(dir, path, prefix);
         self.prune.leave();
         walked
-    }
-
-    /// Whether the real directory `meta` describes is met for the first
-    /// time (always, when links to directories are left out: then no
-    /// directory can be met twice).
-    fn first_meeting(&mut self, meta: &Metadata) -> bool {
-        match &mut self.seen {
-            Some(seen) => seen.insert(identity(meta)),
-            None => true,
-        }
     }
 
     fn entries(&mut self, dir: &OpenedDir, path: &Path, prefix: &str) -> ControlFlow<()> {
@@ -290,12 +281,13 @@ impl Walk<'_, '_> {
                 continue;
             }
             if is_dir && follows_dir_links {
+                // Entered only the first time its real directory is met.
                 let met = match &followed {
-                    Some(meta) => Ok(meta.clone()),
-                    None => dir.metadata(&entry.name),
+                    Some(meta) => Ok(identity(meta)),
+                    None => dir.metadata(&entry.name).map(|meta| identity(&meta)),
                 };
                 match met {
-                    Ok(meta) if self.first_meeting(&meta) => {}
+                    Ok(id) if self.seen.insert(id) => {}
                     _ => continue,
                 }
             }

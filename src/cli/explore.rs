@@ -829,6 +829,7 @@ fn report_json(
                 "tool": class.signature.tool,
                 "oracle": class.signature.oracle,
                 "subject": class.signature.subject,
+                "call": class.signature.call,
                 "cases": class.cases,
                 "known": class.known.is_some(),
                 "class": baseline

@@ -86,6 +86,9 @@ pub(crate) struct Rule {
     pub oracle: Option<Regex>,
     /// Searched in the subject's masked reading.
     pub subject: Option<Regex>,
+    /// Searched in the arguments of the call where the sides parted, as compact
+    /// JSON (`Signature::call`).
+    pub call: Option<Regex>,
 }
 
 impl Rule {
@@ -103,6 +106,10 @@ impl Rule {
                 .subject
                 .as_ref()
                 .is_none_or(|r| r.is_match(&signature.subject.join("\n")))
+            && self
+                .call
+                .as_ref()
+                .is_none_or(|r| r.is_match(&signature.call))
     }
 }
 

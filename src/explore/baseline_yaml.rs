@@ -61,6 +61,8 @@ struct RuleText {
     oracle: Option<String>,
     #[serde(default)]
     subject: Option<String>,
+    #[serde(default)]
+    call: Option<String>,
 }
 
 /// The classes of the YAML baseline `text`, read from `path`.
@@ -143,12 +145,13 @@ fn labels<'a>(names: impl Iterator<Item = &'a str>) -> String {
 }
 
 /// A rule as written, its level named and its regexes compiled. It must say what
-/// it reads on at least one side: a rule of a level and a tool alone would accept
-/// every deviation there, the new ones too.
+/// it reads, on a side or in the call: a rule of a level and a tool alone would
+/// accept every deviation there, the new ones too.
 fn read_rule(rule: RuleText) -> Result<Rule, String> {
-    if rule.oracle.is_none() && rule.subject.is_none() {
+    if rule.oracle.is_none() && rule.subject.is_none() && rule.call.is_none() {
         return Err(
-            "a `match:` rule needs `oracle:` or `subject:` (a regex of what it reads)".into(),
+            "a `match:` rule needs `oracle:`, `subject:` or `call:` (a regex of what it reads)"
+                .into(),
         );
     }
     let level = rule
@@ -177,6 +180,7 @@ fn read_rule(rule: RuleText) -> Result<Rule, String> {
         tool: rule.tool.filter(|t| t != "*"),
         oracle: compile("oracle", rule.oracle)?,
         subject: compile("subject", rule.subject)?,
+        call: compile("call", rule.call)?,
     })
 }
 
@@ -260,6 +264,42 @@ mod tests {
         );
     }
 
+    /// A cause that shows only in what was asked: a path through `..`, which every
+    /// reading masks as `{path}` like any other.
+    #[test]
+    fn a_rule_can_read_the_call_where_the_sides_parted() {
+        let classes = read(
+            "- class: dot-dot-normalised\n  verdict: release-change\n  reason: r\n  \
+             match: { level: convention, call: '\\{root\\}[^\"]*/\\.\\./' }\n",
+        )
+        .expect("reads");
+        let baseline = crate::explore::baseline::Baseline {
+            file: "known.yaml".into(),
+            classes,
+        };
+        let at = |call: &str| {
+            Signature::for_test(
+                Level::Convention,
+                "read_file",
+                &["File not found: {path}"],
+                &["{words}"],
+            )
+            .with_call(call.to_string())
+        };
+        let through = at(r#"{"absolute_path":"{root}/src/../a.txt"}"#);
+        assert_eq!(baseline.class_of(&through), Some(0));
+        for other in [
+            at(r#"{"absolute_path":"{root}/a.txt"}"#),
+            at(r#"{"absolute_path":"{root}/a..b.txt"}"#),
+            at(""),
+        ] {
+            assert_eq!(baseline.class_of(&other), None, "{other:?}");
+        }
+        // The call is not part of the id: one deviation is one signature wherever
+        // it was asked.
+        assert_eq!(through.id(), at("").id());
+    }
+
     #[test]
     fn a_written_baseline_reads_back_and_lists_its_signatures() {
         let found = [FoundClass {
@@ -286,7 +326,8 @@ mod tests {
             ("- class: a\n  verdict: departure\n  signatures: [text/view/0123456789abcdef]\n", "known.yaml:1: class `a`: a `departure` class needs a `reason:`"),
             ("- class: a\n  verdict: wrong\n  reason: r\n  signatures: []\n", "verdict `wrong` is not one of"),
             ("- class: a\n  verdict: ambiguity\n  reason: r\n", "lists no `signatures:` and has no `match:` rule"),
-            ("- class: a\n  verdict: ambiguity\n  reason: r\n  match: { level: text }\n", "needs `oracle:` or `subject:`"),
+            ("- class: a\n  verdict: ambiguity\n  reason: r\n  match: { level: text }\n", "needs `oracle:`, `subject:` or `call:`"),
+            ("- class: a\n  verdict: ambiguity\n  reason: r\n  match: { call: '[' }\n", "match call `[` does not compile"),
             ("- class: a\n  verdict: ambiguity\n  reason: r\n  match: { level: txt, oracle: x }\n", "match level `txt` is not one of"),
             ("- class: a\n  verdict: ambiguity\n  reason: r\n  match: { subject: '(' }\n", "match subject `(` does not compile"),
             ("- class: a\n  verdict: ambiguity\n  reason: r\n  signatures: [view]\n", "`view` is not a divergence signature"),

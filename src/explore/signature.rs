@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde_json::Value;
 
 use super::case::Case;
 use super::compare::Level;
@@ -27,6 +28,11 @@ pub(crate) struct Signature {
     pub oracle: Vec<String>,
     /// The subject's differing lines, masked, as a set.
     pub subject: Vec<String>,
+    /// The arguments of the call where the sides parted, as compact JSON with the
+    /// root left as `{root}` (empty at the start). Not part of the id: a baseline
+    /// rule may read it, since some causes (a path through `..`, a relative one) show
+    /// only in what was asked, the readings masking every path alike.
+    pub call: String,
     hash: u64,
 }
 
@@ -53,7 +59,12 @@ pub(crate) fn signature(case: &Case, divergence: &Divergence) -> Signature {
     let oracle: Vec<String> = masked_set(&oracle, &names);
     let subject: Vec<String> = masked_set(&subject, &names);
     let tool = diverging_tool(case, divergence).to_string();
-    Signature::new(difference.level, tool, oracle, subject)
+    let call = divergence
+        .at_call
+        .and_then(|i| case.calls.get(i))
+        .map(|c| Value::Object(c.args.clone()).to_string())
+        .unwrap_or_default();
+    Signature::new(difference.level, tool, oracle, subject).with_call(call)
 }
 
 impl Signature {
@@ -72,8 +83,14 @@ impl Signature {
             tool,
             oracle,
             subject,
+            call: String::new(),
             hash: fnv1a(key.as_bytes()),
         }
+    }
+
+    /// The same signature, found at a call with these arguments.
+    pub(crate) fn with_call(self, call: String) -> Signature {
+        Signature { call, ..self }
     }
 
     /// A signature made of these readings, for tests of what reads signatures.

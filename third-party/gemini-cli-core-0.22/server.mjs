@@ -12,13 +12,12 @@
 // arguments), execute it, and hand on the function response the model would get. It
 // never edits what a tool returns.
 
-import process from 'node:process';
-
 // Console, spawn records and shutdown, shared with the other wrappers (see the file).
 import {
   builtInTools,
   configWithoutModel,
   enterRoot,
+  loadSdk,
   quietConfigOptions,
   runLikeScheduler,
   serveTools,
@@ -28,11 +27,7 @@ import {
 enterRoot();
 
 const core = await import('@google/gemini-cli-core');
-const sdk = {
-  ...(await import('@modelcontextprotocol/sdk/server/index.js')),
-  ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
-  ...(await import('@modelcontextprotocol/sdk/types.js')),
-};
+const sdk = await loadSdk((name) => import(name));
 
 // The library's own Config, for ROOT, with no model client (see noModelClient: in
 // 0.22.4 replace and write_file reach the model through the BaseLlmClient and the

@@ -12,12 +12,11 @@
 // arguments), execute it, and hand on the function response the model would get. It
 // never edits what a tool returns.
 
-import process from 'node:process';
-
 // Console, spawn records and shutdown, shared with the other wrappers (see the file).
 import {
   builtInTools,
   enterRoot,
+  loadSdk,
   quietConfigOptions,
   runLikeScheduler,
   serveTools,
@@ -27,11 +26,7 @@ import {
 enterRoot();
 
 const core = await import('@qwen-code/qwen-code-core');
-const sdk = {
-  ...(await import('@modelcontextprotocol/sdk/server/index.js')),
-  ...(await import('@modelcontextprotocol/sdk/server/stdio.js')),
-  ...(await import('@modelcontextprotocol/sdk/types.js')),
-};
+const sdk = await loadSdk((name) => import(name));
 
 // The library's own Config, for ROOT, with no model, no telemetry and no usage
 // statistics. None of the seven tools asks a model in 0.0.14 unless shell output

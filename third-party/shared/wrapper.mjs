@@ -165,6 +165,19 @@ function inlineDataContent({ data, mimeType }, args) {
 }
 
 /**
+ * The parts of the MCP SDK that `serveTools` uses, loaded through `load`, the wrapper's
+ * own `(name) => import(name)`: an import resolves from the folder of the file that
+ * makes it, and only the wrapper's folder has the SDK installed.
+ */
+export async function loadSdk(load) {
+  return {
+    ...(await load('@modelcontextprotocol/sdk/server/index.js')),
+    ...(await load('@modelcontextprotocol/sdk/server/stdio.js')),
+    ...(await load('@modelcontextprotocol/sdk/types.js')),
+  };
+}
+
+/**
  * Serves `tools` (name -> tool) over MCP stdio with the wrapper's own `sdk` (Server,
  * StdioServerTransport, the two request schemas, ErrorCode, McpError): tools/list
  * describes each with `inputSchema(tool)`, tools/call hands the tool, the arguments

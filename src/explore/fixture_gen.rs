@@ -261,6 +261,16 @@ fn lines(rng: &mut Rng) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// No two of `fixture`'s entries share an age; answers how many are aged.
+    fn assert_every_entry_has_its_own_age(fixture: &GeneratedFixture) -> usize {
+        let mut ages: Vec<i64> = fixture.ages.values().copied().collect();
+        let count = ages.len();
+        ages.sort_unstable();
+        ages.dedup();
+        assert_eq!(ages.len(), count, "every entry has its own age");
+        count
+    }
+
     #[test]
     fn one_seed_gives_one_fixture_and_folders_come_from_paths() {
         let first = generate_fixture(&mut Rng::with_seed(7));
@@ -282,11 +292,7 @@ mod tests {
         assert!(fixture.file_specs().contains_key("root/src/deep/util.py"));
         assert!(fixture.file_specs().contains_key("root/src/deep/"));
         let aged = generate_fixture(&mut Rng::with_seed(7));
-        let mut ages: Vec<i64> = aged.ages.values().copied().collect();
-        let count = ages.len();
-        ages.sort_unstable();
-        ages.dedup();
-        assert_eq!(ages.len(), count, "every entry has its own age");
+        let count = assert_every_entry_has_its_own_age(&aged);
         assert_eq!(
             count,
             aged.files().count() + aged.folders().len() + aged.links.len()
@@ -312,11 +318,7 @@ mod tests {
         let mut rng = Rng::with_seed(2);
         let fixtures: Vec<GeneratedFixture> = (0..60).map(|_| generate_fixture(&mut rng)).collect();
         for fixture in &fixtures {
-            let mut ages: Vec<i64> = fixture.ages.values().copied().collect();
-            let count = ages.len();
-            ages.sort_unstable();
-            ages.dedup();
-            assert_eq!(ages.len(), count, "every entry has its own age");
+            assert_every_entry_has_its_own_age(fixture);
             for link in fixture.links.keys() {
                 let spec = &fixture.file_specs()[&format!("{ROOT_DIR}/{link}")];
                 assert!(

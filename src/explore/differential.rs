@@ -15,7 +15,7 @@ use super::compare::{
     compare_answers, compare_files, difference, is_broken, Difference, Level, Masking,
 };
 use super::explore_file::TaskRules;
-use super::fixture_gen::ROOT_DIR;
+use super::fixture_gen::{CANARY_DIR, ROOT_DIR};
 use super::left_behind::listing;
 use crate::fixture::Fixture;
 use crate::scenario::{Bindings, Convention};
@@ -140,7 +140,10 @@ pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Re
     let root_path = fixture.root().join(ROOT_DIR);
     let root = root_path.display().to_string();
     let around = fixture.root().display().to_string();
-    let session = Session::launch(target, &root_path, &case.settings, timeout)
+    // The canary beside the root is in the server's view, read-only, as the rest
+    // of the machine is: a server that reaches out of its root finds it there.
+    let target = target.reading(fixture.root().join(CANARY_DIR));
+    let session = Session::launch(&target, &root_path, &case.settings, timeout)
         .await
         .map_err(|e| {
             if e.stderr_tail.is_empty() {

@@ -14,6 +14,8 @@ use crate::scenario::{FileDetail, FileMode, FileSpec};
 
 /// The folder the server is started in, inside the fixture.
 pub(crate) const ROOT_DIR: &str = "root";
+/// The folder beside the root that holds the canary.
+pub(crate) const CANARY_DIR: &str = "outside";
 /// The canary file beside the root.
 pub(crate) const CANARY: &str = "outside/canary.txt";
 

@@ -1,16 +1,21 @@
 //! What the process that becomes a server's supervisor enters before it starts the
-//! server: the run's network namespace (with only a loopback, brought up; made once
-//! per run, since making one per server cost more CPU than everything else
-//! isolation does, and its teardown holds the kernel's network lock), or one of its
-//! own in a user namespace of its own, and the server's Landlock rules
-//! (`sandbox.rs`). Both bind the supervisor and every
-//! process it starts, so the server inherits them and cannot leave them.
+//! server: a session of its own (no controlling terminal to type into), the run's
+//! network namespace (with only a loopback, brought up; made once per run, since
+//! making one per server cost more CPU than everything else isolation does, and its
+//! teardown holds the kernel's network lock), or one of its own in a user namespace
+//! of its own, the server's cgroups and file size limit (`resource_limits.rs`), the
+//! server's Landlock rules (`sandbox.rs`), no capabilities and no way to gain any,
+//! and the seccomp filter (`syscall_filter.rs`). All of it binds the supervisor and
+//! every process it starts, so the server inherits it and cannot leave it.
 //!
 //! It runs between `fork` and `exec` (std's `pre_exec` hook, or the spawner's
 //! child), where nothing may allocate: everything here is raw system calls on stack
 //! buffers, and an error is an `errno`.
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use super::server_init::Inside;
+use super::view_plan::ViewPlan;
 
 /// How a server is cut off from the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +59,23 @@ pub(super) struct Confinement {
     /// A Landlock ruleset (`sandbox.rs`), put in force for the supervisor and all it
     /// starts; `None` when the server writes and reads as toolspec does.
     pub(super) rules: Option<OwnedFd>,
+    /// A session of its own, no capabilities, the seccomp filter and the file size
+    /// limit; `None` when the server runs as toolspec does.
+    pub(super) hardening: Option<Hardening>,
+    /// The server's cgroups, their `cgroup.procs` files open for writing, joined by
+    /// the supervisor (`resource_limits.rs`); empty without.
+    pub(super) cgroups: Vec<RawFd>,
+    /// The server's view of the filesystem, made by its init (`server_init.rs`),
+    /// which then enters the rules, drops the capabilities and installs the filter
+    /// in the supervisor's stead; `None`: the supervisor does all of it.
+    pub(super) view: Option<ViewPlan>,
+}
+
+/// What every isolated server is held to beyond its rules and its network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Hardening {
+    /// `RLIMIT_FSIZE`: the largest file the server may write (`None`: no limit).
+    pub(super) file_bytes: Option<u64>,
 }
 
 impl Confinement {
@@ -63,34 +85,135 @@ impl Confinement {
             network: NetworkCut::Open,
             namespace: None,
             rules: None,
+            hardening: None,
+            cgroups: Vec::new(),
+            view: None,
         }
     }
 
-    /// Enters the network namespace, then the Landlock rules (in that order: a
-    /// process under Landlock may still make namespaces, but the uid map of a user
-    /// namespace is written through `/proc`, which the rules could deny).
+    /// Enters everything, in the order [`enter`] gives.
     ///
     /// # Safety
     /// Only in a process of its own between `fork` and `exec`: it only makes system
     /// calls and does not allocate.
     pub(super) unsafe fn enter(&self) -> Result<(), libc::c_int> {
-        enter(
-            self.network,
-            self.namespace.map(AsRawFd::as_raw_fd),
+        enter(&Parts {
+            network: self.network,
+            namespace: self.namespace.map(AsRawFd::as_raw_fd),
+            rules: self.rules.as_ref().map(AsRawFd::as_raw_fd),
+            hardening: self.hardening,
+            cgroups: &self.cgroups,
+            view: self.view.as_ref(),
+        })
+    }
+
+    /// What the server's init enters, when it has one.
+    pub(super) fn inside(&self) -> Option<Inside<'_>> {
+        Parts::inside_of(
+            self.view.as_ref(),
             self.rules.as_ref().map(AsRawFd::as_raw_fd),
+            self.hardening,
         )
     }
 }
 
-/// [`Confinement::enter`] from its parts, as the spawner's child has them.
+/// A confinement as descriptors, as the spawner's child has it.
+pub(super) struct Parts<'a> {
+    pub(super) network: NetworkCut,
+    /// An open network namespace, joined under [`NetworkCut::Namespace`].
+    pub(super) namespace: Option<RawFd>,
+    /// An open Landlock ruleset.
+    pub(super) rules: Option<RawFd>,
+    pub(super) hardening: Option<Hardening>,
+    /// Open `cgroup.procs` files.
+    pub(super) cgroups: &'a [RawFd],
+    pub(super) view: Option<&'a ViewPlan>,
+}
+
+impl<'a> Parts<'a> {
+    /// What the server's init enters, when it has one.
+    pub(super) fn inside(&self) -> Option<Inside<'a>> {
+        Parts::inside_of(self.view, self.rules, self.hardening)
+    }
+
+    fn inside_of(
+        view: Option<&'a ViewPlan>,
+        rules: Option<RawFd>,
+        hardening: Option<Hardening>,
+    ) -> Option<Inside<'a>> {
+        view.map(|view| Inside {
+            view,
+            rules,
+            hardened: hardening.is_some(),
+        })
+    }
+}
+
+/// Enters `parts` in this order: a session of its own (first, while this process
+/// leads no group), the network namespace, the cgroups and the file size limit
+/// (writing `cgroup.procs` and making a user namespace's maps go through `/proc`
+/// and `/sys`, which the rules could deny), no core dumps of this process, then
+/// what [`enter_inner`] enters, unless the server has a view, whose init enters it
+/// once the view is made.
 ///
 /// # Safety
-/// As [`Confinement::enter`], with `namespace` an open network namespace and `rules`
-/// an open Landlock ruleset.
-pub(super) unsafe fn enter(
+/// As [`Confinement::enter`], with every descriptor open and of its kind.
+pub(super) unsafe fn enter(parts: &Parts) -> Result<(), libc::c_int> {
+    if parts.hardening.is_some() && libc::setsid() < 0 {
+        return Err(errno());
+    }
+    enter_namespace(parts.network, parts.namespace)?;
+    if !parts.cgroups.is_empty() {
+        super::resource_limits::join(parts.cgroups)?;
+    }
+    if let Some(hardening) = parts.hardening {
+        if let Some(bytes) = hardening.file_bytes {
+            super::resource_limits::limit_file_size(bytes)?;
+        }
+        // The supervisor is a copy of toolspec: its `/proc` entries (its whole
+        // environment among them) are not for the server to read. The server's exec
+        // makes it dumpable again, as it should be.
+        if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {
+            return Err(errno());
+        }
+    }
+    if parts.view.is_none() {
+        enter_inner(parts.rules, parts.hardening.is_some())?;
+    }
+    Ok(())
+}
+
+/// The Landlock rules (which forbid mounting, so after a view is made), no
+/// capabilities (dropping the bounding set needs `CAP_SETPCAP`, so after everything
+/// that needs a capability), and last the seccomp filter, which refuses `setns`,
+/// `unshare` and `mount`.
+///
+/// # Safety
+/// As [`enter`], with `rules` an open Landlock ruleset.
+pub(super) unsafe fn enter_inner(rules: Option<RawFd>, hardened: bool) -> Result<(), libc::c_int> {
+    if let Some(rules) = rules {
+        restrict_self(rules)?;
+    }
+    if hardened {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(errno());
+        }
+        drop_capabilities()?;
+        match super::syscall_filter::compiled() {
+            Some(Ok(filters)) => filters.install()?,
+            // No filter for this architecture: said once per run (`isolation.rs`).
+            Some(Err(_)) => {}
+            // Never compiled before the fork: refuse rather than run unfiltered.
+            None => return Err(libc::EINVAL),
+        }
+    }
+    Ok(())
+}
+
+/// Joins the run's network namespace, or makes one as `network` says.
+unsafe fn enter_namespace(
     network: NetworkCut,
     namespace: Option<RawFd>,
-    rules: Option<RawFd>,
 ) -> Result<(), libc::c_int> {
     match (network, namespace) {
         (NetworkCut::Namespace, Some(namespace)) => {
@@ -101,8 +224,68 @@ pub(super) unsafe fn enter(
         (NetworkCut::Namespace, None) => return Err(libc::EINVAL),
         (other, _) => enter_network(other)?,
     }
-    if let Some(rules) = rules {
-        restrict_self(rules)?;
+    Ok(())
+}
+
+/// The secure bits that keep uid 0 from having capabilities for being uid 0, at
+/// exec or at a change of uid, each locked: `SECBIT_NOROOT`, `SECBIT_NO_SETUID_FIXUP`,
+/// `SECBIT_NO_CAP_AMBIENT_RAISE` and their locks, and the lock of `SECBIT_KEEP_CAPS`.
+const NO_ROOT_BITS: libc::c_ulong = 0b1110_1111;
+
+/// `_LINUX_CAPABILITY_VERSION_3`: the 64-bit capability sets, in two words.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// The header and data `capset` takes.
+#[repr(C)]
+struct CapabilityHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapabilityData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Gives up every capability this process has (in its user namespace, or as root):
+/// the bounding set, so no exec can bring one back, then the ambient, effective,
+/// permitted and inheritable sets. A process that never had `CAP_SETPCAP` (a user
+/// that is not root) has nothing in those sets to give up; its bounding set stays,
+/// and `no_new_privs` keeps a set-uid program from using it.
+unsafe fn drop_capabilities() -> Result<(), libc::c_int> {
+    let mut may_drop = libc::prctl(libc::PR_SET_SECUREBITS, NO_ROOT_BITS, 0, 0, 0) == 0;
+    let mut capability: libc::c_ulong = 0;
+    while may_drop && capability < 64 {
+        if libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 {
+            match errno() {
+                // Past the last capability this kernel knows.
+                libc::EINVAL => break,
+                libc::EPERM => may_drop = false,
+                other => return Err(other),
+            }
+        }
+        capability += 1;
+    }
+    libc::prctl(
+        libc::PR_CAP_AMBIENT,
+        libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+        0,
+        0,
+        0,
+    );
+    let header = CapabilityHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let none = [CapabilityData {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    if libc::syscall(libc::SYS_capset, &header, none.as_ptr()) != 0 {
+        return Err(errno());
     }
     Ok(())
 }

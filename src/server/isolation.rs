@@ -1,7 +1,15 @@
 //! Isolation: every server toolspec starts runs cut off from what is not its own,
 //! unless its target opts out.
 //!
-//! Three layers, each given where the kernel can:
+//! The layers, each given where the kernel can:
+//! - **environment**: the server's environment is built from an allowlist, never
+//!   toolspec's whole one (a CI job's secrets are in toolspec's);
+//! - **session**, **capabilities** and **syscalls**: a session of its own with no
+//!   controlling terminal, no capabilities and no way to gain any, and a seccomp
+//!   filter against what no tool server needs (`confinement.rs`,
+//!   `syscall_filter.rs`);
+//! - **limits** and **file-size**: a cgroup bounding its processes and memory, and
+//!   the largest file it may write (`resource_limits.rs`);
 //! - **writes**: only in the fixture root, a scratch folder beside it and the
 //!   common devices (Landlock, `sandbox.rs`);
 //! - **home**: `HOME` and the `XDG_*_HOME` folders point into the scratch folder,
@@ -19,9 +27,13 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::confinement::{make_run_namespace, try_network, Confinement, NetworkCut};
+use super::confinement::{make_run_namespace, try_network, Confinement, Hardening, NetworkCut};
 use super::home_view::HomeView;
+use super::resource_limits::{cgroups, Limits, ServerCgroup};
 use super::sandbox::{landlock_abi, ruleset, RulesFor};
+use super::server_init::try_view;
+use super::syscall_filter;
+use super::view_plan::{self, ViewOf, ViewPlan};
 
 /// How a target is isolated: on by default; `isolation:` in a target file opens
 /// one thing at a time, `--no-isolation` all of it.
@@ -39,6 +51,14 @@ pub struct Isolation {
     /// Folders inside the home the server reads besides its `PATH` and program: the
     /// target file's folder.
     pub readable: Vec<PathBuf>,
+    /// Names of toolspec's environment variables passed on besides the allowlist
+    /// (`isolation.pass_env`); a name ending in `*` passes every name it begins.
+    pub pass_env: Vec<String>,
+    /// The server's resource limits (`isolation.limits`).
+    pub limits: Limits,
+    /// More places the server reads, in its view and in the home
+    /// (`isolation.read`).
+    pub read: Vec<PathBuf>,
 }
 
 impl Default for Isolation {
@@ -49,8 +69,30 @@ impl Default for Isolation {
             keep_home: false,
             allow_network: false,
             readable: Vec::new(),
+            pass_env: Vec::new(),
+            limits: Limits::default(),
+            read: Vec::new(),
         }
     }
+}
+
+/// The variables of toolspec's environment every isolated server gets: where to
+/// find programs, the language and time zone, and who the user is. Nothing else of
+/// toolspec's is passed on (the target file's `env:` and `isolation.pass_env` add
+/// to it); `TERM` is not, since the server has no terminal.
+const PASSED_ENVIRONMENT: &[&str] = &[
+    "PATH", "LANG", "LANGUAGE", "LC_*", "TZ", "USER", "LOGNAME", "SHELL",
+];
+
+/// Whether `name` is one of `patterns` (an exact name, or a prefix ending in `*`).
+fn named_in(name: &str, patterns: &[impl AsRef<str>]) -> bool {
+    patterns.iter().any(|pattern| {
+        let pattern = pattern.as_ref();
+        match pattern.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == pattern,
+        }
+    })
 }
 
 /// A layer of isolation, as reports name it.
@@ -64,6 +106,20 @@ pub(crate) enum Layer {
     NetworkNamespace,
     /// TCP denied but on the target's port (UDP open).
     TcpPorts,
+    /// An environment built from an allowlist.
+    Environment,
+    /// A session of its own: no controlling terminal.
+    Session,
+    /// No capabilities, and no way to gain any.
+    Capabilities,
+    /// The seccomp filter.
+    Syscalls,
+    /// A view of the filesystem of its own, in its own pid namespace.
+    View,
+    /// A cgroup bounding its processes and memory.
+    Limits,
+    /// The largest file it may write.
+    FileSize,
 }
 
 impl Layer {
@@ -74,6 +130,13 @@ impl Layer {
             Layer::Home => "home",
             Layer::NetworkNamespace => "network-namespace",
             Layer::TcpPorts => "tcp-ports",
+            Layer::Environment => "environment",
+            Layer::Session => "session",
+            Layer::Capabilities => "capabilities",
+            Layer::Syscalls => "syscalls",
+            Layer::View => "view",
+            Layer::Limits => "limits",
+            Layer::FileSize => "file-size",
         }
     }
 }
@@ -88,6 +151,8 @@ struct Kernel {
     run_namespace: Option<OwnedFd>,
     /// The real home, or why it cannot be hidden.
     home: Result<HomeView, String>,
+    /// Whether a server can have a view and a pid namespace of its own, or why not.
+    view: Result<(), String>,
 }
 
 /// The first ABI with TCP port rules.
@@ -110,11 +175,28 @@ fn kernel() -> &'static Kernel {
             Some(home) if !home.is_empty() => HomeView::of(Path::new(&home)),
             _ => Err("HOME is not set".to_string()),
         };
+        let view = match &namespace {
+            Ok(cut) => {
+                // As root the run's namespace is joined, which the probe need not.
+                let cut = match cut {
+                    NetworkCut::UserNamespace => NetworkCut::UserNamespace,
+                    _ => NetworkCut::Open,
+                };
+                try_view(cut).map_err(|errno| {
+                    format!(
+                        "no mount and pid namespace can be made here ({})",
+                        std::io::Error::from_raw_os_error(errno)
+                    )
+                })
+            }
+            Err(_) => Err("no user namespace can be made here".to_string()),
+        };
         let kernel = Kernel {
             landlock,
             namespace,
             run_namespace,
             home,
+            view,
         };
         for note in kernel.notes() {
             eprintln!("note: isolation: {note}");
@@ -156,6 +238,22 @@ impl Kernel {
                     notes.push(format!("the real home stays readable: {why}"));
                 }
             }
+        }
+        if let Err(why) = &self.view {
+            notes.push(format!(
+                "{why}: servers see the whole filesystem (reads are confined by Landlock in \
+                 the home only), and the machine's other processes"
+            ));
+        }
+        if let Err(why) = syscall_filter::filters() {
+            notes.push(format!("{why}: servers run without a seccomp filter"));
+        }
+        match cgroups() {
+            Err(why) => notes.push(format!(
+                "no cgroup can be made here ({why}): the number of processes and the memory \
+                 of a server are not limited"
+            )),
+            Ok(found) => notes.extend(found.missing().iter().cloned()),
         }
         if let Err(why) = &self.namespace {
             if self.tcp_rules() {
@@ -208,7 +306,19 @@ impl Isolation {
             return Vec::new();
         }
         let kernel = kernel();
-        let mut layers = Vec::new();
+        let mut layers = vec![Layer::Environment, Layer::Session, Layer::Capabilities];
+        if syscall_filter::filters().is_ok() {
+            layers.push(Layer::Syscalls);
+        }
+        if kernel.view.is_ok() {
+            layers.push(Layer::View);
+        }
+        if cgroups().is_ok() && (self.limits.pids.is_some() || self.limits.memory_bytes.is_some()) {
+            layers.push(Layer::Limits);
+        }
+        if self.limits.file_bytes.is_some() {
+            layers.push(Layer::FileSize);
+        }
         let landlock = kernel.landlock.is_ok();
         if landlock {
             layers.push(Layer::Writes);
@@ -239,10 +349,25 @@ impl Isolation {
         port: Option<u16>,
     ) -> std::io::Result<Prepared> {
         let kernel = kernel();
-        let mut environment = vec![(OsString::from("TMPDIR"), scratch.as_os_str().to_owned())];
-        if !self.keep_home {
+        let mut environment = self.passed_environment();
+        environment.push((OsString::from("TMPDIR"), scratch.as_os_str().to_owned()));
+        if self.keep_home {
+            environment.extend(std::env::var_os("HOME").map(|home| (OsString::from("HOME"), home)));
+        } else {
             environment.extend(private_home(scratch)?);
         }
+        // Compiled before the fork: the supervisor only installs it.
+        let _ = syscall_filter::filters();
+        let view = match &kernel.view {
+            Ok(()) => Some(self.view(root, scratch, program, path)?),
+            Err(_) => None,
+        };
+        let cgroup = match cgroups() {
+            Ok(_) if self.limits.pids.is_some() || self.limits.memory_bytes.is_some() => {
+                Some(ServerCgroup::make(&self.limits).map_err(std::io::Error::other)?)
+            }
+            _ => None,
+        };
         let network = if self.allow_network {
             NetworkPlan::Open
         } else {
@@ -257,10 +382,15 @@ impl Isolation {
             Ok(_) => {
                 let mut writable = vec![root, scratch];
                 writable.extend(self.writable.iter().map(PathBuf::as_path));
-                let home = match (&kernel.home, self.keep_home) {
+                // A server with a view has no home in it to hide, and Landlock's
+                // read rules, tied to the machine's folders, would not match the
+                // view's: a bind of `/work/main` is reached through the view's own
+                // `/work`, not the machine's.
+                let home = match (&kernel.home, self.keep_home || view.is_some()) {
                     (Ok(view), false) => {
                         let mut needed = self.needed_once(view, program, path);
                         needed.extend(view.needed_inside(&[root.to_path_buf()], &[]));
+                        needed.extend(view.needed_inside(&self.read, &[]));
                         Some((view, needed))
                     }
                     _ => None,
@@ -284,9 +414,134 @@ impl Isolation {
                     _ => None,
                 },
                 rules,
+                hardening: Some(Hardening {
+                    file_bytes: self.limits.file_bytes,
+                }),
+                cgroups: cgroup.as_ref().map(ServerCgroup::procs).unwrap_or_default(),
+                view,
             },
             environment,
+            inherit: false,
+            cgroup,
         })
+    }
+
+    /// The view of a server in `root` with its scratch folder `scratch`, started
+    /// from `program` with `path`; the folder the view is made in is made here.
+    fn view(
+        &self,
+        root: &Path,
+        scratch: &Path,
+        program: &Path,
+        path: Option<&std::ffi::OsStr>,
+    ) -> std::io::Result<ViewPlan> {
+        let mut readable = self.readable_once(program, path);
+        readable.extend(self.read.iter().cloned());
+        if self.keep_home {
+            readable.extend(std::env::var_os("HOME").map(PathBuf::from));
+        }
+        let plan = view_plan::plan(&ViewOf {
+            root,
+            scratch,
+            writable: &self.writable,
+            readable: &readable,
+        })
+        .map_err(std::io::Error::other)?;
+        std::fs::create_dir(scratch.join("view"))?;
+        Ok(plan)
+    }
+
+    /// [`Isolation::view_readable`], found once per program, `PATH` and target
+    /// folder, as [`Isolation::needed_once`] is.
+    fn readable_once(&self, program: &Path, path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
+        type Key = (PathBuf, Option<OsString>, Vec<PathBuf>);
+        static FOUND: std::sync::Mutex<Vec<(Key, Vec<PathBuf>)>> =
+            std::sync::Mutex::new(Vec::new());
+        let key = (
+            program.to_path_buf(),
+            path.map(OsString::from),
+            self.readable.clone(),
+        );
+        let mut found = FOUND
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, readable)) = found.iter().find(|(k, _)| *k == key) {
+            return readable.clone();
+        }
+        let readable = self.view_readable(program, path);
+        found.push((key, readable.clone()));
+        readable
+    }
+
+    /// What a server's view holds to read besides the system folders: each `PATH`
+    /// entry (exactly), the program's folder and the folder of the file it links
+    /// to, the interpreter of a script and the folder of the file that links to,
+    /// each installation prefix among them that is at least two levels into the home
+    /// (`view_plan::prefix_of`), the target file's folder and the current folder.
+    fn view_readable(&self, program: &Path, path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
+        let entries: Vec<PathBuf> = path
+            .map(|p| std::env::split_paths(p).collect())
+            .unwrap_or_default();
+        let mut readable: Vec<PathBuf> = entries
+            .iter()
+            .filter(|e| e.is_absolute())
+            .cloned()
+            .collect();
+        readable.extend(self.readable.iter().cloned());
+        readable.extend(std::env::current_dir().ok());
+        let found = if program.components().count() > 1 {
+            std::path::absolute(program).ok()
+        } else {
+            entries
+                .iter()
+                .map(|folder| folder.join(program))
+                .find(|candidate| candidate.is_file())
+        };
+        let mut programs: Vec<PathBuf> = found.into_iter().collect();
+        programs.extend(programs.first().and_then(|p| interpreter(p)));
+        let mut folders = Vec::new();
+        for program in &programs {
+            folders.extend(program.parent().map(Path::to_path_buf));
+            if let Ok(resolved) = std::fs::canonicalize(program) {
+                folders.extend(resolved.parent().map(Path::to_path_buf));
+                // A package run through `node_modules/.bin` needs its dependencies.
+                if let Some(modules) = resolved
+                    .ancestors()
+                    .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+                    .last()
+                {
+                    folders.push(modules.to_path_buf());
+                }
+            }
+        }
+        folders.extend(entries.iter().cloned());
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let home = home.and_then(|h| std::fs::canonicalize(h).ok());
+        for folder in &folders {
+            let resolved = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
+            if let Some(prefix) = home
+                .as_deref()
+                .and_then(|h| view_plan::prefix_of(&resolved, h))
+            {
+                readable.push(prefix);
+            }
+        }
+        readable.extend(folders.into_iter().filter(|f| f.is_absolute()));
+        readable.sort();
+        readable.dedup();
+        readable
+    }
+
+    /// The variables of toolspec's environment this server gets: the allowlist and
+    /// `pass_env`.
+    fn passed_environment(&self) -> Vec<(OsString, OsString)> {
+        std::env::vars_os()
+            .filter(|(name, _)| {
+                name.to_str().is_some_and(|name| {
+                    named_in(name, PASSED_ENVIRONMENT) || named_in(name, &self.pass_env)
+                })
+            })
+            .collect()
     }
 
     /// [`Isolation::needed`], found once per program, `PATH` and target folder:
@@ -348,6 +603,20 @@ impl Isolation {
     }
 }
 
+/// The interpreter a script names on its `#!` line (`/usr/bin/env node` names
+/// `env`), if `program` is a script.
+fn interpreter(program: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut start = [0u8; 256];
+    let read = std::fs::File::open(program).ok()?.read(&mut start).ok()?;
+    let line = start.get(..read)?.strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let word = line
+        .split(|b| b.is_ascii_whitespace())
+        .find(|w| !w.is_empty())?;
+    Some(PathBuf::from(std::str::from_utf8(word).ok()?))
+}
+
 /// Says once per run that an HTTP server gets `plan` instead of a namespace.
 fn note_http_network_once(plan: NetworkPlan) {
     static SAID: OnceLock<()> = OnceLock::new();
@@ -386,8 +655,13 @@ fn private_home(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
 /// One server's isolation, ready for its spawn.
 pub(super) struct Prepared {
     pub(super) confinement: Confinement,
-    /// Laid over the server's environment.
+    /// The server's environment, before the target's `env:`.
     pub(super) environment: Vec<(OsString, OsString)>,
+    /// Whether `environment` is laid over toolspec's whole one (no isolation).
+    pub(super) inherit: bool,
+    /// The server's cgroup, kept until the server has ended, then read for the
+    /// limit it hit and removed.
+    pub(super) cgroup: Option<ServerCgroup>,
 }
 
 impl Prepared {
@@ -396,6 +670,8 @@ impl Prepared {
         Prepared {
             confinement: Confinement::none(),
             environment: Vec::new(),
+            inherit: true,
+            cgroup: None,
         }
     }
 }

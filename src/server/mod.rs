@@ -21,14 +21,19 @@ pub(crate) mod outcome;
 pub(crate) mod preflight;
 mod proc_stat;
 mod process;
+mod resource_limits;
 mod sandbox;
 mod server_exec;
+mod server_init;
 mod session;
 mod spawner;
 mod stdout_guard;
 mod supervisor;
 mod supervisor_child;
+mod syscall_filter;
 mod target_file;
+mod view_enter;
+mod view_plan;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -46,6 +51,7 @@ pub(crate) use process::{
     contain_the_run, end_what_escaped, finish_interrupted_run, interrupted, output_of_listed,
     stop_spawner,
 };
+pub use resource_limits::Limits;
 pub(crate) use session::{ListedTool, Session};
 pub use target_file::load_target_file;
 pub(crate) use target_file::target_from_text;
@@ -139,6 +145,13 @@ impl Target {
     pub(crate) fn isolated_if(mut self, on: bool) -> Self {
         self.isolation.enabled &= on;
         self
+    }
+
+    /// The target with `place` in its servers' view to read (`isolation.read`).
+    pub(crate) fn reading(&self, place: PathBuf) -> Self {
+        let mut target = self.clone();
+        target.isolation.read.push(place);
+        target
     }
 
     /// Adds `extra` arguments, for deliberately broken variants of a target.

@@ -30,6 +30,7 @@ use super::control_word::receive_word;
 use super::escapes;
 use super::isolation::{self, Isolation, Prepared};
 use super::proc_stat;
+use super::resource_limits::{LimitHit, Limits, ServerCgroup};
 use super::server_exec::ServerExec;
 use super::spawner;
 use super::supervisor::{become_supervisor, FINISHED, STARTED};
@@ -50,6 +51,11 @@ pub(super) struct ServerProcess {
     /// Under isolation, the server's `TMPDIR` and private home, removed after the
     /// server.
     _scratch: Option<Scratch>,
+    /// Under isolation, the server's cgroup: read for a limit hit once the server
+    /// has ended, removed after it.
+    cgroup: Option<ServerCgroup>,
+    /// The server's limits, to name the file size one when it dies of `SIGXFSZ`.
+    limits: Limits,
     /// The server's own network namespace, when it has one and is reached over
     /// HTTP: toolspec connects from inside it.
     namespace: Option<Arc<OwnedFd>>,
@@ -85,7 +91,10 @@ impl ServerProcess {
         let Prepared {
             confinement,
             environment,
+            inherit,
+            cgroup,
         } = prepared;
+        let hardened = confinement.hardening.is_some();
         let own_namespace = confinement.network != NetworkCut::Open;
         // Held through the spawn, so an interrupt either finds this server listed or
         // has already forbidden it.
@@ -99,6 +108,7 @@ impl ServerProcess {
         let mut server_exec = ServerExec::new(
             program,
             argv,
+            inherit,
             environment
                 .iter()
                 .map(|(k, v)| (k.as_os_str(), v.as_os_str()))
@@ -123,8 +133,12 @@ impl ServerProcess {
                     .current_dir(cwd)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .process_group(0);
+                    .stderr(Stdio::piped());
+                // A hardened supervisor makes a session of its own, which leads a
+                // group too; `setsid` fails in a process that leads one already.
+                if !hardened {
+                    command.process_group(0);
+                }
                 // SAFETY: the hook only makes async-signal-safe system calls (see
                 // `supervisor` and `confinement`), and `control` stays open until the
                 // spawn has returned. The confinement comes first, so the supervisor
@@ -134,7 +148,7 @@ impl ServerProcess {
                         confinement
                             .enter()
                             .map_err(std::io::Error::from_raw_os_error)?;
-                        become_supervisor(control, &mut server_exec)
+                        become_supervisor(control, &mut server_exec, confinement.inside().as_ref())
                     });
                 }
                 let mut child = command.spawn()?;
@@ -181,6 +195,8 @@ impl ServerProcess {
             supervised: Some(number),
             control,
             _scratch: scratch,
+            cgroup,
+            limits: isolation.limits,
             namespace: None,
         };
         if matches!(process.child, SupervisorChild::Cloned(_)) {
@@ -257,7 +273,7 @@ impl ServerProcess {
         &mut self,
         grace: Duration,
         stdin_closed: bool,
-    ) -> Result<(), BrokenContainment> {
+    ) -> Result<(), StopFault> {
         let exited_alone =
             stdin_closed && tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !exited_alone {
@@ -280,14 +296,27 @@ impl ServerProcess {
                 supervised().children.remove(&pid);
             }
         }
-        if self.supervisor_finished() {
-            return Ok(());
+        if !self.supervisor_finished() {
+            CONTAINMENT_BROKE.store(true, Ordering::SeqCst);
+            return Err(StopFault::Containment(BrokenContainment {
+                supervisor: status,
+                ended: escapes::adopting().then(end_escaped_processes),
+            }));
         }
-        CONTAINMENT_BROKE.store(true, Ordering::SeqCst);
-        Err(BrokenContainment {
-            supervisor: status,
-            ended: escapes::adopting().then(end_escaped_processes),
-        })
+        match self.limit_hit(status) {
+            Some(hit) => Err(StopFault::Limit(hit)),
+            None => Ok(()),
+        }
+    }
+
+    /// The limit the server hit, once its tree has ended: its cgroup's counters,
+    /// or the server's own death by `SIGXFSZ` (its status is the supervisor's).
+    fn limit_hit(&self, status: Option<ExitStatus>) -> Option<LimitHit> {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(hit) = self.cgroup.as_ref().and_then(ServerCgroup::hit) {
+            return Some(hit);
+        }
+        LimitHit::by_signal(&self.limits, status.and_then(|s| s.signal())?)
     }
 
     /// Whether the supervisor said, before it exited, that it had ended its
@@ -456,6 +485,24 @@ fn shut_down(control: &OwnedFd, how: libc::c_int) {
     // SAFETY: shutdown on a socket this process owns; a failure changes nothing.
     unsafe {
         libc::shutdown(control.as_raw_fd(), how);
+    }
+}
+
+/// Why stopping a server says its scenario cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StopFault {
+    /// The server's tree got out of its supervisor's hold.
+    Containment(BrokenContainment),
+    /// The server hit one of its resource limits (`isolation.limits`).
+    Limit(LimitHit),
+}
+
+impl std::fmt::Display for StopFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StopFault::Containment(broken) => broken.fmt(f),
+            StopFault::Limit(hit) => f.write_str(&hit.describe()),
+        }
     }
 }
 

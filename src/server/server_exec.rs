@@ -57,15 +57,20 @@ unsafe impl Send for ServerExec {}
 unsafe impl Sync for ServerExec {}
 
 impl ServerExec {
-    /// The exec of `program` with `args`, in toolspec's environment with `env` laid
-    /// over it (a later pair wins). A NUL inside any of them is refused here, as
-    /// std's spawn refuses it.
+    /// The exec of `program` with `args`, in `env` (a later pair wins), laid over
+    /// toolspec's whole environment when `inherit` (no isolation). A NUL inside any
+    /// of them is refused here, as std's spawn refuses it.
     pub(super) fn new<'a>(
         program: &Path,
         args: &[String],
+        inherit: bool,
         env: impl IntoIterator<Item = (&'a OsStr, &'a OsStr)>,
     ) -> io::Result<ServerExec> {
-        let mut environment: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+        let mut environment: Vec<(OsString, OsString)> = if inherit {
+            std::env::vars_os().collect()
+        } else {
+            Vec::new()
+        };
         for (name, value) in env {
             environment.retain(|(existing, _)| existing != name);
             environment.push((name.to_owned(), value.to_owned()));
@@ -268,6 +273,7 @@ mod tests {
         let exec = ServerExec::new(
             Path::new("prog"),
             &["one".to_string()],
+            true,
             [(OsStr::new("PATH"), OsStr::new("/only/here"))],
         )
         .expect("exec");
@@ -280,7 +286,20 @@ mod tests {
             .filter(|s| s.as_bytes().starts_with(b"PATH="))
             .count();
         assert_eq!(paths, 1, "the server's PATH replaces toolspec's");
-        let refused = ServerExec::new(Path::new("prog"), &["a\0b".to_string()], []);
+        let only = ServerExec::new(
+            Path::new("/bin/prog"),
+            &[],
+            false,
+            [(OsStr::new("A"), OsStr::new("b"))],
+        )
+        .expect("exec");
+        let (_, _, envp) = only.parts();
+        assert_eq!(
+            envp,
+            [c"A=b"],
+            "nothing of toolspec's environment without inherit"
+        );
+        let refused = ServerExec::new(Path::new("prog"), &["a\0b".to_string()], true, []);
         assert!(refused.is_err());
     }
 }

@@ -17,7 +17,7 @@ use tokio::io::AsyncReadExt;
 
 use super::exchange::{Exchange, Recorded};
 use super::http_client::CheckedHttp;
-use super::process::{BrokenContainment, ServerProcess};
+use super::process::{ServerProcess, StopFault};
 use super::stdout_guard::{guard, Fault};
 use super::supervisor_child::ServerPipes;
 use super::Target;
@@ -351,8 +351,8 @@ impl Session {
     }
 
     /// Closes stdin, gives the server a moment to exit, then kills what is left. An
-    /// error says the server had broken out of its containment.
-    pub(crate) async fn stop(mut self) -> Result<(), BrokenContainment> {
+    /// error says the server had broken out of its containment, or hit a limit.
+    pub(crate) async fn stop(mut self) -> Result<(), StopFault> {
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(EXIT_GRACE, client.cancel()).await;
         }

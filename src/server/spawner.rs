@@ -32,25 +32,35 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-use super::confinement::{self, Confinement, NetworkCut};
+use super::confinement::{self, Confinement, Hardening, NetworkCut, Parts};
 use super::control_word::{receive_word, send_word};
 use super::proc_stat;
 use super::server_exec::ServerExec;
 use super::supervisor::{settle, supervise_for_spawner};
+use super::view_plan::ViewPlan;
 
 /// The descriptors a supervisor is handed, in this order: the server's stdin,
 /// stdout and stderr, and the supervisor's end of the control socket.
 pub(super) const HANDED: usize = 4;
 
 /// The first bytes of a request, so that nothing else is taken for one.
-const MAGIC: [u8; 4] = *b"tsp2";
+const MAGIC: [u8; 4] = *b"tsp3";
 
-/// At most two descriptors more than [`HANDED`]: the run's network namespace and the
-/// Landlock ruleset the supervisor enters (`confinement.rs`), in that order.
-const MOST_HANDED: usize = HANDED + 2;
+/// The most cgroups a supervisor joins: cgroup v1 has one hierarchy for processes
+/// and one for memory.
+const MOST_CGROUPS: usize = 2;
+
+/// At most four descriptors more than [`HANDED`]: the run's network namespace, the
+/// Landlock ruleset and the server's cgroups the supervisor enters
+/// (`confinement.rs`), in that order.
+const MOST_HANDED: usize = HANDED + 2 + MOST_CGROUPS;
 
 /// Set in a request's network word when a Landlock ruleset is handed along.
 const WITH_RULES: u32 = 1 << 8;
+
+/// Set in a request's network word when the supervisor is hardened (a session of
+/// its own, no capabilities, the seccomp filter).
+const HARDENED: u32 = 1 << 9;
 
 /// The largest request: a `SOCK_SEQPACKET` message must fit the socket's buffer,
 /// which the kernel bounds (`net.core.wmem_max`); a larger one is forked directly.
@@ -125,10 +135,11 @@ pub(super) fn spawn(
 ) -> Option<io::Result<libc::pid_t>> {
     let mut spawner = spawner();
     let socket = spawner.as_ref()?.socket.as_raw_fd();
-    let request = encode(exec, cwd, confinement.network, confinement.rules.is_some())?;
+    let request = encode(exec, cwd, confinement)?;
     let mut handed: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
     handed.extend(confinement.namespace.map(AsRawFd::as_raw_fd));
     handed.extend(confinement.rules.as_ref().map(AsRawFd::as_raw_fd));
+    handed.extend(confinement.cgroups.iter().copied());
     match send_with_fds(socket, &request, &handed) {
         Ok(()) => {}
         Err(e) if e.raw_os_error() == Some(libc::EMSGSIZE) => return None,
@@ -149,24 +160,51 @@ pub(super) fn spawn(
     })
 }
 
-/// The request for `exec` in `cwd` with its supervisor's network cut: [`MAGIC`],
-/// the number of paths, of argv's strings and of the environment's, and the cut
-/// (each four bytes, this machine's order), then the folder and every string, each
+/// The request for `exec` in `cwd` under `confinement`: [`MAGIC`], the number of
+/// paths, of argv's strings and of the environment's, the network cut with its
+/// flags, the number of cgroups (each four bytes, this machine's order) and the file
+/// size limit (eight bytes, 0 for none), then the folder and every string, each
 /// ended by a NUL. `None` if the folder has a NUL in it or the whole is too large
 /// for one message.
-fn encode(exec: &ServerExec, cwd: &Path, network: NetworkCut, rules: bool) -> Option<Vec<u8>> {
+fn encode(exec: &ServerExec, cwd: &Path, confinement: &Confinement) -> Option<Vec<u8>> {
     let cwd = CString::new(cwd.as_os_str().as_bytes()).ok()?;
     let (candidates, argv, envp) = exec.parts();
+    if confinement.cgroups.len() > MOST_CGROUPS {
+        return None;
+    }
     let mut request = MAGIC.to_vec();
     for count in [candidates.len(), argv.len(), envp.len()] {
         request.extend_from_slice(&u32::try_from(count).ok()?.to_ne_bytes());
     }
-    let word = network.word() | if rules { WITH_RULES } else { 0 };
+    let word = confinement.network.word()
+        | if confinement.rules.is_some() {
+            WITH_RULES
+        } else {
+            0
+        }
+        | if confinement.hardening.is_some() {
+            HARDENED
+        } else {
+            0
+        };
     request.extend_from_slice(&word.to_ne_bytes());
+    request.extend_from_slice(&u32::try_from(confinement.cgroups.len()).ok()?.to_ne_bytes());
+    let file_bytes = confinement
+        .hardening
+        .and_then(|h| h.file_bytes)
+        .unwrap_or(0);
+    request.extend_from_slice(&file_bytes.to_ne_bytes());
+    let view = confinement
+        .view
+        .as_ref()
+        .map(ViewPlan::to_strings)
+        .unwrap_or_default();
+    request.extend_from_slice(&u32::try_from(view.len()).ok()?.to_ne_bytes());
     for string in std::iter::once(&cwd)
         .chain(candidates)
         .chain(argv)
         .chain(envp)
+        .chain(&view)
     {
         request.extend_from_slice(string.as_bytes_with_nul());
         if request.len() > LARGEST_REQUEST {
@@ -176,12 +214,16 @@ fn encode(exec: &ServerExec, cwd: &Path, network: NetworkCut, rules: bool) -> Op
     Some(request)
 }
 
-/// A request read back: the folder, the network cut and the exec.
+/// A request read back: the folder, the confinement and the exec.
 struct Request {
     cwd: CString,
     network: NetworkCut,
     /// Whether a Landlock ruleset comes with it (after the namespace, if any).
     rules: bool,
+    hardening: Option<Hardening>,
+    /// How many cgroups' `cgroup.procs` come with it (after the ruleset).
+    cgroups: usize,
+    view: Option<ViewPlan>,
     candidates: Vec<CString>,
     strings: Vec<CString>,
     argc: usize,
@@ -189,9 +231,12 @@ struct Request {
 
 impl Request {
     /// How many descriptors come with it: the four handed to every supervisor, the
-    /// run's network namespace when it joins it, and its Landlock ruleset.
+    /// run's network namespace when it joins it, its Landlock ruleset and cgroups.
     fn descriptors(&self) -> usize {
-        HANDED + usize::from(self.network == NetworkCut::Namespace) + usize::from(self.rules)
+        HANDED
+            + usize::from(self.network == NetworkCut::Namespace)
+            + usize::from(self.rules)
+            + self.cgroups
     }
 }
 
@@ -204,19 +249,42 @@ fn decode(bytes: &[u8]) -> Option<Request> {
     };
     let (paths, argc, envc) = (count(0)?, count(4)?, count(8)?);
     let word = u32::try_from(count(12)?).ok()?;
-    let network = NetworkCut::from_word(word & !WITH_RULES)?;
+    let network = NetworkCut::from_word(word & !(WITH_RULES | HARDENED))?;
     let rules = word & WITH_RULES != 0;
+    let cgroups = count(16)?;
+    let file_bytes: [u8; 8] = rest.get(20..28)?.try_into().ok()?;
+    let file_bytes = u64::from_ne_bytes(file_bytes);
+    let hardening = (word & HARDENED != 0).then_some(Hardening {
+        file_bytes: (file_bytes != 0).then_some(file_bytes),
+    });
+    if cgroups > MOST_CGROUPS {
+        return None;
+    }
+    let viewc = count(28)?;
     let mut strings = rest
-        .get(16..)?
+        .get(32..)?
         .split_inclusive(|&b| b == 0)
         .map(|s| CString::from_vec_with_nul(s.to_vec()).ok());
     let cwd = strings.next()??;
     let candidates = strings.by_ref().take(paths).collect::<Option<Vec<_>>>()?;
-    let strings = strings.collect::<Option<Vec<_>>>()?;
-    (candidates.len() == paths && strings.len() == argc.checked_add(envc)?).then_some(Request {
+    let mut strings = strings.collect::<Option<Vec<_>>>()?;
+    let exec_strings = argc.checked_add(envc)?;
+    if candidates.len() != paths || strings.len() != exec_strings.checked_add(viewc)? {
+        return None;
+    }
+    let view = strings.split_off(exec_strings);
+    let view = if view.is_empty() {
+        None
+    } else {
+        Some(ViewPlan::from_strings(&view)?)
+    };
+    Some(Request {
         cwd,
         network,
         rules,
+        hardening,
+        cgroups,
+        view,
         candidates,
         strings,
         argc,
@@ -236,7 +304,7 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
     // Nothing of toolspec's is held open here (not its stdout, a pipe someone waits
     // to end), and a Ctrl-C, which reaches toolspec's whole process group, is
     // toolspec's to wind the run up with: this process ends when toolspec does.
-    settle(socket);
+    settle(socket, socket);
     let mut buffer = vec![0u8; LARGEST_REQUEST];
     loop {
         let (length, fds) = match receive_with_fds(socket, &mut buffer) {
@@ -252,6 +320,10 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
         };
         let reply = match (buffer.get(..length).and_then(decode), fds.len()) {
             (Some(request), count) if count == request.descriptors() => {
+                if request.hardening.is_some() {
+                    // Compiled here, once, so each supervisor only installs it.
+                    let _ = super::syscall_filter::filters();
+                }
                 fork_supervisor(&request, &fds)
             }
             _ => -libc::EINVAL,
@@ -304,12 +376,25 @@ unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
     } else {
         None
     };
+    let mut cgroups = [0 as RawFd; MOST_CGROUPS];
+    let first_cgroup = usize::from(joins) + usize::from(request.rules);
+    let mut joined = 0;
+    for (slot, fd) in cgroups
+        .iter_mut()
+        .zip(extra.iter().skip(first_cgroup).take(request.cgroups))
+    {
+        *slot = fd.as_raw_fd();
+        joined += 1;
+    }
     let control = control.as_raw_fd();
     let fail = |errno: libc::c_int| -> ! {
         send_word(control, errno);
         libc::_exit(127)
     };
-    if libc::setpgid(0, 0) != 0 || libc::chdir(request.cwd.as_ptr()) != 0 {
+    // A hardened supervisor gets a session of its own instead (`confinement.rs`),
+    // which also makes it a group's leader.
+    let grouped = request.hardening.is_some() || libc::setpgid(0, 0) == 0;
+    if !grouped || libc::chdir(request.cwd.as_ptr()) != 0 {
         fail(*libc::__errno_location());
     }
     for (fd, onto) in [(stdin, 0), (stdout, 1), (stderr, 2)] {
@@ -330,7 +415,15 @@ unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
     // Before the supervisor starts the server: both are under it.
-    if let Err(errno) = confinement::enter(request.network, namespace, rules) {
+    let parts = Parts {
+        network: request.network,
+        namespace,
+        rules,
+        hardening: request.hardening,
+        cgroups: cgroups.get(..joined).unwrap_or_default(),
+        view: request.view.as_ref(),
+    };
+    if let Err(errno) = confinement::enter(&parts) {
         fail(errno);
     }
     let mut exec = ServerExec::from_parts(
@@ -338,7 +431,7 @@ unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
         request.strings.clone(),
         request.argc,
     );
-    supervise_for_spawner(control, &mut exec)
+    supervise_for_spawner(control, &mut exec, parts.inside().as_ref())
 }
 
 /// How many threads this process runs, from `/proc/self/stat`.
@@ -493,19 +586,31 @@ mod tests {
         let exec = ServerExec::new(
             Path::new("/bin/echo"),
             &["one".to_string(), String::new()],
+            true,
             [(
                 std::ffi::OsStr::new("TOOLSPEC_X"),
                 std::ffi::OsStr::new("y"),
             )],
         )
         .expect("exec");
-        let bytes =
-            encode(&exec, Path::new("/tmp/root"), NetworkCut::Namespace, true).expect("fits");
+        let rules = std::fs::File::open("/").expect("a descriptor");
+        let confinement = Confinement {
+            network: NetworkCut::Namespace,
+            namespace: None,
+            rules: Some(rules.into()),
+            hardening: Some(Hardening {
+                file_bytes: Some(1 << 30),
+            }),
+            cgroups: vec![7, 8],
+            view: None,
+        };
+        let bytes = encode(&exec, Path::new("/tmp/root"), &confinement).expect("fits");
         let request = decode(&bytes).expect("decodes");
         assert_eq!(request.cwd.as_bytes(), b"/tmp/root");
         assert_eq!(request.network, NetworkCut::Namespace);
         assert!(request.rules);
-        assert_eq!(request.descriptors(), HANDED + 2);
+        assert_eq!(request.hardening, confinement.hardening);
+        assert_eq!(request.descriptors(), HANDED + 4);
         let (candidates, argv, envp) = exec.parts();
         assert_eq!(request.candidates, candidates);
         assert_eq!(request.argc, argv.len());
@@ -515,8 +620,9 @@ mod tests {
 
     #[test]
     fn anything_else_is_not_a_request() {
-        let exec = ServerExec::new(Path::new("/bin/echo"), &[], []).expect("exec");
-        let bytes = encode(&exec, Path::new("/"), NetworkCut::Open, false).expect("fits");
+        let exec = ServerExec::new(Path::new("/bin/echo"), &[], true, []).expect("exec");
+        let bytes = encode(&exec, Path::new("/"), &Confinement::none()).expect("fits");
+        assert!(decode(&bytes).is_some_and(|r| r.hardening.is_none() && r.cgroups == 0));
         assert!(decode(&bytes[..bytes.len() - 1]).is_none(), "cut short");
         assert!(decode(b"tsp0").is_none());
         let mut more = bytes.clone();

@@ -32,6 +32,7 @@ use std::os::fd::RawFd;
 
 use super::control_word::send_word;
 use super::server_exec::ServerExec;
+use super::server_init::{self, Inside};
 
 /// Runs in the child forked for a server, before `exec`. Starts the server as its
 /// own child (`server_exec.rs`: without copying toolspec's memory again), and
@@ -42,14 +43,30 @@ use super::server_exec::ServerExec;
 /// # Safety
 /// Only to be called between `fork` and `exec` (a `pre_exec` hook), with `control`
 /// an open descriptor.
-pub(super) unsafe fn become_supervisor(control: RawFd, server: &mut ServerExec) -> io::Result<()> {
+pub(super) unsafe fn become_supervisor(
+    control: RawFd,
+    server: &mut ServerExec,
+    inside: Option<&Inside>,
+) -> io::Result<()> {
     // Before the server starts: everything its tree leaves behind comes here.
     if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
         return Err(io::Error::last_os_error());
     }
     // A failed exec comes back as this hook's error, which std hands to the spawn.
-    let server = server.start()?;
-    supervise(server, control)
+    let (server, from_init) = start(server, inside)?;
+    supervise(server, control, from_init)
+}
+
+/// Starts the server, through its init when it has a view: the pid of the child
+/// that stands for it here, and the pipe its init hands its status up on.
+unsafe fn start(
+    server: &mut ServerExec,
+    inside: Option<&Inside>,
+) -> io::Result<(libc::pid_t, Option<RawFd>)> {
+    match inside {
+        Some(inside) => server_init::start(server, inside).map(|(pid, pipe)| (pid, Some(pipe))),
+        None => server.start().map(|pid| (pid, None)),
+    }
 }
 
 /// As [`become_supervisor`], in a supervisor the spawner forked (`spawner.rs`),
@@ -60,11 +77,15 @@ pub(super) unsafe fn become_supervisor(control: RawFd, server: &mut ServerExec) 
 /// # Safety
 /// Only in a process of its own that nothing else runs in, with `control` an open
 /// descriptor.
-pub(super) unsafe fn supervise_for_spawner(control: RawFd, server: &mut ServerExec) -> ! {
+pub(super) unsafe fn supervise_for_spawner(
+    control: RawFd,
+    server: &mut ServerExec,
+    inside: Option<&Inside>,
+) -> ! {
     let started = if libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
         Err(io::Error::last_os_error())
     } else {
-        server.start()
+        start(server, inside)
     };
     let said = match &started {
         Ok(_) => STARTED,
@@ -72,7 +93,7 @@ pub(super) unsafe fn supervise_for_spawner(control: RawFd, server: &mut ServerEx
     };
     send_word(control, said);
     match started {
-        Ok(server) => supervise(server, control),
+        Ok((server, from_init)) => supervise(server, control, from_init),
         Err(_) => libc::_exit(127),
     }
 }
@@ -82,10 +103,17 @@ pub(super) const STARTED: libc::c_int = 0;
 
 /// The supervisor's life: wait for the server to exit or the control socket to
 /// end, end every descendant, say so if none is left, and exit as the server did.
-unsafe fn supervise(server: libc::pid_t, control: RawFd) -> ! {
-    settle(control);
+/// `server` is the server's init when it has one (`from_init` its pipe): its death
+/// ends the server's namespace, and its last word is the server's status.
+unsafe fn supervise(server: libc::pid_t, control: RawFd, from_init: Option<RawFd>) -> ! {
+    settle(control, from_init.unwrap_or(control));
     let mut status = wait_for_the_end(server, control);
-    if end_every_descendant(server, &mut status) {
+    let ended = end_every_descendant(server, &mut status);
+    if let Some(pipe) = from_init {
+        // Only an init that outlived its server says how the server ended.
+        status = server_init::server_status(pipe).or(status);
+    }
+    if ended {
         // Read by toolspec once this process is reaped: a supervisor that dies
         // without sending it (killed by the server) let its tree go.
         libc::send(
@@ -103,17 +131,17 @@ unsafe fn supervise(server: libc::pid_t, control: RawFd) -> ! {
 pub(super) const FINISHED: [u8; 1] = [b'.'];
 
 /// Lets go of everything inherited from toolspec: stdio (so the server's pipes close
-/// when the server's tree is gone), every other descriptor but `control` (another
-/// server's control socket, std's exec-error pipe), and the signals aimed at the
-/// server's group. The spawner settles the same way, keeping its socket.
-pub(super) unsafe fn settle(control: RawFd) {
+/// when the server's tree is gone), every other descriptor but `control` and `also`
+/// (another server's control socket, std's exec-error pipe), and the signals aimed
+/// at the server's group. The spawner settles the same way, keeping its socket.
+pub(super) unsafe fn settle(control: RawFd, also: RawFd) {
     let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
     if null >= 0 {
         for fd in 0..3 {
             libc::dup2(null, fd);
         }
     }
-    close_from(3, control);
+    close_from(3, control.min(also), control.max(also));
     // A polite SIGTERM or a Ctrl-C goes to the server's process group, which this
     // process leads; it is for the server. The supervisor only ever ends by itself.
     for signal in [
@@ -127,11 +155,13 @@ pub(super) unsafe fn settle(control: RawFd) {
     }
 }
 
-/// Closes every descriptor from `first` up, except `keep`.
-unsafe fn close_from(first: RawFd, keep: RawFd) {
+/// Closes every descriptor from `first` up, except `keep` and `keep_too` (the same
+/// one, or a larger one).
+pub(super) unsafe fn close_from(first: RawFd, keep: RawFd, keep_too: RawFd) {
     let ranges = [
         (first, keep.saturating_sub(1)),
-        (keep.saturating_add(1), RawFd::MAX),
+        (keep.saturating_add(1), keep_too.saturating_sub(1)),
+        (keep_too.saturating_add(1), RawFd::MAX),
     ];
     for (low, high) in ranges {
         if low > high {

@@ -11,6 +11,9 @@
 //!   writable: ["{here}/cache"]
 //!   keep_home: false
 //!   allow_network: false
+//!   pass_env: [NPM_CONFIG_REGISTRY, "MY_SERVER_*"]
+//!   read: ["{here}/../models"]
+//!   limits: { pids: 512, memory: 2GiB, file_size: 1GiB }   # `none` lifts one
 //! ```
 //!
 //! `{here}` is the folder of the target file, so a file can travel with its server.
@@ -20,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::resource_limits::Limits;
 use super::{Isolation, Target};
 use crate::scenario::{parse_yaml_str, LoadError};
 
@@ -75,6 +79,81 @@ struct IsolationSection {
     /// Leave the network open.
     #[serde(default)]
     allow_network: bool,
+    /// Variables of toolspec's environment to pass on beside the allowlist.
+    #[serde(default)]
+    pass_env: Vec<String>,
+    /// More places the server reads (`{here}` is the file's folder).
+    #[serde(default)]
+    read: Vec<String>,
+    /// The server's resource limits, each a number, a size (`512MiB`) or `none`.
+    #[serde(default)]
+    limits: LimitsSection,
+}
+
+/// `isolation.limits`: each key replaces one default.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitsSection {
+    pids: Option<Amount>,
+    memory: Option<Amount>,
+    file_size: Option<Amount>,
+}
+
+/// A limit as written: a number, or a string (`2GiB`, `512M`, `none`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Amount {
+    Number(u64),
+    Text(String),
+}
+
+impl Amount {
+    /// The limit it sets: `None` for `none`; sizes in bytes (K, M, G, T, with or
+    /// without `iB` or `B`, all powers of 1024). `what` names the key in an error.
+    fn read(&self, what: &str) -> Result<Option<u64>, String> {
+        let text = match self {
+            Amount::Number(n) => return Ok(Some(*n)),
+            Amount::Text(t) => t.trim(),
+        };
+        if text.eq_ignore_ascii_case("none") {
+            return Ok(None);
+        }
+        let split = text
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len());
+        let (digits, unit) = text.split_at(split);
+        let unit = unit.trim();
+        let shift = match unit.trim_end_matches("iB").trim_end_matches('B') {
+            "" => 0,
+            "K" | "k" => 10,
+            "M" => 20,
+            "G" => 30,
+            "T" => 40,
+            _ => return Err(format!("`isolation.limits.{what}`: unknown unit `{unit}` in `{text}` (K, M, G or T, or `none`)")),
+        };
+        digits
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(1u64 << shift))
+            .map(Some)
+            .ok_or_else(|| format!("`isolation.limits.{what}`: `{text}` is not a size (a number, `512MiB`, `2GiB` or `none`)"))
+    }
+}
+
+impl LimitsSection {
+    /// The limits: the defaults, with each key given replacing its own.
+    fn limits(&self) -> Result<Limits, String> {
+        let defaults = Limits::default();
+        let pick = |given: &Option<Amount>, what: &str, default| match given {
+            Some(amount) => amount.read(what),
+            None => Ok(default),
+        };
+        Ok(Limits {
+            pids: pick(&self.pids, "pids", defaults.pids)?,
+            memory_bytes: pick(&self.memory, "memory", defaults.memory_bytes)?,
+            file_bytes: pick(&self.file_size, "file_size", defaults.file_bytes)?,
+        })
+    }
 }
 
 /// `command:` as a list of words or one shell-style line. Read with a visitor, not
@@ -166,6 +245,11 @@ pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadEr
         })?;
         baseline.extend(read_baseline_lines(&text));
     }
+    let limits = file
+        .isolation
+        .limits
+        .limits()
+        .map_err(|why| LoadError::new(path, None, why))?;
     Ok(Target {
         name: file.name.clone().unwrap_or_else(|| program.clone()),
         program: PathBuf::from(program),
@@ -193,6 +277,14 @@ pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadEr
             keep_home: file.isolation.keep_home,
             allow_network: file.isolation.allow_network,
             readable: vec![here.clone()],
+            pass_env: file.isolation.pass_env.clone(),
+            limits,
+            read: file
+                .isolation
+                .read
+                .iter()
+                .map(|r| here.join(with_here(r)))
+                .collect(),
         },
     })
 }
@@ -251,7 +343,7 @@ pub(super) fn read_baseline_lines(text: &str) -> impl Iterator<Item = String> + 
 
 #[cfg(test)]
 mod tests {
-    use super::{read_baseline_lines, target_file_folder};
+    use super::{read_baseline_lines, target_file_folder, target_from_text, Limits};
     use std::path::Path;
 
     #[test]
@@ -310,5 +402,30 @@ mod tests {
         let ids: Vec<String> =
             read_baseline_lines("# header\n\n  boris::a::Case #2  \nboris::b::c\n").collect();
         assert_eq!(ids, ["boris::a::Case #2", "boris::b::c"]);
+    }
+
+    #[test]
+    fn limits_read_numbers_sizes_and_none_and_name_a_bad_one() {
+        let target = |limits: &str| {
+            target_from_text(
+                Path::new("t.yaml"),
+                &format!("command: [srv]\nisolation:\n  limits: {limits}\n"),
+            )
+        };
+        let read = target("{ pids: 64, memory: 512MiB, file_size: none }").expect("target");
+        assert_eq!(read.isolation.limits.pids, Some(64));
+        assert_eq!(read.isolation.limits.memory_bytes, Some(512 << 20));
+        assert_eq!(read.isolation.limits.file_bytes, None);
+        let defaults = target("{ pids: 2G }").expect("target");
+        assert_eq!(defaults.isolation.limits.pids, Some(2 << 30));
+        assert_eq!(
+            defaults.isolation.limits.memory_bytes,
+            Limits::default().memory_bytes
+        );
+        let refused = target("{ memory: 2 parsecs }").expect_err("refused");
+        assert!(
+            refused.to_string().contains("isolation.limits.memory"),
+            "{refused}"
+        );
     }
 }

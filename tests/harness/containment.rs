@@ -102,6 +102,16 @@ fn a_fixture_file_below_a_link_from_the_tree_is_refused_not_written_outside() {
 /// `toolspec run` of the `demo` suite in `suite` against `server`, as a user runs
 /// it, killed if it has not finished within `limit`: (exit code, stdout).
 fn run_cli(suite: &TempSuite, server: &str, limit: Duration) -> (Option<i32>, String) {
+    run_cli_with(suite, server, limit, &[])
+}
+
+/// [`run_cli`] with `more` arguments.
+fn run_cli_with(
+    suite: &TempSuite,
+    server: &str,
+    limit: Duration,
+    more: &[&str],
+) -> (Option<i32>, String) {
     let mut child = std::process::Command::new(exe())
         .arg("--specs")
         .arg(suite.top.path().join("specs"))
@@ -115,6 +125,7 @@ fn run_cli(suite: &TempSuite, server: &str, limit: Duration) -> (Option<i32>, St
             "1000",
         ])
         .args(["--server", server])
+        .args(more)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -454,10 +465,40 @@ fn supervisor_killer(seconds: &str) -> String {
     )
 }
 
+/// Isolated, the server runs in a pid namespace of its own under an init of its
+/// own: its parent is that init, which the kernel shields from the namespace's own
+/// signals, and its supervisor is out of its sight. The kill fails, the scenario
+/// passes, and what it started ends with its namespace.
+#[test]
+fn an_isolated_server_cannot_kill_its_supervisor_and_leaves_nothing_behind() {
+    let suite = TempSuite::new(ANSWERED);
+    let (code, stdout) = run_cli(&suite, &supervisor_killer("629"), Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("1 PASS, 0 FAIL, 0 ERROR"), "{stdout}");
+    assert_eq!(
+        crate::support::running(&["sleep", "629"]),
+        Vec::<String>::new()
+    );
+}
+
+/// The supervisor killers below run without isolation: only there can a server
+/// reach its supervisor, and the last resorts behind it are still needed for a
+/// target that turns isolation off.
+fn not_isolated(line: &str) -> Target {
+    let mut target = Target::from_command_line(line).expect("command line");
+    target.isolation.enabled = false;
+    target
+}
+
 #[test]
 fn a_server_that_kills_its_supervisor_is_an_error_and_leaves_nothing_under_the_cli() {
     let suite = TempSuite::new(ANSWERED);
-    let (code, stdout) = run_cli(&suite, &supervisor_killer("623"), Duration::from_secs(30));
+    let (code, stdout) = run_cli_with(
+        &suite,
+        &supervisor_killer("623"),
+        Duration::from_secs(30),
+        &["--no-isolation"],
+    );
     assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("ERROR demo::case::answered"), "{stdout}");
     assert!(
@@ -480,7 +521,7 @@ fn a_server_that_kills_its_supervisor_is_an_error_where_nothing_adopts_what_esca
     // (it would take their children for escaped ones): the scenario still says that
     // its containment broke, and this test ends the leftover itself.
     let suite = TempSuite::new(ANSWERED);
-    let target = Target::from_command_line(&supervisor_killer("627")).expect("command line");
+    let target = not_isolated(&supervisor_killer("627"));
     let report = suite.run("answered", Some(target));
     let left = crate::support::running(&["sleep", "627"]);
     for pid in &left {
@@ -532,7 +573,7 @@ fn escaped_processes_are_adopted_and_ended() {
         move || suite.run("answered", Some(target))
     });
     let suite = TempSuite::new(ANSWERED);
-    let killer = Target::from_command_line(&supervisor_killer("625")).expect("command line");
+    let killer = not_isolated(&supervisor_killer("625"));
     for _ in 0..3 {
         let report = suite.run("answered", Some(killer.clone()));
         match &report.verdict {

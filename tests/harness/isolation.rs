@@ -7,6 +7,8 @@
 
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
 use crate::support::{exe, repo};
@@ -14,12 +16,18 @@ use crate::support::{exe, repo};
 /// What the planted secret file holds.
 const SECRET: &str = "planted-secret-5e1f0c";
 
+/// A secret in toolspec's environment, as a CI job's token would be.
+const ENV_SECRET: &str = "planted-env-token-77ab";
+
 /// A home with a secret in it, a folder outside everything, and listeners on the
 /// loopback (IPv4 and IPv6, TCP and UDP) outside any namespace toolspec makes.
 struct Escape {
     top: tempfile::TempDir,
     tcp: [TcpListener; 2],
     udp: [UdpSocket; 2],
+    /// A terminal of the test's own (both ends), toolspec's controlling terminal, so
+    /// that what a server types into it can be read back and no real one is touched.
+    terminal: (OwnedFd, OwnedFd),
 }
 
 /// What one run showed: the server's answer (as the report quotes it), everything
@@ -32,6 +40,29 @@ struct Seen {
     tcp: [bool; 2],
     udp: [bool; 2],
     wrote: bool,
+    /// What reached the terminal's input.
+    typed: String,
+}
+
+/// A new pseudo-terminal: its controlling end and the terminal itself.
+fn pseudo_terminal() -> (OwnedFd, OwnedFd) {
+    let (mut controller, mut terminal) = (-1, -1);
+    // SAFETY: openpty writes two descriptors, owned at once.
+    unsafe {
+        let made = libc::openpty(
+            &mut controller,
+            &mut terminal,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        );
+        assert_eq!(made, 0, "openpty");
+        libc::fcntl(terminal, libc::F_SETFL, libc::O_NONBLOCK);
+        (
+            OwnedFd::from_raw_fd(controller),
+            OwnedFd::from_raw_fd(terminal),
+        )
+    }
 }
 
 impl Escape {
@@ -67,6 +98,7 @@ impl Escape {
             tcp: [listener("127.0.0.1:0"), listener("[::1]:0")],
             udp: [datagrams("127.0.0.1:0"), datagrams("[::1]:0")],
             top,
+            terminal: pseudo_terminal(),
         }
     }
 
@@ -86,6 +118,10 @@ impl Escape {
             port(self.tcp[1].local_addr()).to_string(),
             port(self.udp[0].local_addr()).to_string(),
             port(self.udp[1].local_addr()).to_string(),
+            std::fs::read_link(format!("/proc/self/fd/{}", self.terminal.1.as_raw_fd()))
+                .expect("the terminal's path")
+                .display()
+                .to_string(),
         ];
         let words: Vec<String> = command.iter().map(|w| format!("\"{w}\"")).collect();
         let path = self.path("targets/escape.yaml");
@@ -101,10 +137,23 @@ impl Escape {
     /// says, with `more` arguments.
     fn run(&self, isolation: &str, more: &[&str]) -> Seen {
         let json_path = self.path("report.json");
-        let output = std::process::Command::new(exe())
+        let terminal = self.terminal.1.as_raw_fd();
+        let mut command = std::process::Command::new(exe());
+        // SAFETY: two system calls in the child before exec: a session of its own,
+        // with the test's terminal as its controlling terminal.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::setsid() < 0 || libc::ioctl(terminal, libc::TIOCSCTTY, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let output = command
             .current_dir(repo())
             .env("HOME", self.path("home"))
             .env("TMPDIR", self.path("tmp"))
+            .env("TOOLSPEC_TEST_TOKEN", ENV_SECRET)
             .arg("--specs")
             .arg(self.path("specs"))
             .args([
@@ -152,6 +201,16 @@ impl Escape {
         let written = self.path("outside/written");
         let wrote = written.exists();
         let _ = std::fs::remove_file(written);
+        let mut typed = Vec::new();
+        let mut buffer = [0u8; 256];
+        loop {
+            // SAFETY: a non-blocking read into `buffer` from the test's terminal.
+            let read = unsafe { libc::read(terminal, buffer.as_mut_ptr().cast(), buffer.len()) };
+            if read <= 0 {
+                break;
+            }
+            typed.extend_from_slice(&buffer[..read as usize]);
+        }
         Seen {
             answer,
             printed,
@@ -160,6 +219,7 @@ impl Escape {
             tcp: [accepted(&self.tcp[0]), accepted(&self.tcp[1])],
             udp: [received(&self.udp[0]), received(&self.udp[1])],
             wrote,
+            typed: String::from_utf8_lossy(&typed).into_owned(),
         }
     }
 }
@@ -174,10 +234,27 @@ fn got(answer: &str, attempt: &str) -> bool {
 
 const READS: [&str; 4] = ["home", "home-proc", "home-link", "home-list"];
 
-/// Asserts that nothing of the secret is anywhere in what the run left.
+/// The attempts on the process around the server: its environment and its
+/// supervisor's and toolspec's, the terminal, devices, capabilities, keyrings.
+const AROUND: [&str; 8] = [
+    "env",
+    "environ-supervisor",
+    "environ-toolspec",
+    "tty",
+    "pts",
+    "mknod",
+    "capabilities",
+    "keyring",
+];
+
+/// Asserts that nothing of either secret is anywhere in what the run left, and that
+/// nothing was typed into the terminal.
 fn no_secret(seen: &Seen) {
-    assert!(!seen.printed.contains(SECRET), "{}", seen.printed);
-    assert!(!seen.json_text.contains(SECRET), "{}", seen.json_text);
+    for secret in [SECRET, ENV_SECRET] {
+        assert!(!seen.printed.contains(secret), "{}", seen.printed);
+        assert!(!seen.json_text.contains(secret), "{}", seen.json_text);
+    }
+    assert_eq!(seen.typed, "", "{}", seen.answer);
 }
 
 #[test]
@@ -199,9 +276,19 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
     );
     assert!(!got(answer, "tcp4") && !got(answer, "tcp6"), "{answer}");
     assert!(!got(answer, "signal"), "{answer}");
+    for attempt in AROUND {
+        assert!(!got(answer, attempt), "{attempt}: {answer}");
+    }
     assert_eq!((seen.tcp, seen.udp), ([false; 2], [false; 2]), "{answer}");
     let layers = seen.json["isolation"].as_array().expect("isolation layers");
-    for layer in ["writes", "home"] {
+    for layer in [
+        "writes",
+        "home",
+        "environment",
+        "session",
+        "capabilities",
+        "syscalls",
+    ] {
         assert!(layers.contains(&serde_json::json!(layer)), "{layers:?}");
     }
     // This machine may make namespaces; where it may not, a note said so.
@@ -216,6 +303,22 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
     assert!(got(&open.answer, "write") && open.wrote, "{}", open.answer);
     assert!(open.printed.contains(SECRET), "{}", open.answer);
     assert!(got(&open.answer, "signal"), "{}", open.answer);
+    // SAFETY: geteuid only reads this process's credentials.
+    let root = unsafe { libc::geteuid() } == 0;
+    for attempt in AROUND {
+        // Devices, capabilities and another terminal than one's own are root's.
+        let roots = ["mknod", "capabilities", "pts"].contains(&attempt);
+        if root || !roots {
+            assert!(got(&open.answer, attempt), "{attempt}: {}", open.answer);
+        }
+    }
+    assert!(open.printed.contains(ENV_SECRET), "{}", open.answer);
+    let typed = if root {
+        "#escaped\n#pts\n"
+    } else {
+        "#escaped\n"
+    };
+    assert_eq!(open.typed, typed, "{}", open.answer);
     assert_eq!(
         (open.tcp, open.udp),
         ([true; 2], [true; 2]),

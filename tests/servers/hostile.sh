@@ -33,6 +33,9 @@
 #   leave-fifo    makes $2/out.txt a FIFO, then answers the call with a success
 #   leave-zero    makes $2/out.txt a symlink to /dev/zero, then answers
 #   leave-outside makes $2/out.txt a symlink to $3 (a file outside the root), then answers
+#   fork-bomb    forks 200 processes that sleep 631 s, as many as it is let, then answers
+#   memory-hog   makes a process that holds 512 MiB, then answers
+#   big-file     becomes a process writing 64 MiB to $2/big (killed past its file size limit)
 mode=${1:?usage: hostile.sh MODE [ROOT [FILE]]}
 root=$2
 outside=$3
@@ -85,6 +88,19 @@ while IFS= read -r line; do
         leave-fifo) mkfifo "$root/out.txt"; ok "$id" ;;
         leave-zero) ln -s /dev/zero "$root/out.txt"; ok "$id" ;;
         leave-outside) ln -s "$outside" "$root/out.txt"; ok "$id" ;;
+        fork-bomb)
+          # Python, whose fork fails at once where bash's would retry for seconds.
+          /usr/bin/python3 -c 'import os, time
+for _ in range(200):
+    try:
+        if os.fork() == 0:
+            time.sleep(631)
+            os._exit(0)
+    except OSError:
+        break' 2>/dev/null
+          ok "$id" ;;
+        memory-hog) head -c 536870912 /dev/zero | tail -c 536870912 >/dev/null 2>&1; ok "$id" ;;
+        big-file) exec head -c 67108864 /dev/zero > "$root/big" ;;
         escapes-exit) printf '\033[2J\033]0;owned\007\rPASS fake\n-painted\n' >&2; exit 3 ;;
       esac
       ;;

@@ -1,0 +1,233 @@
+//! The server's init: pid 1 of a pid namespace of its own, in a mount namespace of
+//! its own, between the supervisor and the server (bubblewrap's model).
+//!
+//! Why a process of its own: a fresh `/proc` shows the processes of the namespace
+//! of whoever mounts it, so it must be mounted from inside; and the server must not
+//! be pid 1, which the kernel shields from signals and whose death ends the
+//! namespace. The init makes the server's view (`view_enter.rs`), puts in force
+//! what must follow it (the Landlock rules, which forbid mounting, then no
+//! capabilities and the seccomp filter: `confinement.rs`), starts the server, and
+//! reaps whatever is orphaned in the namespace. When the server exits, the init
+//! hands its status up and exits too, and the kernel kills everything left in the
+//! namespace: nothing the server started can outlive it, however it detaches.
+//!
+//! Inside, the server sees only its own processes: not its supervisor, not
+//! toolspec, not another program of the user's (their `/proc/PID/environ` among
+//! them), and it cannot signal them.
+//!
+//! The init is forked from the supervisor (which the spawner forked, so it copies
+//! little) and talks to it over a pipe: first whether the server started (`0` or
+//! the `errno` that stopped it), last the server's wait status, four bytes each.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use super::confinement;
+use super::server_exec::ServerExec;
+use super::supervisor::close_from;
+use super::view_plan::ViewPlan;
+
+/// What the init puts in force before it starts the server.
+pub(super) struct Inside<'a> {
+    pub(super) view: &'a ViewPlan,
+    /// The Landlock ruleset, entered after the view is made.
+    pub(super) rules: Option<RawFd>,
+    /// No capabilities and the seccomp filter, last of all.
+    pub(super) hardened: bool,
+}
+
+/// The namespaces the init starts in.
+const NAMESPACES: libc::c_int =
+    libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+
+/// Starts the init, which starts the server: the init's pid and the supervisor's
+/// end of the pipe the server's wait status comes on.
+///
+/// # Safety
+/// Only in the supervisor, between `fork` and `exec`.
+pub(super) unsafe fn start(
+    server: &mut ServerExec,
+    inside: &Inside,
+) -> io::Result<(libc::pid_t, RawFd)> {
+    let mut ends = [0; 2];
+    if libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let [from_init, to_supervisor] = ends;
+    let pid = libc::syscall(libc::SYS_clone, NAMESPACES | libc::SIGCHLD, 0, 0, 0, 0);
+    if pid < 0 {
+        let failed = io::Error::last_os_error();
+        libc::close(from_init);
+        libc::close(to_supervisor);
+        return Err(failed);
+    }
+    if pid == 0 {
+        libc::close(from_init);
+        life(server, inside, to_supervisor);
+    }
+    libc::close(to_supervisor);
+    let pid = libc::pid_t::try_from(pid).unwrap_or(-1);
+    match read_word(from_init) {
+        Some(0) => Ok((pid, from_init)),
+        said => {
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+            libc::close(from_init);
+            Err(io::Error::from_raw_os_error(said.unwrap_or(libc::ECHILD)))
+        }
+    }
+}
+
+/// The server's wait status, if the init handed it up before it exited.
+///
+/// # Safety
+/// `from_init` is the pipe [`start`] returned, read once the init has exited.
+pub(super) unsafe fn server_status(from_init: RawFd) -> Option<libc::c_int> {
+    read_word(from_init)
+}
+
+/// The init's life. Never returns.
+unsafe fn life(server: &mut ServerExec, inside: &Inside, to_supervisor: RawFd) -> ! {
+    // If the supervisor is gone, so is everything it held.
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+    // Nothing of the supervisor's but stdio, the pipe and the ruleset: std's
+    // exec-error pipe, held here, would keep the spawn in toolspec waiting forever.
+    let rules = inside.rules.unwrap_or(to_supervisor);
+    close_from(3, rules.min(to_supervisor), rules.max(to_supervisor));
+    let started = match super::view_enter::enter(inside.view)
+        .and_then(|()| confinement::enter_inner(inside.rules, inside.hardened))
+    {
+        Ok(()) => server
+            .start()
+            .map_err(|e| e.raw_os_error().unwrap_or(libc::EINVAL)),
+        Err(errno) => Err(errno),
+    };
+    let server = match started {
+        Ok(pid) => pid,
+        Err(errno) => {
+            write_word(to_supervisor, errno.max(1));
+            libc::_exit(127)
+        }
+    };
+    write_word(to_supervisor, 0);
+    loop {
+        let mut status = 0;
+        let reaped = libc::waitpid(-1, &mut status, 0);
+        if reaped == server {
+            write_word(to_supervisor, status);
+            libc::_exit(0);
+        }
+        if reaped < 0 && *libc::__errno_location() == libc::ECHILD {
+            libc::_exit(0);
+        }
+    }
+}
+
+unsafe fn write_word(fd: RawFd, word: libc::c_int) {
+    let bytes = word.to_ne_bytes();
+    libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+}
+
+unsafe fn read_word(fd: RawFd) -> Option<libc::c_int> {
+    let mut bytes = [0u8; 4];
+    loop {
+        let read = libc::read(fd, bytes.as_mut_ptr().cast(), bytes.len());
+        if read == 4 {
+            return Some(libc::c_int::from_ne_bytes(bytes));
+        }
+        if read < 0 && *libc::__errno_location() == libc::EINTR {
+            continue;
+        }
+        return None;
+    }
+}
+
+/// Whether this process may give a server a pid and mount namespace of its own and
+/// mount its `/proc` there, tried as a server's supervisor and init do it (after
+/// entering `cut`), in a child that exits at once: `Ok` or the errno.
+pub(super) fn try_view(cut: confinement::NetworkCut) -> Result<(), libc::c_int> {
+    // SAFETY: the children only make system calls and exit; each parent waits for
+    // its child. Nothing is mounted outside the grandchild's own mount namespace.
+    unsafe {
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(*libc::__errno_location());
+        }
+        if pid == 0 {
+            let code = match confinement::enter_network(cut) {
+                Ok(()) => exit_code(probe_in_namespaces()),
+                Err(errno) => exit_code(Err(errno)),
+            };
+            libc::_exit(code);
+        }
+        wait_code(pid)
+    }
+}
+
+/// In a fresh pid and mount namespace: a tmpfs with a `/proc` of its own in it.
+unsafe fn probe_in_namespaces() -> Result<(), libc::c_int> {
+    let pid = libc::syscall(libc::SYS_clone, NAMESPACES | libc::SIGCHLD, 0, 0, 0, 0);
+    if pid < 0 {
+        return Err(*libc::__errno_location());
+    }
+    if pid == 0 {
+        let steps: [unsafe fn() -> libc::c_int; 4] = [
+            || {
+                libc::mount(
+                    std::ptr::null(),
+                    c"/".as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                )
+            },
+            || {
+                libc::mount(
+                    c"tmpfs".as_ptr(),
+                    c"/tmp".as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV,
+                    std::ptr::null(),
+                )
+            },
+            || libc::mkdir(c"/tmp/proc".as_ptr(), 0o755),
+            || {
+                libc::mount(
+                    c"proc".as_ptr(),
+                    c"/tmp/proc".as_ptr(),
+                    c"proc".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    std::ptr::null(),
+                )
+            },
+        ];
+        for step in steps {
+            if step() != 0 {
+                libc::_exit(exit_code(Err(*libc::__errno_location())));
+            }
+        }
+        libc::_exit(0);
+    }
+    wait_code(libc::pid_t::try_from(pid).unwrap_or(-1))
+}
+
+/// An exit code for a probe's result: 0, or the errno (1 to 125).
+fn exit_code(result: Result<(), libc::c_int>) -> libc::c_int {
+    match result {
+        Ok(()) => 0,
+        Err(errno) => errno.clamp(1, 125),
+    }
+}
+
+/// Waits for the probe child `pid`: `Ok` if it exited 0, else its errno.
+unsafe fn wait_code(pid: libc::pid_t) -> Result<(), libc::c_int> {
+    let mut status = 0;
+    if libc::waitpid(pid, &mut status, 0) != pid {
+        return Err(*libc::__errno_location());
+    }
+    match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
+        Some(0) => Ok(()),
+        Some(code) => Err(code),
+        None => Err(libc::ECHILD),
+    }
+}

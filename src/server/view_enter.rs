@@ -1,0 +1,188 @@
+//! Makes a server's view (`view_plan.rs`) and moves into it, in the server's init:
+//! a process in a mount namespace of its own, between `fork` and `exec`, where only
+//! system calls on paths prepared beforehand are allowed.
+//!
+//! Every bind is of one place, never of what is mounted below it (a bind of `/sys`
+//! brings no cgroup tree along), and every place but the fixture, the scratch
+//! folder, `isolation.writable` and the devices is made read-only with
+//! `mount_setattr`, which keeps the flags a user namespace may not drop (the
+//! older remount needs them named, and is the fallback). The tmpfs under it all is
+//! made read-only last, then becomes `/` (`pivot_root`), and the machine's own
+//! tree is let go of.
+
+use std::ffi::CStr;
+
+use super::view_plan::{Step, ViewPlan};
+
+/// `struct mount_attr` of `mount_setattr(2)`.
+#[repr(C)]
+struct MountAttributes {
+    set: u64,
+    clear: u64,
+    propagation: u64,
+    user_namespace: u64,
+}
+
+const ATTR_READ_ONLY: u64 = 0x1;
+const ATTR_NO_SUID: u64 = 0x2;
+const ATTR_NO_DEVICES: u64 = 0x4;
+
+/// The size of the tmpfs holding the view: the folders and empty files it is made
+/// of, nothing more (it is read-only once made).
+const ROOT_OPTIONS: &CStr = c"mode=0755,size=1m";
+/// A writable tmpfs (`/dev`, `/dev/shm`): bounded, as the server's memory is.
+const WRITABLE_OPTIONS: &CStr = c"mode=1777,size=64m";
+
+/// Makes the view of `plan` and moves into it, starting in its fixture root.
+///
+/// # Safety
+/// Only in a process of its own, in a mount namespace of its own, between `fork`
+/// and `exec`.
+pub(super) unsafe fn enter(plan: &ViewPlan) -> Result<(), libc::c_int> {
+    // Nothing done here reaches the machine's mount namespace.
+    check(libc::mount(
+        std::ptr::null(),
+        c"/".as_ptr(),
+        std::ptr::null(),
+        libc::MS_REC | libc::MS_PRIVATE,
+        std::ptr::null(),
+    ))?;
+    tmpfs(&plan.new_root, ROOT_OPTIONS)?;
+    for step in &plan.steps {
+        carry_out(step)?;
+    }
+    read_only(&plan.new_root, false)?;
+    check(libc::chdir(plan.new_root.as_ptr()))?;
+    // The new root goes over the old one, which is then let go of.
+    check(libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int)?;
+    check(libc::umount2(c".".as_ptr(), libc::MNT_DETACH))?;
+    check(libc::chdir(c"/".as_ptr()))?;
+    check(libc::chdir(plan.start_in.as_ptr()))
+}
+
+unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
+    match step {
+        Step::Folder(at) => {
+            if libc::mkdir(at.as_ptr(), 0o755) != 0 && errno() != libc::EEXIST {
+                return Err(errno());
+            }
+            Ok(())
+        }
+        Step::File(at) => {
+            let fd = libc::open(
+                at.as_ptr(),
+                libc::O_RDONLY | libc::O_CREAT | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+                0o644,
+            );
+            if fd < 0 {
+                return Err(errno());
+            }
+            libc::close(fd);
+            Ok(())
+        }
+        Step::Bind { from, to, writable } => {
+            check(libc::mount(
+                from.as_ptr(),
+                to.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ))?;
+            if *writable {
+                Ok(())
+            } else {
+                read_only(to, true)
+            }
+        }
+        Step::Tmpfs { at, writable } => {
+            tmpfs(at, WRITABLE_OPTIONS)?;
+            if *writable {
+                Ok(())
+            } else {
+                read_only(at, true)
+            }
+        }
+        Step::Link { target, at } => {
+            if libc::symlink(target.as_ptr(), at.as_ptr()) != 0 && errno() != libc::EEXIST {
+                return Err(errno());
+            }
+            Ok(())
+        }
+        Step::Proc(at) => check(libc::mount(
+            c"proc".as_ptr(),
+            at.as_ptr(),
+            c"proc".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        )),
+    }
+}
+
+/// Mounts a tmpfs at `at`, without set-uid programs or devices.
+unsafe fn tmpfs(at: &CStr, options: &CStr) -> Result<(), libc::c_int> {
+    check(libc::mount(
+        c"tmpfs".as_ptr(),
+        at.as_ptr(),
+        c"tmpfs".as_ptr(),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        options.as_ptr().cast(),
+    ))
+}
+
+/// Makes the mount at `at` read-only (and without set-uid programs, and without
+/// devices when `no_devices`).
+unsafe fn read_only(at: &CStr, no_devices: bool) -> Result<(), libc::c_int> {
+    let attributes = MountAttributes {
+        set: ATTR_READ_ONLY | ATTR_NO_SUID | if no_devices { ATTR_NO_DEVICES } else { 0 },
+        clear: 0,
+        propagation: 0,
+        user_namespace: 0,
+    };
+    let done = libc::syscall(
+        libc::SYS_mount_setattr,
+        libc::AT_FDCWD,
+        at.as_ptr(),
+        0,
+        &attributes as *const MountAttributes,
+        std::mem::size_of::<MountAttributes>(),
+    );
+    if done == 0 {
+        return Ok(());
+    }
+    if errno() != libc::ENOSYS {
+        return Err(errno());
+    }
+    // Linux before 5.12: a remount naming every flag the mount keeps.
+    let mut stat: libc::statvfs = std::mem::zeroed();
+    check(libc::statvfs(at.as_ptr(), &mut stat))?;
+    let kept = [
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+        (libc::ST_NODEV, libc::MS_NODEV),
+    ]
+    .iter()
+    .filter(|(st, _)| stat.f_flag & st != 0)
+    .fold(0, |flags, (_, ms)| flags | ms);
+    check(libc::mount(
+        std::ptr::null(),
+        at.as_ptr(),
+        std::ptr::null(),
+        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | kept,
+        std::ptr::null(),
+    ))
+}
+
+fn check(result: libc::c_int) -> Result<(), libc::c_int> {
+    if result == 0 {
+        Ok(())
+    } else {
+        // SAFETY: reads this thread's errno.
+        Err(unsafe { errno() })
+    }
+}
+
+unsafe fn errno() -> libc::c_int {
+    *libc::__errno_location()
+}

@@ -1,0 +1,507 @@
+//! What an isolated server sees of the filesystem: a view made of the system
+//! folders, the folders its program and `PATH` need, its fixture and scratch
+//! folder, and nothing else. The home, `/tmp`, `/run`, `/var`, other users' places
+//! and every Unix socket in them are not there; what is there is read-only but for
+//! the fixture, the scratch folder and `isolation.writable`, so neither a write nor
+//! a change of mode, owner, time or extended attribute reaches a file outside.
+//!
+//! The view is planned here, in toolspec (resolving paths allocates), as a list of
+//! steps over a fresh tmpfs, each with its paths ready; the server's init carries
+//! them out between `fork` and `exec` (`view_enter.rs`). Every place keeps its own
+//! path inside the view, so the paths a server names in its answers are those of
+//! the machine.
+
+use std::collections::BTreeSet;
+use std::ffi::{CStr, CString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+/// The system folders every server reads: its programs, their libraries, the
+/// configuration they read at start. Each is there if the machine has it; a link
+/// (`/bin` to `usr/bin`) is made again as a link.
+const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys",
+];
+
+/// Files of `/etc` a process of uid 0 could still read without capabilities (it
+/// owns them): each is replaced by an empty file.
+const MASKED_FILES: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/security/opasswd",
+];
+
+/// Folders of `/etc` that hold keys, each replaced by an empty folder.
+const MASKED_FOLDERS: &[&str] = &["/etc/ssh", "/etc/sudoers.d", "/etc/ssl/private"];
+
+/// The devices a server may open: the common ones, and its terminal's name (which
+/// opens nothing, as it has no terminal).
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+];
+
+/// The parts of a fresh `/proc` that change the machine rather than describe the
+/// server's processes, made read-only (as bubblewrap does).
+const PROC_READ_ONLY: &[&str] = &["sys", "sysrq-trigger", "irq", "bus"];
+
+/// One step of making the view, its paths already inside the new root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Make a folder.
+    Folder(CString),
+    /// Make an empty file (to bind a file or device onto).
+    File(CString),
+    /// Bind `from` (a path of the machine) at `to`, read-only unless `writable`.
+    Bind {
+        from: CString,
+        to: CString,
+        writable: bool,
+    },
+    /// Mount an empty tmpfs, read-only unless `writable`.
+    Tmpfs { at: CString, writable: bool },
+    /// Make a symbolic link `at` pointing to `target`.
+    Link { target: CString, at: CString },
+    /// Mount the server's own `/proc` (its machine-wide parts are made read-only by
+    /// the binds that follow).
+    Proc(CString),
+}
+
+/// The whole view of one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ViewPlan {
+    /// Where the tmpfs that becomes the server's `/` is mounted while the view is
+    /// made (a folder in its scratch folder).
+    pub(crate) new_root: CString,
+    pub(crate) steps: Vec<Step>,
+    /// The folder the server starts in (its fixture root), as a path of the view.
+    pub(crate) start_in: CString,
+}
+
+/// What one server's view holds beyond the system folders.
+pub(crate) struct ViewOf<'a> {
+    /// The fixture root, where the server starts.
+    pub(crate) root: &'a Path,
+    /// The server's scratch folder (its `TMPDIR` and private home).
+    pub(crate) scratch: &'a Path,
+    /// Extra places it may write (`isolation.writable`).
+    pub(crate) writable: &'a [PathBuf],
+    /// Places it reads: the folders its program and `PATH` need, the target file's
+    /// folder, the current folder, `isolation.read`, the home under `keep_home`.
+    pub(crate) readable: &'a [PathBuf],
+}
+
+/// The view for `of`; `Err` names a path that cannot be put in it.
+pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
+    let new_root = of.scratch.join("view");
+    let mut builder = Builder {
+        new_root: new_root.clone(),
+        steps: Vec::new(),
+        made: BTreeSet::new(),
+        bound: BTreeSet::new(),
+    };
+    for system in SYSTEM {
+        builder.place(Path::new(system), false)?;
+    }
+    for file in MASKED_FILES {
+        let file = Path::new(file);
+        if file.is_file() {
+            builder.bind_file(Path::new("/dev/null"), file, false)?;
+        }
+    }
+    for folder in MASKED_FOLDERS {
+        let folder = Path::new(folder);
+        if folder.is_dir() {
+            let at = builder.inside(folder)?;
+            builder.steps.push(Step::Tmpfs {
+                at,
+                writable: false,
+            });
+        }
+    }
+    builder.devices()?;
+    for path in of.readable {
+        builder.place(path, false)?;
+    }
+    for path in of.writable {
+        builder.place(path, true)?;
+    }
+    builder.place(of.scratch, true)?;
+    builder.place(of.root, true)?;
+    builder.folder(Path::new("/proc"))?;
+    let proc = builder.inside(Path::new("/proc"))?;
+    builder.steps.push(Step::Proc(proc));
+    for part in PROC_READ_ONLY {
+        let path = Path::new("/proc").join(part);
+        if path.exists() {
+            let inside = builder.inside(&path)?;
+            builder.steps.push(Step::Bind {
+                from: inside.clone(),
+                to: inside,
+                writable: false,
+            });
+        }
+    }
+    let start_in = std::fs::canonicalize(of.root)
+        .map_err(|e| format!("{} cannot be resolved: {e}", of.root.display()))?;
+    Ok(ViewPlan {
+        new_root: c_path(&new_root)?,
+        steps: builder.steps,
+        start_in: c_path(&start_in)?,
+    })
+}
+
+/// The folders inside `home` worth reading whole for one that is needed: for a
+/// `bin` folder at least two levels below the home, the prefix holding it (a
+/// Python or Node installation, a virtual environment: its `lib` is beside its
+/// `bin`), and for a version manager's `shims`, the manager's folder. Never the
+/// home itself nor a folder directly in it (`~/.local`, `~/.cargo`), which hold
+/// far more than one program.
+pub(crate) fn prefix_of(folder: &Path, home: &Path) -> Option<PathBuf> {
+    let parent = folder.parent()?;
+    let name = folder.file_name()?;
+    let below_home = parent.strip_prefix(home).ok()?.components().count();
+    match name.to_str()? {
+        "bin" if below_home >= 2 => Some(parent.to_path_buf()),
+        "shims" if below_home >= 1 => Some(parent.to_path_buf()),
+        _ => None,
+    }
+}
+
+/// Builds the steps, making each folder once, parents first.
+struct Builder {
+    new_root: PathBuf,
+    steps: Vec<Step>,
+    /// Folders of the view already made (as paths of the machine).
+    made: BTreeSet<PathBuf>,
+    /// Places already bound, and whether writable: a place inside one of them is
+    /// there already.
+    bound: BTreeSet<(PathBuf, bool)>,
+}
+
+impl Builder {
+    /// `path` as a path inside the new root.
+    fn inside(&self, path: &Path) -> Result<CString, String> {
+        let relative = path.strip_prefix("/").unwrap_or(path);
+        c_path(&self.new_root.join(relative))
+    }
+
+    /// Makes `folder` and each of its parents not made yet.
+    fn folder(&mut self, folder: &Path) -> Result<(), String> {
+        let mut path = PathBuf::from("/");
+        for part in folder.components() {
+            if let Component::Normal(name) = part {
+                path.push(name);
+                if self.made.insert(path.clone()) {
+                    let at = self.inside(&path)?;
+                    self.steps.push(Step::Folder(at));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts `path` (a folder or a file) in the view at its own path: a link is made
+    /// again as a link and its target put in too (resolved); a missing path is
+    /// left out. Places inside one already there are not bound twice.
+    fn place(&mut self, path: &Path, writable: bool) -> Result<(), String> {
+        if !path.is_absolute() {
+            return Err(format!("{} is not an absolute path", path.display()));
+        }
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return Ok(());
+        };
+        if meta.file_type().is_symlink() {
+            let resolved = std::fs::canonicalize(path)
+                .map_err(|e| format!("{} cannot be resolved: {e}", path.display()))?;
+            if let (Some(parent), Ok(target)) = (path.parent(), std::fs::read_link(path)) {
+                let at = self.inside(path)?;
+                if self.made.insert(path.to_path_buf()) {
+                    self.folder(parent)?;
+                    self.steps.push(Step::Link {
+                        target: c_path(&target)?,
+                        at,
+                    });
+                }
+            }
+            return self.place(&resolved, writable);
+        }
+        // Its own parents may be links too (`/lib64` in `/lib64/ld.so`).
+        let path = match path.parent().map(std::fs::canonicalize) {
+            Some(Ok(parent)) => parent.join(path.file_name().unwrap_or_default()),
+            _ => path.to_path_buf(),
+        };
+        // Inside a place already there, and writable if it need be: nothing to do.
+        // A writable place inside a read-only one is bound again over it.
+        if self
+            .bound
+            .iter()
+            .any(|(above, open)| path.starts_with(above) && (*open || !writable))
+        {
+            return Ok(());
+        }
+        if meta.is_dir() {
+            self.folder(&path)?;
+        } else {
+            if let Some(parent) = path.parent() {
+                self.folder(parent)?;
+            }
+            self.steps.push(Step::File(self.inside(&path)?));
+        }
+        self.steps.push(Step::Bind {
+            from: c_path(&path)?,
+            to: self.inside(&path)?,
+            writable,
+        });
+        self.bound.insert((path, writable));
+        Ok(())
+    }
+
+    /// Binds the file `from` at `at` (both paths of the machine).
+    fn bind_file(&mut self, from: &Path, at: &Path, writable: bool) -> Result<(), String> {
+        self.steps.push(Step::Bind {
+            from: c_path(from)?,
+            to: self.inside(at)?,
+            writable,
+        });
+        Ok(())
+    }
+
+    /// A `/dev` of its own: the common devices, a shared-memory tmpfs, and the
+    /// links to the server's own descriptors.
+    fn devices(&mut self) -> Result<(), String> {
+        let dev = Path::new("/dev");
+        self.folder(dev)?;
+        let at = self.inside(dev)?;
+        self.steps.push(Step::Tmpfs { at, writable: true });
+        for device in DEVICES {
+            let device = Path::new(device);
+            if device.exists() {
+                self.steps.push(Step::File(self.inside(device)?));
+                self.bind_file(device, device, true)?;
+            }
+        }
+        let shm = self.inside(Path::new("/dev/shm"))?;
+        self.steps.push(Step::Folder(shm.clone()));
+        self.steps.push(Step::Tmpfs {
+            at: shm,
+            writable: true,
+        });
+        for (name, target) in [
+            ("fd", "/proc/self/fd"),
+            ("stdin", "/proc/self/fd/0"),
+            ("stdout", "/proc/self/fd/1"),
+            ("stderr", "/proc/self/fd/2"),
+        ] {
+            self.steps.push(Step::Link {
+                target: c_path(Path::new(target))?,
+                at: self.inside(&dev.join(name))?,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl ViewPlan {
+    /// The plan as strings, to hand it to another process (the spawner): the new
+    /// root, the folder to start in, then three strings a step (its kind and two
+    /// paths, the second empty where it has one).
+    pub(crate) fn to_strings(&self) -> Vec<CString> {
+        let mut strings = vec![self.new_root.clone(), self.start_in.clone()];
+        for step in &self.steps {
+            let (kind, first, second): (&CStr, &CString, Option<&CString>) = match step {
+                Step::Folder(at) => (c"folder", at, None),
+                Step::File(at) => (c"file", at, None),
+                Step::Bind {
+                    from,
+                    to,
+                    writable: false,
+                } => (c"bind", from, Some(to)),
+                Step::Bind {
+                    from,
+                    to,
+                    writable: true,
+                } => (c"bind-writable", from, Some(to)),
+                Step::Tmpfs {
+                    at,
+                    writable: false,
+                } => (c"tmpfs", at, None),
+                Step::Tmpfs { at, writable: true } => (c"tmpfs-writable", at, None),
+                Step::Link { target, at } => (c"link", target, Some(at)),
+                Step::Proc(at) => (c"proc", at, None),
+            };
+            strings.push(kind.to_owned());
+            strings.push(first.clone());
+            strings.push(second.cloned().unwrap_or_default());
+        }
+        strings
+    }
+
+    /// Back from [`ViewPlan::to_strings`]; `None` if they are not a plan.
+    pub(crate) fn from_strings(strings: &[CString]) -> Option<ViewPlan> {
+        let (new_root, rest) = strings.split_first()?;
+        let (start_in, rest) = rest.split_first()?;
+        if rest.len() % 3 != 0 {
+            return None;
+        }
+        let steps = rest
+            .chunks_exact(3)
+            .map(|step| {
+                let [kind, first, second] = step else {
+                    return None;
+                };
+                let (first, second) = (first.clone(), second.clone());
+                Some(match kind.as_bytes() {
+                    b"folder" => Step::Folder(first),
+                    b"file" => Step::File(first),
+                    b"bind" | b"bind-writable" => Step::Bind {
+                        from: first,
+                        to: second,
+                        writable: kind.as_bytes() == b"bind-writable",
+                    },
+                    b"tmpfs" | b"tmpfs-writable" => Step::Tmpfs {
+                        at: first,
+                        writable: kind.as_bytes() == b"tmpfs-writable",
+                    },
+                    b"link" => Step::Link {
+                        target: first,
+                        at: second,
+                    },
+                    b"proc" => Step::Proc(first),
+                    _ => return None,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(ViewPlan {
+            new_root: new_root.clone(),
+            steps,
+            start_in: start_in.clone(),
+        })
+    }
+}
+
+fn c_path(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| format!("{} has a NUL byte in it", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(c: &CString) -> &str {
+        c.to_str().expect("utf-8")
+    }
+
+    #[test]
+    fn the_fixture_and_scratch_are_writable_and_everything_else_read_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (root, scratch, tool) = (
+            dir.path().join("root"),
+            dir.path().join("scratch"),
+            dir.path().join("tools/bin"),
+        );
+        for folder in [&root, &scratch, &tool] {
+            std::fs::create_dir_all(folder).expect("folder");
+        }
+        let view = plan(&ViewOf {
+            root: &root,
+            scratch: &scratch,
+            writable: &[],
+            readable: std::slice::from_ref(&tool),
+        })
+        .expect("a view");
+        let root = std::fs::canonicalize(&root).expect("root");
+        let binds: Vec<(&str, bool)> = view
+            .steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Bind { from, writable, .. } => Some((text(from), *writable)),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            binds.contains(&(root.to_str().expect("utf-8"), true)),
+            "{binds:?}"
+        );
+        assert!(binds
+            .iter()
+            .any(|(from, w)| from.ends_with("tools/bin") && !w));
+        assert!(binds.contains(&("/usr", false)), "{binds:?}");
+        // Nothing writable but the fixture, the scratch folder and the devices.
+        for (from, writable) in &binds {
+            if *writable {
+                assert!(
+                    from.starts_with("/dev/") || from.starts_with(dir.path().to_str().unwrap()),
+                    "{from}"
+                );
+            }
+        }
+        assert!(!binds
+            .iter()
+            .any(|(from, _)| *from == "/tmp" || *from == "/root"));
+        assert_eq!(text(&view.start_in), root.to_str().unwrap());
+        assert!(view.steps.iter().any(|s| matches!(s, Step::Proc(_))));
+        assert_eq!(
+            ViewPlan::from_strings(&view.to_strings()),
+            Some(view.clone())
+        );
+        assert_eq!(ViewPlan::from_strings(&view.to_strings()[..4]), None);
+    }
+
+    #[test]
+    fn a_place_both_read_and_written_is_bound_writable_over_its_read_only_bind() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (root, scratch, shared) = (
+            dir.path().join("root"),
+            dir.path().join("scratch"),
+            dir.path().join("shared"),
+        );
+        for folder in [&root, &scratch, &shared] {
+            std::fs::create_dir_all(folder).expect("folder");
+        }
+        let view = plan(&ViewOf {
+            root: &root,
+            scratch: &scratch,
+            writable: std::slice::from_ref(&shared),
+            readable: std::slice::from_ref(&shared),
+        })
+        .expect("a view");
+        let binds: Vec<bool> = view
+            .steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Bind { from, writable, .. } if text(from).ends_with("/shared") => {
+                    Some(*writable)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(binds, [false, true]);
+    }
+
+    #[test]
+    fn a_prefix_is_read_whole_only_two_levels_below_the_home() {
+        let home = Path::new("/home/u");
+        let prefix = |p: &str| prefix_of(Path::new(p), home);
+        assert_eq!(
+            prefix("/home/u/.pyenv/versions/3.12.4/bin"),
+            Some(PathBuf::from("/home/u/.pyenv/versions/3.12.4"))
+        );
+        assert_eq!(
+            prefix("/home/u/.pyenv/shims"),
+            Some(PathBuf::from("/home/u/.pyenv"))
+        );
+        assert_eq!(prefix("/home/u/.local/bin"), None);
+        assert_eq!(prefix("/home/u/.cargo/bin"), None);
+        assert_eq!(prefix("/home/u/bin"), None);
+        assert_eq!(prefix("/usr/local/bin"), None);
+    }
+}

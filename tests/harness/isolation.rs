@@ -441,3 +441,86 @@ fn a_server_over_http_is_reached_under_the_default_isolation() {
         "{layers:?}"
     );
 }
+
+/// A runaway server ends in an ERROR that names the limit it hit, from the
+/// cgroup's counters (processes, memory) or the signal it died of (file size), and
+/// the run goes on to its next scenario; without isolation nothing stops the same
+/// server, and no limit is named.
+#[test]
+fn a_runaway_server_is_an_error_naming_the_limit_it_hit_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("specs/runaway");
+    std::fs::create_dir_all(&suite).expect("suite folder");
+    std::fs::write(
+        suite.join("suite.yaml"),
+        "suite: runaway\ntitle: Runaway\ndialect: bracket-code\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\n",
+    )
+    .expect("suite");
+    std::fs::write(
+        suite.join("case.yaml"),
+        "requirement: R\nscenarios:\n  - name: first\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/a\" } }\n    then: { contains: [\"done\"] }\n  - name: second\n    covers: r/s\n    when: { tool: view, args: { path: \"{root}/b\" } }\n    then: { contains: [\"done\"] }\n",
+    )
+    .expect("case");
+    let run = |mode: &str, limits: &str, more: &[&str]| {
+        let target = dir.path().join(format!("{mode}.yaml"));
+        std::fs::write(
+            &target,
+            format!(
+                "name: {mode}\ncommand: [bash, \"{}\", {mode}, \"{{root}}\"]\nisolation:\n  limits: {limits}\n",
+                repo().join("tests/servers/hostile.sh").display()
+            ),
+        )
+        .expect("target");
+        let output = std::process::Command::new(exe())
+            .current_dir(repo())
+            .arg("--specs")
+            .arg(dir.path().join("specs"))
+            .args([
+                "run", "--suite", "runaway", "--color", "never", "--jobs", "1",
+            ])
+            .args(["--timeout-ms", "20000", "--target"])
+            .arg(&target)
+            .args(more)
+            .output()
+            .expect("toolspec runs");
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+    let cases = [
+        (
+            "fork-bomb",
+            "{ pids: 24 }",
+            "the server hit its limit of 24 processes (isolation.limits.pids)",
+        ),
+        (
+            "memory-hog",
+            "{ memory: 64MiB }",
+            "the server hit its memory limit of 64 MiB (isolation.limits.memory) and was killed",
+        ),
+        (
+            "big-file",
+            "{ file_size: 1MiB }",
+            "the server wrote past its file size limit of 1 MiB (isolation.limits.file_size)",
+        ),
+    ];
+    for (mode, limits, said) in cases {
+        let limited = run(mode, limits, &[]);
+        if mode != "big-file" && limited.contains("note: isolation: no cgroup can be made here") {
+            // Said once per run where the machine gives no cgroup; nothing to prove.
+            continue;
+        }
+        assert_eq!(limited.matches(said).count(), 2, "{mode}:\n{limited}");
+        assert!(
+            limited.contains("0 PASS, 0 FAIL, 2 ERROR"),
+            "{mode}:\n{limited}"
+        );
+        let open = run(mode, limits, &["--no-isolation"]);
+        assert!(!open.contains("(isolation.limits."), "{mode}:\n{open}");
+        if mode != "big-file" {
+            assert!(open.contains("2 PASS, 0 FAIL, 0 ERROR"), "{mode}:\n{open}");
+        }
+    }
+}

@@ -34,7 +34,7 @@
 #   leave-zero    makes $2/out.txt a symlink to /dev/zero, then answers
 #   leave-outside makes $2/out.txt a symlink to $3 (a file outside the root), then answers
 #   fork-bomb    forks 200 processes that sleep 631 s, as many as it is let, then answers
-#   memory-hog   makes a process that holds 512 MiB, then answers
+#   memory-hog   makes a process that holds 256 MiB, then answers
 #   big-file     becomes a process writing 64 MiB to $2/big (killed past its file size limit)
 mode=${1:?usage: hostile.sh MODE [ROOT [FILE]]}
 root=$2
@@ -99,7 +99,7 @@ for _ in range(200):
     except OSError:
         break' 2>/dev/null
           ok "$id" ;;
-        memory-hog) head -c 536870912 /dev/zero | tail -c 536870912 >/dev/null 2>&1; ok "$id" ;;
+        memory-hog) head -c 268435456 /dev/zero | tail -c 268435456 >/dev/null 2>&1; ok "$id" ;;
         big-file) exec head -c 67108864 /dev/zero > "$root/big" ;;
         escapes-exit) printf '\033[2J\033]0;owned\007\rPASS fake\n-painted\n' >&2; exit 3 ;;
       esac

@@ -108,6 +108,11 @@ pub(crate) struct ExploreArgs {
     /// Re-runs each new divergence may take to shrink (0: no shrinking).
     #[arg(long, default_value_t = shrink::DEFAULT_BUDGET)]
     shrink_budget: usize,
+    /// Run every server without isolation (docs/isolation.md), as `run
+    /// --no-isolation` does: the oracle and the subject alike. The first line
+    /// says so.
+    #[arg(long)]
+    no_isolation: bool,
 }
 
 pub(crate) fn explore_command(
@@ -125,10 +130,14 @@ pub(crate) fn explore_command(
         )?;
     }
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
+    // Both sides alike: a side isolated and the other not would diverge on
+    // everything the isolation denies, which is no difference of the programs.
+    let isolated = !args.no_isolation;
     let oracle = match &args.oracle {
         Some(path) => load_target_file(path)?,
         None => Target::reference(&exe, suite),
-    };
+    }
+    .isolated_if(isolated);
     let subject = match (&args.mutate, &args.server, &args.target) {
         (Some(mutation), _, _) => {
             let known = mutations::read(&exe, suite)?;
@@ -141,7 +150,8 @@ pub(crate) fn explore_command(
         (None, server, target) => {
             external_target(target.as_deref(), server.as_deref())?.unwrap_or_else(|| oracle.clone())
         }
-    };
+    }
+    .isolated_if(isolated);
     let call_timeout =
         Duration::from_millis(args.timeout_ms.unwrap_or(suite.config.call_timeout_ms));
     let listed = list_oracle_tools(&oracle, call_timeout)
@@ -164,7 +174,7 @@ pub(crate) fn explore_command(
     };
     let shard = args.partition.unwrap_or(Shard::WHOLE);
     say(format_args!(
-        "explore {}: seed {seed}, {}{}, oracle {}, subject {}",
+        "explore {}: seed {seed}, {}{}, oracle {}, subject {}{}",
         suite.name,
         match budget {
             Budget::Cases(cases) => format!("{cases} cases"),
@@ -179,7 +189,12 @@ pub(crate) fn explore_command(
             format!(" of shard {}/{}", shard.shard, shard.of)
         },
         oracle.name,
-        subject.name
+        subject.name,
+        if isolated {
+            ""
+        } else {
+            " (isolation: off, --no-isolation)"
+        }
     ));
     show_settings(&suite.name, &data.settings, &not_drawn, (&oracle, &subject));
     let subject_is_oracle = args.mutate.is_none() && args.server.is_none() && args.target.is_none();

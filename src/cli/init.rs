@@ -41,6 +41,11 @@ pub(crate) struct InitArgs {
     /// Time limit for the server's answer to tools/list, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     timeout_ms: u64,
+    /// Run every server without isolation (docs/isolation.md), as `run
+    /// --no-isolation` does: the server asked for its tools, the reference server
+    /// and the first run. The next step it prints says so.
+    #[arg(long)]
+    no_isolation: bool,
 }
 
 /// One suite's proposal.
@@ -76,11 +81,12 @@ pub(crate) fn init(
         }
     }
     let table = Synonyms::builtin()?;
-    let server =
-        Target::from_command_line(&args.server).map_err(|source| CliError::ServerLine {
+    let server = Target::from_command_line(&args.server)
+        .map_err(|source| CliError::ServerLine {
             line: args.server.clone(),
             source,
-        })?;
+        })?
+        .isolated_if(!args.no_isolation);
     let timeout = Duration::from_millis(args.timeout_ms);
     let described = preflight::describe(&server, timeout).map_err(|why| {
         CliError::Init(format!(
@@ -101,7 +107,7 @@ pub(crate) fn init(
     }
     // A suite of one's own without a reference server is no candidate.
     for suite in suites.into_iter().filter(|s| s.config.reference.is_some()) {
-        let spec = spec_tools(&exe, &suite, timeout)?;
+        let spec = spec_tools(&exe, &suite, timeout, !args.no_isolation)?;
         let candidate = Candidate {
             matches: match_tools(&spec, &listed, &table),
             suite,
@@ -141,6 +147,13 @@ pub(crate) fn init(
         matches.len(),
         args.out.display()
     ));
+    // A server started without isolation here is gated the same way (a baseline
+    // made without it holds what failed without it), so the command to copy says so.
+    let open = if args.no_isolation {
+        " --no-isolation"
+    } else {
+        ""
+    };
     if args.no_run {
         say("next:");
         say(format_args!(
@@ -148,12 +161,13 @@ pub(crate) fn init(
             args.out.display()
         ));
         say(format_args!(
-            "  2. toolspec run --target {} (or init again with --force and without --no-run, for the first baseline)",
+            "  2. toolspec run --target {}{open} (or init again with --force and without --no-run, for the first baseline)",
             args.out.display()
         ));
         return Ok(Outcome::Held);
     }
-    let gate = RunArgs::first_baseline(&args.out, &suite.name, &baseline)?;
+    let mut gate = RunArgs::first_baseline(&args.out, &suite.name, &baseline)?;
+    gate.no_isolation = args.no_isolation;
     let outcome = run::run(catalogue, &gate, colour)?;
     let name = baseline
         .file_name()
@@ -176,7 +190,7 @@ pub(crate) fn init(
         args.out.display()
     ));
     say(format_args!(
-        "  2. toolspec run --target {}",
+        "  2. toolspec run --target {}{open}",
         args.out.display()
     ));
     // A first run that judged nothing leaves no gate worth the name.
@@ -188,9 +202,14 @@ pub(crate) fn init(
 
 /// The suite's tools as the reference server lists them (names, descriptions,
 /// argument names), with any argument the suite's scenarios send that the schema
-/// leaves out.
-fn spec_tools(exe: &Path, suite: &Suite, timeout: Duration) -> Result<Vec<ListedTool>, CliError> {
-    let reference = Target::reference(exe, suite);
+/// leaves out; the reference server runs isolated only if `isolated`.
+fn spec_tools(
+    exe: &Path,
+    suite: &Suite,
+    timeout: Duration,
+    isolated: bool,
+) -> Result<Vec<ListedTool>, CliError> {
+    let reference = Target::reference(exe, suite).isolated_if(isolated);
     let listed = preflight::describe(&reference, timeout)
         .map_err(|why| {
             CliError::Init(format!(

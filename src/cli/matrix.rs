@@ -43,6 +43,10 @@ pub(crate) struct MatrixArgs {
     /// Scenarios run at once across all runs (default: number of CPUs).
     #[arg(long, short)]
     jobs: Option<usize>,
+    /// Run every server without isolation (docs/isolation.md): each run is a `run
+    /// --no-isolation`, whose report's `isolation` is empty.
+    #[arg(long, requires = "target")]
+    no_isolation: bool,
 }
 
 pub(crate) fn matrix(args: &MatrixArgs, specs: Option<&Path>) -> Result<Outcome, CliError> {
@@ -194,6 +198,9 @@ fn run_one(
     }
     if let Some(filter) = &args.filter {
         command.arg("--filter").arg(filter);
+    }
+    if args.no_isolation {
+        command.arg("--no-isolation");
     }
     command
         .arg("--target")

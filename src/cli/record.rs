@@ -72,6 +72,10 @@ pub(crate) struct RecordArgs {
     /// Per-call timeout in milliseconds, overriding the suite's.
     #[arg(long)]
     timeout_ms: Option<u64>,
+    /// Run the server without isolation (docs/isolation.md), as `run
+    /// --no-isolation` does: what it answers then is what is recorded.
+    #[arg(long)]
+    no_isolation: bool,
 }
 
 /// The suite to record into: one of --specs, or a new one (its `suite.yaml`
@@ -128,6 +132,7 @@ fn the_suite(
 
 fn the_target(args: &RecordArgs) -> Result<Target, CliError> {
     external_target(args.target.as_deref(), args.server.as_deref())?
+        .map(|target| target.isolated_if(!args.no_isolation))
         .ok_or_else(|| CliError::Record("say which server: --server or --target".into()))
 }
 

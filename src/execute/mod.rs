@@ -121,10 +121,22 @@ pub(crate) fn run_scenario_unless_cancelled(
             return Some(report);
         }
     };
+    // The lines of the server's stderr that may show a denial, from wherever in it
+    // they came: an ERROR's tail holds only the server's last words, and a FAIL
+    // keeps no stderr at all.
+    let mut denial_lines = Vec::new();
     report.verdict =
         match listed.and_then(|l| unsupported::missing_tool(suite, scenario, target, l)) {
             Some(missing) => missing.verdict(target),
-            None => runtime.block_on(run(suite, scenario, target, options, cancel, &mut report))?,
+            None => runtime.block_on(run(
+                suite,
+                scenario,
+                target,
+                options,
+                cancel,
+                &mut report,
+                &mut denial_lines,
+            ))?,
         };
     if target.isolation.enabled {
         let stderr = match &report.verdict {
@@ -134,8 +146,13 @@ pub(crate) fn run_scenario_unless_cancelled(
         };
         if let Some(stderr) = stderr {
             let answer = report.answer.as_deref().unwrap_or_default();
+            // The earliest denial first: what follows it is often its consequence.
+            let said: Vec<&str> = std::iter::once(answer)
+                .chain(denial_lines.iter().map(String::as_str))
+                .chain([stderr])
+                .collect();
             report.isolation_denied =
-                crate::server::denied_by_isolation(target, &report.root, &[answer, stderr]);
+                crate::server::denied_by_isolation(target, &report.root, &said);
         }
     }
     report.elapsed = started.elapsed();
@@ -146,7 +163,8 @@ fn scenario_id(suite: &Suite, file_stem: &str, scenario: &Scenario) -> String {
     format!("{}::{}::{}", suite.name, file_stem, scenario.name)
 }
 
-/// The verdict, or None when `cancel` fired first.
+/// The verdict, or None when `cancel` fired first; `denial_lines` gets the lines
+/// of the server's stderr the session kept as possible denials.
 async fn run(
     suite: &Suite,
     scenario: &Scenario,
@@ -154,6 +172,7 @@ async fn run(
     options: &RunOptions,
     cancel: &Cancel,
     report: &mut ScenarioReport,
+    denial_lines: &mut Vec<String>,
 ) -> Option<Verdict> {
     let started = tokio::time::Instant::now();
     if let Some(why) = skip_reason(scenario, target) {
@@ -199,7 +218,10 @@ async fn run(
     // the one way that waits for everything the server started.
     let mut session = match launched.await {
         Ok(Ok(s)) => s,
-        Ok(Err(e)) => return Some(error(e.message, e.stderr_tail)),
+        Ok(Err(e)) => {
+            *denial_lines = e.denial_lines;
+            return Some(error(e.message, e.stderr_tail));
+        }
         Err(_) => return Some(error(past_deadline(), String::new())),
     };
     let plan = Plan {
@@ -219,6 +241,7 @@ async fn run(
         () = cancel.cancelled() => None,
     };
     let stderr_tail = session.stderr_tail();
+    *denial_lines = session.denial_lines();
     let stopped = session.stop().await;
     // A cancelled scenario's fixture goes with it: nobody will read its verdict.
     let mut verdict = verdict?;

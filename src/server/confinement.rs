@@ -28,6 +28,10 @@ pub(crate) enum NetworkCut {
     /// and the kernel lets anyone make user namespaces). The server runs as the
     /// same user, mapped to itself.
     UserNamespace,
+    /// A user namespace alone, the network left open (an HTTP server toolspec must
+    /// reach, or `allow_network`): what lets a server's init make its view when
+    /// toolspec is not root.
+    UserOnly,
 }
 
 impl NetworkCut {
@@ -37,6 +41,7 @@ impl NetworkCut {
             NetworkCut::Open => 0,
             NetworkCut::Namespace => 1,
             NetworkCut::UserNamespace => 2,
+            NetworkCut::UserOnly => 3,
         }
     }
 
@@ -46,6 +51,7 @@ impl NetworkCut {
             0 => Some(NetworkCut::Open),
             1 => Some(NetworkCut::Namespace),
             2 => Some(NetworkCut::UserNamespace),
+            3 => Some(NetworkCut::UserOnly),
             _ => None,
         }
     }
@@ -308,9 +314,14 @@ pub(super) unsafe fn enter_network(cut: NetworkCut) -> Result<(), libc::c_int> {
                 return Err(errno());
             }
         }
-        NetworkCut::UserNamespace => {
+        NetworkCut::UserNamespace | NetworkCut::UserOnly => {
             let (uid, gid) = (libc::getuid(), libc::getgid());
-            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
+            let network = if cut == NetworkCut::UserOnly {
+                0
+            } else {
+                libc::CLONE_NEWNET
+            };
+            if libc::unshare(libc::CLONE_NEWUSER | network) != 0 {
                 return Err(errno());
             }
             // Without `deny`, an unprivileged process may not write its gid map.
@@ -325,6 +336,9 @@ pub(super) unsafe fn enter_network(cut: NetworkCut) -> Result<(), libc::c_int> {
                 c"/proc/self/gid_map",
                 line.get(..length).unwrap_or_default(),
             )?;
+            if cut == NetworkCut::UserOnly {
+                return Ok(());
+            }
         }
     }
     loopback_up()

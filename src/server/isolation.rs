@@ -209,8 +209,7 @@ fn kernel() -> &'static Kernel {
 /// made here once; else one per server in a user namespace of its own, tried once
 /// in a child.
 fn network_namespace() -> Result<(NetworkCut, Option<OwnedFd>), String> {
-    // SAFETY: geteuid only reads this process's credentials.
-    if unsafe { libc::geteuid() } == 0 {
+    if running_as_root() {
         return make_run_namespace()
             .map(|made| (NetworkCut::Namespace, Some(made)))
             .map_err(|why| format!("no network namespace can be made here ({why})"));
@@ -407,6 +406,8 @@ impl Isolation {
             confinement: Confinement {
                 network: match network {
                     NetworkPlan::Namespace(cut) => cut,
+                    // Not root, the view is made in a user namespace all the same.
+                    _ if view.is_some() && !running_as_root() => NetworkCut::UserOnly,
                     _ => NetworkCut::Open,
                 },
                 namespace: match network {
@@ -601,6 +602,11 @@ impl Isolation {
         }
         view.needed_inside(&wanted, &entries)
     }
+}
+
+fn running_as_root() -> bool {
+    // SAFETY: geteuid only reads this process's credentials.
+    unsafe { libc::geteuid() == 0 }
 }
 
 /// The interpreter a script names on its `#!` line (`/usr/bin/env node` names

@@ -95,7 +95,10 @@ impl ServerProcess {
             cgroup,
         } = prepared;
         let hardened = confinement.hardening.is_some();
-        let own_namespace = confinement.network != NetworkCut::Open;
+        let own_namespace = matches!(
+            confinement.network,
+            NetworkCut::Namespace | NetworkCut::UserNamespace
+        );
         // Held through the spawn, so an interrupt either finds this server listed or
         // has already forbidden it.
         let mut supervised = supervised();

@@ -1,5 +1,6 @@
 //! One server process for one scenario: start it, initialize MCP, make calls, stop
-//! it, and keep the tail of its stderr for reports.
+//! it, and keep the tail of its stderr, and the lines of it that may show a
+//! denial, for reports.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,6 +26,12 @@ use crate::server::outcome::{CallOutcome, ToolResult};
 
 /// How much of the server's stderr is kept for reports.
 const STDERR_TAIL_BYTES: usize = 4096;
+/// How many lines of the server's stderr that may show a denial are kept besides
+/// the tail, from anywhere in it: a denial printed early and followed by a long
+/// traceback is gone from the tail by the time a report reads it.
+const DENIAL_LINES: usize = 8;
+/// How much of each such line is kept (and looked at).
+const DENIAL_LINE_BYTES: usize = 1024;
 /// How long a server gets to exit after its stdin is closed.
 const EXIT_GRACE: Duration = Duration::from_millis(1000);
 
@@ -48,6 +55,8 @@ pub(crate) struct Session {
     process: ServerProcess,
     fault: Fault,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The first lines of stderr that may show a denial (`DENIAL_LINES`).
+    denials: Arc<Mutex<Vec<String>>>,
     /// Set when the server's stderr reached its end, so a report can wait for it.
     stderr_done: Arc<AtomicBool>,
     /// Over HTTP the server's stdin is held open until the session stops, so that a
@@ -86,6 +95,9 @@ impl From<ClientInitializeError> for InitFailure {
 pub(crate) struct StartError {
     pub message: String,
     pub stderr_tail: String,
+    /// The lines of its stderr that may show a denial, as
+    /// [`Session::denial_lines`] gives them.
+    pub denial_lines: Vec<String>,
 }
 
 impl Session {
@@ -101,6 +113,7 @@ impl Session {
         let refuse = |message: String| StartError {
             message,
             stderr_tail: String::new(),
+            denial_lines: Vec::new(),
         };
         let port = match &target.url {
             Some(_) => Some(
@@ -134,9 +147,11 @@ impl Session {
         .map_err(|e| StartError {
             message: format!("cannot start `{}`: {e}", target.program.display()),
             stderr_tail: String::new(),
+            denial_lines: Vec::new(),
         })?;
         let fault: Fault = Arc::new(Mutex::new(None));
         let stderr = Arc::new(Mutex::new(Vec::new()));
+        let denials = Arc::new(Mutex::new(Vec::new()));
         let stderr_done = Arc::new(AtomicBool::new(false));
         let Some(ServerPipes {
             stdin,
@@ -147,14 +162,21 @@ impl Session {
             return Err(StartError {
                 message: "the server's stdio pipes were not created".to_string(),
                 stderr_tail: String::new(),
+                denial_lines: Vec::new(),
             });
         };
-        tokio::spawn(keep_tail(child_stderr, stderr.clone(), stderr_done.clone()));
+        tokio::spawn(keep_tail(
+            child_stderr,
+            stderr.clone(),
+            denials.clone(),
+            stderr_done.clone(),
+        ));
         let mut session = Session {
             client: None,
             process,
             fault,
             stderr,
+            denials,
             stderr_done,
             stdin: None,
         };
@@ -173,6 +195,7 @@ impl Session {
                 tokio::spawn(keep_tail(
                     stdout,
                     session.stderr.clone(),
+                    session.denials.clone(),
                     Arc::new(AtomicBool::new(false)),
                 ));
                 session.stdin = Some(stdin);
@@ -270,6 +293,7 @@ impl Session {
         StartError {
             message,
             stderr_tail: self.stderr_tail(),
+            denial_lines: self.denial_lines(),
         }
     }
 
@@ -350,6 +374,13 @@ impl Session {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
+    /// The first few lines the server wrote on stderr that may show a denial
+    /// (`denied::may_show_denial`), from anywhere in it, each cut to
+    /// `DENIAL_LINE_BYTES`: what the tail alone may have lost.
+    pub(crate) fn denial_lines(&self) -> Vec<String> {
+        self.denials.lock().map(|d| d.clone()).unwrap_or_default()
+    }
+
     /// Closes stdin, gives the server a moment to exit, then kills what is left. An
     /// error says the server had broken out of its containment, or hit a limit.
     pub(crate) async fn stop(mut self) -> Result<(), StopFault> {
@@ -409,23 +440,80 @@ fn plain_words(error: &dyn std::fmt::Display) -> String {
     words
 }
 
-/// Keeps the last `STDERR_TAIL_BYTES` of a stream; reads to the end so the server
-/// never blocks on a full stderr pipe.
-async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
+/// Keeps the last `STDERR_TAIL_BYTES` of a stream in `tail`, and in `denials` the
+/// first lines of it that may show a denial (up to `DENIAL_LINES` there, from
+/// whichever streams share it); reads to the end so the server never blocks on a
+/// full stderr pipe.
+pub(super) async fn keep_tail<R: tokio::io::AsyncRead + Unpin>(
     mut stream: R,
     tail: Arc<Mutex<Vec<u8>>>,
+    denials: Arc<Mutex<Vec<String>>>,
     done: Arc<AtomicBool>,
 ) {
     let mut buf = vec![0u8; 8192];
+    let mut lines = DenialLines {
+        line: Vec::new(),
+        kept: denials,
+        full: false,
+    };
     while let Ok(n) = stream.read(&mut buf).await {
         if n == 0 {
             break;
         }
+        lines.feed(&buf[..n]);
         if let Ok(mut t) = tail.lock() {
             t.extend_from_slice(&buf[..n]);
             let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
             t.drain(..excess);
         }
     }
+    // A last line without its newline is a line too.
+    lines.end_line();
     done.store(true, Ordering::Relaxed);
+}
+
+/// The lines of one stream being read, looked at one by one for a denial.
+struct DenialLines {
+    /// The line read so far, cut to `DENIAL_LINE_BYTES`: a server's line may be
+    /// as long as it likes, what is kept of it is not.
+    line: Vec<u8>,
+    kept: Arc<Mutex<Vec<String>>>,
+    /// Set once `kept` holds `DENIAL_LINES`: nothing more is looked at.
+    full: bool,
+}
+
+impl DenialLines {
+    fn feed(&mut self, mut bytes: &[u8]) {
+        while !self.full {
+            let Some(at) = bytes.iter().position(|&b| b == b'\n') else {
+                self.take(bytes);
+                return;
+            };
+            self.take(&bytes[..at]);
+            self.end_line();
+            bytes = &bytes[at + 1..];
+        }
+    }
+
+    fn take(&mut self, part: &[u8]) {
+        let room = DENIAL_LINE_BYTES.saturating_sub(self.line.len());
+        self.line.extend_from_slice(&part[..part.len().min(room)]);
+    }
+
+    /// Keeps the line read so far if it may show a denial and there is room, and
+    /// starts the next one.
+    fn end_line(&mut self) {
+        if !self.full && !self.line.is_empty() {
+            let text = String::from_utf8_lossy(&self.line);
+            if super::denied::may_show_denial(&text) {
+                if let Ok(mut kept) = self.kept.lock() {
+                    if kept.len() < DENIAL_LINES {
+                        kept.push(text.into_owned());
+                    }
+                    self.full = kept.len() >= DENIAL_LINES;
+                }
+            }
+        }
+        self.line.clear();
+    }
 }

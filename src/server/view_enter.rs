@@ -2,17 +2,19 @@
 //! a process in a mount namespace of its own, between `fork` and `exec`, where only
 //! system calls on paths prepared beforehand are allowed.
 //!
-//! Every bind is of one place, never of what is mounted below it (a bind of `/sys`
-//! brings no cgroup tree along), and every place but the fixture, the scratch
-//! folder, `isolation.writable` and the devices is made read-only with
-//! `mount_setattr`, which keeps the flags a user namespace may not drop (the
-//! older remount needs them named, and is the fallback). The tmpfs under it all is
+//! Every bind takes what is mounted below its place too (in a user namespace the
+//! kernel refuses a bind that would uncover what a mount below hides), and every
+//! place but the fixture, the scratch folder, `isolation.writable` and the devices
+//! is made read-only, mounts below it included, with `mount_setattr`, which keeps
+//! the flags a user namespace may not drop (the older remount needs them named,
+//! and is the fallback). The view's own tmpfs is unbindable, so a bind of a folder
+//! holding it (the scratch folder) does not copy the view into itself. The tmpfs under it all is
 //! made read-only last, then becomes `/` (`pivot_root`), and the machine's own
 //! tree is let go of.
 
 use std::ffi::CStr;
 
-use super::view_plan::{Step, ViewPlan};
+use super::view_plan::{Step, Tmpfs, ViewPlan};
 
 /// `struct mount_attr` of `mount_setattr(2)`.
 #[repr(C)]
@@ -30,8 +32,10 @@ const ATTR_NO_DEVICES: u64 = 0x4;
 /// The size of the tmpfs holding the view: the folders and empty files it is made
 /// of, nothing more (it is read-only once made).
 const ROOT_OPTIONS: &CStr = c"mode=0755,size=1m";
-/// A writable tmpfs (`/dev`, `/dev/shm`): bounded, as the server's memory is.
-const WRITABLE_OPTIONS: &CStr = c"mode=1777,size=64m";
+/// A tmpfs anyone may write in (`/dev/shm`): bounded, as the server's memory is.
+const SHARED_OPTIONS: &CStr = c"mode=1777,size=64m";
+/// A tmpfs only the view's init writes in (`/dev`), or an empty one.
+const PRIVATE_OPTIONS: &CStr = c"mode=0755,size=64k";
 
 /// Makes the view of `plan` and moves into it, starting in its fixture root.
 ///
@@ -48,10 +52,18 @@ pub(super) unsafe fn enter(plan: &ViewPlan) -> Result<(), libc::c_int> {
         std::ptr::null(),
     ))?;
     tmpfs(&plan.new_root, ROOT_OPTIONS)?;
+    check(libc::mount(
+        std::ptr::null(),
+        plan.new_root.as_ptr(),
+        std::ptr::null(),
+        libc::MS_UNBINDABLE,
+        std::ptr::null(),
+    ))?;
     for step in &plan.steps {
         carry_out(step)?;
     }
-    read_only(&plan.new_root, false)?;
+    // Only the tmpfs itself: the places bound on it keep their own rights.
+    read_only(&plan.new_root, false, false)?;
     check(libc::chdir(plan.new_root.as_ptr()))?;
     // The new root goes over the old one, which is then let go of.
     check(libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) as libc::c_int)?;
@@ -85,23 +97,23 @@ unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
                 from.as_ptr(),
                 to.as_ptr(),
                 std::ptr::null(),
-                libc::MS_BIND,
+                libc::MS_BIND | libc::MS_REC,
                 std::ptr::null(),
             ))?;
             if *writable {
                 Ok(())
             } else {
-                read_only(to, true)
+                read_only(to, true, true)
             }
         }
-        Step::Tmpfs { at, writable } => {
-            tmpfs(at, WRITABLE_OPTIONS)?;
-            if *writable {
-                Ok(())
-            } else {
-                read_only(at, true)
+        Step::Tmpfs { at, kind } => match kind {
+            Tmpfs::Shared => tmpfs(at, SHARED_OPTIONS),
+            Tmpfs::Private => tmpfs(at, PRIVATE_OPTIONS),
+            Tmpfs::Empty => {
+                tmpfs(at, PRIVATE_OPTIONS)?;
+                read_only(at, true, false)
             }
-        }
+        },
         Step::Link { target, at } => {
             if libc::symlink(target.as_ptr(), at.as_ptr()) != 0 && errno() != libc::EEXIST {
                 return Err(errno());
@@ -130,8 +142,8 @@ unsafe fn tmpfs(at: &CStr, options: &CStr) -> Result<(), libc::c_int> {
 }
 
 /// Makes the mount at `at` read-only (and without set-uid programs, and without
-/// devices when `no_devices`).
-unsafe fn read_only(at: &CStr, no_devices: bool) -> Result<(), libc::c_int> {
+/// devices when `no_devices`), and the mounts below it too when `below`.
+unsafe fn read_only(at: &CStr, no_devices: bool, below: bool) -> Result<(), libc::c_int> {
     let attributes = MountAttributes {
         set: ATTR_READ_ONLY | ATTR_NO_SUID | if no_devices { ATTR_NO_DEVICES } else { 0 },
         clear: 0,
@@ -142,7 +154,7 @@ unsafe fn read_only(at: &CStr, no_devices: bool) -> Result<(), libc::c_int> {
         libc::SYS_mount_setattr,
         libc::AT_FDCWD,
         at.as_ptr(),
-        0,
+        if below { libc::AT_RECURSIVE } else { 0 },
         &attributes as *const MountAttributes,
         std::mem::size_of::<MountAttributes>(),
     );

@@ -65,13 +65,27 @@ pub(crate) enum Step {
         to: CString,
         writable: bool,
     },
-    /// Mount an empty tmpfs, read-only unless `writable`.
-    Tmpfs { at: CString, writable: bool },
+    /// Mount a tmpfs.
+    Tmpfs { at: CString, kind: Tmpfs },
     /// Make a symbolic link `at` pointing to `target`.
     Link { target: CString, at: CString },
     /// Mount the server's own `/proc` (its machine-wide parts are made read-only by
     /// the binds that follow).
     Proc(CString),
+}
+
+/// What a tmpfs of the view is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tmpfs {
+    /// Empty and read-only: it hides what is below it (`/etc/ssh`).
+    Empty,
+    /// Writable by the view's init alone (mode 0755), which makes entries in it
+    /// (`/dev`); the server may not write there (Landlock), and its entries are not
+    /// in a sticky folder, where the kernel refuses to open a device its owner does
+    /// not own.
+    Private,
+    /// Writable by anyone, sticky (mode 1777): shared memory (`/dev/shm`).
+    Shared,
 }
 
 /// The whole view of one server.
@@ -122,7 +136,7 @@ pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
             let at = builder.inside(folder)?;
             builder.steps.push(Step::Tmpfs {
                 at,
-                writable: false,
+                kind: Tmpfs::Empty,
             });
         }
     }
@@ -280,7 +294,10 @@ impl Builder {
         let dev = Path::new("/dev");
         self.folder(dev)?;
         let at = self.inside(dev)?;
-        self.steps.push(Step::Tmpfs { at, writable: true });
+        self.steps.push(Step::Tmpfs {
+            at,
+            kind: Tmpfs::Private,
+        });
         for device in DEVICES {
             let device = Path::new(device);
             if device.exists() {
@@ -292,7 +309,7 @@ impl Builder {
         self.steps.push(Step::Folder(shm.clone()));
         self.steps.push(Step::Tmpfs {
             at: shm,
-            writable: true,
+            kind: Tmpfs::Shared,
         });
         for (name, target) in [
             ("fd", "/proc/self/fd"),
@@ -331,9 +348,16 @@ impl ViewPlan {
                 } => (c"bind-writable", from, Some(to)),
                 Step::Tmpfs {
                     at,
-                    writable: false,
+                    kind: Tmpfs::Empty,
                 } => (c"tmpfs", at, None),
-                Step::Tmpfs { at, writable: true } => (c"tmpfs-writable", at, None),
+                Step::Tmpfs {
+                    at,
+                    kind: Tmpfs::Private,
+                } => (c"tmpfs-private", at, None),
+                Step::Tmpfs {
+                    at,
+                    kind: Tmpfs::Shared,
+                } => (c"tmpfs-shared", at, None),
                 Step::Link { target, at } => (c"link", target, Some(at)),
                 Step::Proc(at) => (c"proc", at, None),
             };
@@ -366,9 +390,17 @@ impl ViewPlan {
                         to: second,
                         writable: kind.as_bytes() == b"bind-writable",
                     },
-                    b"tmpfs" | b"tmpfs-writable" => Step::Tmpfs {
+                    b"tmpfs" => Step::Tmpfs {
                         at: first,
-                        writable: kind.as_bytes() == b"tmpfs-writable",
+                        kind: Tmpfs::Empty,
+                    },
+                    b"tmpfs-private" => Step::Tmpfs {
+                        at: first,
+                        kind: Tmpfs::Private,
+                    },
+                    b"tmpfs-shared" => Step::Tmpfs {
+                        at: first,
+                        kind: Tmpfs::Shared,
                     },
                     b"link" => Step::Link {
                         target: first,

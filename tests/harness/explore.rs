@@ -716,3 +716,74 @@ fn an_interrupted_explore_run_exits_130_and_leaves_nothing_behind() {
         "processes left behind"
     );
 }
+
+/// `--no-isolation` reaches both sides, as the first line says: an oracle that
+/// notes its start in a folder outside its root and a subject that writes there
+/// get their writes only with it.
+#[test]
+fn no_isolation_runs_the_oracle_and_the_subject_without_isolation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let canary = tempfile::tempdir().expect("tempdir");
+    // The subject writes its TMPDIR too: give it one of the test's own.
+    let tmpdir = tempfile::tempdir().expect("tempdir");
+    let exe = crate::support::exe().display().to_string();
+    let canary_path = canary.path().display().to_string();
+    // A JSON list is a YAML one: no quoting of the shell's words to get wrong.
+    let command = serde_json::json!([
+        "bash",
+        "-c",
+        "echo started >> \"$0\"/oracle; exec \"$@\"",
+        canary_path,
+        exe,
+        "reference-server",
+        "--dialect",
+        "boris",
+        "--root",
+        "{root}"
+    ]);
+    let oracle = dir.path().join("oracle.yaml");
+    std::fs::write(&oracle, format!("name: noting\ncommand: {command}\n")).expect("oracle");
+    let subject = format!(
+        "bash {} write-outside {canary_path}",
+        crate::support::repo()
+            .join("tests/servers/hostile.sh")
+            .display()
+    );
+    let explore = |extra: &[&str]| {
+        let output = toolspec()
+            .env("TMPDIR", tmpdir.path())
+            .args(["explore", "--suite", "boris", "--oracle"])
+            .arg(&oracle)
+            .args(["--server", &subject, "--seed", "1", "--cases", "2"])
+            .args(["--shrink-budget", "0"])
+            .args(extra)
+            .output()
+            .expect("toolspec runs");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // Every answer of the subject differs from the oracle's.
+        assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+        stdout
+    };
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(canary.path())
+            .expect("the canary")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+
+    let closed = explore(&[]);
+    assert!(!closed.contains("--no-isolation"), "{closed}");
+    assert_eq!(listing(), Vec::<String>::new());
+
+    let open = explore(&["--no-isolation"]);
+    let first = open.lines().next().unwrap_or_default();
+    assert!(
+        first.ends_with("oracle noting, subject bash (isolation: off, --no-isolation)"),
+        "{open}"
+    );
+    assert_eq!(listing(), ["oracle", "written"]);
+}

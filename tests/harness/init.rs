@@ -200,3 +200,50 @@ fn the_claude_code_golden_maps_task_output_to_its_reader_not_to_task_stop() {
     }
     assert!(!golden.contains(": \"TaskStop\""), "{golden}");
 }
+
+/// `--no-isolation` reaches every server `init` starts: the one asked for its tools
+/// and those of the first run, whose summary says so, as does the gate it proposes.
+/// The server notes each start in a folder outside its root, which the default
+/// isolation refuses.
+#[test]
+fn init_no_isolation_starts_the_server_and_the_first_run_without_isolation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let canary = tempfile::tempdir().expect("tempdir");
+    let server = format!(
+        "bash -c 'echo started >> \"$0\"/started; exec \"$@\"' {} {} reference-server --dialect boris --root {{root}}",
+        canary.path().display(),
+        exe().display()
+    );
+    let init = |out: &str, extra: &[&str]| {
+        toolspec()
+            .args(["--specs", "tests/data/specs", "init", "--suite", "features"])
+            .args(["--server", &server, "--out"])
+            .arg(dir.path().join(out))
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+
+    // Isolated, the server's note is refused (it starts all the same).
+    let closed = init("closed.yaml", &["--no-run"]);
+    let closed_out = stdout_of(&closed);
+    assert_eq!(closed.status.code(), Some(0), "{closed_out}");
+    assert!(!closed_out.contains("--no-isolation"), "{closed_out}");
+    assert!(!canary.path().join("started").exists());
+
+    let open = init("open.yaml", &["--no-isolation"]);
+    let open_out = stdout_of(&open);
+    assert_eq!(open.status.code(), Some(0), "{open_out}");
+    assert!(
+        open_out.contains("(isolation: off, --no-isolation)"),
+        "{open_out}"
+    );
+    let gate = format!(
+        "toolspec run --target {} --no-isolation",
+        dir.path().join("open.yaml").display()
+    );
+    assert!(open_out.contains(&gate), "{open_out}");
+    let started = std::fs::read_to_string(canary.path().join("started")).expect("noted");
+    // The server asked for its tools, and the first run's servers after it.
+    assert!(started.lines().count() > 1, "{started}");
+}

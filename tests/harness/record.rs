@@ -360,3 +360,44 @@ fn a_bad_log_line_is_refused_naming_it_and_nothing_is_written() {
         assert!(!specs.exists(), "{want}: something was written");
     }
 }
+
+/// `--no-isolation` reaches the server `record` calls: its write outside the root
+/// lands, and the answer recorded says so; isolated, the write is refused and the
+/// answer recorded says that.
+#[test]
+fn record_no_isolation_records_what_the_server_answers_without_isolation() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let specs = dir.path().join("specs");
+    std::fs::create_dir(&specs).expect("an empty specs folder");
+    let canary = tempfile::tempdir().expect("tempdir");
+    // The server writes its TMPDIR too: give it one of the test's own.
+    let tmpdir = tempfile::tempdir().expect("tempdir");
+    let server = format!(
+        "bash {} write-outside {}",
+        repo().join("tests/servers/hostile.sh").display(),
+        canary.path().display()
+    );
+    let record = |extra: &[&str]| {
+        let out = toolspec()
+            .env("TMPDIR", tmpdir.path())
+            .arg("--specs")
+            .arg(&specs)
+            .args(["record", "--suite", "mine", "--convention", "plain"])
+            .args(["--server", &server, "--tool", "view"])
+            .args(extra)
+            .output()
+            .expect("toolspec runs");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stdout}{out:?}");
+        stdout
+    };
+
+    let closed = record(&[]);
+    assert!(closed.contains("outside: refused"), "{closed}");
+    assert!(files_under(canary.path()).is_empty());
+
+    let open = record(&["--no-isolation"]);
+    assert!(open.contains("outside: wrote"), "{open}");
+    assert_eq!(files_under(canary.path()), ["written"]);
+    assert!(files_under(&specs).is_empty(), "nothing written");
+}

@@ -575,3 +575,47 @@ fn the_history_schema_refuses_a_history_that_breaks_the_contract() {
         "/releases/0/not_yet_in_suite",
     );
 }
+
+/// `matrix --no-isolation` makes each run a `run --no-isolation`: its report lists
+/// no layer of isolation, where the same run without the flag lists some. Without
+/// a target to run it means nothing, and is refused.
+#[test]
+fn matrix_no_isolation_runs_every_target_without_isolation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("honest.yaml");
+    std::fs::write(
+        &target,
+        format!(
+            "name: honest\ncommand: [\"{}\", reference-server, --dialect, boris, --root, \"{{root}}\"]\n",
+            exe().display()
+        ),
+    )
+    .expect("target file");
+    let layers = |out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        toolspec()
+            .args(["matrix", "--suite", "boris", "--filter", BROKEN])
+            .arg("--target")
+            .arg(&target)
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .assert()
+            .code(0);
+        let report = assert_matches_schema(REPORT_SCHEMA, &out.join("runs/1-honest.json"));
+        report["isolation"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no isolation list in {report}"))
+            .clone()
+    };
+    assert_ne!(layers("closed", &[]), Vec::<serde_json::Value>::new());
+    assert_eq!(
+        layers("open", &["--no-isolation"]),
+        Vec::<serde_json::Value>::new()
+    );
+    toolspec()
+        .args(["matrix", "--from-json", "x.json", "--no-isolation", "--out"])
+        .arg(dir.path().join("refused"))
+        .assert()
+        .code(2);
+}

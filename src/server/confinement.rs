@@ -464,27 +464,48 @@ pub(super) fn make_run_namespace() -> Result<OwnedFd, String> {
 /// errno.
 pub(super) fn try_network(cut: NetworkCut) -> Result<(), libc::c_int> {
     // SAFETY: the child only makes system calls and exits; the parent waits for it.
-    unsafe {
-        let pid = libc::fork();
-        if pid < 0 {
-            return Err(errno());
-        }
-        if pid == 0 {
-            let code = match enter_network(cut) {
-                Ok(()) => 0,
-                Err(e) => e.clamp(1, 125),
-            };
-            libc::_exit(code);
-        }
-        let mut status = 0;
-        if libc::waitpid(pid, &mut status, 0) != pid {
-            return Err(errno());
-        }
-        match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
-            Some(0) => Ok(()),
-            Some(code) => Err(code),
-            None => Err(libc::ECHILD),
-        }
+    unsafe { in_a_child(|| enter_network(cut)) }
+}
+
+/// Runs `probe` in a child that exits at once, and says how it went: `Ok` or the
+/// errno it ended with.
+///
+/// # Safety
+/// `probe` only makes system calls (it runs in a fork of this process).
+pub(super) unsafe fn in_a_child(
+    probe: impl FnOnce() -> Result<(), libc::c_int>,
+) -> Result<(), libc::c_int> {
+    let pid = libc::fork();
+    if pid < 0 {
+        return Err(errno());
+    }
+    if pid == 0 {
+        libc::_exit(exit_code(probe()));
+    }
+    wait_code(pid)
+}
+
+/// An exit code for a probe's result: 0, or the errno (1 to 125).
+pub(super) fn exit_code(result: Result<(), libc::c_int>) -> libc::c_int {
+    match result {
+        Ok(()) => 0,
+        Err(errno) => errno.clamp(1, 125),
+    }
+}
+
+/// Waits for the probe child `pid`: `Ok` if it exited 0, else its errno.
+///
+/// # Safety
+/// `pid` is a child of this process that nothing else reaps.
+pub(super) unsafe fn wait_code(pid: libc::pid_t) -> Result<(), libc::c_int> {
+    let mut status = 0;
+    if libc::waitpid(pid, &mut status, 0) != pid {
+        return Err(errno());
+    }
+    match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
+        Some(0) => Ok(()),
+        Some(code) => Err(code),
+        None => Err(libc::ECHILD),
     }
 }
 

@@ -455,23 +455,33 @@ impl Isolation {
     /// [`Isolation::view_readable`], found once per program, `PATH` and target
     /// folder, as [`Isolation::needed_once`] is.
     fn readable_once(&self, program: &Path, path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
-        type Key = (PathBuf, Option<OsString>, Vec<PathBuf>);
-        static FOUND: std::sync::Mutex<Vec<(Key, Vec<PathBuf>)>> =
-            std::sync::Mutex::new(Vec::new());
+        static FOUND: Found = std::sync::Mutex::new(Vec::new());
+        self.found_once(&FOUND, program, path, || self.view_readable(program, path))
+    }
+
+    /// What `find` finds for this program, `PATH` and target folder, kept in
+    /// `found` the first time.
+    fn found_once(
+        &self,
+        found: &Found,
+        program: &Path,
+        path: Option<&std::ffi::OsStr>,
+        find: impl FnOnce() -> Vec<PathBuf>,
+    ) -> Vec<PathBuf> {
         let key = (
             program.to_path_buf(),
             path.map(OsString::from),
             self.readable.clone(),
         );
-        let mut found = FOUND
+        let mut found = found
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, readable)) = found.iter().find(|(k, _)| *k == key) {
-            return readable.clone();
+        if let Some((_, places)) = found.iter().find(|(k, _)| *k == key) {
+            return places.clone();
         }
-        let readable = self.view_readable(program, path);
-        found.push((key, readable.clone()));
-        readable
+        let places = find();
+        found.push((key, places.clone()));
+        places
     }
 
     /// What a server's view holds to read besides the system folders: each `PATH`
@@ -553,23 +563,8 @@ impl Isolation {
         program: &Path,
         path: Option<&std::ffi::OsStr>,
     ) -> Vec<PathBuf> {
-        type Key = (PathBuf, Option<OsString>, Vec<PathBuf>);
-        static FOUND: std::sync::Mutex<Vec<(Key, Vec<PathBuf>)>> =
-            std::sync::Mutex::new(Vec::new());
-        let key = (
-            program.to_path_buf(),
-            path.map(OsString::from),
-            self.readable.clone(),
-        );
-        let mut found = FOUND
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, needed)) = found.iter().find(|(k, _)| *k == key) {
-            return needed.clone();
-        }
-        let needed = self.needed(view, program, path);
-        found.push((key, needed.clone()));
-        needed
+        static FOUND: Found = std::sync::Mutex::new(Vec::new());
+        self.found_once(&FOUND, program, path, || self.needed(view, program, path))
     }
 
     /// The folders inside the real home a server needs: those holding its `PATH`
@@ -622,6 +617,9 @@ fn interpreter(program: &Path) -> Option<PathBuf> {
         .find(|w| !w.is_empty())?;
     Some(PathBuf::from(std::str::from_utf8(word).ok()?))
 }
+
+/// Places found once per program, `PATH` and target folder.
+type Found = std::sync::Mutex<Vec<((PathBuf, Option<OsString>, Vec<PathBuf>), Vec<PathBuf>)>>;
 
 /// Says once per run that an HTTP server gets `plan` instead of a namespace.
 fn note_http_network_once(plan: NetworkPlan) {

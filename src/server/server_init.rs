@@ -149,18 +149,10 @@ pub(super) fn try_view(cut: confinement::NetworkCut) -> Result<(), libc::c_int> 
     // SAFETY: the children only make system calls and exit; each parent waits for
     // its child. Nothing is mounted outside the grandchild's own mount namespace.
     unsafe {
-        let pid = libc::fork();
-        if pid < 0 {
-            return Err(*libc::__errno_location());
-        }
-        if pid == 0 {
-            let code = match confinement::enter_network(cut) {
-                Ok(()) => exit_code(probe_in_namespaces()),
-                Err(errno) => exit_code(Err(errno)),
-            };
-            libc::_exit(code);
-        }
-        wait_code(pid)
+        confinement::in_a_child(|| {
+            confinement::enter_network(cut)?;
+            probe_in_namespaces()
+        })
     }
 }
 
@@ -203,31 +195,10 @@ unsafe fn probe_in_namespaces() -> Result<(), libc::c_int> {
         ];
         for step in steps {
             if step() != 0 {
-                libc::_exit(exit_code(Err(*libc::__errno_location())));
+                libc::_exit(confinement::exit_code(Err(*libc::__errno_location())));
             }
         }
         libc::_exit(0);
     }
-    wait_code(libc::pid_t::try_from(pid).unwrap_or(-1))
-}
-
-/// An exit code for a probe's result: 0, or the errno (1 to 125).
-fn exit_code(result: Result<(), libc::c_int>) -> libc::c_int {
-    match result {
-        Ok(()) => 0,
-        Err(errno) => errno.clamp(1, 125),
-    }
-}
-
-/// Waits for the probe child `pid`: `Ok` if it exited 0, else its errno.
-unsafe fn wait_code(pid: libc::pid_t) -> Result<(), libc::c_int> {
-    let mut status = 0;
-    if libc::waitpid(pid, &mut status, 0) != pid {
-        return Err(*libc::__errno_location());
-    }
-    match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
-        Some(0) => Ok(()),
-        Some(code) => Err(code),
-        None => Err(libc::ECHILD),
-    }
+    confinement::wait_code(libc::pid_t::try_from(pid).unwrap_or(-1))
 }

@@ -8,6 +8,7 @@
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::net::UnixListener;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 
@@ -28,6 +29,8 @@ struct Escape {
     /// A terminal of the test's own (both ends), toolspec's controlling terminal, so
     /// that what a server types into it can be read back and no real one is touched.
     terminal: (OwnedFd, OwnedFd),
+    /// A Unix socket outside every fixture, as a daemon's would be.
+    socket: UnixListener,
 }
 
 /// What one run showed: the server's answer (as the report quotes it), everything
@@ -42,6 +45,10 @@ struct Seen {
     wrote: bool,
     /// What reached the terminal's input.
     typed: String,
+    /// Whether the file outside changed (mode, times or attributes), and whether
+    /// the socket outside was connected to.
+    changed: bool,
+    reached: bool,
 }
 
 /// A new pseudo-terminal: its controlling end and the terminal itself.
@@ -73,6 +80,7 @@ impl Escape {
             std::fs::create_dir_all(dir.join(folder)).expect("folder");
         }
         std::fs::write(dir.join("home/.ssh/id_planted"), SECRET).expect("secret");
+        std::fs::write(dir.join("outside/kept"), "kept").expect("a file outside");
         std::fs::write(
             dir.join("specs/demo/suite.yaml"),
             "suite: demo\ntitle: Demo\ndialect: bracket-code\nreference:\n  args: [--dialect, boris, --root, \"{root}\"]\n",
@@ -97,6 +105,11 @@ impl Escape {
         Escape {
             tcp: [listener("127.0.0.1:0"), listener("[::1]:0")],
             udp: [datagrams("127.0.0.1:0"), datagrams("[::1]:0")],
+            socket: {
+                let socket = UnixListener::bind(top.path().join("outside/socket")).expect("socket");
+                socket.set_nonblocking(true).expect("nonblocking");
+                socket
+            },
             top,
             terminal: pseudo_terminal(),
         }
@@ -220,7 +233,33 @@ impl Escape {
             udp: [received(&self.udp[0]), received(&self.udp[1])],
             wrote,
             typed: String::from_utf8_lossy(&typed).into_owned(),
+            changed: self.kept_changed(),
+            reached: self.socket.accept().is_ok(),
         }
+    }
+
+    /// Whether `outside/kept` lost its mode, times or lack of attributes, put back
+    /// after: a server may change nothing outside its fixture.
+    fn kept_changed(&self) -> bool {
+        use std::os::unix::fs::PermissionsExt;
+        let kept = self.path("outside/kept");
+        let meta = std::fs::metadata(&kept).expect("the file outside");
+        let mode = meta.permissions().mode() & 0o7777 != 0o644;
+        let time = meta.modified().ok() == Some(std::time::UNIX_EPOCH);
+        let path = std::ffi::CString::new(kept.to_string_lossy().as_bytes()).expect("path");
+        // SAFETY: asks the size of one attribute of a path; no buffer is written.
+        let attribute = unsafe {
+            libc::getxattr(
+                path.as_ptr(),
+                c"user.escaped".as_ptr(),
+                std::ptr::null_mut(),
+                0,
+            )
+        } >= 0;
+        std::fs::remove_file(&kept).expect("remove");
+        std::fs::write(&kept, "kept").expect("again");
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o644)).expect("mode");
+        mode || time || attribute
     }
 }
 
@@ -236,7 +275,7 @@ const READS: [&str; 4] = ["home", "home-proc", "home-link", "home-list"];
 
 /// The attempts on the process around the server: its environment and its
 /// supervisor's and toolspec's, the terminal, devices, capabilities, keyrings.
-const AROUND: [&str; 8] = [
+const AROUND: [&str; 12] = [
     "env",
     "environ-supervisor",
     "environ-toolspec",
@@ -245,6 +284,10 @@ const AROUND: [&str; 8] = [
     "mknod",
     "capabilities",
     "keyring",
+    "chmod",
+    "utime",
+    "xattr",
+    "socket",
 ];
 
 /// Asserts that nothing of either secret is anywhere in what the run left, and that
@@ -279,6 +322,7 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
     for attempt in AROUND {
         assert!(!got(answer, attempt), "{attempt}: {answer}");
     }
+    assert!(!seen.changed && !seen.reached, "{answer}");
     assert_eq!((seen.tcp, seen.udp), ([false; 2], [false; 2]), "{answer}");
     let layers = seen.json["isolation"].as_array().expect("isolation layers");
     for layer in [
@@ -316,6 +360,7 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
     // The test's terminal is the server's own controlling terminal there: typing
     // into it needs no capability.
     assert_eq!(open.typed, "#escaped\n#pts\n", "{}", open.answer);
+    assert!(open.changed && open.reached, "{}", open.answer);
     assert_eq!(
         (open.tcp, open.udp),
         ([true; 2], [true; 2]),

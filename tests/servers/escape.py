@@ -22,6 +22,10 @@ each attempt got:
   mknod        makes a character device (/dev/null's numbers) in its fixture root
   capabilities says which capabilities it holds (CapEff in /proc/self/status)
   keyring      asks for the user keyring's id (keyctl)
+  chmod, utime, xattr
+               changes the mode (4777), the times or an extended attribute of
+               OUTSIDE/kept, a file outside its fixture
+  socket       connects to the Unix socket OUTSIDE/socket
 A read that works puts the file's content in the answer, as a hostile server
 would hand it on.
 """
@@ -163,6 +167,29 @@ def keyring():
     return "id %d" % found
 
 
+def chmod():
+    os.chmod(os.path.join(outside, "kept"), 0o4777)
+    return "changed"
+
+
+def utime():
+    os.utime(os.path.join(outside, "kept"), (0, 0))
+    return "changed"
+
+
+def xattr():
+    os.setxattr(os.path.join(outside, "kept"), "user.escaped", b"1")
+    return "changed"
+
+
+def unix_socket():
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(2)
+        s.connect(os.path.join(outside, "socket"))
+        s.sendall(b"hello from escape.py\n")
+    return "connected"
+
+
 def escapes():
     tries = [
         ("write", write),
@@ -183,6 +210,10 @@ def escapes():
         ("mknod", mknod),
         ("capabilities", capabilities),
         ("keyring", keyring),
+        ("chmod", chmod),
+        ("utime", utime),
+        ("xattr", xattr),
+        ("socket", unix_socket),
     ]
     return "; ".join("%s: %s" % (name, attempt(action)) for name, action in tries)
 

@@ -500,15 +500,7 @@ impl Isolation {
             .collect();
         readable.extend(self.readable.iter().cloned());
         readable.extend(std::env::current_dir().ok());
-        let found = if program.components().count() > 1 {
-            std::path::absolute(program).ok()
-        } else {
-            entries
-                .iter()
-                .map(|folder| folder.join(program))
-                .find(|candidate| candidate.is_file())
-        };
-        let mut programs: Vec<PathBuf> = found.into_iter().collect();
+        let mut programs: Vec<PathBuf> = program_file(program, &entries).into_iter().collect();
         programs.extend(programs.first().and_then(|p| interpreter(p)));
         let mut folders = Vec::new();
         for program in &programs {
@@ -580,15 +572,7 @@ impl Isolation {
             .unwrap_or_default();
         let mut wanted: Vec<PathBuf> = self.readable.clone();
         wanted.extend(std::env::current_dir().ok());
-        let found = if program.components().count() > 1 {
-            Some(program.to_path_buf())
-        } else {
-            entries
-                .iter()
-                .map(|folder| folder.join(program))
-                .find(|candidate| candidate.is_file())
-        };
-        if let Some(found) = found {
+        if let Some(found) = program_file(program, &entries) {
             wanted.extend(found.parent().map(Path::to_path_buf));
             // A link (`node_modules/.bin/x`) runs the file it points to.
             if let Ok(resolved) = std::fs::canonicalize(&found) {
@@ -597,6 +581,18 @@ impl Isolation {
         }
         view.needed_inside(&wanted, &entries)
     }
+}
+
+/// The file `program` runs: itself when it names a path (made absolute), else the
+/// first file of that name in a `PATH` entry, as `execvp` looks.
+fn program_file(program: &Path, entries: &[PathBuf]) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        return std::path::absolute(program).ok();
+    }
+    entries
+        .iter()
+        .map(|folder| folder.join(program))
+        .find(|candidate| candidate.is_file())
 }
 
 fn running_as_root() -> bool {

@@ -335,6 +335,20 @@ impl Isolation {
         layers
     }
 
+    /// The network namespace a server of this target listens in over HTTP when it is
+    /// not toolspec's own: the run's, shared by every server of the run, where its
+    /// port is to be found free.
+    pub(super) fn serving_namespace(&self) -> Option<&'static OwnedFd> {
+        if !self.enabled || self.allow_network {
+            return None;
+        }
+        let kernel = kernel();
+        match kernel.network_for(true) {
+            NetworkPlan::Namespace(NetworkCut::Namespace) => kernel.run_namespace.as_ref(),
+            _ => None,
+        }
+    }
+
     /// What one server needs to start isolated: what its supervisor enters, and the
     /// environment of a private home in `scratch`. `root` is its fixture root,
     /// `program` and `path` what it is started from, `port` the one it serves on

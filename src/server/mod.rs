@@ -18,6 +18,7 @@ mod http_wire;
 mod inside_namespace;
 mod isolation;
 pub(crate) mod outcome;
+mod port_lease;
 pub(crate) mod preflight;
 mod proc_stat;
 mod process;
@@ -235,13 +236,6 @@ impl Target {
         };
         (name, args)
     }
-}
-
-/// A local port nothing listens on right now, for a server that takes `{port}`.
-fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
 }
 
 fn setting_text(value: &Value) -> String {

@@ -18,6 +18,7 @@ use tokio::io::AsyncReadExt;
 
 use super::exchange::{Exchange, Recorded};
 use super::http_client::CheckedHttp;
+use super::port_lease::PortLease;
 use super::process::{ServerProcess, StopFault};
 use super::stdout_guard::{guard, Fault};
 use super::supervisor_child::ServerPipes;
@@ -62,6 +63,9 @@ pub(crate) struct Session {
     /// Over HTTP the server's stdin is held open until the session stops, so that a
     /// server watching for end of input stays up.
     stdin: Option<tokio::net::unix::pipe::Sender>,
+    /// The port it serves on over HTTP, held from before it starts until the
+    /// session is gone (`port_lease.rs`).
+    port: Option<PortLease>,
 }
 
 /// Why `initialize` did not complete, and whether the server did answer it: an
@@ -115,15 +119,18 @@ impl Session {
             stderr_tail: String::new(),
             denial_lines: Vec::new(),
         };
-        let port = match &target.url {
+        let lease = match &target.url {
             Some(_) => Some(
-                super::free_port()
+                PortLease::take(target.isolation.serving_namespace())
                     .map_err(|e| refuse(format!("cannot find a free local port: {e}")))?,
             ),
             None => None,
         };
+        let port = lease.as_ref().map(PortLease::port);
         let argv = target.argv(root, port, settings).map_err(|u| refuse(u.0))?;
-        Session::start(target, &argv, root, port, timeout).await
+        let mut session = Session::start(target, &argv, root, port, timeout).await?;
+        session.port = lease;
+        Ok(session)
     }
 
     /// Starts the server in `root` and completes `initialize` within `timeout`:
@@ -179,6 +186,7 @@ impl Session {
             denials,
             stderr_done,
             stdin: None,
+            port: None,
         };
         let connected = match &target.url {
             None => {

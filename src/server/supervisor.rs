@@ -88,7 +88,10 @@ pub(super) unsafe fn supervise_for_spawner(
         start(server, inside)
     };
     let said = match &started {
-        Ok(_) => STARTED,
+        Ok(_) => {
+            ignore_the_groups_signals();
+            STARTED
+        }
         Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL),
     };
     send_word(control, said);
@@ -130,10 +133,10 @@ unsafe fn supervise(server: libc::pid_t, control: RawFd, from_init: Option<RawFd
 /// its server's tree.
 pub(super) const FINISHED: [u8; 1] = [b'.'];
 
-/// Lets go of everything inherited from toolspec: stdio (so the server's pipes close
-/// when the server's tree is gone), every other descriptor but `control` and `also`
-/// (another server's control socket, std's exec-error pipe), and the signals aimed
-/// at the server's group. The spawner settles the same way, keeping its socket.
+/// Lets go of everything inherited from toolspec: the signals aimed at the server's
+/// group, stdio (so the server's pipes close when the server's tree is gone), and
+/// every other descriptor but `control` and `also` (another server's control
+/// socket, std's exec-error pipe). The spawner settles the same way, keeping its socket.
 pub(super) unsafe fn settle(control: RawFd, also: RawFd) {
     let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
     if null >= 0 {
@@ -141,9 +144,17 @@ pub(super) unsafe fn settle(control: RawFd, also: RawFd) {
             libc::dup2(null, fd);
         }
     }
+    // Before std's exec-error pipe closes below, which tells toolspec the server runs.
+    ignore_the_groups_signals();
     close_from(3, control.min(also), control.max(also));
-    // A polite SIGTERM or a Ctrl-C goes to the server's process group, which this
-    // process leads; it is for the server. The supervisor only ever ends by itself.
+}
+
+/// A polite SIGTERM or a Ctrl-C goes to the server's process group, which this
+/// process leads; it is for the server. The supervisor only ever ends by itself, so
+/// it ignores them from before toolspec learns the server started: toolspec may stop
+/// a quick server at once, and a supervisor killed then would let its tree go.
+/// Only once the server is started, which would inherit the ignoring.
+unsafe fn ignore_the_groups_signals() {
     for signal in [
         libc::SIGTERM,
         libc::SIGINT,

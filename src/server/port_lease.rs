@@ -33,7 +33,9 @@ impl PortLease {
     pub(super) fn take(namespace: Option<&OwnedFd>) -> io::Result<PortLease> {
         for _ in 0..TRIES {
             let port = unused_port(namespace)?;
-            let mut held = HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut held = HELD
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             if held.insert(port) {
                 return Ok(PortLease { port });
             }

@@ -487,28 +487,34 @@ mod tests {
     fn a_requirement_this_machine_does_not_meet_is_ignored_when_listed() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/ikigai");
         let suite = crate::scenario::load_suite(&dir).expect("suite loads");
-        let target = Target::reference(std::path::Path::new("toolspec"), &suite);
-        let trials = trials_of("specs/ikigai", &target);
+        let isolated = Target::reference(std::path::Path::new("toolspec"), &suite);
+        let mut open = isolated.clone();
+        open.isolation.enabled = false;
         // SAFETY: geteuid has no preconditions and cannot fail.
         let as_root = unsafe { libc::geteuid() == 0 };
-        let needing: Vec<&ScenarioTrial> = trials
-            .iter()
-            .filter(|t| t.trial.name().contains("::Permission denied"))
-            .collect();
-        assert_eq!(needing.len(), 2);
-        for t in needing {
-            assert_eq!(t.trial.has_ignored_flag(), as_root, "{}", t.trial.name());
+        // Isolated, a server keeps no capability, root or not: permission bits hold
+        // for it. Without isolation, root's server ignores them.
+        for (target, unmet) in [(&isolated, false), (&open, as_root)] {
+            let trials = trials_of("specs/ikigai", target);
+            let needing: Vec<&ScenarioTrial> = trials
+                .iter()
+                .filter(|t| t.trial.name().contains("::Permission denied"))
+                .collect();
+            assert_eq!(needing.len(), 2);
+            for t in needing {
+                assert_eq!(t.trial.has_ignored_flag(), unmet, "{}", t.trial.name());
+                assert_eq!(
+                    t.skip
+                        .as_deref()
+                        .is_some_and(|w| w.starts_with("requires non-root")),
+                    unmet
+                );
+            }
             assert_eq!(
-                t.skip
-                    .as_deref()
-                    .is_some_and(|w| w.starts_with("requires non-root")),
-                as_root
+                trials.iter().filter(|t| t.trial.has_ignored_flag()).count(),
+                if unmet { 2 } else { 0 }
             );
         }
-        assert_eq!(
-            trials.iter().filter(|t| t.trial.has_ignored_flag()).count(),
-            if as_root { 2 } else { 0 }
-        );
     }
 
     #[test]

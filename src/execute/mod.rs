@@ -276,15 +276,19 @@ pub(crate) fn skip_reason(scenario: &Scenario, target: &Target) -> Option<String
     target
         .unsupported(&scenario.given.settings)
         .map(|u| u.0)
-        .or_else(|| unmet_requirement(&scenario.requires))
+        .or_else(|| unmet_requirement(&scenario.requires, target))
 }
 
-/// Why this machine cannot run a scenario with these requirements, if it cannot.
-fn unmet_requirement(requires: &[Requirement]) -> Option<String> {
+/// Why this machine cannot run a scenario with these requirements against
+/// `target`, if it cannot.
+fn unmet_requirement(requires: &[Requirement], target: &Target) -> Option<String> {
     requires.iter().find_map(|r| match r {
-        Requirement::NonRoot if running_as_root() => Some(
-            "requires non-root: the tests run as root, which ignores permission bits, so the \
-             scenario's premise (an unreadable file) cannot be set up"
+        // An isolated server has no capability, root or not (docs/isolation.md), so
+        // permission bits hold for it.
+        Requirement::NonRoot if running_as_root() && !target.isolation.enabled => Some(
+            "requires non-root: the server runs as root without isolation, which keeps its \
+             capabilities and so ignores permission bits: the scenario's premise (an \
+             unreadable file) cannot be set up"
                 .to_string(),
         ),
         Requirement::NonRoot => None,

@@ -221,8 +221,9 @@ pub enum Basis {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Requirement {
-    /// Not running as root: root ignores permission bits, so a mode-000 file is
-    /// readable and a "permission denied" scenario cannot be set up.
+    /// Permission bits hold for the server: it does not run as root with its
+    /// capabilities (isolation takes them all), which ignores them, so a mode-000
+    /// file would be readable and a "permission denied" scenario could not be set up.
     NonRoot,
 }
 

@@ -482,27 +482,33 @@ fn nothing_is_left_running_after_a_hostile_server() {
     assert!(orphans.is_empty(), "left running: {orphans:?}");
 }
 
-/// `requires: [non-root]` skips with its reason as root, and runs otherwise.
+/// `requires: [non-root]` asks that permission bits hold for the server. An isolated
+/// server keeps no capability, root or not, so the scenario runs and its premise (an
+/// unreadable file) holds; without isolation, a server run by root ignores them, so
+/// there the scenario is skipped with its reason.
 #[test]
-fn a_scenario_needing_a_non_root_user_is_skipped_as_root() {
+fn a_scenario_needing_a_non_root_user_is_skipped_only_where_root_keeps_its_capabilities() {
     let conditions = suite("tests/data/specs/conditions");
-    let target = Target::reference(exe(), &conditions);
-    let report = run(
-        &conditions,
-        "an unreadable file needs a non-root user",
-        &target,
-        None,
+    let isolated = Target::reference(exe(), &conditions);
+    let mut open = isolated.clone();
+    open.isolation.enabled = false;
+    let name = "an unreadable file needs a non-root user";
+    let report = run(&conditions, name, &isolated, None);
+    assert!(
+        matches!(report.verdict, Verdict::Pass),
+        "isolated, the unreadable file is unreadable:\n{report}"
     );
+    let report = run(&conditions, name, &open, None);
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         let Verdict::Skip(why) = &report.verdict else {
-            panic!("expected SKIP as root, got:\n{report}");
+            panic!("expected SKIP as root without isolation, got:\n{report}");
         };
         assert!(why.contains("requires non-root"), "{why}");
     } else {
         assert!(
-            !matches!(report.verdict, Verdict::Skip(_)),
-            "must run when not root:\n{report}"
+            matches!(report.verdict, Verdict::Pass),
+            "must run and pass when not root:\n{report}"
         );
     }
 }

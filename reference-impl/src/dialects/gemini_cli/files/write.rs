@@ -63,12 +63,35 @@ pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Outcome {
     // finds no file there, makes the folder, and writes a "new" file.
     let missing_folders = confine::missing_folders_stepped_out_of(ctx, &path);
     let is_new = existing.is_none() || !missing_folders.is_empty();
-    let writing_failed = |why: String| plain_error(format!("Error writing to file: {why}"));
+    // 0.1.13's words for a failed write (write-file.js:183-186): the path, then
+    // its own message, which repeats the words before Node's error.
+    let writing_failed = |why: String| {
+        plain_error(format!(
+            "Error writing to file {path}: Error writing to file: {why}"
+        ))
+    };
     for folder in &missing_folders {
         ctx.policy
             .fs()
             .create_dir_all(folder)
             .map_err(|err| writing_failed(node_error::describe(&err, "mkdir", &path)))?;
+    }
+    if !is_new {
+        // 0.1.13 reads the file first (write-file.js:196, to correct the new
+        // content against it) and stops at a file it may not read; then it opens
+        // the file itself for writing (write-file.js:144), which a file it may not
+        // write refuses, though its folder would let it be replaced. The kernel is
+        // asked the same here, before anything is written.
+        ctx.policy.fs().open_read(&real).map_err(|err| {
+            plain_error(format!(
+                "Error checking existing file {path}: {}",
+                node_error::describe(&err, "open", &path)
+            ))
+        })?;
+        ctx.policy
+            .fs()
+            .open_write(&real)
+            .map_err(|err| writing_failed(node_error::describe(&err, "open", &path)))?;
     }
     let content = if !is_new && ctx.mutations.is_active(Mutation::TrimOnOverwrite) {
         content.trim()
@@ -165,6 +188,14 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
             edited.count
         )));
     }
+    // 0.1.13 writes the file itself (edit.js, fs.writeFileSync), which a file this
+    // process may not write refuses, though its folder would let it be replaced.
+    ctx.policy.fs().open_write(&real).map_err(|err| {
+        plain_error(format!(
+            "Error executing edit: {}",
+            node_error::describe(&err, "open", &path)
+        ))
+    })?;
     files::write_atomic(&ctx.policy, &real, &edited.content, ctx.max_file_size).map_err(executing)?;
     Ok(Reply::text(sentence(
         ctx,

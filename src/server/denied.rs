@@ -51,6 +51,9 @@ pub(crate) fn denied_by_isolation(target: &Target, root: &str, said: &[&str]) ->
     if layers.is_empty() {
         return None;
     }
+    let cut = layers
+        .iter()
+        .any(|l| matches!(l, Layer::NetworkNamespace | Layer::TcpPorts));
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
     for line in said.iter().flat_map(|text| text.lines()) {
         if says(line, PERMISSION) {
@@ -74,9 +77,6 @@ pub(crate) fn denied_by_isolation(target: &Target, root: &str, said: &[&str]) ->
                 });
             }
         }
-        let cut = layers
-            .iter()
-            .any(|l| matches!(l, Layer::NetworkNamespace | Layer::TcpPorts));
         if cut && says(line, NETWORK) {
             return Some(
                 "isolation: a connection failed, and the server's network is cut off (only \
@@ -85,8 +85,29 @@ pub(crate) fn denied_by_isolation(target: &Target, root: &str, said: &[&str]) ->
             );
         }
     }
-    None
+    let runner = target
+        .program
+        .file_name()
+        .and_then(|name| name.to_str())
+        .filter(|name| PACKAGE_RUNNERS.contains(name));
+    match runner {
+        // Such a runner retries its registry in silence: nothing it says shows why.
+        Some(runner) if cut => Some(format!(
+            "isolation: the server is started through `{runner}`, which asks its registry for \
+             the package before it starts it, and the server's network is cut off; install \
+             the package and name its program in the target file, or give the target \
+             `isolation: {{ allow_network: true }}`, and it fetches the package into the \
+             server's private home at each start (docs/isolation.md)"
+        )),
+        _ => None,
+    }
 }
+
+/// Programs that fetch a package from its registry (or check it there) before they
+/// start it, and wait on the network in silence when it is cut.
+const PACKAGE_RUNNERS: &[&str] = &[
+    "npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "bun", "uvx", "uv", "pipx",
+];
 
 /// Whether `line` holds one of `words` (lower case) in any case, as words of their
 /// own: with case ignored, a short errno name would otherwise be found inside other
@@ -118,6 +139,25 @@ mod tests {
 
     fn isolated() -> Target {
         Target::from_command_line("server {root}").expect("a target")
+    }
+
+    #[test]
+    fn a_server_started_through_a_package_runner_with_its_network_cut_is_told_why() {
+        let npx = Target::from_command_line("npx -y some-server {root}").expect("a target");
+        let line = denied_by_isolation(&npx, "/r", &["", ""]);
+        let cut = npx
+            .isolation_layers()
+            .iter()
+            .any(|l| matches!(l, Layer::NetworkNamespace | Layer::TcpPorts));
+        if cut {
+            let line = line.expect("a line");
+            assert!(line.contains("`npx`"), "{line}");
+            assert!(line.contains("allow_network"), "{line}");
+        }
+        let mut open = npx.clone();
+        open.isolation.allow_network = true;
+        assert_eq!(denied_by_isolation(&open, "/r", &["", ""]), None);
+        assert_eq!(denied_by_isolation(&isolated(), "/r", &["", ""]), None);
     }
 
     #[test]

@@ -170,6 +170,12 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
             "File already exists, cannot create: {path}"
         )));
     }
+    // 0.1.13 reads the file with every CRLF made LF (edit.js:118-119), looks for
+    // `old_string` in that, and writes that back: an edit leaves the whole file with
+    // LF line ends, and an `old_string` holding a CRLF is never found.
+    let current = files::replace_in(&current, b"\r\n", b"\n", true)
+        .map(|normalized| normalized.content)
+        .unwrap_or(current);
     let Some(edited) = find_and_replace(ctx, &current, &old, &new) else {
         return Err(plain_error(not_found_message(&path)));
     };

@@ -51,9 +51,7 @@ pub(crate) fn denied_by_isolation(target: &Target, root: &str, said: &[&str]) ->
     if layers.is_empty() {
         return None;
     }
-    let cut = layers
-        .iter()
-        .any(|l| matches!(l, Layer::NetworkNamespace | Layer::TcpPorts));
+    let cut = network_cut(&layers);
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
     for line in said.iter().flat_map(|text| text.lines()) {
         if says(line, PERMISSION) {
@@ -103,6 +101,14 @@ pub(crate) fn denied_by_isolation(target: &Target, root: &str, said: &[&str]) ->
     }
 }
 
+/// Whether `layers` cut the server's network off (a namespace of its own, or
+/// Landlock's port rules).
+fn network_cut(layers: &[Layer]) -> bool {
+    layers
+        .iter()
+        .any(|l| matches!(l, Layer::NetworkNamespace | Layer::TcpPorts))
+}
+
 /// Programs that fetch a package from its registry (or check it there) before they
 /// start it, and wait on the network in silence when it is cut.
 const PACKAGE_RUNNERS: &[&str] = &[
@@ -145,11 +151,7 @@ mod tests {
     fn a_server_started_through_a_package_runner_with_its_network_cut_is_told_why() {
         let npx = Target::from_command_line("npx -y some-server {root}").expect("a target");
         let line = denied_by_isolation(&npx, "/r", &["", ""]);
-        let cut = npx
-            .isolation_layers()
-            .iter()
-            .any(|l| matches!(l, Layer::NetworkNamespace | Layer::TcpPorts));
-        if cut {
+        if network_cut(&npx.isolation_layers()) {
             let line = line.expect("a line");
             assert!(line.contains("`npx`"), "{line}");
             assert!(line.contains("allow_network"), "{line}");

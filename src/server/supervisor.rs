@@ -153,7 +153,8 @@ pub(super) unsafe fn settle(control: RawFd, also: RawFd) {
 /// process leads; it is for the server. The supervisor only ever ends by itself, so
 /// it ignores them from before toolspec learns the server started: toolspec may stop
 /// a quick server at once, and a supervisor killed then would let its tree go.
-/// Only once the server is started, which would inherit the ignoring.
+/// Called only once the server has started: a server started after would inherit
+/// the ignoring.
 unsafe fn ignore_the_groups_signals() {
     for signal in [
         libc::SIGTERM,

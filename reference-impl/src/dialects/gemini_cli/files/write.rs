@@ -140,24 +140,18 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
         Err(err) => return Err(preparing(node_error::describe(&err, "open", &path))),
     };
-    let executing = |err: EngineError| {
-        plain_error(format!(
-            "Error executing edit: {}",
-            describe_write_error(err)
-        ))
-    };
+    let executing_failed = |why: String| plain_error(format!("Error executing edit: {why}"));
+    let executing = |err: EngineError| executing_failed(describe_write_error(err));
     let Some(current) = current else {
         if !old.is_empty() {
             return Err(plain_error(format!("File not found: {path}")));
         }
         // As write_file: Node makes the folders the path steps out of first.
         for folder in confine::missing_folders_stepped_out_of(ctx, &path) {
-            ctx.policy.fs().create_dir_all(&folder).map_err(|err| {
-                plain_error(format!(
-                    "Error executing edit: {}",
-                    node_error::describe(&err, "mkdir", &path)
-                ))
-            })?;
+            ctx.policy
+                .fs()
+                .create_dir_all(&folder)
+                .map_err(|err| executing_failed(node_error::describe(&err, "mkdir", &path)))?;
         }
         files::write_atomic(&ctx.policy, &real, new.as_bytes(), ctx.max_file_size).map_err(executing)?;
         return Ok(Reply::text(sentence(
@@ -196,12 +190,10 @@ pub(crate) fn replace(ctx: &Context, raw: &JsonObject) -> Outcome {
     }
     // 0.1.13 writes the file itself (edit.js, fs.writeFileSync), which a file this
     // process may not write refuses, though its folder would let it be replaced.
-    ctx.policy.fs().open_write(&real).map_err(|err| {
-        plain_error(format!(
-            "Error executing edit: {}",
-            node_error::describe(&err, "open", &path)
-        ))
-    })?;
+    ctx.policy
+        .fs()
+        .open_write(&real)
+        .map_err(|err| executing_failed(node_error::describe(&err, "open", &path)))?;
     files::write_atomic(&ctx.policy, &real, &edited.content, ctx.max_file_size).map_err(executing)?;
     Ok(Reply::text(sentence(
         ctx,

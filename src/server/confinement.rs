@@ -444,6 +444,53 @@ unsafe fn restrict_self(rules: RawFd) -> Result<(), libc::c_int> {
     Ok(())
 }
 
+/// `struct landlock_path_beneath_attr` (packed, as the kernel has it).
+#[repr(C, packed)]
+struct PathBeneathRule {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// `LANDLOCK_RULE_PATH_BENEATH`.
+const RULE_PATH_BENEATH: libc::c_int = 1;
+
+/// Adds to `rules` a rule granting `access` beneath the folder `at`: for a place
+/// made after the ruleset was (the scratch tmpfs of a view), so only its init can
+/// open it.
+///
+/// # Safety
+/// Only between `fork` and `exec`, before `rules` is put in force.
+pub(super) unsafe fn allow_writes_beneath(
+    rules: RawFd,
+    at: &std::ffi::CStr,
+    access: u64,
+) -> Result<(), libc::c_int> {
+    let folder = libc::open(
+        at.as_ptr(),
+        libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+    );
+    if folder < 0 {
+        return Err(errno());
+    }
+    let rule = PathBeneathRule {
+        allowed_access: access,
+        parent_fd: folder,
+    };
+    let added = libc::syscall(
+        libc::SYS_landlock_add_rule,
+        rules,
+        RULE_PATH_BENEATH,
+        &rule as *const PathBeneathRule,
+        0,
+    );
+    let failed = errno();
+    libc::close(folder);
+    if added != 0 {
+        return Err(failed);
+    }
+    Ok(())
+}
+
 /// The run's network namespace: made by a thread of its own, which opens it and
 /// ends, so no other thread of toolspec's is moved.
 pub(super) fn make_run_namespace() -> Result<OwnedFd, String> {

@@ -30,10 +30,12 @@ use std::sync::OnceLock;
 use super::confinement::{make_run_namespace, try_network, Confinement, Hardening, NetworkCut};
 use super::home_view::HomeView;
 use super::resource_limits::{cgroups, Limits, ServerCgroup};
-use super::sandbox::{landlock_abi, ruleset, RulesFor};
+use super::sandbox::{landlock_abi, ruleset, write_rights, RulesFor};
 use super::server_init::try_view;
 use super::syscall_filter;
+use super::view_folders::ViewFolders;
 use super::view_plan::{self, ViewOf, ViewPlan};
+use crate::fixture::Scratch;
 
 /// How a target is isolated: on by default; `isolation:` in a target file opens
 /// one thing at a time, `--no-isolation` all of it.
@@ -151,8 +153,9 @@ struct Kernel {
     run_namespace: Option<OwnedFd>,
     /// The real home, or why it cannot be hidden.
     home: Result<HomeView, String>,
-    /// Whether a server can have a view and a pid namespace of its own, or why not.
-    view: Result<(), String>,
+    /// The folders every view is made in, where a server can have a view and a
+    /// pid namespace of its own, or why it cannot.
+    view: Result<ViewFolders, String>,
 }
 
 /// The first ABI with TCP port rules.
@@ -182,12 +185,18 @@ fn kernel() -> &'static Kernel {
                     NetworkCut::UserNamespace => NetworkCut::UserNamespace,
                     _ => NetworkCut::Open,
                 };
-                try_view(cut).map_err(|errno| {
-                    format!(
-                        "no mount and pid namespace can be made here ({})",
-                        std::io::Error::from_raw_os_error(errno)
-                    )
-                })
+                try_view(cut)
+                    .map_err(|errno| {
+                        format!(
+                            "no mount and pid namespace can be made here ({})",
+                            std::io::Error::from_raw_os_error(errno)
+                        )
+                    })
+                    .and_then(|()| {
+                        ViewFolders::make().map_err(|e| {
+                            format!("the folder views are made in cannot be made ({e})")
+                        })
+                    })
             }
             Err(_) => Err("no user namespace can be made here".to_string()),
         };
@@ -349,30 +358,42 @@ impl Isolation {
         }
     }
 
-    /// What one server needs to start isolated: what its supervisor enters, and the
-    /// environment of a private home in `scratch`. `root` is its fixture root,
-    /// `program` and `path` what it is started from, `port` the one it serves on
-    /// over HTTP.
+    /// What one server needs to start isolated: what its supervisor enters, its
+    /// environment (with a private home) and its scratch folder. `root` is its
+    /// fixture root, `program` and `path` what it is started from, `port` the one
+    /// it serves on over HTTP.
     pub(super) fn prepare(
         &self,
         root: &Path,
-        scratch: &Path,
         program: &Path,
         path: Option<&std::ffi::OsStr>,
         port: Option<u16>,
     ) -> std::io::Result<Prepared> {
         let kernel = kernel();
+        // With a view, the scratch folder is a tmpfs of the server's own view, at a
+        // path every view shares; without, a folder of its own beside the fixture.
+        let (scratch, host_scratch) = match &kernel.view {
+            Ok(folders) => (folders.scratch().to_path_buf(), None),
+            Err(_) => {
+                let made = Scratch::new()?;
+                (made.path().to_path_buf(), Some(made))
+            }
+        };
+        let home = scratch.join("home");
         let mut environment = self.passed_environment();
         environment.push((OsString::from("TMPDIR"), scratch.as_os_str().to_owned()));
         if self.keep_home {
             environment.extend(std::env::var_os("HOME").map(|home| (OsString::from("HOME"), home)));
         } else {
-            environment.extend(private_home(scratch)?);
+            if host_scratch.is_some() {
+                std::fs::create_dir(&home)?;
+            }
+            environment.extend(private_home(&home));
         }
         // Compiled before the fork: the supervisor only installs it.
         let _ = syscall_filter::filters();
         let view = match &kernel.view {
-            Ok(()) => Some(self.view(root, scratch, program, path)?),
+            Ok(folders) => Some(self.view(root, folders, &home, program, path)?),
             Err(_) => None,
         };
         let cgroup = match cgroups() {
@@ -393,7 +414,8 @@ impl Isolation {
         let rules = match &kernel.landlock {
             Err(_) => None,
             Ok(_) => {
-                let mut writable = vec![root, scratch];
+                let mut writable = vec![root];
+                writable.extend(host_scratch.as_ref().map(Scratch::path));
                 writable.extend(self.writable.iter().map(PathBuf::as_path));
                 // A server with a view has no home in it to hide, and Landlock's
                 // read rules, tied to the machine's folders, would not match the
@@ -438,15 +460,17 @@ impl Isolation {
             environment,
             inherit: false,
             cgroup,
+            scratch: host_scratch,
         })
     }
 
-    /// The view of a server in `root` with its scratch folder `scratch`, started
-    /// from `program` with `path`; the folder the view is made in is made here.
+    /// The view of a server in `root`, made on `folders` with a private `home` in
+    /// its scratch tmpfs, started from `program` with `path`.
     fn view(
         &self,
         root: &Path,
-        scratch: &Path,
+        folders: &ViewFolders,
+        home: &Path,
         program: &Path,
         path: Option<&std::ffi::OsStr>,
     ) -> std::io::Result<ViewPlan> {
@@ -455,15 +479,19 @@ impl Isolation {
         if self.keep_home {
             readable.extend(std::env::var_os("HOME").map(PathBuf::from));
         }
-        let plan = view_plan::plan(&ViewOf {
+        view_plan::plan(&ViewOf {
+            new_root: folders.mount_point(),
             root,
-            scratch,
+            scratch: folders.scratch(),
+            home: (!self.keep_home).then_some(home),
+            scratch_access: kernel()
+                .landlock
+                .as_ref()
+                .map_or(0, |abi| write_rights(*abi)),
             writable: &self.writable,
             readable: &readable,
         })
-        .map_err(std::io::Error::other)?;
-        std::fs::create_dir(scratch.join("view"))?;
-        Ok(plan)
+        .map_err(std::io::Error::other)
     }
 
     /// [`Isolation::view_readable`], found once per program, `PATH` and target
@@ -647,12 +675,10 @@ fn note_http_network_once(plan: NetworkPlan) {
     });
 }
 
-/// `HOME` (made) and the XDG folders inside `scratch`. The XDG folders are left for
-/// the server to make, as the XDG spec has programs do: making four folders per
+/// `HOME` and the XDG folders inside `home`. The XDG folders are left for the
+/// server to make, as the XDG spec has programs do: making four folders per
 /// server, and removing them after, was CPU every scenario paid for nothing.
-fn private_home(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
-    let home = scratch.join("home");
-    std::fs::create_dir(&home)?;
+fn private_home(home: &Path) -> Vec<(OsString, OsString)> {
     let folders = [
         ("XDG_CONFIG_HOME", ".config"),
         ("XDG_CACHE_HOME", ".cache"),
@@ -663,7 +689,7 @@ fn private_home(scratch: &Path) -> std::io::Result<Vec<(OsString, OsString)>> {
     for (name, below) in folders {
         environment.push((OsString::from(name), home.join(below).into_os_string()));
     }
-    Ok(environment)
+    environment
 }
 
 /// One server's isolation, ready for its spawn.
@@ -676,6 +702,8 @@ pub(super) struct Prepared {
     /// The server's cgroup, kept until the server has ended, then read for the
     /// limit it hit and removed.
     pub(super) cgroup: Option<ServerCgroup>,
+    /// Its scratch folder on the machine, where it has no view; removed after it.
+    pub(super) scratch: Option<Scratch>,
 }
 
 impl Prepared {
@@ -686,6 +714,7 @@ impl Prepared {
             environment: Vec::new(),
             inherit: true,
             cgroup: None,
+            scratch: None,
         }
     }
 }

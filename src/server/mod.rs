@@ -34,6 +34,7 @@ mod supervisor_child;
 mod syscall_filter;
 mod target_file;
 mod view_enter;
+mod view_folders;
 mod view_plan;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -48,8 +48,8 @@ pub(super) struct ServerProcess {
     supervised: Option<u64>,
     /// toolspec's end of the control socket.
     control: Arc<OwnedFd>,
-    /// Under isolation, the server's `TMPDIR` and private home, removed after the
-    /// server.
+    /// Under isolation without a view, the server's `TMPDIR` and private home,
+    /// removed after the server.
     _scratch: Option<Scratch>,
     /// Under isolation, the server's cgroup: read for a limit hit once the server
     /// has ended, removed after it.
@@ -77,22 +77,21 @@ impl ServerProcess {
             let _held = supervised();
             isolation::probe();
         }
-        let scratch = isolation.enabled.then(Scratch::new).transpose()?;
-        let prepared = match &scratch {
-            Some(scratch) => {
-                let path = env
-                    .get("PATH")
-                    .map(std::ffi::OsString::from)
-                    .or_else(|| std::env::var_os("PATH"));
-                isolation.prepare(cwd, scratch.path(), program, path.as_deref(), port)?
-            }
-            None => Prepared::none(),
+        let prepared = if isolation.enabled {
+            let path = env
+                .get("PATH")
+                .map(std::ffi::OsString::from)
+                .or_else(|| std::env::var_os("PATH"));
+            isolation.prepare(cwd, program, path.as_deref(), port)?
+        } else {
+            Prepared::none()
         };
         let Prepared {
             confinement,
             environment,
             inherit,
             cgroup,
+            scratch,
         } = prepared;
         let hardened = confinement.hardening.is_some();
         let own_namespace = matches!(

@@ -24,7 +24,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    Access, AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
     RulesetCreatedAttr, Scope, ABI,
 };
 
@@ -49,6 +49,13 @@ pub(super) struct RulesFor<'a> {
     /// `Some` when TCP is cut by port: the one port the server may bind and
     /// connect to (`None`: none).
     pub(super) tcp_port: Option<Option<u16>>,
+}
+
+/// The write rights a ruleset handles on a kernel of Landlock ABI `abi`, as the
+/// kernel's bits: what a rule on a folder the server may write grants, where the
+/// rule is added in the server's init (`confinement::allow_writes_beneath`).
+pub(super) fn write_rights(abi: i32) -> u64 {
+    (AccessFs::from_write(WRITE_ABI) & AccessFs::from_all(ABI::from(abi))).bits()
 }
 
 /// The ruleset for `rules`, as a descriptor the child puts in force.

@@ -95,6 +95,14 @@ unsafe fn life(server: &mut ServerExec, inside: &Inside, to_supervisor: RawFd) -
     let rules = inside.rules.unwrap_or(to_supervisor);
     close_from(3, rules.min(to_supervisor), rules.max(to_supervisor));
     let started = match super::view_enter::enter(inside.view)
+        .and_then(|()| match inside.rules {
+            Some(rules) if inside.view.scratch_access != 0 => confinement::allow_writes_beneath(
+                rules,
+                &inside.view.scratch,
+                inside.view.scratch_access,
+            ),
+            _ => Ok(()),
+        })
         .and_then(|()| confinement::enter_inner(inside.rules, inside.hardened))
     {
         Ok(()) => server

@@ -36,6 +36,10 @@ const ROOT_OPTIONS: &CStr = c"mode=0755,size=1m";
 const SHARED_OPTIONS: &CStr = c"mode=1777,size=64m";
 /// A tmpfs only the view's init writes in (`/dev`), or an empty one.
 const PRIVATE_OPTIONS: &CStr = c"mode=0755,size=64k";
+/// The server's scratch tmpfs: its own. The kernel's default size (half the
+/// memory); what it holds is charged to the server's cgroup, so the memory limit
+/// bounds it.
+const SCRATCH_OPTIONS: &CStr = c"mode=0700";
 
 /// Makes the view of `plan` and moves into it, starting in its fixture root.
 ///
@@ -109,6 +113,7 @@ unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
         Step::Tmpfs { at, kind } => match kind {
             Tmpfs::Shared => tmpfs(at, SHARED_OPTIONS),
             Tmpfs::Private => tmpfs(at, PRIVATE_OPTIONS),
+            Tmpfs::Scratch => tmpfs(at, SCRATCH_OPTIONS),
             Tmpfs::Empty => {
                 tmpfs(at, PRIVATE_OPTIONS)?;
                 read_only(at, true, false)

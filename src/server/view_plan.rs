@@ -86,25 +86,42 @@ pub(crate) enum Tmpfs {
     Private,
     /// Writable by anyone, sticky (mode 1777): shared memory (`/dev/shm`).
     Shared,
+    /// The server's scratch folder (its `TMPDIR` and private home), its own
+    /// (mode 0700) and gone with its view; its pages count against the server's
+    /// memory limit.
+    Scratch,
 }
 
 /// The whole view of one server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ViewPlan {
     /// Where the tmpfs that becomes the server's `/` is mounted while the view is
-    /// made (a folder in its scratch folder).
+    /// made (the folder every view shares, `view_folders.rs`).
     pub(crate) new_root: CString,
     pub(crate) steps: Vec<Step>,
     /// The folder the server starts in (its fixture root), as a path of the view.
     pub(crate) start_in: CString,
+    /// The scratch tmpfs, as a path of the view: made in the view, so the Landlock
+    /// rule that lets the server write there is added by its init once it is
+    /// mounted (`confinement::allow_writes_beneath`).
+    pub(crate) scratch: CString,
+    /// The Landlock rights that rule grants (0: none, the server has no rules).
+    pub(crate) scratch_access: u64,
 }
 
 /// What one server's view holds beyond the system folders.
 pub(crate) struct ViewOf<'a> {
+    /// Where the tmpfs that becomes the server's `/` is mounted while the view is
+    /// made: an empty folder, shared by every view (`view_folders.rs`).
+    pub(crate) new_root: &'a Path,
     /// The fixture root, where the server starts.
     pub(crate) root: &'a Path,
-    /// The server's scratch folder (its `TMPDIR` and private home).
+    /// Where the server's scratch tmpfs is mounted (its `TMPDIR`), and the folder
+    /// made in it (its private home, when it has one).
     pub(crate) scratch: &'a Path,
+    pub(crate) home: Option<&'a Path>,
+    /// The Landlock rights to grant beneath the scratch tmpfs.
+    pub(crate) scratch_access: u64,
     /// Extra places it may write (`isolation.writable`).
     pub(crate) writable: &'a [PathBuf],
     /// Places it reads: the folders its program and `PATH` need, the target file's
@@ -114,9 +131,8 @@ pub(crate) struct ViewOf<'a> {
 
 /// The view for `of`; `Err` names a path that cannot be put in it.
 pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
-    let new_root = of.scratch.join("view");
     let mut builder = Builder {
-        new_root: new_root.clone(),
+        new_root: of.new_root.to_path_buf(),
         steps: Vec::new(),
         made: BTreeSet::new(),
         bound: BTreeSet::new(),
@@ -147,7 +163,7 @@ pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
     for path in of.writable {
         builder.place(path, true)?;
     }
-    builder.place(of.scratch, true)?;
+    builder.scratch(of.scratch, of.home)?;
     builder.place(of.root, true)?;
     builder.folder(Path::new("/proc"))?;
     let proc = builder.inside(Path::new("/proc"))?;
@@ -166,9 +182,11 @@ pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
     let start_in = std::fs::canonicalize(of.root)
         .map_err(|e| format!("{} cannot be resolved: {e}", of.root.display()))?;
     Ok(ViewPlan {
-        new_root: c_path(&new_root)?,
+        new_root: c_path(of.new_root)?,
         steps: builder.steps,
         start_in: c_path(&start_in)?,
+        scratch: c_path(of.scratch)?,
+        scratch_access: of.scratch_access,
     })
 }
 
@@ -278,6 +296,23 @@ impl Builder {
         Ok(())
     }
 
+    /// A tmpfs of the server's own at `scratch`, always (a place bound before may
+    /// hold that path, but never the server's scratch), with `home` made in it.
+    fn scratch(&mut self, scratch: &Path, home: Option<&Path>) -> Result<(), String> {
+        if !scratch.is_absolute() {
+            return Err(format!("{} is not an absolute path", scratch.display()));
+        }
+        self.folder(scratch)?;
+        self.steps.push(Step::Tmpfs {
+            at: self.inside(scratch)?,
+            kind: Tmpfs::Scratch,
+        });
+        if let Some(home) = home {
+            self.steps.push(Step::Folder(self.inside(home)?));
+        }
+        Ok(())
+    }
+
     /// Binds the file `from` at `at` (both paths of the machine).
     fn bind_file(&mut self, from: &Path, at: &Path, writable: bool) -> Result<(), String> {
         self.steps.push(Step::Bind {
@@ -328,10 +363,16 @@ impl Builder {
 
 impl ViewPlan {
     /// The plan as strings, to hand it to another process (the spawner): the new
-    /// root, the folder to start in, then three strings a step (its kind and two
-    /// paths, the second empty where it has one).
+    /// root, the folder to start in, the scratch tmpfs and its rights (in decimal),
+    /// then three strings a step (its kind and two paths, the second empty where it
+    /// has one).
     pub(crate) fn to_strings(&self) -> Vec<CString> {
-        let mut strings = vec![self.new_root.clone(), self.start_in.clone()];
+        let mut strings = vec![
+            self.new_root.clone(),
+            self.start_in.clone(),
+            self.scratch.clone(),
+            CString::new(self.scratch_access.to_string()).unwrap_or_default(),
+        ];
         for step in &self.steps {
             let (kind, first, second): (&CStr, &CString, Option<&CString>) = match step {
                 Step::Folder(at) => (c"folder", at, None),
@@ -358,6 +399,10 @@ impl ViewPlan {
                     at,
                     kind: Tmpfs::Shared,
                 } => (c"tmpfs-shared", at, None),
+                Step::Tmpfs {
+                    at,
+                    kind: Tmpfs::Scratch,
+                } => (c"tmpfs-scratch", at, None),
                 Step::Link { target, at } => (c"link", target, Some(at)),
                 Step::Proc(at) => (c"proc", at, None),
             };
@@ -372,6 +417,9 @@ impl ViewPlan {
     pub(crate) fn from_strings(strings: &[CString]) -> Option<ViewPlan> {
         let (new_root, rest) = strings.split_first()?;
         let (start_in, rest) = rest.split_first()?;
+        let (scratch, rest) = rest.split_first()?;
+        let (scratch_access, rest) = rest.split_first()?;
+        let scratch_access = scratch_access.to_str().ok()?.parse().ok()?;
         if rest.len() % 3 != 0 {
             return None;
         }
@@ -402,6 +450,10 @@ impl ViewPlan {
                         at: first,
                         kind: Tmpfs::Shared,
                     },
+                    b"tmpfs-scratch" => Step::Tmpfs {
+                        at: first,
+                        kind: Tmpfs::Scratch,
+                    },
                     b"link" => Step::Link {
                         target: first,
                         at: second,
@@ -415,6 +467,8 @@ impl ViewPlan {
             new_root: new_root.clone(),
             steps,
             start_in: start_in.clone(),
+            scratch: scratch.clone(),
+            scratch_access,
         })
     }
 }
@@ -427,13 +481,14 @@ fn c_path(path: &Path) -> Result<CString, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStringExt;
 
     fn text(c: &CString) -> &str {
         c.to_str().expect("utf-8")
     }
 
     #[test]
-    fn the_fixture_and_scratch_are_writable_and_everything_else_read_only() {
+    fn the_fixture_is_bound_writable_the_scratch_is_a_tmpfs_of_its_own_and_the_rest_read_only() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (root, scratch, tool) = (
             dir.path().join("root"),
@@ -443,9 +498,13 @@ mod tests {
         for folder in [&root, &scratch, &tool] {
             std::fs::create_dir_all(folder).expect("folder");
         }
+        let home = scratch.join("home");
         let view = plan(&ViewOf {
+            new_root: &dir.path().join("view"),
             root: &root,
             scratch: &scratch,
+            home: Some(&home),
+            scratch_access: 7,
             writable: &[],
             readable: std::slice::from_ref(&tool),
         })
@@ -467,15 +526,41 @@ mod tests {
             .iter()
             .any(|(from, w)| from.ends_with("tools/bin") && !w));
         assert!(binds.contains(&("/usr", false)), "{binds:?}");
-        // Nothing writable but the fixture, the scratch folder and the devices.
+        // Nothing of the machine's writable but the fixture and the devices.
         for (from, writable) in &binds {
             if *writable {
                 assert!(
-                    from.starts_with("/dev/") || from.starts_with(dir.path().to_str().unwrap()),
+                    from.starts_with("/dev/") || *from == root.to_str().expect("utf-8"),
                     "{from}"
                 );
             }
         }
+        // The scratch folder is not the machine's: a tmpfs, the home made in it.
+        assert!(!binds.iter().any(|(from, _)| from.ends_with("/scratch")));
+        let in_view = |path: &Path| {
+            CString::new(
+                dir.path()
+                    .join("view")
+                    .join(path.strip_prefix("/").expect("absolute"))
+                    .into_os_string()
+                    .into_vec(),
+            )
+            .expect("no NUL")
+        };
+        let tmpfs = view
+            .steps
+            .iter()
+            .position(|step| {
+                *step
+                    == Step::Tmpfs {
+                        at: in_view(&scratch),
+                        kind: Tmpfs::Scratch,
+                    }
+            })
+            .expect("a scratch tmpfs");
+        assert_eq!(view.steps[tmpfs + 1], Step::Folder(in_view(&home)));
+        assert_eq!(text(&view.scratch), scratch.to_str().expect("utf-8"));
+        assert_eq!(view.scratch_access, 7);
         assert!(!binds
             .iter()
             .any(|(from, _)| *from == "/tmp" || *from == "/root"));
@@ -485,7 +570,9 @@ mod tests {
             ViewPlan::from_strings(&view.to_strings()),
             Some(view.clone())
         );
-        assert_eq!(ViewPlan::from_strings(&view.to_strings()[..4]), None);
+        // Cut in its header, or in a step.
+        assert_eq!(ViewPlan::from_strings(&view.to_strings()[..3]), None);
+        assert_eq!(ViewPlan::from_strings(&view.to_strings()[..6]), None);
     }
 
     #[test]
@@ -500,8 +587,11 @@ mod tests {
             std::fs::create_dir_all(folder).expect("folder");
         }
         let view = plan(&ViewOf {
+            new_root: &dir.path().join("view"),
             root: &root,
             scratch: &scratch,
+            home: None,
+            scratch_access: 0,
             writable: std::slice::from_ref(&shared),
             readable: std::slice::from_ref(&shared),
         })

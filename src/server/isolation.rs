@@ -481,6 +481,7 @@ impl Isolation {
         }
         view_plan::plan(&ViewOf {
             new_root: folders.mount_point(),
+            empty: folders.empty(),
             root,
             scratch: folders.scratch(),
             home: (!self.keep_home).then_some(home),

@@ -7,6 +7,7 @@
 //! line describes any other. Scenarios needing a setting the target cannot express
 //! are skipped.
 
+mod at_exit;
 mod confinement;
 mod control_word;
 mod denied;

@@ -26,8 +26,10 @@ use std::io::{ErrorKind, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
+
+use super::at_exit::at_exit;
 
 /// The limits of one server; `None` = no limit of that kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,9 +370,11 @@ impl Cgroups {
 /// when cgroup v2 offers the controllers there, since that is the only way to
 /// learn whether it lets them be handed down.
 pub(crate) fn cgroups() -> &'static Result<Cgroups, String> {
-    static FOUND: OnceLock<Result<Cgroups, String>> = OnceLock::new();
     FOUND.get_or_init(discover)
 }
+
+/// [`cgroups`], once found.
+static FOUND: OnceLock<Result<Cgroups, String>> = OnceLock::new();
 
 /// [`cgroups`], found.
 fn discover() -> Result<Cgroups, String> {
@@ -654,10 +658,10 @@ struct Folder {
     path: PathBuf,
     /// v1 or v2, which decides the file names.
     kind: Kind,
-    /// Whether the pids limit is set here.
-    pids: bool,
-    /// Whether the memory limit is set here.
-    memory: bool,
+    /// The pids limit set here, if one is.
+    pids: Option<u64>,
+    /// The memory limit set here, if one is.
+    memory: Option<u64>,
     /// Its `cgroup.procs`, open for writing, which the supervisor writes to join.
     procs: OwnedFd,
 }
@@ -669,6 +673,9 @@ impl Folder {
     /// Makes a server's folder in `place` with the limits `pids` and `memory` in
     /// it (`None`: not set here), and opens its `cgroup.procs`.
     fn make(place: &Place, pids: Option<u64>, memory: Option<u64>) -> Result<Folder, String> {
+        if let Some(kept) = take_kept(place, pids, memory) {
+            return Ok(kept);
+        }
         let path = make_fresh_folder(&place.run)?;
         // std opens every file with O_CLOEXEC: the descriptor survives the fork
         // into the supervisor, never the exec of the server.
@@ -685,8 +692,8 @@ impl Folder {
         let folder = Folder {
             path,
             kind: place.kind,
-            pids: pids.is_some(),
-            memory: memory.is_some(),
+            pids,
+            memory,
             procs,
         };
         // On failure the folder is dropped, which removes it.
@@ -721,20 +728,103 @@ impl Folder {
 
     /// Whether a fork was refused at the pids limit.
     fn pids_hit(&self) -> bool {
-        self.pids
-            && read_text(&self.path.join("pids.events")).is_ok_and(|text| pids_events_hit(&text))
+        self.pids_hit_read() == Some(true)
     }
 
     /// Whether the cgroup ran out of memory.
     fn memory_hit(&self) -> bool {
-        if !self.memory {
-            return false;
+        self.memory_hit_read() == Some(true)
+    }
+
+    /// Whether a fork was refused at the pids limit (`false` where none is set),
+    /// or `None` if the counter cannot be read.
+    fn pids_hit_read(&self) -> Option<bool> {
+        if self.pids.is_none() {
+            return Some(false);
+        }
+        read_text(&self.path.join("pids.events"))
+            .ok()
+            .map(|text| pids_events_hit(&text))
+    }
+
+    /// Whether the cgroup ran out of memory (`false` where no limit is set), or
+    /// `None` if the counter cannot be read.
+    fn memory_hit_read(&self) -> Option<bool> {
+        if self.memory.is_none() {
+            return Some(false);
         }
         match self.kind {
             Kind::V2 => read_text(&self.path.join("memory.events"))
-                .is_ok_and(|text| memory_events_hit(&text)),
+                .ok()
+                .map(|text| memory_events_hit(&text)),
             Kind::V1 => read_text(&self.path.join("memory.oom_control"))
-                .is_ok_and(|text| oom_control_hit(&text)),
+                .ok()
+                .map(|text| oom_control_hit(&text)),
+        }
+    }
+
+    /// Whether the next server may have this folder as if it were new: no process
+    /// is left in it and no limit was reached, so its counters are all zero.
+    fn at_rest(&self) -> bool {
+        read_text(&self.path.join("cgroup.procs")).is_ok_and(|text| text.trim().is_empty())
+            && self.pids_hit_read() == Some(false)
+            && self.memory_hit_read() == Some(false)
+    }
+}
+
+/// Server folders at rest ([`Folder::at_rest`]) once their server ended, kept for
+/// the next server with the same limits: making a cgroup and removing it (a
+/// memory cgroup above all, whose removal the kernel finishes in its workers) cost
+/// more CPU a server than reading whether one is at rest (docs/isolation.md,
+/// "Cost"). Removed when toolspec exits.
+static KEPT: Mutex<Vec<Folder>> = Mutex::new(Vec::new());
+
+/// At most this many folders are kept: more than a run's servers at once.
+const MOST_KEPT: usize = 64;
+
+fn kept() -> MutexGuard<'static, Vec<Folder>> {
+    KEPT.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A kept folder of `place` with exactly these limits, if there is one.
+fn take_kept(place: &Place, pids: Option<u64>, memory: Option<u64>) -> Option<Folder> {
+    let mut kept = kept();
+    let at = kept.iter().position(|folder| {
+        folder.path.parent() == Some(place.run.as_path())
+            && folder.pids == pids
+            && folder.memory == memory
+    })?;
+    Some(kept.swap_remove(at))
+}
+
+/// Keeps `folder` for the next server if it is at rest and there is room; else
+/// it is dropped, which removes it.
+fn keep_or_remove(folder: Folder) {
+    if !folder.at_rest() {
+        return;
+    }
+    let mut kept = kept();
+    if kept.len() >= MOST_KEPT {
+        return;
+    }
+    if kept.is_empty() {
+        static REGISTERED: std::sync::Once = std::sync::Once::new();
+        REGISTERED.call_once(|| at_exit(remove_kept_and_runs));
+    }
+    kept.push(folder);
+}
+
+/// At exit: removes every kept folder, then each run folder if nothing is left in
+/// it (an interrupted run's servers may still be going; the next run removes it).
+fn remove_kept_and_runs() {
+    let Ok(mut kept) = KEPT.try_lock() else {
+        return;
+    };
+    drop(std::mem::take(&mut *kept));
+    if let Some(Ok(cgroups)) = FOUND.get() {
+        for place in &cgroups.places {
+            let _ = fs::remove_dir(&place.run);
         }
     }
 }
@@ -777,7 +867,8 @@ impl Drop for Folder {
     }
 }
 
-/// One server's cgroup(s): made before the server starts, removed when dropped.
+/// One server's cgroup(s): made (or taken from those kept) before the server
+/// starts, kept for the next server or removed when dropped.
 #[derive(Debug)]
 pub(crate) struct ServerCgroup {
     /// The limits asked for, which [`ServerCgroup::hit`] names.
@@ -830,6 +921,14 @@ impl ServerCgroup {
             }
         }
         None
+    }
+}
+
+impl Drop for ServerCgroup {
+    fn drop(&mut self) {
+        for folder in self.folders.drain(..) {
+            keep_or_remove(folder);
+        }
     }
 }
 

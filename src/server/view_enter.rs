@@ -34,7 +34,7 @@ const ATTR_NO_DEVICES: u64 = 0x4;
 const ROOT_OPTIONS: &CStr = c"mode=0755,size=1m";
 /// A tmpfs anyone may write in (`/dev/shm`): bounded, as the server's memory is.
 const SHARED_OPTIONS: &CStr = c"mode=1777,size=64m";
-/// A tmpfs only the view's init writes in (`/dev`), or an empty one.
+/// A tmpfs only the view's init writes in (`/dev`).
 const PRIVATE_OPTIONS: &CStr = c"mode=0755,size=64k";
 /// The server's scratch tmpfs: its own. The kernel's default size (half the
 /// memory); what it holds is charged to the server's cgroup, so the memory limit
@@ -110,14 +110,34 @@ unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
                 read_only(to, true, true)
             }
         }
+        Step::BindAlone { from, to } => {
+            let alone = libc::mount(
+                from.as_ptr(),
+                to.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            );
+            // In a user namespace the kernel refuses it (`EINVAL`): the mounts
+            // below would be uncovered. Then with them.
+            if alone != 0 {
+                if errno() != libc::EINVAL {
+                    return Err(errno());
+                }
+                check(libc::mount(
+                    from.as_ptr(),
+                    to.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                ))?;
+            }
+            read_only(to, true, true)
+        }
         Step::Tmpfs { at, kind } => match kind {
             Tmpfs::Shared => tmpfs(at, SHARED_OPTIONS),
             Tmpfs::Private => tmpfs(at, PRIVATE_OPTIONS),
             Tmpfs::Scratch => tmpfs(at, SCRATCH_OPTIONS),
-            Tmpfs::Empty => {
-                tmpfs(at, PRIVATE_OPTIONS)?;
-                read_only(at, true, false)
-            }
         },
         Step::Link { target, at } => {
             if libc::symlink(target.as_ptr(), at.as_ptr()) != 0 && errno() != libc::EEXIST {

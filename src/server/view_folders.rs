@@ -1,6 +1,6 @@
-//! The two folders every view of this toolspec process shares, made once: the
-//! mount point each server's view is built on, and the path its scratch tmpfs is
-//! mounted at inside the view.
+//! The folders every view of this toolspec process shares, made once: the mount
+//! point each server's view is built on, the path its scratch tmpfs is mounted at
+//! inside the view, and an empty folder bound over the folders a view hides.
 //!
 //! Why shared: each server makes its view in a mount namespace of its own, so one
 //! mount point serves every view at once, and a scratch folder that is a fresh
@@ -11,11 +11,11 @@
 //! mounted on them in toolspec's own namespace, and nothing is written in them: they
 //! are removed, empty, when toolspec exits (an interrupted run too, which exits).
 
-use std::ffi::CString;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+use super::at_exit::at_exit;
 
 /// The shared folders, on the machine.
 #[derive(Debug)]
@@ -24,6 +24,9 @@ pub(super) struct ViewFolders {
     mount_point: PathBuf,
     /// Where each server's scratch tmpfs is, inside its view (its `TMPDIR`).
     scratch: PathBuf,
+    /// Bound read-only over a folder the view hides (`/etc/ssh`): a bind of it
+    /// costs less than a tmpfs of its own.
+    empty: PathBuf,
 }
 
 impl ViewFolders {
@@ -36,10 +39,17 @@ impl ViewFolders {
         let folders = ViewFolders {
             mount_point: parent.join("view"),
             scratch: parent.join("scratch"),
+            empty: parent.join("empty"),
         };
         let made = std::fs::create_dir(&folders.mount_point)
-            .and_then(|()| std::fs::create_dir(&folders.scratch));
-        remove_at_exit([&folders.mount_point, &folders.scratch, &parent]);
+            .and_then(|()| std::fs::create_dir(&folders.scratch))
+            .and_then(|()| std::fs::create_dir(&folders.empty));
+        remove_at_exit([
+            &folders.mount_point,
+            &folders.scratch,
+            &folders.empty,
+            &parent,
+        ]);
         made.map(|()| folders)
     }
 
@@ -50,36 +60,27 @@ impl ViewFolders {
     pub(super) fn scratch(&self) -> &Path {
         &self.scratch
     }
-}
 
-/// The folders to remove at exit, children first, and the process that made them
-/// (a forked child that exits must not remove them).
-static AT_EXIT: OnceLock<(u32, Vec<CString>)> = OnceLock::new();
-
-fn remove_at_exit(folders: [&Path; 3]) {
-    let paths = folders
-        .iter()
-        .filter_map(|path| CString::new(path.as_os_str().as_bytes()).ok())
-        .collect();
-    if AT_EXIT.set((std::process::id(), paths)).is_ok() {
-        // SAFETY: registers a function that only reads a static and calls rmdir.
-        unsafe {
-            libc::atexit(remove_folders);
-        }
+    pub(super) fn empty(&self) -> &Path {
+        &self.empty
     }
 }
 
-extern "C" fn remove_folders() {
-    let Some((owner, paths)) = AT_EXIT.get() else {
-        return;
-    };
-    if *owner != std::process::id() {
-        return;
+/// The folders to remove at exit, children first.
+static MADE: OnceLock<Vec<PathBuf>> = OnceLock::new();
+
+fn remove_at_exit(folders: [&Path; 4]) {
+    if MADE
+        .set(folders.iter().map(|path| path.to_path_buf()).collect())
+        .is_ok()
+    {
+        at_exit(remove_folders);
     }
-    for path in paths {
-        // SAFETY: a path made above; rmdir removes only an empty folder.
-        unsafe {
-            libc::rmdir(path.as_ptr());
-        }
+}
+
+fn remove_folders() {
+    for path in MADE.get().into_iter().flatten() {
+        // Only an empty folder: nothing is ever put in them.
+        let _ = std::fs::remove_dir(path);
     }
 }

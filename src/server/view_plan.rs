@@ -20,8 +20,14 @@ use std::path::{Component, Path, PathBuf};
 /// configuration they read at start. Each is there if the machine has it; a link
 /// (`/bin` to `usr/bin`) is made again as a link.
 const SYSTEM: &[&str] = &[
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys",
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
 ];
+
+/// Bound without what is mounted below it where the kernel allows (not in a user
+/// namespace, where that would uncover what those mounts hide): `/sys` has a dozen
+/// mounts below it (the cgroup hierarchies among them) that no server needs, each
+/// one more to make and tear down per server.
+const SYSTEM_ALONE: &str = "/sys";
 
 /// Files of `/etc` a process of uid 0 could still read without capabilities (it
 /// owns them): each is replaced by an empty file.
@@ -34,7 +40,7 @@ const MASKED_FILES: &[&str] = &[
     "/etc/security/opasswd",
 ];
 
-/// Folders of `/etc` that hold keys, each replaced by an empty folder.
+/// Folders of `/etc` that hold keys, each hidden under an empty folder.
 const MASKED_FOLDERS: &[&str] = &["/etc/ssh", "/etc/sudoers.d", "/etc/ssl/private"];
 
 /// The devices a server may open: the common ones, and its terminal's name (which
@@ -65,6 +71,9 @@ pub(crate) enum Step {
         to: CString,
         writable: bool,
     },
+    /// Bind `from` at `to` read-only, without the mounts below it where the kernel
+    /// allows that, with them where it does not.
+    BindAlone { from: CString, to: CString },
     /// Mount a tmpfs.
     Tmpfs { at: CString, kind: Tmpfs },
     /// Make a symbolic link `at` pointing to `target`.
@@ -77,8 +86,6 @@ pub(crate) enum Step {
 /// What a tmpfs of the view is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tmpfs {
-    /// Empty and read-only: it hides what is below it (`/etc/ssh`).
-    Empty,
     /// Writable by the view's init alone (mode 0755), which makes entries in it
     /// (`/dev`); the server may not write there (Landlock), and its entries are not
     /// in a sticky folder, where the kernel refuses to open a device its owner does
@@ -116,6 +123,8 @@ pub(crate) struct ViewOf<'a> {
     pub(crate) new_root: &'a Path,
     /// The fixture root, where the server starts.
     pub(crate) root: &'a Path,
+    /// An empty folder, bound read-only over each folder the view hides.
+    pub(crate) empty: &'a Path,
     /// Where the server's scratch tmpfs is mounted (its `TMPDIR`), and the folder
     /// made in it (its private home, when it has one).
     pub(crate) scratch: &'a Path,
@@ -149,12 +158,21 @@ pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
     for folder in MASKED_FOLDERS {
         let folder = Path::new(folder);
         if folder.is_dir() {
-            let at = builder.inside(folder)?;
-            builder.steps.push(Step::Tmpfs {
-                at,
-                kind: Tmpfs::Empty,
+            builder.steps.push(Step::Bind {
+                from: c_path(of.empty)?,
+                to: builder.inside(folder)?,
+                writable: false,
             });
         }
+    }
+    let alone = Path::new(SYSTEM_ALONE);
+    if alone.is_dir() {
+        builder.folder(alone)?;
+        builder.steps.push(Step::BindAlone {
+            from: c_path(alone)?,
+            to: builder.inside(alone)?,
+        });
+        builder.bound.insert((alone.to_path_buf(), false));
     }
     builder.devices()?;
     for path in of.readable {
@@ -387,10 +405,7 @@ impl ViewPlan {
                     to,
                     writable: true,
                 } => (c"bind-writable", from, Some(to)),
-                Step::Tmpfs {
-                    at,
-                    kind: Tmpfs::Empty,
-                } => (c"tmpfs", at, None),
+                Step::BindAlone { from, to } => (c"bind-alone", from, Some(to)),
                 Step::Tmpfs {
                     at,
                     kind: Tmpfs::Private,
@@ -438,9 +453,9 @@ impl ViewPlan {
                         to: second,
                         writable: kind.as_bytes() == b"bind-writable",
                     },
-                    b"tmpfs" => Step::Tmpfs {
-                        at: first,
-                        kind: Tmpfs::Empty,
+                    b"bind-alone" => Step::BindAlone {
+                        from: first,
+                        to: second,
                     },
                     b"tmpfs-private" => Step::Tmpfs {
                         at: first,
@@ -501,6 +516,7 @@ mod tests {
         let home = scratch.join("home");
         let view = plan(&ViewOf {
             new_root: &dir.path().join("view"),
+            empty: &dir.path().join("empty"),
             root: &root,
             scratch: &scratch,
             home: Some(&home),
@@ -588,6 +604,7 @@ mod tests {
         }
         let view = plan(&ViewOf {
             new_root: &dir.path().join("view"),
+            empty: &dir.path().join("empty"),
             root: &root,
             scratch: &scratch,
             home: None,

@@ -25,6 +25,7 @@ use std::os::fd::RawFd;
 use super::confinement;
 use super::server_exec::ServerExec;
 use super::supervisor::close_from;
+use super::view_enter::Entry;
 use super::view_plan::ViewPlan;
 
 /// What the init puts in force before it starts the server.
@@ -94,7 +95,15 @@ unsafe fn life(server: &mut ServerExec, inside: &Inside, to_supervisor: RawFd) -
     // exec-error pipe, held here, would keep the spawn in toolspec waiting forever.
     let rules = inside.rules.unwrap_or(to_supervisor);
     close_from(3, rules.min(to_supervisor), rules.max(to_supervisor));
-    let started = match super::view_enter::enter(inside.view)
+    // A chroot holds only a server that can never have CAP_SYS_CHROOT, which the
+    // filter sees to; it was compiled before the fork, so this only reads it.
+    let filtered = inside.hardened && matches!(super::syscall_filter::compiled(), Some(Ok(_)));
+    let entry = if filtered {
+        Entry::Chroot
+    } else {
+        Entry::PivotRoot
+    };
+    let started = match super::view_enter::enter(inside.view, entry)
         .and_then(|()| match inside.rules {
             Some(rules) if inside.view.scratch_access != 0 => confinement::allow_writes_beneath(
                 rules,

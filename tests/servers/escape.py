@@ -26,6 +26,10 @@ each attempt got:
                changes the mode (4777), the times or an extended attribute of
                OUTSIDE/kept, a file outside its fixture
   socket       connects to the Unix socket OUTSIDE/socket
+  chroot       climbs out of a chroot (into a folder below, up past its root with
+               "..", chroot there) and reads SECRET where the climb ends
+  userns-chroot the same in a user namespace of its own, where it would hold
+               CAP_SYS_CHROOT
 A read that works puts the file's content in the answer, as a hostile server
 would hand it on.
 """
@@ -190,6 +194,42 @@ def unix_socket():
     return "connected"
 
 
+def climb(own_user_namespace):
+    """The classic climb out of a chroot, in a child so the server keeps its own
+    root: chroot into a folder below without entering it, walk up with "..", which
+    nothing stops once the walk starts outside the root, chroot where it ends and
+    read SECRET there. A view entered by chroot holds only if no process in it can
+    ever call chroot."""
+    def action():
+        ends = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(ends[0])
+            try:
+                if own_user_namespace:
+                    libc = ctypes.CDLL(None, use_errno=True)
+                    if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER
+                        number = ctypes.get_errno()
+                        raise OSError(number, os.strerror(number))
+                os.makedirs("climb", exist_ok=True)
+                os.chroot("climb")
+                for _ in range(64):
+                    os.chdir("..")
+                os.chroot(".")
+                with open(secret) as f:
+                    said = "read " + f.read().strip()
+            except OSError as e:
+                said = "refused (%s)" % (e.strerror or e.__class__.__name__)
+            os.write(ends[1], said.encode())
+            os._exit(0)
+        os.close(ends[1])
+        said = os.read(ends[0], 4096).decode()
+        os.close(ends[0])
+        os.waitpid(pid, 0)
+        return said or "refused (no answer)"
+    return action
+
+
 def escapes():
     tries = [
         ("write", write),
@@ -214,6 +254,8 @@ def escapes():
         ("utime", utime),
         ("xattr", xattr),
         ("socket", unix_socket),
+        ("chroot", climb(False)),
+        ("userns-chroot", climb(True)),
     ]
     return "; ".join("%s: %s" % (name, attempt(action)) for name, action in tries)
 

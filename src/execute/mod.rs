@@ -25,7 +25,7 @@ use crate::fixture::Fixture;
 use crate::judge::{indent, judge, judge_listed_tools, Mismatch};
 use crate::scenario::{Bindings, Call, Requirement, Scenario, Suite};
 use crate::server::outcome::CallOutcome;
-use crate::server::{Session, Target};
+use crate::server::{running_as_root, Session, Target};
 
 /// Knobs that apply to a whole run.
 #[derive(Debug, Clone, Default)]
@@ -293,11 +293,6 @@ fn unmet_requirement(requires: &[Requirement], target: &Target) -> Option<String
         ),
         Requirement::NonRoot => None,
     })
-}
-
-fn running_as_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
 }
 
 /// What one scenario run needs besides the live session.

@@ -638,7 +638,9 @@ fn program_file(program: &Path, entries: &[PathBuf]) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-fn running_as_root() -> bool {
+/// Whether toolspec runs as root: its servers then share the run's network
+/// namespace, and, unisolated, keep root's capabilities.
+pub(crate) fn running_as_root() -> bool {
     // SAFETY: geteuid only reads this process's credentials.
     unsafe { libc::geteuid() == 0 }
 }

@@ -48,7 +48,7 @@ use crate::scenario::{ServerLaunch, Suite};
 pub(crate) use denied::denied_by_isolation;
 pub use escapes::adopt_escaped_processes;
 pub use isolation::Isolation;
-pub(crate) use isolation::Layer;
+pub(crate) use isolation::{running_as_root, Layer};
 pub use process::start_spawner;
 pub(crate) use process::{
     contain_the_run, end_what_escaped, finish_interrupted_run, interrupted, output_of_listed,

@@ -132,13 +132,7 @@ unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
             Ok(())
         }
         Step::Bind { from, to, writable } => {
-            check(libc::mount(
-                from.as_ptr(),
-                to.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            ))?;
+            check(bind(from, to, libc::MS_REC))?;
             if *writable {
                 Ok(())
             } else {
@@ -146,26 +140,13 @@ unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
             }
         }
         Step::BindAlone { from, to } => {
-            let alone = libc::mount(
-                from.as_ptr(),
-                to.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND,
-                std::ptr::null(),
-            );
             // In a user namespace the kernel refuses it (`EINVAL`): the mounts
             // below would be uncovered. Then with them.
-            if alone != 0 {
+            if bind(from, to, 0) != 0 {
                 if errno() != libc::EINVAL {
                     return Err(errno());
                 }
-                check(libc::mount(
-                    from.as_ptr(),
-                    to.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND | libc::MS_REC,
-                    std::ptr::null(),
-                ))?;
+                check(bind(from, to, libc::MS_REC))?;
             }
             read_only(to, true, true)
         }
@@ -188,6 +169,18 @@ unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
             std::ptr::null(),
         )),
     }
+}
+
+/// Binds `from` at `to`, with what is mounted below it when `recursive` is
+/// `MS_REC`; the `mount` call's result.
+unsafe fn bind(from: &CStr, to: &CStr, recursive: libc::c_ulong) -> libc::c_int {
+    libc::mount(
+        from.as_ptr(),
+        to.as_ptr(),
+        std::ptr::null(),
+        libc::MS_BIND | recursive,
+        std::ptr::null(),
+    )
 }
 
 /// Mounts a tmpfs at `at`, without set-uid programs or devices.

@@ -9,12 +9,13 @@
 
 use std::io;
 use std::ops::ControlFlow;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::Instant;
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, FileType, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, FileType, OpenOptions, OpenOptionsExt, PermissionsExt};
 
 /// The most bytes of one checked file that are read whole (for `text:` and
 /// `contains:`): as much as a fixture file may hold, and no more. An `unchanged`
@@ -159,14 +160,7 @@ pub(crate) fn look_at(root: &Dir, name: &str, deadline: Instant) -> LeftFile {
     if !kind.is_file() {
         return LeftFile::Unread(not_regular(kind));
     }
-    let file = root.open_with(
-        path,
-        OpenOptions::new()
-            .read(true)
-            .follow(FollowSymlinks::No)
-            .custom_flags(libc::O_NONBLOCK),
-    );
-    let file = match file {
+    let file = match open_to_read(root, path) {
         Ok(f) => f,
         Err(e) => return LeftFile::Unread(format!("cannot be opened: {e}")),
     };
@@ -180,6 +174,54 @@ pub(crate) fn look_at(root: &Dir, name: &str, deadline: Instant) -> LeftFile {
         file: file.into_std(),
         deadline,
     })
+}
+
+/// Opens `path` to read it, never through a link. A file whose mode forbids its
+/// owner to read it (a scenario's `mode: "000"`, which the server left alone) is
+/// lent the owner's read right for the moment of the open, and its mode put back
+/// at once: toolspec owns what it made in the fixture, and as root it would never
+/// have been asked. The mode is changed through a handle on the file itself, so a
+/// link put in its place meanwhile changes nothing outside. Where the mode cannot
+/// be changed (not toolspec's file), the refusal stands.
+fn open_to_read(root: &Dir, path: &Path) -> io::Result<cap_std::fs::File> {
+    let open = |flags| {
+        root.open_with(
+            path,
+            OpenOptions::new()
+                .read(true)
+                .follow(FollowSymlinks::No)
+                .custom_flags(flags),
+        )
+    };
+    let refused = match open(libc::O_NONBLOCK) {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => e,
+        opened => return opened,
+    };
+    // A handle that needs no right to the file, and names exactly it.
+    let Ok(handle) = open(libc::O_PATH) else {
+        return Err(refused);
+    };
+    let Ok(meta) = handle.metadata() else {
+        return Err(refused);
+    };
+    if !meta.is_file() {
+        return Err(refused);
+    }
+    let was = meta.permissions().mode() & 0o7777;
+    let by_handle = format!("/proc/self/fd/{}", handle.as_raw_fd());
+    let set = |bits| {
+        std::fs::set_permissions(
+            &by_handle,
+            <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(bits),
+        )
+    };
+    if set(was | 0o400).is_err() {
+        return Err(refused);
+    }
+    let opened = open(libc::O_NONBLOCK);
+    // Put back whatever the open gave.
+    set(was)?;
+    opened
 }
 
 /// What a file of `kind` is, in words, when it is not a regular file.

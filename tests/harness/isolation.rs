@@ -570,3 +570,31 @@ fn a_runaway_server_is_an_error_naming_the_limit_it_hit_and_the_run_goes_on() {
         }
     }
 }
+
+/// The scenarios that lock a fixture file with its mode (`requires: [non-root]`)
+/// pass under the default isolation, as root or not: the server is refused, and
+/// toolspec still reads back what it must check. Not root, toolspec cannot read a
+/// file of mode 000 it owns without lending itself the right first (`.ci/run` runs
+/// this module as an unprivileged user too; as root the read needs no lending).
+#[test]
+fn files_locked_by_their_mode_are_checked_as_root_or_not() {
+    for (suite, filter, passing) in [
+        ("gemini-cli", "may not read", 1),
+        ("gemini-cli", "mode forbids writing", 2),
+        ("ikigai", "Permission denied", 2),
+    ] {
+        let output = std::process::Command::new(exe())
+            .current_dir(repo())
+            .args([
+                "run", "--suite", suite, "--filter", filter, "--color", "never",
+            ])
+            .output()
+            .expect("toolspec runs");
+        let printed = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            printed.contains(&format!("total: {passing} PASS, 0 FAIL, 0 ERROR, 0 SKIP")),
+            "{suite} / {filter}:\n{printed}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}

@@ -10,7 +10,8 @@
 //!   `syscall_filter.rs`);
 //! - **limits** and **file-size**: a cgroup bounding its processes and memory, and
 //!   the largest file it may write (`resource_limits.rs`);
-//! - **writes**: only in the fixture root, a scratch folder beside it and the
+//! - **writes**: only in the fixture root, its scratch folder (a tmpfs of its
+//!   view's own, or a folder beside the fixture where it has no view) and the
 //!   common devices (Landlock, `sandbox.rs`);
 //! - **home**: `HOME` and the `XDG_*_HOME` folders point into the scratch folder,
 //!   fresh per server, and the real home is unreadable by any path but for the

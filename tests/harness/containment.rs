@@ -409,7 +409,7 @@ fn under_the_default_isolation_a_write_outside_the_root_fails_in_the_server() {
     std::fs::remove_file(canary.path().join("written")).expect("clean the canary");
 
     // Under it the server's own write fails, which the scenario sees; its TMPDIR (a
-    // scratch folder beside the root) stays writable.
+    // scratch folder of its own) stays writable.
     let (code, stdout) = run(true);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("outside: refused"), "{stdout}");

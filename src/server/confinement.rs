@@ -206,7 +206,7 @@ pub(super) unsafe fn enter_inner(rules: Option<RawFd>, hardened: bool) -> Result
         }
         drop_capabilities()?;
         match super::syscall_filter::compiled() {
-            Some(Ok(filters)) => filters.install()?,
+            Some(Ok(filter)) => filter.install()?,
             // No filter for this architecture: said once per run (`isolation.rs`).
             Some(Err(_)) => {}
             // Never compiled before the fork: refuse rather than run unfiltered.

@@ -254,7 +254,7 @@ impl Kernel {
                  the home only), and the machine's other processes"
             ));
         }
-        if let Err(why) = syscall_filter::filters() {
+        if let Err(why) = syscall_filter::filter() {
             notes.push(format!("{why}: servers run without a seccomp filter"));
         }
         match cgroups() {
@@ -316,7 +316,7 @@ impl Isolation {
         }
         let kernel = kernel();
         let mut layers = vec![Layer::Environment, Layer::Session, Layer::Capabilities];
-        if syscall_filter::filters().is_ok() {
+        if syscall_filter::filter().is_ok() {
             layers.push(Layer::Syscalls);
         }
         if kernel.view.is_ok() {
@@ -392,7 +392,7 @@ impl Isolation {
             environment.extend(private_home(&home));
         }
         // Compiled before the fork: the supervisor only installs it.
-        let _ = syscall_filter::filters();
+        let _ = syscall_filter::filter();
         let view = match &kernel.view {
             Ok(folders) => Some(self.view(root, folders, &home, program, path)?),
             Err(_) => None,

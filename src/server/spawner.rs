@@ -322,7 +322,7 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
             (Some(request), count) if count == request.descriptors() => {
                 if request.hardening.is_some() {
                     // Compiled here, once, so each supervisor only installs it.
-                    let _ = super::syscall_filter::filters();
+                    let _ = super::syscall_filter::filter();
                 }
                 fork_supervisor(&request, &fds)
             }

@@ -33,9 +33,9 @@
 #   leave-fifo    makes $2/out.txt a FIFO, then answers the call with a success
 #   leave-zero    makes $2/out.txt a symlink to /dev/zero, then answers
 #   leave-outside makes $2/out.txt a symlink to $3 (a file outside the root), then answers
-#   fork-bomb    forks 200 processes that sleep 631 s, as many as it is let, then answers
-#   memory-hog   makes a process that holds 256 MiB, then answers
-#   big-file     becomes a process writing 64 MiB to $2/big (killed past its file size limit)
+#   fork-bomb    forks 48 processes that sleep 631 s, as many as it is let, then answers
+#   memory-hog   makes a process that holds 128 MiB, then answers
+#   big-file     becomes a process writing 4 MiB to $2/big (killed past its file size limit)
 mode=${1:?usage: hostile.sh MODE [ROOT [FILE]]}
 root=$2
 outside=$3
@@ -91,7 +91,7 @@ while IFS= read -r line; do
         fork-bomb)
           # Python, whose fork fails at once where bash's would retry for seconds.
           /usr/bin/python3 -c 'import os, time
-for _ in range(200):
+for _ in range(48):
     try:
         if os.fork() == 0:
             time.sleep(631)
@@ -99,8 +99,8 @@ for _ in range(200):
     except OSError:
         break' 2>/dev/null
           ok "$id" ;;
-        memory-hog) head -c 268435456 /dev/zero | tail -c 268435456 >/dev/null 2>&1; ok "$id" ;;
-        big-file) exec head -c 67108864 /dev/zero > "$root/big" ;;
+        memory-hog) head -c 134217728 /dev/zero | tail -c 134217728 >/dev/null 2>&1; ok "$id" ;;
+        big-file) exec head -c 4194304 /dev/zero > "$root/big" ;;
         escapes-exit) printf '\033[2J\033]0;owned\007\rPASS fake\n-painted\n' >&2; exit 3 ;;
       esac
       ;;

@@ -34,8 +34,6 @@ const ATTR_NO_DEVICES: u64 = 0x4;
 const ROOT_OPTIONS: &CStr = c"mode=0755,size=1m";
 /// A tmpfs anyone may write in (`/dev/shm`): bounded, as the server's memory is.
 const SHARED_OPTIONS: &CStr = c"mode=1777,size=64m";
-/// A tmpfs only the view's init writes in (`/dev`).
-const PRIVATE_OPTIONS: &CStr = c"mode=0755,size=64k";
 /// The server's scratch tmpfs: its own. The kernel's default size (half the
 /// memory); what it holds is charged to the server's cgroup, so the memory limit
 /// bounds it.
@@ -152,7 +150,6 @@ unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
         }
         Step::Tmpfs { at, kind } => match kind {
             Tmpfs::Shared => tmpfs(at, SHARED_OPTIONS),
-            Tmpfs::Private => tmpfs(at, PRIVATE_OPTIONS),
             Tmpfs::Scratch => tmpfs(at, SCRATCH_OPTIONS),
         },
         Step::Link { target, at } => {

@@ -87,11 +87,6 @@ pub(crate) enum Step {
 /// What a tmpfs of the view is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Tmpfs {
-    /// Writable by the view's init alone (mode 0755), which makes entries in it
-    /// (`/dev`); the server may not write there (Landlock), and its entries are not
-    /// in a sticky folder, where the kernel refuses to open a device its owner does
-    /// not own.
-    Private,
     /// Writable by anyone, sticky (mode 1777): shared memory (`/dev/shm`).
     Shared,
     /// The server's scratch folder (its `TMPDIR` and private home), its own
@@ -385,16 +380,14 @@ impl Builder {
         Ok(())
     }
 
-    /// A `/dev` of its own: the common devices, a shared-memory tmpfs, and the
-    /// links to the server's own descriptors.
+    /// A `/dev` of its own: a folder of the view's `/` (read-only once made, and
+    /// not sticky, where the kernel would refuse to open a device its owner does
+    /// not own; no tmpfs of its own, one less to make and end a server) with the
+    /// common devices, a shared-memory tmpfs, and the links to the server's own
+    /// descriptors.
     fn devices(&mut self) -> Result<(), String> {
         let dev = Path::new("/dev");
         self.folder(dev)?;
-        let at = self.inside(dev)?;
-        self.steps.push(Step::Tmpfs {
-            at,
-            kind: Tmpfs::Private,
-        });
         for device in DEVICES {
             let device = Path::new(device);
             if device.exists() {
@@ -452,10 +445,6 @@ impl ViewPlan {
                 Step::BindAlone { from, to } => (c"bind-alone", from, Some(to)),
                 Step::Tmpfs {
                     at,
-                    kind: Tmpfs::Private,
-                } => (c"tmpfs-private", at, None),
-                Step::Tmpfs {
-                    at,
                     kind: Tmpfs::Shared,
                 } => (c"tmpfs-shared", at, None),
                 Step::Tmpfs {
@@ -500,10 +489,6 @@ impl ViewPlan {
                     b"bind-alone" => Step::BindAlone {
                         from: first,
                         to: second,
-                    },
-                    b"tmpfs-private" => Step::Tmpfs {
-                        at: first,
-                        kind: Tmpfs::Private,
                     },
                     b"tmpfs-shared" => Step::Tmpfs {
                         at: first,

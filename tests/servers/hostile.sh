@@ -16,8 +16,8 @@
 #                fork, then kills its own parent (toolspec's supervisor of it) with
 #                SIGKILL, and answers the call
 #   slow         answers the call after two seconds
-#   write-outside writes $2/written (a folder outside the root) and $TMPDIR/scratch,
-#                then answers with what each write said
+#   write-outside writes $2/written (a folder outside the root), $TMPDIR/scratch and
+#                a file in /dev/shm, then answers with what each write said
 #   hang-init    never answers initialize
 #   hang-list    never answers tools/list; answers the call with a success
 #   init-error   answers initialize with a JSON-RPC error, then exits
@@ -73,10 +73,12 @@ while IFS= read -r line; do
           kill -9 "$PPID"; sleep 0.3; ok "$id" ;;
         slow) sleep 2; ok "$id" ;;
         write-outside)
-          outside=refused scratch=refused
+          outside=refused scratch=refused shm=refused
           { echo pwned > "$2/written"; } 2>/dev/null && outside=wrote
           { echo x > "${TMPDIR:-/tmp}/scratch"; } 2>/dev/null && scratch=wrote
-          printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"outside: %s; scratch: %s"}]}}\n' "$id" "$outside" "$scratch" ;;
+          { echo x > "/dev/shm/toolspec-hostile-$$"; } 2>/dev/null && shm=wrote
+          rm -f "/dev/shm/toolspec-hostile-$$"
+          printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"outside: %s; scratch: %s; shm: %s"}]}}\n' "$id" "$outside" "$scratch" "$shm" ;;
         bad-result) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":"not a list"}}\n' "$id" ;;
         wrong-id) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n' "$((id + 1000))" ;;
         string-id) printf '{"jsonrpc":"2.0","id":"%s","result":{"content":[{"type":"text","text":"[PATH_NOT_FOUND] no such file"}],"isError":true}}\n' "$id" ;;

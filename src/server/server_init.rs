@@ -15,9 +15,23 @@
 //! toolspec, not another program of the user's (their `/proc/PID/environ` among
 //! them), and it cannot signal them.
 //!
-//! The init is forked from the supervisor (which the spawner forked, so it copies
-//! little) and talks to it over a pipe: first whether the server started (`0` or
-//! the `errno` that stopped it), last the server's wait status, four bytes each.
+//! The init talks to the supervisor over a pipe: first whether the server started
+//! (`0` or the `errno` that stopped it), last the server's wait status, four bytes
+//! each.
+//!
+//! It is cloned into the supervisor's memory (`CLONE_VM`, on a stack of its own)
+//! rather than forked: a fork copied the supervisor's page tables, then each page
+//! either wrote, and tore them down at the end, a sixth of a millisecond of CPU a
+//! server. Sharing memory with a process outside the sandbox is safe because no
+//! server can reach it: the supervisor made the memory undumpable before the
+//! clone (`confinement.rs`), so `/proc/1/mem`, `/proc/1/maps` and the like are
+//! closed to anyone without `CAP_SYS_PTRACE`, which the server never holds, and
+//! the filter refuses `ptrace` and `process_vm_writev` besides (the harness's
+//! `parent-memory` escape tries it). The two processes also share `errno`: while
+//! the init works, the supervisor only waits on the pipe; once the init has said
+//! the server started, it only waits for its children and writes the server's
+//! status, and the supervisor reads `errno` after none of its own calls until the
+//! init has been reaped.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -55,19 +69,36 @@ pub(super) unsafe fn start(
         return Err(io::Error::last_os_error());
     }
     let [from_init, to_supervisor] = ends;
-    let pid = libc::syscall(libc::SYS_clone, NAMESPACES | libc::SIGCHLD, 0, 0, 0, 0);
+    let stack = match Stack::new() {
+        Ok(stack) => stack,
+        Err(failed) => {
+            libc::close(from_init);
+            libc::close(to_supervisor);
+            return Err(failed);
+        }
+    };
+    let mut handed = Handed {
+        server,
+        inside,
+        from_init,
+        to_supervisor,
+    };
+    let pid = libc::clone(
+        init_entry,
+        stack.top(),
+        NAMESPACES | libc::CLONE_VM | libc::SIGCHLD,
+        (&mut handed as *mut Handed).cast(),
+    );
     if pid < 0 {
         let failed = io::Error::last_os_error();
         libc::close(from_init);
         libc::close(to_supervisor);
         return Err(failed);
     }
-    if pid == 0 {
-        libc::close(from_init);
-        life(server, inside, to_supervisor);
-    }
+    // The init's stack stays mapped for the supervisor's life (it ends with the
+    // init's), and nothing here touches it.
+    std::mem::forget(stack);
     libc::close(to_supervisor);
-    let pid = libc::pid_t::try_from(pid).unwrap_or(-1);
     match read_word(from_init) {
         Some(0) => Ok((pid, from_init)),
         said => {
@@ -76,6 +107,81 @@ pub(super) unsafe fn start(
             libc::close(from_init);
             Err(io::Error::from_raw_os_error(said.unwrap_or(libc::ECHILD)))
         }
+    }
+}
+
+/// What the supervisor hands the init it clones, on the supervisor's stack, read by
+/// the init before it first reports (the supervisor waits for that report).
+struct Handed<'a, 'b> {
+    server: &'a mut ServerExec,
+    inside: &'a Inside<'b>,
+    from_init: RawFd,
+    to_supervisor: RawFd,
+}
+
+/// The init's own stack: it runs in the supervisor's memory (`CLONE_VM`), beside
+/// the supervisor, so it cannot use the supervisor's. Below it, a guard that no
+/// access may reach, so an overflow kills the init rather than writing into the
+/// supervisor's memory.
+struct Stack {
+    base: *mut libc::c_void,
+}
+
+impl Stack {
+    /// Room for the init's calls: building the view, entering the rules, starting
+    /// the server (whose own stack is the exec's), a few pages of it ever touched.
+    const SIZE: usize = 256 * 1024;
+    /// As large as the largest page size of a Linux architecture.
+    const GUARD: usize = 64 * 1024;
+
+    unsafe fn new() -> io::Result<Stack> {
+        let base = libc::mmap(
+            std::ptr::null_mut(),
+            Self::GUARD + Self::SIZE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK | libc::MAP_NORESERVE,
+            -1,
+            0,
+        );
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let stack = Stack { base };
+        if libc::mprotect(base, Self::GUARD, libc::PROT_NONE) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(stack)
+    }
+
+    /// Where the stack starts (it grows down), 16-byte aligned as the ABI wants.
+    fn top(&self) -> *mut libc::c_void {
+        self.base
+            .cast::<u8>()
+            .wrapping_add(Self::GUARD + Self::SIZE)
+            .cast()
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `new` made, unmapped once (only when no init runs
+        // on it: `start` forgets a stack an init was cloned on).
+        unsafe {
+            libc::munmap(self.base, Self::GUARD + Self::SIZE);
+        }
+    }
+}
+
+/// Where the init starts, on its own stack: `arg` is the [`Handed`] on the
+/// supervisor's stack.
+extern "C" fn init_entry(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `start` passes a live `Handed` and waits for the init's first word
+    // before its frame (holding it) can end; everything it points to lives as long
+    // as the supervisor.
+    unsafe {
+        let handed = &mut *arg.cast::<Handed>();
+        libc::close(handed.from_init);
+        life(handed.server, handed.inside, handed.to_supervisor)
     }
 }
 

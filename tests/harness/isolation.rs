@@ -274,12 +274,14 @@ fn got(answer: &str, attempt: &str) -> bool {
 const READS: [&str; 4] = ["home", "home-proc", "home-link", "home-list"];
 
 /// The attempts on the process around the server: its environment and its
-/// supervisor's and toolspec's, the terminal, devices, capabilities, keyrings, and
-/// climbing out of a chroot (its view is entered by one).
-const AROUND: [&str; 14] = [
+/// supervisor's and toolspec's, its parent's memory (its init's, which is its
+/// supervisor's), the terminal, devices, capabilities, keyrings, and climbing out
+/// of a chroot (its view is entered by one).
+const AROUND: [&str; 15] = [
     "env",
     "environ-supervisor",
     "environ-toolspec",
+    "parent-memory",
     "tty",
     "pts",
     "mknod",
@@ -354,8 +356,16 @@ fn under_the_default_every_escape_fails_and_no_secret_reaches_a_report() {
     let root = unsafe { libc::geteuid() } == 0;
     for attempt in AROUND {
         // Devices, capabilities and chroot are root's (a user namespace where the
-        // machine lets a user make one, which this test does not count on).
-        let roots = ["mknod", "capabilities", "chroot", "userns-chroot"].contains(&attempt);
+        // machine lets a user make one, which this test does not count on), and
+        // so is another process's memory where Yama keeps it to ancestors.
+        let roots = [
+            "mknod",
+            "capabilities",
+            "chroot",
+            "userns-chroot",
+            "parent-memory",
+        ]
+        .contains(&attempt);
         if root || !roots {
             assert!(got(&open.answer, attempt), "{attempt}: {}", open.answer);
         }

@@ -17,6 +17,7 @@ each attempt got:
   env          looks for a value holding "planted" in its own environment
   environ-supervisor, environ-toolspec
                the same in /proc/PID/environ of its supervisor and of toolspec
+  parent-memory opens /proc/PPID/mem of its parent for writing and reads from it
   tty          opens /dev/tty and types "#escaped" into it with TIOCSTI
   pts          opens PTS (the test's own terminal) by its path and types "#pts"
   mknod        makes a character device (/dev/null's numbers) in its fixture root
@@ -132,6 +133,20 @@ def environ_of(pid):
     return action
 
 
+def parent_memory():
+    """Opens its parent's memory for writing and reads a few bytes of it: under the
+    default its parent is its init, which runs in its supervisor's memory."""
+    parent = os.getppid()
+    with open("/proc/%d/maps" % parent) as f:
+        start = int(f.readline().split("-")[0], 16)
+    fd = os.open("/proc/%d/mem" % parent, os.O_RDWR)
+    try:
+        os.lseek(fd, start, os.SEEK_SET)
+        return "opened, read %d bytes" % len(os.read(fd, 16))
+    finally:
+        os.close(fd)
+
+
 def typed(path, flags, text):
     def action():
         fd = os.open(path, flags)
@@ -245,6 +260,7 @@ def escapes():
         ("env", own_environment),
         ("environ-supervisor", environ_of(os.getppid)),
         ("environ-toolspec", environ_of(toolspec_pid)),
+        ("parent-memory", parent_memory),
         ("tty", typed("/dev/tty", os.O_RDWR, b"#escaped\n")),
         ("pts", typed(pts, os.O_RDONLY | os.O_NOCTTY, b"#pts\n")),
         ("mknod", mknod),

@@ -211,15 +211,14 @@ unsafe fn life(server: &mut ServerExec, inside: &Inside, to_supervisor: RawFd) -
     };
     let started = match super::view_enter::enter(inside.view, entry)
         .and_then(|()| match inside.rules {
-            // The scratch tmpfs, and `/dev/shm` (where Python's multiprocessing
-            // makes its locks), both the server's own.
-            Some(rules) if inside.view.scratch_access != 0 => {
-                [inside.view.scratch.as_c_str(), c"/dev/shm"]
-                    .into_iter()
-                    .try_for_each(|at| {
-                        confinement::allow_writes_beneath(rules, at, inside.view.scratch_access)
-                    })
-            }
+            // Not `/dev/shm`, though it is the server's own too: where toolspec's
+            // fixtures are on `/dev/shm` (`TMPDIR=/dev/shm`), the folders beside
+            // the fixture root are in it, and a write beside the root must fail.
+            Some(rules) if inside.view.scratch_access != 0 => confinement::allow_writes_beneath(
+                rules,
+                &inside.view.scratch,
+                inside.view.scratch_access,
+            ),
             _ => Ok(()),
         })
         .and_then(|()| confinement::enter_inner(inside.rules, inside.hardened))

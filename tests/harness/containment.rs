@@ -409,13 +409,13 @@ fn under_the_default_isolation_a_write_outside_the_root_fails_in_the_server() {
     std::fs::remove_file(canary.path().join("written")).expect("clean the canary");
 
     // Under it the server's own write fails, which the scenario sees; its TMPDIR (a
-    // scratch folder of its own) and its `/dev/shm` (its own too, where Python's
-    // multiprocessing makes its locks) stay writable.
+    // scratch folder of its own) stays writable, and `/dev/shm` does not, where
+    // this test binary keeps its temporary folders.
     let (code, stdout) = run(true);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("outside: refused"), "{stdout}");
     assert!(stdout.contains("scratch: wrote"), "{stdout}");
-    assert!(stdout.contains("shm: wrote"), "{stdout}");
+    assert!(stdout.contains("shm: refused"), "{stdout}");
     assert_eq!(listing(canary.path()), Vec::<String>::new());
     // Only the run without isolation left its file: the isolated server's scratch
     // folder went with its fixture.

@@ -90,6 +90,15 @@ pub(crate) fn denied_by_isolation(target: &Target, root: &str, said: &[&str]) ->
         .filter(|name| PACKAGE_RUNNERS.contains(name));
     match runner {
         // Such a runner retries its registry in silence: nothing it says shows why.
+        Some(runner) if cut && target.isolation.shows_package_cache(&target.program) => {
+            Some(format!(
+                "isolation: the server is started through `{runner}`, and its network is cut \
+                 off: it runs what `{runner}`'s own cache holds (shown in its private home), \
+                 and this package is not there; run the same command once outside toolspec \
+                 to cache it, install the package and name its program in the target file, \
+                 or give the target `isolation: {{ allow_network: true }}` (docs/isolation.md)"
+            ))
+        }
         Some(runner) if cut => Some(format!(
             "isolation: the server is started through `{runner}`, which asks its registry for \
              the package before it starts it, and the server's network is cut off; install \
@@ -155,6 +164,16 @@ mod tests {
             let line = line.expect("a line");
             assert!(line.contains("`npx`"), "{line}");
             assert!(line.contains("allow_network"), "{line}");
+            // Where its view shows npx's cache, the line says to fill it first.
+            let cached = npx.isolation.shows_package_cache(&npx.program);
+            assert_eq!(
+                line.contains("once outside toolspec to cache it"),
+                cached,
+                "{line}"
+            );
+            let pnpm = Target::from_command_line("pnpm dlx some-server {root}").expect("a target");
+            let line = denied_by_isolation(&pnpm, "/r", &["", ""]).expect("a line");
+            assert!(line.contains("asks its registry"), "{line}");
         }
         let mut open = npx.clone();
         open.isolation.allow_network = true;

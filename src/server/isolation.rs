@@ -35,7 +35,7 @@ use super::sandbox::{landlock_abi, ruleset, write_rights, RulesFor};
 use super::server_init::try_view;
 use super::syscall_filter;
 use super::view_folders::ViewFolders;
-use super::view_plan::{self, ViewOf, ViewPlan};
+use super::view_plan::{self, PackageCache, ViewOf, ViewPlan};
 use crate::fixture::Scratch;
 
 /// How a target is isolated: on by default; `isolation:` in a target file opens
@@ -391,10 +391,24 @@ impl Isolation {
             }
             environment.extend(private_home(&home));
         }
+        // A package runner started with no network finds its cached packages in
+        // its private home (below) and is told to use them (`npx` asks the
+        // registry first otherwise, and waits for it).
+        let runner = self.package_runner_with_cache(program);
+        if let Some(runner) = runner.filter(|_| !self.allow_network) {
+            let (name, value) = runner.offline;
+            environment.push((OsString::from(name), OsString::from(value)));
+        }
         // Compiled before the fork: the supervisor only installs it.
         let _ = syscall_filter::filter();
         let view = match &kernel.view {
-            Ok(folders) => Some(self.view(root, folders, &home, program, path)?),
+            Ok(folders) => {
+                let caches: Vec<PackageCache> = runner
+                    .and_then(|runner| runner.cache(&home))
+                    .into_iter()
+                    .collect();
+                Some(self.view(root, folders, &home, program, path, &caches)?)
+            }
             Err(_) => None,
         };
         let cgroup = match cgroups() {
@@ -465,6 +479,21 @@ impl Isolation {
         })
     }
 
+    /// The package runner `program` is, where the server's view shows its cache in
+    /// the server's private home, so a package cached before starts with no network
+    /// (`npx`, `uvx` and their managers, with a view and no `keep_home`).
+    fn package_runner_with_cache(&self, program: &Path) -> Option<PackageRunner> {
+        (self.enabled && !self.keep_home && kernel().view.is_ok())
+            .then(|| PackageRunner::of(program))
+            .flatten()
+    }
+
+    /// Whether a server started from `program` sees its package runner's cache
+    /// (see [`Isolation::package_runner_with_cache`]).
+    pub(super) fn shows_package_cache(&self, program: &Path) -> bool {
+        self.package_runner_with_cache(program).is_some()
+    }
+
     /// The view of a server in `root`, made on `folders` with a private `home` in
     /// its scratch tmpfs, started from `program` with `path`.
     fn view(
@@ -474,6 +503,7 @@ impl Isolation {
         home: &Path,
         program: &Path,
         path: Option<&std::ffi::OsStr>,
+        caches: &[PackageCache],
     ) -> std::io::Result<ViewPlan> {
         let mut readable = self.readable_once(program, path);
         readable.extend(self.read.iter().cloned());
@@ -492,6 +522,7 @@ impl Isolation {
                 .map_or(0, |abi| write_rights(*abi)),
             writable: &self.writable,
             readable: &readable,
+            caches,
         })
         .map_err(std::io::Error::other)
     }
@@ -677,6 +708,69 @@ fn note_http_network_once(plan: NetworkPlan) {
              namespace toolspec can connect into, no Landlock port rules on this kernel)"
         ),
     });
+}
+
+/// A program that fetches a package into a cache of the user's and runs it from
+/// there: under a view, its cache is shown in the server's private home over an
+/// overlay (`view_plan::PackageCache`), so a package cached before starts with no
+/// network and nothing the server writes reaches the real cache.
+#[derive(Clone, Copy)]
+struct PackageRunner {
+    /// Its program names (the runner and the package manager it belongs to).
+    programs: &'static [&'static str],
+    /// The variable that moves its cache; else the folder of `XDG_CACHE_HOME` it
+    /// is in, where that is set; else where it is in the home (which is also
+    /// where the server's runner looks, its `XDG_CACHE_HOME` being `~/.cache`).
+    cache_variable: &'static str,
+    in_xdg_cache: Option<&'static str>,
+    in_home: &'static str,
+    /// What tells it, with no network, to run what its cache holds.
+    offline: (&'static str, &'static str),
+}
+
+const PACKAGE_RUNNERS: [PackageRunner; 2] = [
+    PackageRunner {
+        programs: &["npx", "npm"],
+        cache_variable: "npm_config_cache",
+        in_xdg_cache: None,
+        in_home: ".npm",
+        offline: ("npm_config_prefer_offline", "true"),
+    },
+    PackageRunner {
+        programs: &["uvx", "uv"],
+        cache_variable: "UV_CACHE_DIR",
+        in_xdg_cache: Some("uv"),
+        in_home: ".cache/uv",
+        offline: ("UV_OFFLINE", "1"),
+    },
+];
+
+impl PackageRunner {
+    /// The runner `program` is, by its file name.
+    fn of(program: &Path) -> Option<PackageRunner> {
+        let name = program.file_name()?.to_str()?;
+        PACKAGE_RUNNERS
+            .into_iter()
+            .find(|runner| runner.programs.contains(&name))
+    }
+
+    /// Its cache on this machine, and where it is in the private `home`; `None`
+    /// without a home to find it in.
+    fn cache(&self, home: &Path) -> Option<PackageCache> {
+        let xdg = self
+            .in_xdg_cache
+            .zip(std::env::var_os("XDG_CACHE_HOME"))
+            .map(|(folder, cache_home)| PathBuf::from(cache_home).join(folder));
+        let machine = match (std::env::var_os(self.cache_variable), xdg) {
+            (Some(moved), _) => PathBuf::from(moved),
+            (None, Some(in_xdg)) => in_xdg,
+            (None, None) => PathBuf::from(std::env::var_os("HOME")?).join(self.in_home),
+        };
+        Some(PackageCache {
+            machine: std::fs::canonicalize(&machine).unwrap_or(machine),
+            private: home.join(self.in_home),
+        })
+    }
 }
 
 /// `HOME` and the XDG folders inside `home`. The XDG folders are left for the

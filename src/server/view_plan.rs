@@ -77,6 +77,11 @@ pub(crate) enum Step {
     BindAlone { from: CString, to: CString },
     /// Mount a tmpfs.
     Tmpfs { at: CString, kind: Tmpfs },
+    /// Mount an overlay at `at` with `options` (its lower folder a package cache of
+    /// the machine's, its upper and work folders in the scratch tmpfs), so the
+    /// server reads the cache and what it writes there stays its own. Left out if
+    /// the kernel refuses it.
+    Overlay { options: CString, at: CString },
     /// Make a symbolic link `at` pointing to `target`.
     Link { target: CString, at: CString },
     /// Mount the server's own `/proc` (its machine-wide parts are made read-only by
@@ -132,7 +137,22 @@ pub(crate) struct ViewOf<'a> {
     /// Places it reads: the folders its program and `PATH` need, the target file's
     /// folder, the current folder, `isolation.read`, the home under `keep_home`.
     pub(crate) readable: &'a [PathBuf],
+    /// Package caches of the machine's shown in its private home, each over an
+    /// overlay whose writes stay in its scratch tmpfs (for `npx` and `uvx`).
+    pub(crate) caches: &'a [PackageCache],
 }
+
+/// A package runner's cache (npm's `~/.npm`, uv's `~/.cache/uv`) and where the
+/// server's runner looks for it (the same folder of its private home).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PackageCache {
+    pub(crate) machine: PathBuf,
+    pub(crate) private: PathBuf,
+}
+
+/// The folder of the scratch tmpfs that holds each cache overlay's upper and work
+/// folders; hidden, so a listing of the server's `TMPDIR` shows what it made.
+const OVERLAYS: &str = ".toolspec-overlays";
 
 /// The view for `of`; `Err` names a path that cannot be put in it.
 pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
@@ -163,6 +183,7 @@ fn shared_part(of: &ViewOf) -> Result<Builder, String> {
         home: of.home.map(Path::to_path_buf),
         writable: of.writable.to_vec(),
         readable: of.readable.to_vec(),
+        caches: of.caches.to_vec(),
     };
     let mut planned = PLANNED
         .lock()
@@ -184,6 +205,7 @@ struct SharedKey {
     home: Option<PathBuf>,
     writable: Vec<PathBuf>,
     readable: Vec<PathBuf>,
+    caches: Vec<PackageCache>,
 }
 
 fn plan_shared_part(of: &ViewOf) -> Result<Builder, String> {
@@ -229,6 +251,9 @@ fn plan_shared_part(of: &ViewOf) -> Result<Builder, String> {
         builder.place(path, true)?;
     }
     builder.scratch(of.scratch, of.home)?;
+    for (index, cache) in of.caches.iter().enumerate() {
+        builder.cache_overlay(of.scratch, index, cache)?;
+    }
     builder.folder(Path::new("/proc"))?;
     let proc = builder.inside(Path::new("/proc"))?;
     builder.steps.push(Step::Proc(proc));
@@ -370,6 +395,42 @@ impl Builder {
         Ok(())
     }
 
+    /// An overlay of `cache` at its private place, its upper and work folders the
+    /// `index`th in the scratch tmpfs. Left out when a path holds a character the
+    /// overlay's options cannot carry (`,`, `:` or `\`), or the cache is not there.
+    fn cache_overlay(
+        &mut self,
+        scratch: &Path,
+        index: usize,
+        cache: &PackageCache,
+    ) -> Result<(), String> {
+        let own = scratch.join(OVERLAYS).join(index.to_string());
+        let (upper, work) = (own.join("upper"), own.join("work"));
+        let paths = [&cache.machine, &cache.private, &upper, &work];
+        let plain = |p: &&PathBuf| p.to_str().is_some_and(|p| !p.contains([',', ':', '\\']));
+        if !cache.machine.is_dir() || !paths.iter().all(plain) {
+            return Ok(());
+        }
+        for folder in [&upper, &work, &cache.private] {
+            self.folder(folder)?;
+        }
+        let inside = |p: &Path| -> Result<String, String> {
+            let at = self.inside(p)?;
+            Ok(at.to_string_lossy().into_owned())
+        };
+        let options = format!(
+            "lowerdir={},upperdir={},workdir={}",
+            cache.machine.display(),
+            inside(&upper)?,
+            inside(&work)?
+        );
+        self.steps.push(Step::Overlay {
+            options: CString::new(options).map_err(|e| e.to_string())?,
+            at: self.inside(&cache.private)?,
+        });
+        Ok(())
+    }
+
     /// Binds the file `from` at `at` (both paths of the machine).
     fn bind_file(&mut self, from: &Path, at: &Path, writable: bool) -> Result<(), String> {
         self.steps.push(Step::Bind {
@@ -451,6 +512,7 @@ impl ViewPlan {
                     at,
                     kind: Tmpfs::Scratch,
                 } => (c"tmpfs-scratch", at, None),
+                Step::Overlay { options, at } => (c"overlay", options, Some(at)),
                 Step::Link { target, at } => (c"link", target, Some(at)),
                 Step::Proc(at) => (c"proc", at, None),
             };
@@ -498,6 +560,10 @@ impl ViewPlan {
                         at: first,
                         kind: Tmpfs::Scratch,
                     },
+                    b"overlay" => Step::Overlay {
+                        options: first,
+                        at: second,
+                    },
                     b"link" => Step::Link {
                         target: first,
                         at: second,
@@ -532,6 +598,90 @@ mod tests {
     }
 
     #[test]
+    fn a_package_cache_is_an_overlay_in_the_private_home_with_its_writes_in_the_scratch_tmpfs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("root");
+        let scratch = dir.path().join("scratch");
+        let cache = dir.path().join("npm-cache");
+        let odd = dir.path().join("odd,cache");
+        for folder in [&root, &cache, &odd] {
+            std::fs::create_dir_all(folder).expect("folder");
+        }
+        let home = scratch.join("home");
+        let caches = [
+            PackageCache {
+                machine: cache.clone(),
+                private: home.join(".npm"),
+            },
+            // A comma would split the overlay's options: left out.
+            PackageCache {
+                machine: odd,
+                private: home.join(".cache/uv"),
+            },
+            // Not on this machine: left out.
+            PackageCache {
+                machine: dir.path().join("missing"),
+                private: home.join(".cache/other"),
+            },
+        ];
+        let view = plan(&ViewOf {
+            new_root: &dir.path().join("view"),
+            empty: &dir.path().join("empty"),
+            root: &root,
+            scratch: &scratch,
+            home: Some(&home),
+            scratch_access: 7,
+            writable: &[],
+            readable: &[],
+            caches: &caches,
+        })
+        .expect("a view");
+        let in_view = |p: &Path| {
+            dir.path()
+                .join("view")
+                .join(p.strip_prefix("/").expect("absolute"))
+        };
+        let overlays: Vec<(String, PathBuf)> = view
+            .steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Overlay { options, at } => Some((
+                    options.to_str().expect("utf-8").to_string(),
+                    PathBuf::from(at.to_str().expect("utf-8")),
+                )),
+                _ => None,
+            })
+            .collect();
+        let upper = in_view(&scratch.join(OVERLAYS).join("0/upper"));
+        let work = in_view(&scratch.join(OVERLAYS).join("0/work"));
+        assert_eq!(
+            overlays,
+            [(
+                format!(
+                    "lowerdir={},upperdir={},workdir={}",
+                    cache.display(),
+                    upper.display(),
+                    work.display()
+                ),
+                in_view(&home.join(".npm"))
+            )]
+        );
+        // After the scratch tmpfs, so its folders are made in it; and the plan reads
+        // back from its strings as it was.
+        let position = |wanted: &Step| view.steps.iter().position(|s| s == wanted);
+        let tmpfs = position(&Step::Tmpfs {
+            at: c_path(&in_view(&scratch)).expect("path"),
+            kind: Tmpfs::Scratch,
+        });
+        let overlay = view
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::Overlay { .. }));
+        assert!(tmpfs < overlay, "{:?}", view.steps);
+        assert_eq!(ViewPlan::from_strings(&view.to_strings()), Some(view));
+    }
+
+    #[test]
     fn the_fixture_is_bound_writable_the_scratch_is_a_tmpfs_of_its_own_and_the_rest_read_only() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (root, scratch, tool) = (
@@ -552,6 +702,7 @@ mod tests {
             scratch_access: 7,
             writable: &[],
             readable: std::slice::from_ref(&tool),
+            caches: &[],
         })
         .expect("a view");
         let root = std::fs::canonicalize(&root).expect("root");
@@ -640,6 +791,7 @@ mod tests {
             scratch_access: 0,
             writable: std::slice::from_ref(&shared),
             readable: std::slice::from_ref(&shared),
+            caches: &[],
         })
         .expect("a view");
         let binds: Vec<bool> = view

@@ -597,6 +597,29 @@ mod tests {
         c.to_str().expect("utf-8")
     }
 
+    /// The view of a server in `dir` (its `view`, `empty` and `scratch` folders
+    /// there) with the fixture `root` and the private `home`.
+    fn plan_in(
+        dir: &Path,
+        root: &Path,
+        home: &Path,
+        readable: &[PathBuf],
+        caches: &[PackageCache],
+    ) -> ViewPlan {
+        plan(&ViewOf {
+            new_root: &dir.join("view"),
+            empty: &dir.join("empty"),
+            root,
+            scratch: &dir.join("scratch"),
+            home: Some(home),
+            scratch_access: 7,
+            writable: &[],
+            readable,
+            caches,
+        })
+        .expect("a view")
+    }
+
     #[test]
     fn a_package_cache_is_an_overlay_in_the_private_home_with_its_writes_in_the_scratch_tmpfs() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -624,18 +647,7 @@ mod tests {
                 private: home.join(".cache/other"),
             },
         ];
-        let view = plan(&ViewOf {
-            new_root: &dir.path().join("view"),
-            empty: &dir.path().join("empty"),
-            root: &root,
-            scratch: &scratch,
-            home: Some(&home),
-            scratch_access: 7,
-            writable: &[],
-            readable: &[],
-            caches: &caches,
-        })
-        .expect("a view");
+        let view = plan_in(dir.path(), &root, &home, &[], &caches);
         let in_view = |p: &Path| {
             dir.path()
                 .join("view")
@@ -693,18 +705,7 @@ mod tests {
             std::fs::create_dir_all(folder).expect("folder");
         }
         let home = scratch.join("home");
-        let view = plan(&ViewOf {
-            new_root: &dir.path().join("view"),
-            empty: &dir.path().join("empty"),
-            root: &root,
-            scratch: &scratch,
-            home: Some(&home),
-            scratch_access: 7,
-            writable: &[],
-            readable: std::slice::from_ref(&tool),
-            caches: &[],
-        })
-        .expect("a view");
+        let view = plan_in(dir.path(), &root, &home, std::slice::from_ref(&tool), &[]);
         let root = std::fs::canonicalize(&root).expect("root");
         let binds: Vec<(&str, bool)> = view
             .steps

@@ -15,6 +15,7 @@
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use super::server_init::Inside;
+use super::view_enter::Made;
 use super::view_plan::ViewPlan;
 
 /// How a server is cut off from the network.
@@ -110,6 +111,7 @@ impl Confinement {
             hardening: self.hardening,
             cgroups: &self.cgroups,
             view: self.view.as_ref(),
+            made: Made::Nothing,
         })
     }
 
@@ -117,6 +119,7 @@ impl Confinement {
     pub(super) fn inside(&self) -> Option<Inside<'_>> {
         Parts::inside_of(
             self.view.as_ref(),
+            Made::Nothing,
             self.rules.as_ref().map(AsRawFd::as_raw_fd),
             self.hardening,
         )
@@ -134,21 +137,25 @@ pub(super) struct Parts<'a> {
     /// Open `cgroup.procs` files.
     pub(super) cgroups: &'a [RawFd],
     pub(super) view: Option<&'a ViewPlan>,
+    /// What of the view is made before the init starts.
+    pub(super) made: Made,
 }
 
 impl<'a> Parts<'a> {
     /// What the server's init enters, when it has one.
     pub(super) fn inside(&self) -> Option<Inside<'a>> {
-        Parts::inside_of(self.view, self.rules, self.hardening)
+        Parts::inside_of(self.view, self.made, self.rules, self.hardening)
     }
 
     fn inside_of(
         view: Option<&'a ViewPlan>,
+        made: Made,
         rules: Option<RawFd>,
         hardening: Option<Hardening>,
     ) -> Option<Inside<'a>> {
         view.map(|view| Inside {
             view,
+            made,
             rules,
             hardened: hardening.is_some(),
         })

@@ -37,6 +37,7 @@ mod target_file;
 mod view_enter;
 mod view_folders;
 mod view_plan;
+mod view_template;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

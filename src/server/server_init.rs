@@ -39,12 +39,14 @@ use std::os::fd::RawFd;
 use super::confinement;
 use super::server_exec::ServerExec;
 use super::supervisor::close_from;
-use super::view_enter::Entry;
+use super::view_enter::{Entry, Made};
 use super::view_plan::ViewPlan;
 
 /// What the init puts in force before it starts the server.
 pub(super) struct Inside<'a> {
     pub(super) view: &'a ViewPlan,
+    /// What of the view is made in the namespace the init copies.
+    pub(super) made: Made,
     /// The Landlock ruleset, entered after the view is made.
     pub(super) rules: Option<RawFd>,
     /// No capabilities and the seccomp filter, last of all.
@@ -209,9 +211,9 @@ unsafe fn life(server: &mut ServerExec, inside: &Inside, to_supervisor: RawFd) -
     } else {
         Entry::PivotRoot
     };
-    let started = match super::view_enter::enter(inside.view, entry)
+    let started = match super::view_enter::enter(inside.view, entry, inside.made)
         .and_then(|()| match inside.rules {
-            // Not `/dev/shm`, though it is the server's own too: where toolspec's
+            // Not `/dev/shm`, a folder of the read-only `/`: where toolspec's
             // fixtures are on `/dev/shm` (`TMPDIR=/dev/shm`), the folders beside
             // the fixture root are in it, and a write beside the root must fail.
             Some(rules) if inside.view.scratch_access != 0 => confinement::allow_writes_beneath(

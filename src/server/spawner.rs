@@ -37,7 +37,9 @@ use super::control_word::{receive_word, send_word};
 use super::proc_stat;
 use super::server_exec::ServerExec;
 use super::supervisor::{settle, supervise_for_spawner};
+use super::view_enter::Made;
 use super::view_plan::ViewPlan;
+use super::view_template::{self, ViewTemplates};
 
 /// The descriptors a supervisor is handed, in this order: the server's stdin,
 /// stdout and stderr, and the supervisor's end of the control socket.
@@ -306,6 +308,7 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
     // toolspec's to wind the run up with: this process ends when toolspec does.
     settle(socket, socket);
     let mut buffer = vec![0u8; LARGEST_REQUEST];
+    let mut templates = ViewTemplates::new();
     loop {
         let (length, fds) = match receive_with_fds(socket, &mut buffer) {
             Ok(Some(received)) => received,
@@ -324,7 +327,24 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
                     // Compiled here, once, so each supervisor only installs it.
                     let _ = super::syscall_filter::filter();
                 }
-                fork_supervisor(&request, &fds)
+                let made = match &request.view {
+                    Some(view)
+                        if request.hardening.is_some()
+                            && view_template::can_serve(request.network)
+                            && templates.enter_for(view) =>
+                    {
+                        Made::Shared
+                    }
+                    _ => {
+                        if !templates.leave() {
+                            // Stuck in a template's namespace: toolspec forks
+                            // every supervisor itself from now on.
+                            libc::_exit(1);
+                        }
+                        Made::Nothing
+                    }
+                };
+                fork_supervisor(&request, &fds, made)
             }
             _ => -libc::EINVAL,
         };
@@ -339,7 +359,7 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
 ///
 /// # Safety
 /// Only in the spawner, which runs one thread.
-unsafe fn fork_supervisor(request: &Request, fds: &[OwnedFd]) -> libc::pid_t {
+unsafe fn fork_supervisor(request: &Request, fds: &[OwnedFd], made: Made) -> libc::pid_t {
     // Like fork, but the child's parent is toolspec, and toolspec gets its SIGCHLD.
     let pid = libc::syscall(
         libc::SYS_clone,
@@ -353,7 +373,7 @@ unsafe fn fork_supervisor(request: &Request, fds: &[OwnedFd]) -> libc::pid_t {
         return -*libc::__errno_location();
     }
     if pid == 0 {
-        become_supervisor(request, fds);
+        become_supervisor(request, fds, made);
     }
     libc::pid_t::try_from(pid).unwrap_or(-libc::EOVERFLOW)
 }
@@ -361,7 +381,7 @@ unsafe fn fork_supervisor(request: &Request, fds: &[OwnedFd]) -> libc::pid_t {
 /// In the forked child: what std's spawn sets up for a child (its own process
 /// group, the folder, the pipes on 0, 1 and 2, signals at their defaults and none
 /// blocked), then the supervisor's life. Never returns.
-unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
+unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd], made: Made) -> ! {
     let [stdin, stdout, stderr, control, extra @ ..] = fds else {
         libc::_exit(127)
     };
@@ -422,6 +442,7 @@ unsafe fn become_supervisor(request: &Request, fds: &[OwnedFd]) -> ! {
         hardening: request.hardening,
         cgroups: cgroups.get(..joined).unwrap_or_default(),
         view: request.view.as_ref(),
+        made,
     };
     if let Err(errno) = confinement::enter(&parts) {
         fail(errno);

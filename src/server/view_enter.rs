@@ -14,7 +14,7 @@
 
 use std::ffi::CStr;
 
-use super::view_plan::{Step, Tmpfs, ViewPlan};
+use super::view_plan::{Step, ViewPlan};
 
 /// `struct mount_attr` of `mount_setattr(2)`.
 #[repr(C)]
@@ -32,8 +32,6 @@ const ATTR_NO_DEVICES: u64 = 0x4;
 /// The size of the tmpfs holding the view: the folders and empty files it is made
 /// of, nothing more (it is read-only once made).
 const ROOT_OPTIONS: &CStr = c"mode=0755,size=1m";
-/// A tmpfs anyone may write in (`/dev/shm`): bounded, as the server's memory is.
-const SHARED_OPTIONS: &CStr = c"mode=1777,size=64m";
 /// The server's scratch tmpfs: its own. The kernel's default size (half the
 /// memory); what it holds is charged to the server's cgroup, so the memory limit
 /// bounds it.
@@ -57,13 +55,23 @@ pub(super) enum Entry {
     PivotRoot,
 }
 
-/// Makes the view of `plan` and moves into it as `entry` says, starting in its
-/// fixture root.
+/// What of a server's view is made when its init starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Made {
+    /// Nothing: the init makes all of it.
+    Nothing,
+    /// Its shared part (`ViewPlan::shared_steps`), in the mount namespace the init
+    /// was cloned from, which its own copies (`view_template.rs`).
+    Shared,
+}
+
+/// Makes the shared part of `plan`'s view: the tmpfs of the view's `/` on the new
+/// root, and every step shared by the servers of its target.
 ///
 /// # Safety
-/// Only in a process of its own, in a mount namespace of its own, between `fork`
-/// and `exec`.
-pub(super) unsafe fn enter(plan: &ViewPlan, entry: Entry) -> Result<(), libc::c_int> {
+/// Only in a process running one thread, in a mount namespace of its own, with
+/// nothing mounted on the new root yet.
+pub(super) unsafe fn make_shared(plan: &ViewPlan) -> Result<(), libc::c_int> {
     // Nothing done here reaches the machine's mount namespace.
     check(libc::mount(
         std::ptr::null(),
@@ -80,7 +88,23 @@ pub(super) unsafe fn enter(plan: &ViewPlan, entry: Entry) -> Result<(), libc::c_
         libc::MS_UNBINDABLE,
         std::ptr::null(),
     ))?;
-    for step in &plan.steps {
+    for step in plan.steps.iter().take(plan.shared_steps) {
+        carry_out(step)?;
+    }
+    Ok(())
+}
+
+/// Makes the view of `plan`, beyond what `made` says is made, and moves into it as
+/// `entry` says, starting in its fixture root.
+///
+/// # Safety
+/// Only in a process of its own, in a mount namespace of its own, between `fork`
+/// and `exec`.
+pub(super) unsafe fn enter(plan: &ViewPlan, entry: Entry, made: Made) -> Result<(), libc::c_int> {
+    if made == Made::Nothing {
+        make_shared(plan)?;
+    }
+    for step in plan.steps.iter().skip(plan.shared_steps) {
         carry_out(step)?;
     }
     // Only the tmpfs itself: the places bound on it keep their own rights.
@@ -148,10 +172,7 @@ unsafe fn carry_out(step: &Step) -> Result<(), libc::c_int> {
             }
             read_only(to, true, true)
         }
-        Step::Tmpfs { at, kind } => match kind {
-            Tmpfs::Shared => tmpfs(at, SHARED_OPTIONS),
-            Tmpfs::Scratch => tmpfs(at, SCRATCH_OPTIONS),
-        },
+        Step::Scratch(at) => tmpfs(at, SCRATCH_OPTIONS),
         Step::Overlay { options, at } => {
             // Best left out: the runner then finds an empty cache, as with no
             // overlay at all, and says so itself.

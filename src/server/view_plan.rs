@@ -75,8 +75,10 @@ pub(crate) enum Step {
     /// Bind `from` at `to` read-only, without the mounts below it where the kernel
     /// allows that, with them where it does not.
     BindAlone { from: CString, to: CString },
-    /// Mount a tmpfs.
-    Tmpfs { at: CString, kind: Tmpfs },
+    /// Mount the server's scratch tmpfs (its `TMPDIR` and private home): its own
+    /// (mode 0700) and gone with its view; its pages count against the server's
+    /// memory limit.
+    Scratch(CString),
     /// Mount an overlay at `at` with `options` (its lower folder a package cache of
     /// the machine's, its upper and work folders in the scratch tmpfs), so the
     /// server reads the cache and what it writes there stays its own. Left out if
@@ -87,17 +89,6 @@ pub(crate) enum Step {
     /// Mount the server's own `/proc` (its machine-wide parts are made read-only by
     /// the binds that follow).
     Proc(CString),
-}
-
-/// What a tmpfs of the view is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Tmpfs {
-    /// Writable by anyone, sticky (mode 1777): shared memory (`/dev/shm`).
-    Shared,
-    /// The server's scratch folder (its `TMPDIR` and private home), its own
-    /// (mode 0700) and gone with its view; its pages count against the server's
-    /// memory limit.
-    Scratch,
 }
 
 /// The whole view of one server.
@@ -115,6 +106,10 @@ pub(crate) struct ViewPlan {
     pub(crate) scratch: CString,
     /// The Landlock rights that rule grants (0: none, the server has no rules).
     pub(crate) scratch_access: u64,
+    /// How many of `steps`, from the first, are the same for every server of its
+    /// target: all but its scratch tmpfs, its `/proc` and its fixture, which are
+    /// its own. A spawner keeps that part made once (`view_template.rs`).
+    pub(crate) shared_steps: usize,
 }
 
 /// What one server's view holds beyond the system folders.
@@ -166,6 +161,7 @@ pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
         start_in: c_path(&start_in)?,
         scratch: c_path(of.scratch)?,
         scratch_access: of.scratch_access,
+        shared_steps: builder.shared_steps,
     })
 }
 
@@ -212,6 +208,7 @@ fn plan_shared_part(of: &ViewOf) -> Result<Builder, String> {
     let mut builder = Builder {
         new_root: of.new_root.to_path_buf(),
         steps: Vec::new(),
+        shared_steps: 0,
         made: BTreeSet::new(),
         bound: BTreeSet::new(),
     };
@@ -250,11 +247,14 @@ fn plan_shared_part(of: &ViewOf) -> Result<Builder, String> {
     for path in of.writable {
         builder.place(path, true)?;
     }
+    // The folders the server's own mounts go on are shared; the mounts are not.
+    builder.folder(of.scratch)?;
+    builder.folder(Path::new("/proc"))?;
+    builder.shared_steps = builder.steps.len();
     builder.scratch(of.scratch, of.home)?;
     for (index, cache) in of.caches.iter().enumerate() {
         builder.cache_overlay(of.scratch, index, cache)?;
     }
-    builder.folder(Path::new("/proc"))?;
     let proc = builder.inside(Path::new("/proc"))?;
     builder.steps.push(Step::Proc(proc));
     for part in PROC_READ_ONLY {
@@ -293,6 +293,8 @@ pub(crate) fn prefix_of(folder: &Path, home: &Path) -> Option<PathBuf> {
 struct Builder {
     new_root: PathBuf,
     steps: Vec<Step>,
+    /// How many of `steps` every server of the target shares.
+    shared_steps: usize,
     /// Folders of the view already made (as paths of the machine).
     made: BTreeSet<PathBuf>,
     /// Places already bound, and whether writable: a place inside one of them is
@@ -385,10 +387,7 @@ impl Builder {
             return Err(format!("{} is not an absolute path", scratch.display()));
         }
         self.folder(scratch)?;
-        self.steps.push(Step::Tmpfs {
-            at: self.inside(scratch)?,
-            kind: Tmpfs::Scratch,
-        });
+        self.steps.push(Step::Scratch(self.inside(scratch)?));
         if let Some(home) = home {
             self.steps.push(Step::Folder(self.inside(home)?));
         }
@@ -456,12 +455,9 @@ impl Builder {
                 self.bind_file(device, device, true)?;
             }
         }
-        let shm = self.inside(Path::new("/dev/shm"))?;
-        self.steps.push(Step::Folder(shm.clone()));
-        self.steps.push(Step::Tmpfs {
-            at: shm,
-            kind: Tmpfs::Shared,
-        });
+        // A folder of the read-only `/`: no server may write in it (where toolspec's
+        // fixtures are on `/dev/shm`, the folders beside a fixture root are there).
+        self.folder(Path::new("/dev/shm"))?;
         for (name, target) in [
             ("fd", "/proc/self/fd"),
             ("stdin", "/proc/self/fd/0"),
@@ -479,8 +475,8 @@ impl Builder {
 
 impl ViewPlan {
     /// The plan as strings, to hand it to another process (the spawner): the new
-    /// root, the folder to start in, the scratch tmpfs and its rights (in decimal),
-    /// then three strings a step (its kind and two paths, the second empty where it
+    /// root, the folder to start in, the scratch tmpfs and its rights and the
+    /// number of shared steps (in decimal), then three strings a step (its kind and two paths, the second empty where it
     /// has one).
     pub(crate) fn to_strings(&self) -> Vec<CString> {
         let mut strings = vec![
@@ -488,6 +484,7 @@ impl ViewPlan {
             self.start_in.clone(),
             self.scratch.clone(),
             CString::new(self.scratch_access.to_string()).unwrap_or_default(),
+            CString::new(self.shared_steps.to_string()).unwrap_or_default(),
         ];
         for step in &self.steps {
             let (kind, first, second): (&CStr, &CString, Option<&CString>) = match step {
@@ -504,14 +501,7 @@ impl ViewPlan {
                     writable: true,
                 } => (c"bind-writable", from, Some(to)),
                 Step::BindAlone { from, to } => (c"bind-alone", from, Some(to)),
-                Step::Tmpfs {
-                    at,
-                    kind: Tmpfs::Shared,
-                } => (c"tmpfs-shared", at, None),
-                Step::Tmpfs {
-                    at,
-                    kind: Tmpfs::Scratch,
-                } => (c"tmpfs-scratch", at, None),
+                Step::Scratch(at) => (c"scratch", at, None),
                 Step::Overlay { options, at } => (c"overlay", options, Some(at)),
                 Step::Link { target, at } => (c"link", target, Some(at)),
                 Step::Proc(at) => (c"proc", at, None),
@@ -530,7 +520,9 @@ impl ViewPlan {
         let (scratch, rest) = rest.split_first()?;
         let (scratch_access, rest) = rest.split_first()?;
         let scratch_access = scratch_access.to_str().ok()?.parse().ok()?;
-        if rest.len() % 3 != 0 {
+        let (shared_steps, rest) = rest.split_first()?;
+        let shared_steps = shared_steps.to_str().ok()?.parse().ok()?;
+        if rest.len() % 3 != 0 || shared_steps > rest.len() / 3 {
             return None;
         }
         let steps = rest
@@ -552,14 +544,7 @@ impl ViewPlan {
                         from: first,
                         to: second,
                     },
-                    b"tmpfs-shared" => Step::Tmpfs {
-                        at: first,
-                        kind: Tmpfs::Shared,
-                    },
-                    b"tmpfs-scratch" => Step::Tmpfs {
-                        at: first,
-                        kind: Tmpfs::Scratch,
-                    },
+                    b"scratch" => Step::Scratch(first),
                     b"overlay" => Step::Overlay {
                         options: first,
                         at: second,
@@ -579,6 +564,7 @@ impl ViewPlan {
             start_in: start_in.clone(),
             scratch: scratch.clone(),
             scratch_access,
+            shared_steps,
         })
     }
 }
@@ -681,10 +667,7 @@ mod tests {
         // After the scratch tmpfs, so its folders are made in it; and the plan reads
         // back from its strings as it was.
         let position = |wanted: &Step| view.steps.iter().position(|s| s == wanted);
-        let tmpfs = position(&Step::Tmpfs {
-            at: c_path(&in_view(&scratch)).expect("path"),
-            kind: Tmpfs::Scratch,
-        });
+        let tmpfs = position(&Step::Scratch(c_path(&in_view(&scratch)).expect("path")));
         let overlay = view
             .steps
             .iter()
@@ -747,13 +730,7 @@ mod tests {
         let tmpfs = view
             .steps
             .iter()
-            .position(|step| {
-                *step
-                    == Step::Tmpfs {
-                        at: in_view(&scratch),
-                        kind: Tmpfs::Scratch,
-                    }
-            })
+            .position(|step| *step == Step::Scratch(in_view(&scratch)))
             .expect("a scratch tmpfs");
         assert_eq!(view.steps[tmpfs + 1], Step::Folder(in_view(&home)));
         assert_eq!(text(&view.scratch), scratch.to_str().expect("utf-8"));
@@ -770,6 +747,47 @@ mod tests {
         // Cut in its header, or in a step.
         assert_eq!(ViewPlan::from_strings(&view.to_strings()[..3]), None);
         assert_eq!(ViewPlan::from_strings(&view.to_strings()[..6]), None);
+    }
+
+    #[test]
+    fn the_shared_part_holds_every_folder_and_none_of_one_servers_own_mounts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (root, scratch) = (
+            dir.path().join("fixtures/one/root"),
+            dir.path().join("scratch"),
+        );
+        for folder in [&root, &scratch] {
+            std::fs::create_dir_all(folder).expect("folder");
+        }
+        let home = scratch.join("home");
+        let view = plan_in(dir.path(), &root, &home, &[], &[]);
+        let (shared, own) = view.steps.split_at(view.shared_steps);
+        let fixture = c_path(&std::fs::canonicalize(&root).expect("root")).expect("path");
+        let own_mount = |step: &Step| match step {
+            Step::Scratch(_) | Step::Proc(_) | Step::Overlay { .. } => true,
+            Step::Bind { from, .. } => *from == fixture,
+            _ => false,
+        };
+        assert!(!shared.iter().any(own_mount), "{shared:?}");
+        assert_eq!(own.iter().filter(|s| own_mount(s)).count(), 3, "{own:?}");
+        // The folders the server's own mounts go on are made with the shared part;
+        // only the fixture's, which change with each server, are its own.
+        let in_view = |path: &Path| {
+            c_path(
+                &dir.path()
+                    .join("view")
+                    .join(path.strip_prefix("/").expect("absolute")),
+            )
+            .expect("path")
+        };
+        for folder in [in_view(&scratch), in_view(Path::new("/proc"))] {
+            assert!(shared.contains(&Step::Folder(folder.clone())), "{folder:?}");
+        }
+        assert!(own.iter().all(|s| !matches!(s, Step::Folder(at) if !at.to_bytes().starts_with(in_view(&dir.path().join("fixtures")).to_bytes()) && !at.to_bytes().starts_with(in_view(&scratch).to_bytes()))), "{own:?}");
+        // A count of shared steps past the steps is no plan.
+        let mut strings = view.to_strings();
+        strings[4] = CString::new((view.steps.len() + 1).to_string()).expect("no NUL");
+        assert_eq!(ViewPlan::from_strings(&strings), None);
     }
 
     #[test]

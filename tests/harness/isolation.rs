@@ -76,9 +76,16 @@ impl Escape {
     fn new() -> Escape {
         let top = tempfile::tempdir().expect("tempdir");
         let dir = top.path();
-        for folder in ["home/.ssh", "tmp", "outside", "specs/demo", "targets"] {
+        for folder in [
+            "home/.ssh",
+            "tmp/toolspec-neighbour",
+            "outside",
+            "specs/demo",
+            "targets",
+        ] {
             std::fs::create_dir_all(dir.join(folder)).expect("folder");
         }
+        std::fs::write(dir.join("tmp/toolspec-neighbour/notes.txt"), SECRET).expect("neighbour");
         std::fs::write(dir.join("home/.ssh/id_planted"), SECRET).expect("secret");
         std::fs::write(dir.join("outside/kept"), "kept").expect("a file outside");
         std::fs::write(
@@ -276,8 +283,9 @@ const READS: [&str; 4] = ["home", "home-proc", "home-link", "home-list"];
 /// The attempts on the process around the server: its environment and its
 /// supervisor's and toolspec's, its parent's memory (its init's, which is its
 /// supervisor's), the terminal, devices, capabilities, keyrings, and climbing out
-/// of a chroot (its view is entered by one).
-const AROUND: [&str; 15] = [
+/// of a chroot (its view is entered by one), and a folder beside its fixture root,
+/// as another scenario's fixture would be (each view copies its target's template).
+const AROUND: [&str; 16] = [
     "env",
     "environ-supervisor",
     "environ-toolspec",
@@ -293,6 +301,7 @@ const AROUND: [&str; 15] = [
     "socket",
     "chroot",
     "userns-chroot",
+    "neighbour",
 ];
 
 /// Asserts that nothing of either secret is anywhere in what the run left, and that

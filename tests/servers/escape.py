@@ -31,6 +31,8 @@ each attempt got:
                "..", chroot there) and reads SECRET where the climb ends
   userns-chroot the same in a user namespace of its own, where it would hold
                CAP_SYS_CHROOT
+  neighbour    reads toolspec-neighbour/notes.txt beside its fixture root, as
+               another scenario's fixture would be
 A read that works puts the file's content in the answer, as a hostile server
 would hand it on.
 """
@@ -272,6 +274,7 @@ def escapes():
         ("socket", unix_socket),
         ("chroot", climb(False)),
         ("userns-chroot", climb(True)),
+        ("neighbour", read(os.path.join(os.path.dirname(os.getcwd()), "toolspec-neighbour", "notes.txt"))),
     ]
     return "; ".join("%s: %s" % (name, attempt(action)) for name, action in tries)
 

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use super::isolation::Layer;
+use super::package_runner::PackageRunner;
 use super::Target;
 
 /// Words of a permission error, as errno strings and as programs print them, in
@@ -87,7 +88,7 @@ pub(crate) fn denied_by_isolation(target: &Target, root: &str, said: &[&str]) ->
         .program
         .file_name()
         .and_then(|name| name.to_str())
-        .filter(|name| PACKAGE_RUNNERS.contains(name));
+        .filter(|_| PackageRunner::of(&target.program).is_some());
     match runner {
         // Such a runner retries its registry in silence: nothing it says shows why.
         Some(runner) if cut && target.isolation.shows_package_cache(&target.program) => {
@@ -117,12 +118,6 @@ fn network_cut(layers: &[Layer]) -> bool {
         .iter()
         .any(|l| matches!(l, Layer::NetworkNamespace | Layer::TcpPorts))
 }
-
-/// Programs that fetch a package from its registry (or check it there) before they
-/// start it, and wait on the network in silence when it is cut.
-const PACKAGE_RUNNERS: &[&str] = &[
-    "npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "bun", "uvx", "uv", "pipx",
-];
 
 /// Whether `line` holds one of `words` (lower case) in any case, as words of their
 /// own: with case ignored, a short errno name would otherwise be found inside other

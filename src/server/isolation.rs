@@ -30,6 +30,7 @@ use std::sync::OnceLock;
 
 use super::confinement::{make_run_namespace, try_network, Confinement, Hardening, NetworkCut};
 use super::home_view::HomeView;
+use super::package_runner::{PackageRunner, RunnerCache};
 use super::resource_limits::{cgroups, Limits, ServerCgroup};
 use super::sandbox::{landlock_abi, ruleset, write_rights, RulesFor};
 use super::server_init::try_view;
@@ -404,7 +405,7 @@ impl Isolation {
         let view = match &kernel.view {
             Ok(folders) => {
                 let caches: Vec<PackageCache> = runner
-                    .and_then(|runner| runner.cache(&home))
+                    .and_then(|cache| cache.in_home(&home))
                     .into_iter()
                     .collect();
                 Some(self.view(root, folders, &home, program, path, &caches)?)
@@ -482,9 +483,9 @@ impl Isolation {
     /// The package runner `program` is, where the server's view shows its cache in
     /// the server's private home, so a package cached before starts with no network
     /// (`npx`, `uvx` and their managers, with a view and no `keep_home`).
-    fn package_runner_with_cache(&self, program: &Path) -> Option<PackageRunner> {
+    fn package_runner_with_cache(&self, program: &Path) -> Option<&'static RunnerCache> {
         (self.enabled && !self.keep_home && kernel().view.is_ok())
-            .then(|| PackageRunner::of(program))
+            .then(|| PackageRunner::of(program).and_then(|runner| runner.cache.as_ref()))
             .flatten()
     }
 
@@ -708,69 +709,6 @@ fn note_http_network_once(plan: NetworkPlan) {
              namespace toolspec can connect into, no Landlock port rules on this kernel)"
         ),
     });
-}
-
-/// A program that fetches a package into a cache of the user's and runs it from
-/// there: under a view, its cache is shown in the server's private home over an
-/// overlay (`view_plan::PackageCache`), so a package cached before starts with no
-/// network and nothing the server writes reaches the real cache.
-#[derive(Clone, Copy)]
-struct PackageRunner {
-    /// Its program names (the runner and the package manager it belongs to).
-    programs: &'static [&'static str],
-    /// The variable that moves its cache; else the folder of `XDG_CACHE_HOME` it
-    /// is in, where that is set; else where it is in the home (which is also
-    /// where the server's runner looks, its `XDG_CACHE_HOME` being `~/.cache`).
-    cache_variable: &'static str,
-    in_xdg_cache: Option<&'static str>,
-    in_home: &'static str,
-    /// What tells it, with no network, to run what its cache holds.
-    offline: (&'static str, &'static str),
-}
-
-const PACKAGE_RUNNERS: [PackageRunner; 2] = [
-    PackageRunner {
-        programs: &["npx", "npm"],
-        cache_variable: "npm_config_cache",
-        in_xdg_cache: None,
-        in_home: ".npm",
-        offline: ("npm_config_prefer_offline", "true"),
-    },
-    PackageRunner {
-        programs: &["uvx", "uv"],
-        cache_variable: "UV_CACHE_DIR",
-        in_xdg_cache: Some("uv"),
-        in_home: ".cache/uv",
-        offline: ("UV_OFFLINE", "1"),
-    },
-];
-
-impl PackageRunner {
-    /// The runner `program` is, by its file name.
-    fn of(program: &Path) -> Option<PackageRunner> {
-        let name = program.file_name()?.to_str()?;
-        PACKAGE_RUNNERS
-            .into_iter()
-            .find(|runner| runner.programs.contains(&name))
-    }
-
-    /// Its cache on this machine, and where it is in the private `home`; `None`
-    /// without a home to find it in.
-    fn cache(&self, home: &Path) -> Option<PackageCache> {
-        let xdg = self
-            .in_xdg_cache
-            .zip(std::env::var_os("XDG_CACHE_HOME"))
-            .map(|(folder, cache_home)| PathBuf::from(cache_home).join(folder));
-        let machine = match (std::env::var_os(self.cache_variable), xdg) {
-            (Some(moved), _) => PathBuf::from(moved),
-            (None, Some(in_xdg)) => in_xdg,
-            (None, None) => PathBuf::from(std::env::var_os("HOME")?).join(self.in_home),
-        };
-        Some(PackageCache {
-            machine: std::fs::canonicalize(&machine).unwrap_or(machine),
-            private: home.join(self.in_home),
-        })
-    }
 }
 
 /// `HOME` and the XDG folders inside `home`. The XDG folders are left for the

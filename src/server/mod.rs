@@ -19,6 +19,7 @@ mod http_wire;
 mod inside_namespace;
 mod isolation;
 pub(crate) mod outcome;
+mod package_runner;
 mod port_lease;
 pub(crate) mod preflight;
 mod proc_stat;

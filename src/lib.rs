@@ -60,6 +60,6 @@ pub use judge::Mismatch;
 pub use runner::{conformance_main, target_main, KEEP_ENV, SERVER_ENV, TARGET_ENV, TIMEOUT_ENV};
 pub use scenario::{load_suite, load_suites, Basis, LoadError, Suite};
 pub use server::{
-    adopt_escaped_processes, load_target_file, start_spawner, CommandLineError, Isolation, Limits,
-    Target,
+    adopt_escaped_processes, load_target_file, start_spawner, CommandLineError, InCommand,
+    Isolation, Limits, Target,
 };

@@ -157,9 +157,7 @@ pub(crate) fn explore_command(
     let listed = list_oracle_tools(&oracle, call_timeout)
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;
     let mut data = load_explore_data(suite, &listed, suite.config.settings())?;
-    let not_drawn = data.keep_settings(|name| {
-        oracle.settings.contains_key(name) && subject.settings.contains_key(name)
-    });
+    let not_drawn = data.keep_settings(|name| oracle.expresses(name) && subject.expresses(name));
     let baseline = match &args.baseline {
         Some(path) => read_baseline(path).map_err(CliError::Explore)?,
         None => Baseline::default(),
@@ -707,7 +705,7 @@ fn show_settings(
     if !not_drawn.is_empty() {
         let unable: Vec<String> = [("oracle", oracle), ("subject", subject)]
             .iter()
-            .filter(|(_, side)| not_drawn.iter().any(|n| !side.settings.contains_key(n)))
+            .filter(|(_, side)| not_drawn.iter().any(|n| !side.expresses(n)))
             .map(|(role, side)| format!("the {role} `{}`", side.name))
             .collect();
         say(format_args!(

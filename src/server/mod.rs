@@ -79,6 +79,9 @@ pub struct Target {
     pub env: BTreeMap<String, String>,
     /// Setting name -> argument template, as in `suite.yaml`.
     pub settings: BTreeMap<String, Vec<String>>,
+    /// Setting name -> the word of `args` its values take the place of (a server
+    /// whose allowed folders are positional arguments), from a target file.
+    pub in_command: BTreeMap<String, InCommand>,
     /// Suite tool name -> this server's tool name.
     pub tools: BTreeMap<String, String>,
     /// Suite tool name -> (suite argument name -> this server's argument name).
@@ -94,6 +97,16 @@ pub struct Target {
     pub pins: BTreeMap<String, u32>,
     /// How the server is isolated (`isolation.rs`): on unless opted out of.
     pub isolation: Isolation,
+}
+
+/// A setting whose values go in the command line in place of one of its words,
+/// one word each, rather than after it as flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InCommand {
+    /// The word of the command they replace (`{allowed}`).
+    pub word: String,
+    /// The words there when a scenario does not set it (`{root}`).
+    pub otherwise: Vec<String>,
 }
 
 /// A scenario asked for a setting this target has no way to express.
@@ -165,11 +178,16 @@ impl Target {
         self
     }
 
+    /// Whether this target can express the setting `name`.
+    pub(crate) fn expresses(&self, name: &str) -> bool {
+        self.settings.contains_key(name) || self.in_command.contains_key(name)
+    }
+
     /// The settings in `wanted` this target cannot express, if any.
     pub(crate) fn unsupported(&self, wanted: &BTreeMap<String, Value>) -> Option<Unsupported> {
         let missing: Vec<&str> = wanted
             .keys()
-            .filter(|k| !self.settings.contains_key(*k))
+            .filter(|k| !self.expresses(k))
             .map(String::as_str)
             .collect();
         if missing.is_empty() {
@@ -203,16 +221,29 @@ impl Target {
                 .replace("{cwd}", &cwd)
                 .replace("{port}", &port)
         };
-        let mut argv: Vec<String> = self.args.iter().map(|a| fill(a)).collect();
-        for (key, value) in wanted {
-            let template = &self.settings[key];
-            let values: Vec<String> = match value {
+        let values_of = |value: &Value| -> Vec<String> {
+            match value {
                 Value::Array(items) => items.iter().map(setting_text).collect(),
                 // A switch that is off adds no flags.
                 Value::Bool(false) => Vec::new(),
                 other => vec![setting_text(other)],
+            }
+        };
+        let mut argv: Vec<String> = Vec::new();
+        for arg in &self.args {
+            match self.in_command.iter().find(|(_, at)| at.word == *arg) {
+                Some((name, at)) => match wanted.get(name) {
+                    Some(value) => argv.extend(values_of(value).iter().map(|v| fill(v))),
+                    None => argv.extend(at.otherwise.iter().map(|w| fill(w))),
+                },
+                None => argv.push(fill(arg)),
+            }
+        }
+        for (key, value) in wanted {
+            let Some(template) = self.settings.get(key) else {
+                continue;
             };
-            for v in values {
+            for v in values_of(value) {
                 let v = fill(&v);
                 argv.extend(template.iter().map(|t| t.replace("{value}", &v)));
             }

@@ -4,6 +4,9 @@
 //! name: my-server
 //! command: [node, "{here}/dist/server.js", --root, "{root}"]
 //! settings: { max_file_size: [--max-bytes, "{value}"] }
+//! # or, for a server whose allowed folders are positional arguments:
+//! #   command: [mcp-server-filesystem, "{allowed}"]
+//! #   settings: { allow: { replaces: "{allowed}", otherwise: ["{root}"] } }
 //! tools: { view: read_file }
 //! arguments: { view: { path: file_path } }
 //! baseline: [ "boris::bash-tool-error-codes::Subprocess start failure" ]
@@ -24,7 +27,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::resource_limits::Limits;
-use super::{Isolation, Target};
+use super::{InCommand, Isolation, Target};
 use crate::scenario::{parse_yaml_str, LoadError};
 
 #[derive(Debug, Deserialize)]
@@ -37,7 +40,7 @@ struct TargetFile {
     #[serde(default)]
     env: BTreeMap<String, String>,
     #[serde(default)]
-    settings: BTreeMap<String, Vec<String>>,
+    settings: BTreeMap<String, SettingEntry>,
     #[serde(default)]
     tools: BTreeMap<String, String>,
     #[serde(default)]
@@ -199,6 +202,106 @@ impl<'de> Deserialize<'de> for Command {
     }
 }
 
+/// One setting as a target file writes it: the flags added for each of its values
+/// (`[--allow, "{value}"]`), or the word of the command its values replace, one
+/// word each (`{ replaces: "{allowed}", otherwise: ["{root}"] }`), for a server
+/// that takes them as positional arguments. Read with a visitor, as `command` is.
+#[derive(Debug)]
+enum SettingEntry {
+    Flags(Vec<String>),
+    InCommand(InCommandEntry),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InCommandEntry {
+    /// The word of `command` the setting's values take the place of.
+    replaces: String,
+    /// The words there when a scenario does not set it.
+    #[serde(default)]
+    otherwise: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for SettingEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct SettingVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for SettingVisitor {
+            type Value = SettingEntry;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "the flags a setting adds (`[--max-bytes, \"{value}\"]`), or the word of `command` it replaces (`{ replaces: \"{allowed}\", otherwise: [\"{root}\"] }`)",
+                )
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<SettingEntry, A::Error> {
+                let mut words = Vec::new();
+                while let Some(word) = seq.next_element::<String>()? {
+                    words.push(word);
+                }
+                Ok(SettingEntry::Flags(words))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<SettingEntry, A::Error> {
+                InCommandEntry::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(SettingEntry::InCommand)
+            }
+        }
+
+        deserializer.deserialize_any(SettingVisitor)
+    }
+}
+
+/// A target's settings: those added as flags, and those in place of a word of its
+/// command.
+type SplitSettings = (BTreeMap<String, Vec<String>>, BTreeMap<String, InCommand>);
+
+/// The settings as flags and as words of the command; `Err` names a setting whose
+/// word is not in `args` (or is the word of another).
+fn split_settings(
+    entries: BTreeMap<String, SettingEntry>,
+    args: &[String],
+    with_here: impl Fn(&str) -> String,
+) -> Result<SplitSettings, String> {
+    let mut flags = BTreeMap::new();
+    let mut in_command: BTreeMap<String, InCommand> = BTreeMap::new();
+    for (name, entry) in entries {
+        match entry {
+            SettingEntry::Flags(words) => {
+                flags.insert(name, words.iter().map(|w| with_here(w)).collect());
+            }
+            SettingEntry::InCommand(entry) => {
+                let word = with_here(&entry.replaces);
+                if !args.contains(&word) {
+                    return Err(format!(
+                        "setting `{name}` replaces `{word}` in the command, but no word after the program is `{word}`: write it where the values go (`command: [server, \"{word}\"]`)"
+                    ));
+                }
+                if let Some((other, _)) = in_command.iter().find(|(_, at)| at.word == word) {
+                    return Err(format!(
+                        "settings `{other}` and `{name}` both replace `{word}` in the command"
+                    ));
+                }
+                in_command.insert(
+                    name,
+                    InCommand {
+                        word,
+                        otherwise: entry.otherwise.iter().map(|w| with_here(w)).collect(),
+                    },
+                );
+            }
+        }
+    }
+    Ok((flags, in_command))
+}
+
 /// Reads a target file; relative paths in it are relative to the file.
 pub fn load_target_file(path: &Path) -> Result<Target, LoadError> {
     let text = std::fs::read_to_string(path)
@@ -250,6 +353,8 @@ pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadEr
         .limits
         .limits()
         .map_err(|why| LoadError::new(path, None, why))?;
+    let (settings, in_command) = split_settings(file.settings, args, with_here)
+        .map_err(|why| LoadError::new(path, None, why))?;
     Ok(Target {
         name: file.name.clone().unwrap_or_else(|| program.clone()),
         program: PathBuf::from(program),
@@ -260,7 +365,8 @@ pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadEr
             .iter()
             .map(|(k, v)| (k.clone(), with_here(v)))
             .collect(),
-        settings: file.settings,
+        settings,
+        in_command,
         tools: file.tools,
         arguments: file.arguments,
         baseline,
@@ -343,6 +449,8 @@ pub(super) fn read_baseline_lines(text: &str) -> impl Iterator<Item = String> + 
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::{read_baseline_lines, target_file_folder, target_from_text, Limits};
     use std::path::Path;
 
@@ -373,6 +481,67 @@ mod tests {
         )
         .expect_err("a map is no command line");
         assert!(refused.message.contains("a list of words"), "{refused}");
+    }
+
+    /// A server that takes its allowed folders as positional arguments: a setting
+    /// replaces one word of its command, one word a value, or gives the words it
+    /// says otherwise; flags of other settings still come after.
+    #[test]
+    fn a_setting_can_replace_a_word_of_the_command_one_word_a_value() {
+        let target = target_from_text(
+            Path::new("t.yaml"),
+            "command: [fs-server, --verbose, \"{allowed}\", --last]\nsettings:\n  allow: { replaces: \"{allowed}\", otherwise: [\"{root}\"] }\n  max: [--max, \"{value}\"]\n",
+        )
+        .expect("a target");
+        assert!(target.expresses("allow") && target.expresses("max"));
+        assert!(!target.expresses("other"));
+        let root = Path::new("/r");
+        let argv = |wanted: serde_json::Value| {
+            let wanted: BTreeMap<String, serde_json::Value> =
+                serde_json::from_value(wanted).expect("settings");
+            target.argv(root, None, &wanted).expect("expressible")
+        };
+        assert_eq!(argv(serde_json::json!({})), ["--verbose", "/r", "--last"]);
+        assert_eq!(
+            argv(serde_json::json!({ "allow": ["{root}/ok", "{root}/also"], "max": 3 })),
+            ["--verbose", "/r/ok", "/r/also", "--last", "--max", "3"]
+        );
+        assert_eq!(
+            argv(serde_json::json!({ "allow": "{root}/one" })),
+            ["--verbose", "/r/one", "--last"]
+        );
+        // Set to nothing, nothing is there: the server is allowed no folder.
+        assert_eq!(
+            argv(serde_json::json!({ "allow": [] })),
+            ["--verbose", "--last"]
+        );
+    }
+
+    #[test]
+    fn a_setting_that_replaces_a_word_the_command_lacks_is_refused_by_name() {
+        let refused = target_from_text(
+            Path::new("t.yaml"),
+            "command: [fs-server, \"{root}\"]\nsettings:\n  allow: { replaces: \"{allowed}\" }\n",
+        )
+        .expect_err("no such word");
+        assert!(
+            refused
+                .message
+                .contains("setting `allow` replaces `{allowed}`"),
+            "{refused}"
+        );
+        let twice = target_from_text(
+            Path::new("t.yaml"),
+            "command: [fs-server, \"{a}\"]\nsettings:\n  one: { replaces: \"{a}\" }\n  two: { replaces: \"{a}\" }\n",
+        )
+        .expect_err("one word, two settings");
+        assert!(twice.message.contains("both replace `{a}`"), "{twice}");
+        let unknown = target_from_text(
+            Path::new("t.yaml"),
+            "command: [fs-server, \"{a}\"]\nsettings:\n  one: { replace: \"{a}\" }\n",
+        )
+        .expect_err("a misspelt key");
+        assert!(unknown.message.contains("replace"), "{unknown}");
     }
 
     /// A baseline list is read only if it is a regular file, and only so far: a

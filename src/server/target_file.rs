@@ -186,20 +186,23 @@ impl<'de> Deserialize<'de> for Command {
                 Ok(Command::Line(line.to_string()))
             }
 
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Command, A::Error> {
-                let mut words = Vec::new();
-                while let Some(word) = seq.next_element::<String>()? {
-                    words.push(word);
-                }
-                Ok(Command::Words(words))
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Command, A::Error> {
+                words_of(seq).map(Command::Words)
             }
         }
 
         deserializer.deserialize_any(CommandVisitor)
     }
+}
+
+/// A YAML list read as words: a plain scalar is a word whatever it looks like
+/// (`8080` too).
+fn words_of<'de, A: serde::de::SeqAccess<'de>>(mut seq: A) -> Result<Vec<String>, A::Error> {
+    let mut words = Vec::new();
+    while let Some(word) = seq.next_element::<String>()? {
+        words.push(word);
+    }
+    Ok(words)
 }
 
 /// One setting as a target file writes it: the flags added for each of its values
@@ -237,13 +240,9 @@ impl<'de> Deserialize<'de> for SettingEntry {
 
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
-                mut seq: A,
+                seq: A,
             ) -> Result<SettingEntry, A::Error> {
-                let mut words = Vec::new();
-                while let Some(word) = seq.next_element::<String>()? {
-                    words.push(word);
-                }
-                Ok(SettingEntry::Flags(words))
+                words_of(seq).map(SettingEntry::Flags)
             }
 
             fn visit_map<A: serde::de::MapAccess<'de>>(

@@ -533,7 +533,7 @@ fn the_history_schema_refuses_a_history_that_breaks_the_contract() {
     };
     let score = serde_json::json!({"spec": {"passed": 1, "total": 1}, "upstream": {"passed": 0, "total": 0}});
     let valid = serde_json::json!({
-        "schema_version": 1,
+        "schema_version": 2,
         "title": "t",
         "releases": [release("1.0"), release("1.1")],
         "requirements": [{
@@ -557,7 +557,11 @@ fn the_history_schema_refuses_a_history_that_breaks_the_contract() {
             .expect_err("a broken history is accepted");
         assert!(why.contains(says), "the message lacks {says:?}:\n{why}");
     };
-    refused(&|d| d["schema_version"] = 2.into(), "/schema_version");
+    refused(&|d| d["schema_version"] = 1.into(), "/schema_version");
+    // `unsupported` is an outcome of its own since version 2.
+    let mut gap = valid.clone();
+    gap["changed"][0]["outcomes"][1] = "unsupported".into();
+    crate::support::schema_errors(HISTORY_SCHEMA, &gap).expect("unsupported is an outcome");
     refused(
         &|d| d["changed"][0]["outcomes"][1] = "failed".into(),
         "/changed/0/outcomes/1",

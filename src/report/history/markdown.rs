@@ -73,7 +73,7 @@ pub(crate) fn history_markdown(history: &History) -> String {
             .map(|o| match o {
                 Outcome::Passed => "✅",
                 Outcome::Failed => "❌",
-                Outcome::NotJudged => "·",
+                Outcome::NotJudged | Outcome::Unsupported => "·",
                 Outcome::NotYetInSuite | Outcome::NotRun => "–",
             })
             .collect();

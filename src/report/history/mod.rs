@@ -27,9 +27,12 @@ use crate::judge::diff::unified_between;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
     Passed,
-    /// FAIL, ERROR or UNSUPPORTED: the release does not do what the scenario asks,
-    /// excused by its baseline or not (each release has a baseline of its own).
+    /// FAIL or ERROR: the release does not do what the scenario asks, excused by its
+    /// baseline or not (each release has a baseline of its own).
     Failed,
+    /// UNSUPPORTED: the release does not have the tool the scenario calls, so it was
+    /// not asked; a release that gains the tool and passes fixed nothing.
+    Unsupported,
     /// Run but not judged (SKIP).
     NotJudged,
     /// The release's suite version is older than the scenario.
@@ -44,6 +47,7 @@ impl Outcome {
         match self {
             Outcome::Passed => "pass",
             Outcome::Failed => "fail",
+            Outcome::Unsupported => "unsupported",
             Outcome::NotJudged => "not judged",
             Outcome::NotYetInSuite => "not yet in the suite",
             Outcome::NotRun => "not run",
@@ -232,7 +236,8 @@ fn suite_version(column: &Column, suite: &str) -> Option<u32> {
 fn outcome_of(report: &ScenarioReport) -> Outcome {
     match report.verdict {
         Verdict::Pass => Outcome::Passed,
-        Verdict::Fail(_) | Verdict::Error { .. } | Verdict::Unsupported(_) => Outcome::Failed,
+        Verdict::Fail(_) | Verdict::Error { .. } => Outcome::Failed,
+        Verdict::Unsupported(_) => Outcome::Unsupported,
         Verdict::Skip(_) => Outcome::NotJudged,
     }
 }
@@ -393,6 +398,35 @@ mod tests {
             "{diff}"
         );
         assert!(h.version_changes().is_empty());
+    }
+
+    /// A release without the tool was not asked: the first that has it and passes
+    /// fixed nothing, and a failure before the gap is fixed where it passes after.
+    #[test]
+    fn a_release_without_the_tool_judges_nothing_so_gaining_it_is_no_fix() {
+        let unsupported = || Verdict::Unsupported("no tool `view`".into());
+        let h = history(vec![
+            release("a", 1, vec![at("s::r::x", unsupported(), 1, "none")]),
+            release("b", 1, vec![at("s::r::x", Verdict::Pass, 1, "ok")]),
+        ]);
+        assert!(h.changed.is_empty(), "{:?}", h.changed);
+        let h = history(vec![
+            release("a", 1, vec![at("s::r::x", fail(), 1, "bad")]),
+            release("b", 1, vec![at("s::r::x", unsupported(), 1, "none")]),
+            release("c", 1, vec![at("s::r::x", Verdict::Pass, 1, "ok")]),
+        ]);
+        let t = &h.changed[0];
+        assert_eq!(
+            t.outcomes,
+            [Outcome::Failed, Outcome::Unsupported, Outcome::Passed]
+        );
+        assert_eq!((t.first_failed(), t.fixed_in()), (Some(0), Some(2)));
+        // Nor does a pass the next release cannot be asked count as a break.
+        let h = history(vec![
+            release("a", 1, vec![at("s::r::x", Verdict::Pass, 1, "ok")]),
+            release("b", 1, vec![at("s::r::x", unsupported(), 1, "none")]),
+        ]);
+        assert!(h.changed.is_empty(), "{:?}", h.changed);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
-use crate::fixture::Fixture;
+use crate::fixture::{Fixture, Places};
 use crate::scenario::{load_suite, FileDetail, FileSpec, Suite};
 use crate::server::outcome::CallOutcome;
 use crate::server::{Session, Target};
@@ -796,7 +796,7 @@ fn argv_for(target: &Target, root: &Path) -> Vec<String> {
 
 /// Spawns the server in `root` and completes MCP `initialize`.
 async fn start(target: &Target, argv: &[String], root: &Path) -> Session {
-    Session::start(target, argv, root, None, TIMEOUT)
+    Session::start(target, argv, Places::root_only(root), None, TIMEOUT)
         .await
         .unwrap_or_else(|e| panic!("start the reference server: {}", e.message))
 }

@@ -19,19 +19,50 @@ use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeD
 use cap_std::fs::{Dir, File, OpenOptions, Permissions};
 use tempfile::TempDir;
 
-use crate::scenario::{FileDetail, FileSpec};
+use crate::scenario::{FileDetail, FileSpec, Outside, ROOT_FOLDER};
 
 mod initial;
 mod live;
+mod outside;
 
 pub(crate) use initial::Initial;
 use initial::SizedFile;
 pub(crate) use live::{make_listed_dir, remove_every_fixture, ListedDir};
+pub(crate) use outside::{OutsidePlaces, Reached};
+
+/// Where a server under test works: its root, and the places a scenario gave
+/// beside it, which its isolated view shows at their own paths (read-only unless
+/// `writable`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Places<'a> {
+    pub(crate) root: &'a Path,
+    pub(crate) beside: &'a [PathBuf],
+    pub(crate) beside_writable: bool,
+}
+
+impl<'a> Places<'a> {
+    /// A root with nothing beside it.
+    pub(crate) fn root_only(root: &'a Path) -> Places<'a> {
+        Places {
+            root,
+            beside: &[],
+            beside_writable: false,
+        }
+    }
+}
 
 /// A built fixture. Dropping it removes the tree, even where modes forbid it.
+///
+/// The root is the folder `root` of a fresh temporary folder, so that the places
+/// a scenario asks for beside it (`given.outside`) are siblings it can name
+/// (`../outside/secret.txt`), made and removed with it.
 pub(crate) struct Fixture {
-    /// `None` once the tree is kept.
+    /// The temporary folder that holds the root; `None` once the tree is kept.
     dir: Option<TempDir>,
+    /// The temporary folder, opened once: the outside places are reached through it.
+    container: Dir,
+    /// The places beside the root, when the scenario gives some.
+    outside: Option<OutsidePlaces>,
     /// The root's entry in the list an interrupted run removes; `None` once gone
     /// or kept.
     listed: Option<live::Listed>,
@@ -51,19 +82,39 @@ impl Fixture {
     /// Creates the files, then symlinks, then mtimes, then modes (modes last, so a
     /// locked directory does not stop its own children from being made).
     pub(crate) fn build(files: &BTreeMap<String, FileSpec>) -> io::Result<Fixture> {
-        Fixture::build_over(None, files)
+        Fixture::build_over(None, files, None)
     }
 
     /// Copies `tree` (a folder of `fixtures/`) into the root first, then builds
-    /// `files` over it.
+    /// `files` over it, and makes the places `outside` gives beside it.
     pub(crate) fn build_over(
         tree: Option<&Path>,
         files: &BTreeMap<String, FileSpec>,
+        outside: Option<&Outside>,
     ) -> io::Result<Fixture> {
         let (dir, listed) = live::make_listed_tempdir("toolspec-")?;
+        let container = Dir::open_ambient_dir(dir.path(), cap_std::ambient_authority())?;
+        container.create_dir(ROOT_FOLDER)?;
+        let at = dir.path().canonicalize()?;
+        let outside = match outside {
+            Some(outside) => {
+                let entries = outside.entries().map_err(|e| {
+                    io::Error::new(io::ErrorKind::InvalidInput, format!("given.outside: {e}"))
+                })?;
+                Some(OutsidePlaces::make(
+                    &container,
+                    &at,
+                    &entries,
+                    outside.writable,
+                )?)
+            }
+            None => None,
+        };
         let mut fixture = Fixture {
-            root: dir.path().canonicalize()?,
-            handle: Dir::open_ambient_dir(dir.path(), cap_std::ambient_authority())?,
+            root: at.join(ROOT_FOLDER),
+            handle: container.open_dir(ROOT_FOLDER)?,
+            container,
+            outside,
             dir: Some(dir),
             listed: Some(listed),
             initial: BTreeMap::new(),
@@ -117,10 +168,13 @@ impl Fixture {
                 modes.push((name, path, mode.0));
             }
         }
+        let bindings = crate::scenario::Bindings::new(&self.root.to_string_lossy());
         for (path, target) in links {
             remove_link(&self.handle, path)?;
-            // The target is kept as written: it is what the server is shown.
-            self.handle.symlink_contents(target, path)?;
+            // The target is kept as written, `{root}` and `{outside}` filled in: it
+            // is what the server is shown.
+            self.handle
+                .symlink_contents(bindings.fill(target), path)?;
         }
         for (path, offset) in mtimes {
             let when = cap_std::time::SystemTime::from_std(shift(SystemTime::now(), offset));
@@ -152,6 +206,35 @@ impl Fixture {
         &self.handle
     }
 
+    /// The root and the places beside it, for starting a server.
+    pub(crate) fn places(&self) -> Places<'_> {
+        match &self.outside {
+            Some(outside) => {
+                let (beside, beside_writable) = outside.places();
+                Places {
+                    root: &self.root,
+                    beside,
+                    beside_writable,
+                }
+            }
+            None => Places::root_only(&self.root),
+        }
+    }
+
+    /// The places beside the root the scenario gave, if it gave some.
+    pub(crate) fn outside(&self) -> Option<&OutsidePlaces> {
+        self.outside.as_ref()
+    }
+
+    /// What a server reached beside the root: a canary in `said`, else a change
+    /// there since the places were made.
+    pub(crate) fn reached_outside(&self, said: &[&str]) -> Option<Reached> {
+        let outside = self.outside.as_ref()?;
+        said.iter()
+            .find_map(|text| outside.read_in(text))
+            .or_else(|| outside.written(&self.container))
+    }
+
     /// Leaves the tree on disk instead of removing it, for inspecting a failure.
     pub(crate) fn keep(mut self) -> PathBuf {
         if let Some(dir) = self.dir.take() {
@@ -175,12 +258,12 @@ impl Drop for Fixture {
         let Some(dir) = self.dir.take() else { return };
         let path = dir.path().to_path_buf();
         if self.has_modes {
-            unlock_tree(&self.handle);
+            unlock_tree(&self.container);
         }
         drop(dir);
         // A server under test may have locked something too: unlock and try again.
         if path.exists() {
-            unlock_tree(&self.handle);
+            unlock_tree(&self.container);
             let _ = std::fs::remove_dir_all(&path);
         }
         // Only once it is gone: an interrupt meanwhile removes it too.
@@ -458,7 +541,7 @@ mod tests {
         let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/small-project");
         let mut files = BTreeMap::new();
         files.insert("README.md".to_string(), FileSpec::Text("replaced\n".into()));
-        let fx = Fixture::build_over(Some(&tree), &files).unwrap();
+        let fx = Fixture::build_over(Some(&tree), &files, None).unwrap();
         let root = fx.root();
         assert!(root.join("src/text/mod.rs").is_file());
         assert_eq!(fs::read(root.join("README.md")).unwrap(), b"replaced\n");
@@ -482,7 +565,7 @@ mod tests {
         .unwrap();
 
         let below = BTreeMap::from([("out/new.txt".to_string(), FileSpec::Text("x".into()))]);
-        let refused = Fixture::build_over(Some(tree.path()), &below)
+        let refused = Fixture::build_over(Some(tree.path()), &below, None)
             .err()
             .unwrap();
         assert!(
@@ -502,7 +585,7 @@ mod tests {
                 ..Default::default()
             })),
         )]);
-        let fx = Fixture::build_over(Some(tree.path()), &over).unwrap();
+        let fx = Fixture::build_over(Some(tree.path()), &over, None).unwrap();
         let laid = fx.root().join("victim.txt");
         assert!(laid.symlink_metadata().unwrap().file_type().is_file());
         assert_eq!(fs::read(&laid).unwrap(), b"new\n");

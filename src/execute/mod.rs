@@ -183,7 +183,11 @@ async fn run(
         .tree
         .as_ref()
         .map(|t| suite.fixtures_dir.join(t));
-    let fixture = match Fixture::build_over(tree.as_deref(), &scenario.given.files) {
+    let fixture = match Fixture::build_over(
+        tree.as_deref(),
+        &scenario.given.files,
+        scenario.given.outside.as_ref(),
+    ) {
         Ok(f) => f,
         Err(e) => {
             return Some(error(
@@ -212,7 +216,7 @@ async fn run(
     };
     let launched = tokio::time::timeout_at(
         started + deadline,
-        Session::launch(target, fixture.root(), &settings, timeout),
+        Session::launch(target, fixture.places(), &settings, timeout),
     );
     // Starting is not cut short: it is brief, and a started session is stopped
     // the one way that waits for everything the server started.

@@ -17,7 +17,7 @@ use super::compare::{
 use super::explore_file::TaskRules;
 use super::fixture_gen::{CANARY_DIR, ROOT_DIR};
 use super::left_behind::listing;
-use crate::fixture::Fixture;
+use crate::fixture::{Fixture, Places};
 use crate::scenario::{Bindings, Convention};
 use crate::server::outcome::CallOutcome;
 use crate::server::{Session, Target};
@@ -143,7 +143,12 @@ pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Re
     // The canary beside the root is in the server's view, read-only, as the rest
     // of the machine is: a server that reaches out of its root finds it there.
     let target = target.reading(fixture.root().join(CANARY_DIR));
-    let session = Session::launch(&target, &root_path, &case.settings, timeout)
+    let session = Session::launch(
+        &target,
+        Places::root_only(&root_path),
+        &case.settings,
+        timeout,
+    )
         .await
         .map_err(|e| {
             if e.stderr_tail.is_empty() {

@@ -142,7 +142,7 @@ pub(crate) fn list_oracle_tools(
         .build()
         .map_err(|e| format!("cannot start an async runtime: {e}"))?;
     runtime.block_on(async {
-        let session = Session::launch(oracle, fixture.root(), &BTreeMap::new(), timeout)
+        let session = Session::launch(oracle, fixture.places(), &BTreeMap::new(), timeout)
             .await
             .map_err(|e| format!("the oracle did not start: {}", e.message))?;
         let listed = session.list_tools(timeout).await;

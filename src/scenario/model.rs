@@ -242,6 +242,95 @@ pub(crate) struct Given {
     /// Set-up calls: made before `when`, answers not judged.
     #[serde(default)]
     pub calls: Vec<Call>,
+    /// Places outside the root, each file holding a canary: a server confined to
+    /// the root that reads or changes one has escaped (`docs/confinement.md`).
+    #[serde(default)]
+    pub outside: Option<Outside>,
+}
+
+/// The folder of a fixture's root in its temporary folder, and of the places
+/// beside it: `{outside}`, and `{root}<suffix>` (`root_evil`).
+pub(crate) const ROOT_FOLDER: &str = "root";
+/// The folder beside the root that `{outside}` names.
+pub(crate) const OUTSIDE_FOLDER: &str = "outside";
+/// The start of the name of the file toolspec adds to every outside folder, whose
+/// name is a canary (a listing or a glob that leaks it is a read escape); no
+/// entry of a scenario's may start so.
+pub(crate) const CANARY_NAME_START: &str = "canary-";
+
+/// One `given.outside` path, read: the folder beside the root it is in, the path
+/// below that folder (empty for the folder itself), and whether it is a folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OutsideEntry<'a> {
+    /// `outside`, or `root` and a suffix (`root_evil`).
+    pub place: String,
+    pub below: &'a str,
+    pub folder: bool,
+}
+
+impl Outside {
+    /// Every entry read, or what is wrong with the first bad one.
+    pub(crate) fn entries(&self) -> Result<Vec<OutsideEntry<'_>>, String> {
+        self.files.iter().map(|f| outside_entry(f)).collect()
+    }
+}
+
+/// Reads one `given.outside` path: relative to `{outside}`, or starting
+/// `{root}<suffix>` where the suffix is one to 32 letters, digits, `.`, `_` or
+/// `-` (a sibling named like the root, which a check by string prefix admits).
+pub(crate) fn outside_entry(text: &str) -> Result<OutsideEntry<'_>, String> {
+    let (place, below) = match text.strip_prefix("{root}") {
+        Some(rest) => {
+            let (suffix, below) = rest.split_once('/').unwrap_or((rest, ""));
+            let fine = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+            if suffix.is_empty() || suffix.len() > 32 || !suffix.chars().all(fine) {
+                return Err(format!(
+                    "`{text}`: after `{{root}}` comes a suffix of 1 to 32 letters, digits, `.`, `_` or `-` (`{{root}}_evil/secret.txt`): a sibling of the root named like it; a path inside the root belongs in given.files"
+                ));
+            }
+            (format!("{ROOT_FOLDER}{suffix}"), below)
+        }
+        None => (OUTSIDE_FOLDER.to_string(), text),
+    };
+    let folder = below.is_empty() || below.ends_with('/');
+    let trimmed = below.trim_end_matches('/');
+    if text.starts_with('/') {
+        return Err(format!(
+            "`{text}`: give a path relative to `{{outside}}` (or starting `{{root}}_suffix/`); toolspec makes these places beside the root, never elsewhere"
+        ));
+    }
+    for part in trimmed.split('/').filter(|_| !trimmed.is_empty()) {
+        if part.is_empty() || part == "." || part == ".." || part.contains(['{', '}', '\0']) {
+            return Err(format!(
+                "`{text}`: `{part}` cannot be a step of an outside path (no empty, `.` or `..` steps, no placeholders)"
+            ));
+        }
+        if part.starts_with(CANARY_NAME_START) {
+            return Err(format!(
+                "`{text}`: a name starting `{CANARY_NAME_START}` is kept for the file toolspec adds to every outside folder"
+            ));
+        }
+    }
+    Ok(OutsideEntry {
+        place,
+        below: trimmed,
+        folder,
+    })
+}
+
+/// `given.outside`: files and folders toolspec makes beside the root (in
+/// `{outside}`, or in a sibling named like the root with a suffix, `{root}_evil`),
+/// each file holding a canary of its own, and removes with the fixture.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Outside {
+    /// Paths relative to `{outside}`, or starting `{root}<suffix>/`; one that ends
+    /// in `/` is a folder.
+    pub files: Vec<String>,
+    /// Whether the server may write there (through its view and Landlock), so a
+    /// write that escapes can happen and be seen; read-only otherwise.
+    #[serde(default)]
+    pub writable: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

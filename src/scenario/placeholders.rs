@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 /// template's `{int}`, the `json:` markers, and the target file's `{value}`,
 /// `{port}` and `{cwd}`. A capture may not take one of them.
 pub(crate) const BUILT_IN: &[&str] = &[
-    "root", "int", "any", "string", "number", "integer", "bool", "array", "object", "value",
-    "port", "cwd",
+    "root", "outside", "int", "any", "string", "number", "integer", "bool", "array", "object",
+    "value", "port", "cwd",
 ];
 
 /// The placeholder values of one scenario run: `root`, then each capture as it is
@@ -29,10 +29,18 @@ pub(crate) struct Bindings {
 }
 
 impl Bindings {
-    /// Only `{root}`, the canonical fixture root.
+    /// `{root}`, the canonical fixture root, and `{outside}`, the folder beside it
+    /// where `given.outside` places its files.
     pub(crate) fn new(root: &str) -> Bindings {
+        let outside = match root.rsplit_once('/') {
+            Some((parent, _)) => format!("{parent}/{}", super::model::OUTSIDE_FOLDER),
+            None => super::model::OUTSIDE_FOLDER.to_string(),
+        };
         Bindings {
-            values: BTreeMap::from([("root".to_string(), root.to_string())]),
+            values: BTreeMap::from([
+                ("root".to_string(), root.to_string()),
+                ("outside".to_string(), outside),
+            ]),
         }
     }
 

@@ -37,7 +37,7 @@ use super::server_init::try_view;
 use super::syscall_filter;
 use super::view_folders::ViewFolders;
 use super::view_plan::{self, PackageCache, ViewOf, ViewPlan};
-use crate::fixture::Scratch;
+use crate::fixture::{Places, Scratch};
 
 /// How a target is isolated: on by default; `isolation:` in a target file opens
 /// one thing at a time, `--no-isolation` all of it.
@@ -366,11 +366,12 @@ impl Isolation {
     /// it serves on over HTTP.
     pub(super) fn prepare(
         &self,
-        root: &Path,
+        places: Places<'_>,
         program: &Path,
         path: Option<&std::ffi::OsStr>,
         port: Option<u16>,
     ) -> std::io::Result<Prepared> {
+        let root = places.root;
         let kernel = kernel();
         // With a view, the scratch folder is a tmpfs of the server's own view, at a
         // path every view shares; without, a folder of its own beside the fixture.
@@ -408,7 +409,7 @@ impl Isolation {
                     .and_then(|cache| cache.in_home(&home))
                     .into_iter()
                     .collect();
-                Some(self.view(root, folders, &home, program, path, &caches)?)
+                Some(self.view(places, folders, &home, program, path, &caches)?)
             }
             Err(_) => None,
         };
@@ -431,6 +432,9 @@ impl Isolation {
             Err(_) => None,
             Ok(_) => {
                 let mut writable = vec![root];
+                if places.beside_writable {
+                    writable.extend(places.beside.iter().map(PathBuf::as_path));
+                }
                 writable.extend(host_scratch.as_ref().map(Scratch::path));
                 writable.extend(self.writable.iter().map(PathBuf::as_path));
                 // A server with a view has no home in it to hide, and Landlock's
@@ -441,6 +445,7 @@ impl Isolation {
                     (Ok(view), false) => {
                         let mut needed = self.needed_once(view, program, path);
                         needed.extend(view.needed_inside(&[root.to_path_buf()], &[]));
+                        needed.extend(view.needed_inside(places.beside, &[]));
                         needed.extend(view.needed_inside(&self.read, &[]));
                         Some((view, needed))
                     }
@@ -499,7 +504,7 @@ impl Isolation {
     /// its scratch tmpfs, started from `program` with `path`.
     fn view(
         &self,
-        root: &Path,
+        places: Places<'_>,
         folders: &ViewFolders,
         home: &Path,
         program: &Path,
@@ -514,7 +519,9 @@ impl Isolation {
         view_plan::plan(&ViewOf {
             new_root: folders.mount_point(),
             empty: folders.empty(),
-            root,
+            root: places.root,
+            beside: places.beside,
+            beside_writable: places.beside_writable,
             scratch: folders.scratch(),
             home: (!self.keep_home).then_some(home),
             scratch_access: kernel()

@@ -114,7 +114,7 @@ pub(crate) fn describe(target: &Target, timeout: Duration) -> Result<Description
         .map_err(PreflightError::Runtime)?;
     runtime.block_on(async {
         let fixture = Fixture::build(&BTreeMap::new()).map_err(PreflightError::Fixture)?;
-        let session = Session::launch(target, fixture.root(), &BTreeMap::new(), timeout)
+        let session = Session::launch(target, fixture.places(), &BTreeMap::new(), timeout)
             .await
             .map_err(|e| PreflightError::Start(e.message))?;
         let name = session.server_name();

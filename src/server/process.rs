@@ -35,7 +35,7 @@ use super::server_exec::ServerExec;
 use super::spawner;
 use super::supervisor::{become_supervisor, FINISHED, STARTED};
 use super::supervisor_child::{reap_left_running, ServerPipes, SupervisorChild};
-use crate::fixture::Scratch;
+use crate::fixture::{Places, Scratch};
 
 pub(super) struct ServerProcess {
     /// The supervisor, which exits as the server does (same code or signal).
@@ -67,7 +67,7 @@ impl ServerProcess {
     pub(super) fn spawn(
         program: &Path,
         argv: &[String],
-        cwd: &Path,
+        places: Places<'_>,
         env: &BTreeMap<String, String>,
         isolation: &Isolation,
         port: Option<u16>,
@@ -82,7 +82,7 @@ impl ServerProcess {
                 .get("PATH")
                 .map(std::ffi::OsString::from)
                 .or_else(|| std::env::var_os("PATH"));
-            isolation.prepare(cwd, program, path.as_deref(), port)?
+            isolation.prepare(places, program, path.as_deref(), port)?
         } else {
             Prepared::none()
         };
@@ -118,7 +118,7 @@ impl ServerProcess {
         )?;
         // The spawner forks the supervisor where it can (`spawner.rs`), and hands it
         // the confinement to enter.
-        let from_spawner = by_the_spawner(&server_exec, cwd, &confinement);
+        let from_spawner = by_the_spawner(&server_exec, places.root, &confinement);
         // Where the spawner was asked and failed, a control socket of its own: a
         // spawner that died mid-request may have forked a supervisor holding the
         // first one, which now sees it end, ends its tree and exits.
@@ -132,7 +132,7 @@ impl ServerProcess {
                 // environment are in `server_exec`.
                 let mut command = Command::new(program);
                 command
-                    .current_dir(cwd)
+                    .current_dir(places.root)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped());

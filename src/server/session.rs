@@ -3,7 +3,6 @@
 //! denial, for reports.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,6 +22,7 @@ use super::process::{ServerProcess, StopFault};
 use super::stdout_guard::{guard, Fault};
 use super::supervisor_child::ServerPipes;
 use super::Target;
+use crate::fixture::Places;
 use crate::server::outcome::{CallOutcome, ToolResult};
 
 /// How much of the server's stderr is kept for reports.
@@ -110,7 +110,7 @@ impl Session {
     /// skip scenarios whose settings the target cannot express before they get here.
     pub(crate) async fn launch(
         target: &Target,
-        root: &Path,
+        places: Places<'_>,
         settings: &BTreeMap<String, serde_json::Value>,
         timeout: Duration,
     ) -> Result<Session, StartError> {
@@ -127,8 +127,10 @@ impl Session {
             None => None,
         };
         let port = lease.as_ref().map(PortLease::port);
-        let argv = target.argv(root, port, settings).map_err(|u| refuse(u.0))?;
-        let mut session = Session::start(target, &argv, root, port, timeout).await?;
+        let argv = target
+            .argv(places.root, port, settings)
+            .map_err(|u| refuse(u.0))?;
+        let mut session = Session::start(target, &argv, places, port, timeout).await?;
         session.port = lease;
         Ok(session)
     }
@@ -138,7 +140,7 @@ impl Session {
     pub(crate) async fn start(
         target: &Target,
         argv: &[String],
-        root: &Path,
+        places: Places<'_>,
         port: Option<u16>,
         timeout: Duration,
     ) -> Result<Session, StartError> {
@@ -146,7 +148,7 @@ impl Session {
         let mut process = ServerProcess::spawn(
             &target.program,
             argv,
-            root,
+            places,
             &target.env,
             &target.isolation,
             served_on,

@@ -119,6 +119,10 @@ pub(crate) struct ViewOf<'a> {
     pub(crate) new_root: &'a Path,
     /// The fixture root, where the server starts.
     pub(crate) root: &'a Path,
+    /// The places a scenario gave beside the root (`given.outside`), bound at
+    /// their own paths after the shared steps, writable if `beside_writable`.
+    pub(crate) beside: &'a [PathBuf],
+    pub(crate) beside_writable: bool,
     /// An empty folder, bound read-only over each folder the view hides.
     pub(crate) empty: &'a Path,
     /// Where the server's scratch tmpfs is mounted (its `TMPDIR`), and the folder
@@ -153,6 +157,9 @@ const OVERLAYS: &str = ".toolspec-overlays";
 pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
     let mut builder = shared_part(of)?;
     builder.place(of.root, true)?;
+    for place in of.beside {
+        builder.place(place, of.beside_writable)?;
+    }
     let start_in = std::fs::canonicalize(of.root)
         .map_err(|e| format!("{} cannot be resolved: {e}", of.root.display()))?;
     Ok(ViewPlan {

@@ -28,7 +28,7 @@ mod outside;
 pub(crate) use initial::Initial;
 use initial::SizedFile;
 pub(crate) use live::{make_listed_dir, remove_every_fixture, ListedDir};
-pub(crate) use outside::{OutsidePlaces, Reached};
+pub(crate) use outside::OutsidePlaces;
 
 /// Where a server under test works: its root, and the places a scenario gave
 /// beside it, which its isolated view shows at their own paths (read-only unless
@@ -226,13 +226,9 @@ impl Fixture {
         self.outside.as_ref()
     }
 
-    /// What a server reached beside the root: a canary in `said`, else a change
-    /// there since the places were made.
-    pub(crate) fn reached_outside(&self, said: &[&str]) -> Option<Reached> {
-        let outside = self.outside.as_ref()?;
-        said.iter()
-            .find_map(|text| outside.read_in(text))
-            .or_else(|| outside.written(&self.container))
+    /// The first change beside the root since its places were made, in words.
+    pub(crate) fn changed_outside(&self) -> Option<String> {
+        self.outside.as_ref()?.written(&self.container)
     }
 
     /// Leaves the tree on disk instead of removing it, for inspecting a failure.

@@ -55,7 +55,7 @@ pub mod bench;
 
 pub use bless::BLESS_ENV;
 pub use cli::{exit, main};
-pub use execute::{run_named, Excuse, RunOptions, ScenarioReport, Verdict};
+pub use execute::{run_named, Escape, EscapeKind, Excuse, RunOptions, ScenarioReport, Verdict};
 pub use judge::Mismatch;
 pub use runner::{conformance_main, target_main, KEEP_ENV, SERVER_ENV, TARGET_ENV, TIMEOUT_ENV};
 pub use scenario::{load_suite, load_suites, Basis, LoadError, Suite};

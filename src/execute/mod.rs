@@ -7,13 +7,14 @@
 pub(crate) mod cache_folder;
 pub(crate) mod cancel;
 pub(crate) mod durations;
+mod escape;
 pub(crate) mod parallel;
 pub(crate) mod schedule;
 mod unsupported;
 mod verdict;
 
 pub(crate) use verdict::ANSWER_LIMIT;
-pub use verdict::{Excuse, ScenarioReport, Verdict};
+pub use verdict::{Escape, EscapeKind, Excuse, ScenarioReport, Verdict};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -327,6 +328,13 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     // server ends the scenario, an error answer is kept for the report, since the
     // scenario's premise may not hold, and a capture that finds nothing is a FAIL.
     let mut bindings = Bindings::new(root);
+    // A server meant to stay inside its root is judged by what it did beside it
+    // after every call, set-up calls too.
+    let confined = suite.config.confines(&scenario.given.settings);
+    let escaped = |call: &Call, outcome: &CallOutcome, session: &Session| {
+        let answer = outcome.answer_text(ANSWER_LIMIT);
+        escape::escape_of(fixture, call, &answer, &session.stderr_tail())
+    };
     let setup = scenario
         .given
         .calls
@@ -335,6 +343,9 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         .chain(earlier);
     for (i, call) in setup.enumerate() {
         let outcome = make_call(session, target, call, &bindings, timeout).await;
+        if let Some(escape) = confined.then(|| escaped(call, &outcome, session)).flatten() {
+            return Verdict::Escape(escape);
+        }
         let shown = || {
             format!(
                 "preparatory call {} ({})",
@@ -366,6 +377,9 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     report.call = render_call(target, last, &bindings);
     let outcome = make_call(session, target, last, &bindings, timeout).await;
     report.answer = Some(outcome.answer_text(ANSWER_LIMIT));
+    if let Some(escape) = confined.then(|| escaped(last, &outcome, session)).flatten() {
+        return Verdict::Escape(escape);
+    }
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());
     }

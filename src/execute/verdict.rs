@@ -26,6 +26,67 @@ pub enum Verdict {
     /// The server does not list a tool of the suite that the scenario calls: it does
     /// not implement that part of the spec, which is not the same as getting it wrong.
     Unsupported(String),
+    /// A server meant to stay inside its root read or changed a place beside it,
+    /// whatever its answer's words: no baseline excuses it.
+    Escape(Escape),
+}
+
+/// What a server confined to its root did beside it (`docs/confinement.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escape {
+    /// Whether it read or wrote.
+    pub kind: EscapeKind,
+    /// The tool of the call that escaped.
+    pub tool: String,
+    /// The path that call gave, as the suite wrote it (`{root}/link.txt`).
+    pub given: String,
+    /// What it reached, in words: `returned the content of {outside}/secret.txt`,
+    /// `created {outside}/new.txt`.
+    pub reached: String,
+}
+
+/// Whether an escape read (a canary showed) or wrote (a place changed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EscapeKind {
+    /// A canary showed in its answer or its stderr.
+    Read,
+    /// A place beside the root was created, changed or removed.
+    Write,
+}
+
+impl EscapeKind {
+    /// `read` or `write`, as reports write it.
+    pub fn word(self) -> &'static str {
+        match self {
+            EscapeKind::Read => "read",
+            EscapeKind::Write => "write",
+        }
+    }
+
+    /// The kind a report's word names.
+    pub(crate) fn from_word(word: &str) -> Option<EscapeKind> {
+        [EscapeKind::Read, EscapeKind::Write]
+            .into_iter()
+            .find(|k| k.word() == word)
+    }
+}
+
+impl Escape {
+    /// The line a report gives first: `ESCAPE read: view {root}/link.txt returned
+    /// the content of {outside}/secret.txt`.
+    pub fn line(&self) -> String {
+        let given = if self.given.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.given)
+        };
+        format!(
+            "ESCAPE {}: {}{given} {}",
+            self.kind.word(),
+            self.tool,
+            self.reached
+        )
+    }
 }
 
 impl Verdict {
@@ -37,6 +98,7 @@ impl Verdict {
             Verdict::Error { .. } => "ERROR",
             Verdict::Skip(_) => "SKIP",
             Verdict::Unsupported(_) => "UNSUPPORTED",
+            Verdict::Escape(_) => "ESCAPE",
         }
     }
 
@@ -54,6 +116,7 @@ impl Verdict {
             Verdict::Skip(why) | Verdict::Unsupported(why) => {
                 format!("{} ({why})", self.label())
             }
+            Verdict::Escape(escape) => escape.line(),
         }
     }
 }

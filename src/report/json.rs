@@ -12,10 +12,11 @@ use crate::execute::{Excuse, ScenarioReport, Verdict};
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
 /// with any change a reader could notice, and the schema with it.
-pub(super) const REPORT_SCHEMA_VERSION: u64 = 4;
+pub(super) const REPORT_SCHEMA_VERSION: u64 = 5;
 
-/// The versions a report is read back from: 3 lacks only `isolation`.
-pub(super) const READABLE_SCHEMA_VERSIONS: [u64; 2] = [3, REPORT_SCHEMA_VERSION];
+/// The versions a report is read back from: 3 lacks `isolation`, 3 and 4 lack
+/// `escape` and the ESCAPE count.
+pub(super) const READABLE_SCHEMA_VERSIONS: [u64; 3] = [3, 4, REPORT_SCHEMA_VERSION];
 
 /// Writes the run's counts and every report as JSON to `path`.
 pub(crate) fn write_json(
@@ -178,6 +179,7 @@ pub(super) fn counts_json(t: &Tally) -> Value {
         "FLAKY": t.flaky,
         "STALE": t.stale,
         "NEW": t.new,
+        "ESCAPE": t.escaped,
         "spec": { "passed": t.spec.passed, "total": t.spec.total },
         "upstream": { "passed": t.upstream.passed, "total": t.upstream.total },
     })
@@ -205,7 +207,17 @@ fn scenario_json(r: &ScenarioReport) -> Value {
             Value::Null,
         ),
         Verdict::Skip(why) | Verdict::Unsupported(why) => (Vec::new(), Value::Null, json!(why)),
-        Verdict::Pass => (Vec::new(), Value::Null, Value::Null),
+        Verdict::Pass | Verdict::Escape(_) => (Vec::new(), Value::Null, Value::Null),
+    };
+    let escape = match &r.verdict {
+        Verdict::Escape(e) => json!({
+            "kind": e.kind.word(),
+            "tool": e.tool,
+            "given": e.given,
+            "reached": e.reached,
+            "line": e.line(),
+        }),
+        _ => Value::Null,
     };
     let baseline = match &r.excuse {
         Excuse::None => Value::Null,
@@ -226,6 +238,7 @@ fn scenario_json(r: &ScenarioReport) -> Value {
         "standing": Standing::of(r).label(),
         "baseline": baseline,
         "attempts": r.attempts.iter().map(Verdict::label).collect::<Vec<_>>(),
+        "escape": escape,
         "mismatches": mismatches,
         "error": error,
         "reason": reason,

@@ -47,15 +47,15 @@ fn opening(target: &str) -> String {
 /// A suite's opening `<testsuite>` with its counts, of `cases` scenarios that took
 /// `time` seconds in all, and its properties.
 fn suite_opening(xml: &mut String, suite: &str, tally: &Tally, cases: usize, time: f64) {
-    // JUnit knows failures, errors and skips; FLAKY and STALE fail the run, so
-    // they are failures here, and UNSUPPORTED is a skip. The summary line's own
+    // JUnit knows failures, errors and skips; ESCAPE, FLAKY and STALE fail the
+    // run, so they are failures here, and UNSUPPORTED is a skip. The summary line's own
     // counts follow as properties.
     let _ = writeln!(
         xml,
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{time:.3}\">",
         escape(suite),
         cases,
-        tally.failed + tally.flaky + tally.stale,
+        tally.failed + tally.flaky + tally.stale + tally.escaped,
         tally.errored,
         tally.skipped + tally.unsupported,
     );
@@ -70,6 +70,7 @@ fn suite_opening(xml: &mut String, suite: &str, tally: &Tally, cases: usize, tim
         ("FLAKY", tally.flaky.to_string()),
         ("STALE", tally.stale.to_string()),
         ("NEW", tally.new.to_string()),
+        ("ESCAPE", tally.escaped.to_string()),
         ("spec", tally.spec.to_string()),
         ("upstream", tally.upstream.to_string()),
     ] {
@@ -113,6 +114,12 @@ fn case(xml: &mut String, suite: &str, r: &ScenarioReport) {
         }
         (Standing::Errored, _) => {
             let _ = write!(xml, "<error message=\"server error\">{body}</error>");
+        }
+        (Standing::Escaped, _) => {
+            let _ = write!(
+                xml,
+                "<failure message=\"escape: the server reached a place outside its root\">{body}</failure>"
+            );
         }
         (Standing::StaleBaseline, _) => {
             let _ = write!(

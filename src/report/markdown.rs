@@ -29,9 +29,9 @@ pub(crate) fn write_markdown(
         total.counts_line()
     );
     md.push_str(
-        "| suite | requirement | pass | fail | error | skip | unsupported | known | flaky | stale | new | spec | upstream |\n",
+        "| suite | requirement | pass | fail | error | skip | unsupported | known | flaky | stale | new | escape | spec | upstream |\n",
     );
-    md.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     let row = |md: &mut String, suite: &str, requirement: &str, t: &Tally, strong: bool| {
         let cells = [
             t.passed.to_string(),
@@ -43,6 +43,7 @@ pub(crate) fn write_markdown(
             t.flaky.to_string(),
             t.stale.to_string(),
             t.new.to_string(),
+            t.escaped.to_string(),
             t.spec.to_string(),
             t.upstream.to_string(),
         ];

@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::json::{READABLE_SCHEMA_VERSIONS, REPORT_SCHEMA_VERSION};
 use super::{RunFacts, Standing, SuiteFacts};
-use crate::execute::{Excuse, ScenarioReport, Verdict};
+use crate::execute::{Escape, EscapeKind, Excuse, ScenarioReport, Verdict};
 use crate::judge::Mismatch;
 use crate::scenario::Basis;
 
@@ -81,6 +81,9 @@ struct ScenarioJson {
     standing: String,
     baseline: BaselineJson,
     attempts: Vec<String>,
+    /// Not before version 5.
+    #[serde(default)]
+    escape: Option<EscapeJson>,
     mismatches: Vec<MismatchJson>,
     error: Option<ErrorJson>,
     reason: Option<String>,
@@ -112,6 +115,17 @@ struct MismatchJson {
     detail: String,
     #[allow(dead_code, reason = "recomputed from the baseline")]
     excused: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EscapeJson {
+    kind: String,
+    tool: String,
+    given: String,
+    reached: String,
+    #[allow(dead_code, reason = "made again from the rest")]
+    line: String,
 }
 
 #[derive(Deserialize)]
@@ -184,7 +198,22 @@ fn scenario(path: &Path, s: ScenarioJson) -> Result<ScenarioReport, ReadError> {
                 .ok_or_else(|| refuse(format!("mismatch id `{}` is not the scenario's", m.id)))?;
         mismatches.push(Mismatch::new(m.expectation.clone(), m.detail.clone()).keyed(key));
     }
-    let verdict = verdict_of(&s.verdict, mismatches, s.error.as_ref(), s.reason.clone())
+    let escape = match &s.escape {
+        Some(e) => Some(Escape {
+            kind: EscapeKind::from_word(&e.kind)
+                .ok_or_else(|| refuse(format!("`escape.kind: {}` is not read or write", e.kind)))?,
+            tool: e.tool.clone(),
+            given: e.given.clone(),
+            reached: e.reached.clone(),
+        }),
+        None => None,
+    };
+    let found = Found {
+        error: s.error.as_ref(),
+        reason: s.reason.clone(),
+        escape: escape.clone(),
+    };
+    let verdict = verdict_of(&s.verdict, mismatches, found)
         .ok_or_else(|| {
             refuse(format!(
                 "`verdict: {}` does not go with the rest",
@@ -194,7 +223,14 @@ fn scenario(path: &Path, s: ScenarioJson) -> Result<ScenarioReport, ReadError> {
     let attempts = s
         .attempts
         .iter()
-        .map(|label| verdict_of(label, Vec::new(), None, Some(String::new())))
+        .map(|label| {
+            let found = Found {
+                error: None,
+                reason: Some(String::new()),
+                escape: escape.clone(),
+            };
+            verdict_of(label, Vec::new(), found)
+        })
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| refuse("an attempt's verdict is not a verdict".to_string()))?;
     let excuse = match &s.baseline {
@@ -233,14 +269,21 @@ fn scenario(path: &Path, s: ScenarioJson) -> Result<ScenarioReport, ReadError> {
     Ok(report)
 }
 
-/// The verdict a label names, with what the report gives for it; None when the
-/// label is no verdict or a FAIL has nothing that failed.
-fn verdict_of(
-    label: &str,
-    mismatches: Vec<Mismatch>,
-    error: Option<&ErrorJson>,
+/// What a scenario's object gives besides its mismatches, for [`verdict_of`].
+struct Found<'a> {
+    error: Option<&'a ErrorJson>,
     reason: Option<String>,
-) -> Option<Verdict> {
+    escape: Option<Escape>,
+}
+
+/// The verdict a label names, with what the report gives for it; None when the
+/// label is no verdict, or a SKIP, UNSUPPORTED or ESCAPE lacks what it needs.
+fn verdict_of(label: &str, mismatches: Vec<Mismatch>, found: Found) -> Option<Verdict> {
+    let Found {
+        error,
+        reason,
+        escape,
+    } = found;
     Some(match label {
         "PASS" => Verdict::Pass,
         "FAIL" => Verdict::Fail(mismatches),
@@ -250,6 +293,7 @@ fn verdict_of(
         },
         "SKIP" => Verdict::Skip(reason?),
         "UNSUPPORTED" => Verdict::Unsupported(reason?),
+        "ESCAPE" => Verdict::Escape(escape?),
         _ => return None,
     })
 }

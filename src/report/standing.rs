@@ -26,12 +26,18 @@ pub(crate) enum Standing {
     /// Did not pass, but arrived in a suite version after the one the target pins:
     /// reported, and left for the day the pin is raised.
     New,
+    /// Reached a place beside its root while meant to stay inside it: fails the
+    /// run whatever the baseline or the pin says.
+    Escaped,
 }
 
 impl Standing {
     pub(crate) fn of(report: &ScenarioReport) -> Standing {
         let standing = Standing::judged(report);
-        if standing.breaks_the_run() && report.is_newer_than_the_pin() {
+        if standing != Standing::Escaped
+            && standing.breaks_the_run()
+            && report.is_newer_than_the_pin()
+        {
             Standing::New
         } else {
             standing
@@ -40,6 +46,10 @@ impl Standing {
 
     /// The standing before the target's pin is considered.
     fn judged(report: &ScenarioReport) -> Standing {
+        let escaped = |v: &Verdict| matches!(v, Verdict::Escape(_));
+        if escaped(&report.verdict) || report.attempts.iter().any(escaped) {
+            return Standing::Escaped;
+        }
         if report.is_flaky() {
             return match report.excuse {
                 Excuse::Whole => Standing::KnownFailure,
@@ -67,6 +77,7 @@ impl Standing {
             }
             (Verdict::Fail(_), Excuse::None) => Standing::Failed,
             (Verdict::Error { .. }, _) => Standing::Errored,
+            (Verdict::Escape(_), _) => Standing::Escaped,
         }
     }
 
@@ -74,7 +85,11 @@ impl Standing {
     pub(crate) fn breaks_the_run(self) -> bool {
         matches!(
             self,
-            Standing::Failed | Standing::Errored | Standing::Flaky | Standing::StaleBaseline
+            Standing::Failed
+                | Standing::Errored
+                | Standing::Flaky
+                | Standing::StaleBaseline
+                | Standing::Escaped
         )
     }
 
@@ -90,6 +105,7 @@ impl Standing {
             Standing::KnownFailure => "KNOWN",
             Standing::StaleBaseline => "STALE",
             Standing::New => "NEW",
+            Standing::Escaped => "ESCAPE",
         }
     }
 }
@@ -140,6 +156,7 @@ pub(crate) struct Tally {
     pub flaky: usize,
     pub stale: usize,
     pub new: usize,
+    pub escaped: usize,
     /// Scenarios whose basis is the spec: the figure a conformance claim gives.
     pub spec: Score,
     /// Scenarios whose basis is the upstream program.
@@ -168,6 +185,7 @@ impl Tally {
             Standing::KnownFailure => self.known += 1,
             Standing::StaleBaseline => self.stale += 1,
             Standing::New => self.new += 1,
+            Standing::Escaped => self.escaped += 1,
         }
         match report.basis {
             Basis::Spec => self.spec.count(standing),
@@ -185,6 +203,7 @@ impl Tally {
         self.flaky += other.flaky;
         self.stale += other.stale;
         self.new += other.new;
+        self.escaped += other.escaped;
         self.spec.add(&other.spec);
         self.upstream.add(&other.upstream);
     }
@@ -200,6 +219,7 @@ impl Tally {
             + self.flaky
             + self.stale
             + self.new
+            + self.escaped
     }
 
     /// Scenarios whose server was asked and judged: neither SKIP nor UNSUPPORTED.
@@ -208,15 +228,20 @@ impl Tally {
     }
 
     pub(crate) fn breaks_the_run(&self) -> bool {
-        self.failed + self.errored + self.flaky + self.stale > 0
+        self.failed + self.errored + self.flaky + self.stale + self.escaped > 0
     }
 
     /// The counts as the summary line gives them, without its name:
     /// `40 PASS, 3 FAIL, 0 ERROR, 1 SKIP, 24 UNSUPPORTED, 2 KNOWN, 0 FLAKY (spec
     /// 38/41, upstream 2/3)`, with `, N STALE` and `, N NEW` before the scores when
-    /// there are any.
+    /// there are any, and `N ESCAPE, ` first when there is one: it matters most.
     pub(crate) fn counts_line(&self) -> String {
-        let mut line = format!(
+        let mut line = String::new();
+        if self.escaped > 0 {
+            let _ = write!(line, "{} ESCAPE, ", self.escaped);
+        }
+        let _ = write!(
+            line,
             "{} PASS, {} FAIL, {} ERROR, {} SKIP, {} UNSUPPORTED, {} KNOWN, {} FLAKY",
             self.passed,
             self.failed,

@@ -148,6 +148,16 @@ pub(crate) fn write_scenario(
     }
     match &report.verdict {
         Verdict::Pass => styles.line(out, Some(Tone::Good), &format!("PASS {id}"))?,
+        Verdict::Escape(escape) => {
+            styles.line(out, Some(Tone::Broken), &escape.line())?;
+            styles.line(
+                out,
+                Some(Tone::Broken),
+                &format!(
+                    "  in {id}: the server is meant to stay inside its root; no baseline excuses this (docs/confinement.md)"
+                ),
+            )?;
+        }
         Verdict::Skip(why) => styles.line(out, Some(Tone::Warn), &format!("SKIP {id}: {why}"))?,
         Verdict::Unsupported(why) => {
             styles.line(out, Some(Tone::Warn), &format!("UNSUPPORTED {id}: {why}"))?

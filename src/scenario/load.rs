@@ -201,6 +201,20 @@ pub(crate) fn suite_file_from_text(
             ),
         ));
     }
+    let unknown = config
+        .confinement
+        .iter()
+        .flat_map(|c| &c.when_settings)
+        .find(|s| !config.settings().contains_key(*s));
+    if let Some(unknown) = unknown {
+        return Err(LoadError::new(
+            path,
+            find_line(text, "when_settings:"),
+            format!(
+                "confinement.when_settings: `{unknown}` is not a setting of this suite (`reference.settings`)"
+            ),
+        ));
+    }
     Ok(config)
 }
 

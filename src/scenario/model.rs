@@ -54,6 +54,33 @@ pub(crate) struct SuiteFile {
     /// that keeps a session busy, must not hold a run up without end.
     #[serde(default = "default_scenario_timeout_ms")]
     pub scenario_timeout_ms: u64,
+    /// When a server of this suite is meant to stay inside its root: then any
+    /// scenario with places beside the root (`given.outside`) is judged for
+    /// escapes too (`docs/confinement.md`). A suite without it confines nothing.
+    #[serde(default)]
+    pub confinement: Option<SuiteConfinement>,
+}
+
+/// `confinement:` in `suite.yaml`: whether the suite's program confines its tools
+/// to the root by default, or when one of some settings is given (boris's
+/// `allow`). Only the settings a scenario gives count, never the target's
+/// command line.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SuiteConfinement {
+    #[serde(default)]
+    pub always: bool,
+    #[serde(default)]
+    pub when_settings: Vec<String>,
+}
+
+impl SuiteFile {
+    /// Whether a server given `settings` is meant to stay inside its root.
+    pub(crate) fn confines(&self, settings: &BTreeMap<String, Value>) -> bool {
+        self.confinement.as_ref().is_some_and(|c| {
+            c.always || c.when_settings.iter().any(|s| settings.contains_key(s))
+        })
+    }
 }
 
 impl SuiteFile {

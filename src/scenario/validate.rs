@@ -89,6 +89,14 @@ fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario
             }
         }
     }
+    if let Some(outside) = &scenario.given.outside {
+        if outside.files.is_empty() {
+            problems.push("given.outside: `files` is empty; name at least one file or folder beside the root".to_string());
+        }
+        if let Err(p) = outside.entries() {
+            problems.push(format!("given.outside: {p}"));
+        }
+    }
     let tree = scenario.given.tree.as_ref().map(|t| fixtures_dir.join(t));
     problems.extend(placement_problems(&scenario.given.files, tree.as_deref()));
     for key in scenario.given.settings.keys() {

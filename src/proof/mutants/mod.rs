@@ -244,6 +244,7 @@ pub(crate) fn score(
                 })
                 .collect(),
             Verdict::Error { what, .. } => vec![format!("error: {what}")],
+            Verdict::Escape(escape) => vec![escape.line()],
         };
         if let Some(m) = job.mutation.filter(|m| exhaustive.get(*m) == Some(&true)) {
             found

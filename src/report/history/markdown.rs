@@ -73,6 +73,7 @@ pub(crate) fn history_markdown(history: &History) -> String {
             .map(|o| match o {
                 Outcome::Passed => "✅",
                 Outcome::Failed => "❌",
+                Outcome::Escaped => "🚨",
                 Outcome::NotJudged | Outcome::Unsupported => "·",
                 Outcome::NotYetInSuite | Outcome::NotRun => "–",
             })

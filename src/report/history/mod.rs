@@ -27,6 +27,9 @@ use crate::judge::diff::unified_between;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
     Passed,
+    /// ESCAPE: the release reached a place beside its root. A later release that
+    /// refuses, in whatever words, fixed it.
+    Escaped,
     /// FAIL or ERROR: the release does not do what the scenario asks, excused by its
     /// baseline or not (each release has a baseline of its own).
     Failed,
@@ -46,6 +49,7 @@ impl Outcome {
     pub(crate) fn word(self) -> &'static str {
         match self {
             Outcome::Passed => "pass",
+            Outcome::Escaped => "escape",
             Outcome::Failed => "fail",
             Outcome::Unsupported => "unsupported",
             Outcome::NotJudged => "not judged",
@@ -54,10 +58,13 @@ impl Outcome {
         }
     }
 
-    fn judged(self) -> Option<bool> {
+    /// How well a judged outcome stands, worst first (an escape, a failure, a
+    /// pass); None when it judges nothing. A step up is a fix, a step down a break.
+    fn judged(self) -> Option<u8> {
         match self {
-            Outcome::Passed => Some(true),
-            Outcome::Failed => Some(false),
+            Outcome::Escaped => Some(0),
+            Outcome::Failed => Some(1),
+            Outcome::Passed => Some(2),
             _ => None,
         }
     }
@@ -66,9 +73,11 @@ impl Outcome {
 /// What kind of step a [`Transition`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step {
-    /// Passed in the earlier release, fails in the later one: bisect between them.
+    /// Passed in the earlier release, fails in the later one (or failed, and
+    /// escapes): bisect between them.
     Broke,
-    /// Failed in the earlier release, passes in the later one.
+    /// Failed in the earlier release, passes in the later one (or escaped, and
+    /// refuses, whatever the refusal's words).
     Fixed,
     /// The outcome changed, but the later release's suite version sharpened the
     /// scenario (its `since:`), so the two releases were not asked the same.
@@ -114,7 +123,7 @@ impl Timeline {
     /// that judged it when it failed there.
     pub(crate) fn first_failed(&self) -> Option<usize> {
         let first_judged = self.outcomes.iter().position(|o| o.judged().is_some())?;
-        if self.outcomes[first_judged] == Outcome::Failed {
+        if matches!(self.outcomes[first_judged], Outcome::Failed | Outcome::Escaped) {
             return Some(first_judged);
         }
         self.transitions
@@ -236,6 +245,7 @@ fn suite_version(column: &Column, suite: &str) -> Option<u32> {
 fn outcome_of(report: &ScenarioReport) -> Outcome {
     match report.verdict {
         Verdict::Pass => Outcome::Passed,
+        Verdict::Escape(_) => Outcome::Escaped,
         Verdict::Fail(_) | Verdict::Error { .. } => Outcome::Failed,
         Verdict::Unsupported(_) => Outcome::Unsupported,
         Verdict::Skip(_) => Outcome::NotJudged,
@@ -260,12 +270,12 @@ fn timeline(columns: &[Column], id: &str) -> Timeline {
         })
         .collect();
     let mut transitions = Vec::new();
-    let mut previous: Option<(usize, bool)> = None;
+    let mut previous: Option<(usize, u8)> = None;
     for (at, outcome) in outcomes.iter().enumerate() {
-        let Some(passed) = outcome.judged() else {
+        let Some(standing) = outcome.judged() else {
             continue;
         };
-        if let Some((from, passed_before)) = previous.filter(|(_, p)| *p != passed) {
+        if let Some((from, before)) = previous.filter(|(_, s)| *s != standing) {
             let later = columns[at].report(id);
             let sharpened = later
                 .zip(suite_version(&columns[from], suite))
@@ -273,7 +283,7 @@ fn timeline(columns: &[Column], id: &str) -> Timeline {
                 .map(|(r, _)| r.since);
             let step = match sharpened {
                 Some(version) => Step::Sharpened(version),
-                None if passed_before => Step::Broke,
+                None if before > standing => Step::Broke,
                 None => Step::Fixed,
             };
             transitions.push(Transition {
@@ -283,7 +293,7 @@ fn timeline(columns: &[Column], id: &str) -> Timeline {
                 diff: answers_diffed(&columns[from], &columns[at], id),
             });
         }
-        previous = Some((at, passed));
+        previous = Some((at, standing));
     }
     Timeline {
         id: id.to_string(),

@@ -22,6 +22,7 @@ pub(crate) fn class(standing: Option<Standing>) -> &'static str {
         Some(Standing::KnownFailure) => "s-known",
         Some(Standing::StaleBaseline) => "s-stale",
         Some(Standing::New) => "s-new",
+        Some(Standing::Escaped) => "s-escape",
     }
 }
 
@@ -85,6 +86,13 @@ pub(crate) fn cell(server: &str, report: Option<&ScenarioReport>) -> String {
         }
         Verdict::Skip(why) | Verdict::Unsupported(why) => {
             let _ = write!(body, "<div class=\"label\">why</div><p>{}</p>", text(why));
+        }
+        Verdict::Escape(escape) => {
+            let _ = write!(
+                body,
+                "<div class=\"label\">the server left its root</div><p class=\"escape\">{}</p>",
+                text(&escape.line())
+            );
         }
         Verdict::Pass => {}
     }

@@ -38,6 +38,7 @@ fn cell(t: &Tally) -> String {
     }
     let mut notes = Vec::new();
     for (n, word) in [
+        (t.escaped, "ESCAPE"),
         (t.failed, "FAIL"),
         (t.errored, "ERROR"),
         (t.flaky, "FLAKY"),

@@ -1,0 +1,49 @@
+//! Whether a call of a server meant to stay inside its root reached a place beside
+//! it: a canary in its answer or its stderr, or a change there
+//! (`fixture/outside.rs`), made a verdict of its own whatever the scenario's
+//! expectations say.
+
+use serde_json::Value;
+
+use super::verdict::{Escape, EscapeKind};
+use crate::fixture::Fixture;
+use crate::scenario::Call;
+
+/// The escape `call` made, if it made one: `answer` is what it returned, `stderr`
+/// what the server has written to stderr so far.
+pub(super) fn escape_of(
+    fixture: &Fixture,
+    call: &Call,
+    answer: &str,
+    stderr: &str,
+) -> Option<Escape> {
+    let outside = fixture.outside()?;
+    let (kind, reached) = if let Some(whose) = outside.read_in(answer) {
+        (EscapeKind::Read, format!("returned {whose}"))
+    } else if let Some(whose) = outside.read_in(stderr) {
+        (EscapeKind::Read, format!("wrote {whose} to its stderr"))
+    } else {
+        (EscapeKind::Write, fixture.changed_outside()?)
+    };
+    Some(Escape {
+        kind,
+        tool: call.tool.clone(),
+        given: path_given(call),
+        reached,
+    })
+}
+
+/// The argument of `call` that names a path, as the suite wrote it: the first
+/// string that holds `{root}`, `{outside}`, a `/` or `..`, else the first string.
+fn path_given(call: &Call) -> String {
+    let strings: Vec<&str> = call.args.values().filter_map(Value::as_str).collect();
+    let looks_like_a_path = |s: &&&str| {
+        s.contains("{root}") || s.contains("{outside}") || s.contains('/') || s.contains("..")
+    };
+    strings
+        .iter()
+        .find(looks_like_a_path)
+        .or(strings.first())
+        .map(|s| crate::visible::excerpt(s, 120))
+        .unwrap_or_default()
+}

@@ -54,8 +54,14 @@ pub(crate) fn diff(args: &DiffArgs) -> Result<Outcome, CliError> {
             flips.removed.len()
         )
     };
+    let escapes_fixed = flips.flips.iter().filter(|f| f.is_escape_fixed()).count();
+    let escapes_fixed = if escapes_fixed > 0 {
+        format!(", {escapes_fixed} escape(s) fixed")
+    } else {
+        String::new()
+    };
     say(format_args!(
-        "{} flipped ({} new failure(s)), {} unchanged{by_the_change}: `{}` -> `{}`",
+        "{} flipped ({} new failure(s){escapes_fixed}), {} unchanged{by_the_change}: `{}` -> `{}`",
         flips.flips.len(),
         new_failures,
         flips.unchanged,

@@ -182,7 +182,8 @@ pub struct ScenarioReport {
     /// Preparatory calls that were answered with an error.
     pub warnings: Vec<String>,
     /// What happened: when the scenario ran several times, the first attempt that
-    /// did not pass (the one worth reading), else the first.
+    /// escaped, else the first that did not pass (the one worth reading), else the
+    /// first.
     pub verdict: Verdict,
     /// Every attempt's verdict, in order, when the run repeats scenarios; empty when
     /// it ran once.
@@ -261,9 +262,15 @@ impl ScenarioReport {
     pub(crate) fn from_attempts(attempts: Vec<ScenarioReport>) -> Option<ScenarioReport> {
         let elapsed = attempts.iter().map(|a| a.elapsed).sum();
         let verdicts: Vec<Verdict> = attempts.iter().map(|a| a.verdict.clone()).collect();
+        // An escape first, whatever came before it: it is what the run is judged by.
         let shown = attempts
             .iter()
-            .position(|a| !matches!(a.verdict, Verdict::Pass))
+            .position(|a| matches!(a.verdict, Verdict::Escape(_)))
+            .or_else(|| {
+                attempts
+                    .iter()
+                    .position(|a| !matches!(a.verdict, Verdict::Pass))
+            })
             .unwrap_or(0);
         let mut report = attempts.into_iter().nth(shown)?;
         report.elapsed = elapsed;

@@ -63,13 +63,26 @@ impl Flip<'_> {
         )
     }
 
-    /// The new run breaks where the old did not, on the same scenario: a new
-    /// failure.
+    /// The new run breaks where the old did not, on the same scenario, or escapes
+    /// its root where the old only failed: a new failure.
     pub(crate) fn is_new_failure(&self) -> bool {
         let breaks =
             |r: Option<&ScenarioReport>| r.is_some_and(|r| Standing::of(r).breaks_the_run());
-        self.sharpened_in.is_none() && breaks(self.new) && !breaks(self.old)
+        self.sharpened_in.is_none()
+            && breaks(self.new)
+            && (!breaks(self.old) || (escaped(self.new) && !escaped(self.old)))
     }
+
+    /// The old run escaped its root and the new one does not, whatever its words
+    /// now: the escape is fixed even where the refusal's wording still fails.
+    pub(crate) fn is_escape_fixed(&self) -> bool {
+        self.sharpened_in.is_none() && escaped(self.old) && self.new.is_some() && !escaped(self.new)
+    }
+}
+
+/// Whether a run's report of a scenario is an ESCAPE.
+fn escaped(report: Option<&ScenarioReport>) -> bool {
+    report.is_some_and(|r| Standing::of(r) == Standing::Escaped)
 }
 
 /// The scenarios that flipped between an old and a new run, in the new run's order
@@ -167,6 +180,7 @@ impl<'a> Flips<'a> {
                 let mark = match flip.sharpened_in {
                     Some(version) => format!("  (sharpened in version {version}: not counted)"),
                     None if flip.is_new_failure() => "  (new failure)".to_string(),
+                    None if flip.is_escape_fixed() => "  (escape fixed)".to_string(),
                     None => String::new(),
                 };
                 let _ = writeln!(
@@ -196,10 +210,16 @@ impl<'a> Flips<'a> {
                     _ => {}
                 }
                 if let Some(n) = flip.new {
-                    if let crate::execute::Verdict::Fail(mismatches) = &n.verdict {
-                        for m in mismatches {
-                            let _ = writeln!(out, "    now fails `{}`", m.expectation);
+                    match &n.verdict {
+                        crate::execute::Verdict::Fail(mismatches) => {
+                            for m in mismatches {
+                                let _ = writeln!(out, "    now fails `{}`", m.expectation);
+                            }
                         }
+                        crate::execute::Verdict::Escape(escape) => {
+                            let _ = writeln!(out, "    now: {}", escape.line());
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -263,6 +283,34 @@ mod tests {
             answer: Some(answer.into()),
             ..ScenarioReport::blank(id, verdict)
         }
+    }
+
+    /// An escape that is a refusal now is a fixed escape even where the refusal's
+    /// words still fail; a failure that escapes now is a new failure.
+    #[test]
+    fn an_escape_refused_now_is_fixed_and_a_failure_that_escapes_now_is_new() {
+        let escape = Verdict::Escape(crate::execute::Escape {
+            kind: crate::execute::EscapeKind::Write,
+            tool: "create_file".into(),
+            given: "{root}/new.txt".into(),
+            reached: "created {outside}/new.txt".into(),
+        });
+        let refusal = Verdict::Fail(vec![Mismatch::new("code: ACCESS_DENIED", "d")]);
+        let old = [answered("s::r::a", escape, "/tmp/one", "Wrote /tmp/one/new.txt")];
+        let new = [answered("s::r::a", refusal, "/tmp/two", "Access denied")];
+        let flips = Flips::between(&old, &new, Vec::new());
+        assert_eq!(flips.new_failures(), 0);
+        assert!(flips.flips[0].is_escape_fixed());
+        let text = flips.text();
+        assert!(text.contains("  ESCAPE -> FAIL  s::r::a  (escape fixed)\n"), "{text}");
+        let back = Flips::between(&new, &old, Vec::new());
+        assert_eq!(back.new_failures(), 1);
+        let text = back.text();
+        assert!(text.contains("  FAIL -> ESCAPE  s::r::a  (new failure)\n"), "{text}");
+        assert!(
+            text.contains("    now: ESCAPE write: create_file {root}/new.txt created {outside}/new.txt\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -327,6 +327,47 @@ mod tests {
         assert_eq!(of(error, keys(&["code"])), Standing::Errored);
     }
 
+    /// No baseline entry and no pin excuses an escape, nor does one attempt in
+    /// several hide it; the summary line counts it first.
+    #[test]
+    fn an_escape_fails_the_run_whatever_the_baseline_or_the_pin_says() {
+        let escape = || {
+            Verdict::Escape(crate::execute::Escape {
+                kind: crate::execute::EscapeKind::Read,
+                tool: "view".into(),
+                given: "{root}/link.txt".into(),
+                reached: "returned the content of {outside}/secret.txt".into(),
+            })
+        };
+        for excuse in [Excuse::None, Excuse::Whole, keys(&["code"])] {
+            let r = report(escape(), excuse, Vec::new());
+            assert_eq!(Standing::of(&r), Standing::Escaped);
+        }
+        let pinned = ScenarioReport {
+            since: 3,
+            pinned: Some(2),
+            ..report(escape(), Excuse::None, Vec::new())
+        };
+        assert_eq!(Standing::of(&pinned), Standing::Escaped);
+        let once = report(
+            Verdict::Pass,
+            Excuse::Whole,
+            vec![Verdict::Pass, escape(), Verdict::Pass],
+        );
+        assert_eq!(Standing::of(&once), Standing::Escaped);
+        assert!(Standing::Escaped.breaks_the_run());
+        let tally = Tally::of(&[once, report(Verdict::Pass, Excuse::None, Vec::new())]);
+        assert!(tally.breaks_the_run());
+        assert_eq!(
+            tally.counts_line(),
+            "1 ESCAPE, 1 PASS, 0 FAIL, 0 ERROR, 0 SKIP, 0 UNSUPPORTED, 0 KNOWN, 0 FLAKY (spec 1/2, upstream 0/0)"
+        );
+        assert_eq!(
+            escape().headline(),
+            "ESCAPE read: view {root}/link.txt returned the content of {outside}/secret.txt"
+        );
+    }
+
     #[test]
     fn attempts_that_disagree_are_flaky_unless_the_scenario_is_listed() {
         let attempts = || vec![Verdict::Pass, failing(&["code"]), Verdict::Pass];

@@ -602,3 +602,48 @@ fn a_bad_regex_in_a_scenario_the_run_leaves_out_is_still_refused() {
     );
     assert!(stderr.contains("unclosed group"), "{stderr}");
 }
+
+/// `given.outside` names places beside the root only: relative to `{outside}`,
+/// or in a sibling `{root}<suffix>`; never absolute, never `..`, never a name
+/// toolspec keeps for its own canary file.
+#[test]
+fn an_outside_place_that_is_not_beside_the_root_is_refused() {
+    let given = |files: &str| {
+        format!(
+            "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given:\n      outside: {{ files: {files} }}\n    when: {{ tool: view, args: {{ path: x }} }}\n    then: {{ is_error: true }}\n"
+        )
+    };
+    load_with(&given("[secret.txt, \"{root}_evil/a.txt\", \"sub/\", \"{root}-x\"]"))
+        .expect("places beside the root load");
+    for (files, says) in [
+        ("[/etc/passwd]", "give a path relative to `{outside}`"),
+        ("[../up.txt]", "`..` cannot be a step of an outside path"),
+        ("[\"{root}/inside.txt\"]", "after `{root}` comes a suffix"),
+        ("[\"{root}_e/vil/../x\"]", "`..` cannot be a step"),
+        ("[canary-1.txt]", "is kept for the file toolspec adds"),
+        ("[]", "`files` is empty"),
+    ] {
+        let e = one_error(&given(files));
+        assert!(e.contains("given.outside"), "{files}: {e}");
+        assert!(e.contains(says), "{files}: {e}");
+    }
+}
+
+/// A suite's `confinement.when_settings` names settings the suite has.
+#[test]
+fn confinement_by_a_setting_the_suite_lacks_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let suite = dir.path().join("demo");
+    std::fs::create_dir(&suite).expect("mkdir");
+    std::fs::write(
+        suite.join("suite.yaml"),
+        format!("{SUITE}confinement: {{ when_settings: [allow] }}\n"),
+    )
+    .expect("write");
+    let errors = load_suite(&suite).expect_err("refused");
+    let e = errors[0].to_string();
+    assert!(
+        e.contains("confinement.when_settings: `allow` is not a setting of this suite"),
+        "{e}"
+    );
+}

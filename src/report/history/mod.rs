@@ -439,6 +439,37 @@ mod tests {
         assert!(h.changed.is_empty(), "{:?}", h.changed);
     }
 
+    fn escape() -> Verdict {
+        Verdict::Escape(crate::execute::Escape {
+            kind: crate::execute::EscapeKind::Read,
+            tool: "view".into(),
+            given: "{root}/link.txt".into(),
+            reached: "returned the content of {outside}/secret.txt".into(),
+        })
+    }
+
+    /// An escape that becomes a refusal is fixed, though the refusal's words still
+    /// fail; a failure that becomes an escape broke.
+    #[test]
+    fn an_escape_that_becomes_a_refusal_in_other_words_is_fixed() {
+        let h = history(vec![
+            release("2025.3.28", 1, vec![at("s::r::x", escape(), 1, "canary")]),
+            release("2025.7.1", 1, vec![at("s::r::x", fail(), 1, "Access denied")]),
+        ]);
+        let t = &h.changed[0];
+        assert_eq!(t.outcomes, [Outcome::Escaped, Outcome::Failed]);
+        assert_eq!(t.transitions[0].step, Step::Fixed);
+        assert_eq!((t.first_failed(), t.fixed_in()), (Some(0), Some(1)));
+        let h = history(vec![
+            release("a", 1, vec![at("s::r::x", fail(), 1, "Access denied")]),
+            release("b", 1, vec![at("s::r::x", escape(), 1, "canary")]),
+        ]);
+        let t = &h.changed[0];
+        assert_eq!(t.transitions[0].step, Step::Broke);
+        let bisect: Vec<(usize, usize)> = t.bisect().map(|t| (t.from, t.to)).collect();
+        assert_eq!(bisect, [(0, 1)]);
+    }
+
     #[test]
     fn failing_from_the_start_first_failed_in_the_first_release_with_no_bisect() {
         let h = history(vec![

@@ -68,6 +68,7 @@ fn a_valid_report() -> Value {
             "standing": standing,
             "baseline": null,
             "attempts": [],
+            "escape": null,
             "mismatches": [],
             "error": null,
             "reason": null,
@@ -99,19 +100,27 @@ fn a_valid_report() -> Value {
     let mut flaky = scenario("flaky", "FAIL", "FLAKY");
     flaky["attempts"] = json!(["PASS", "FAIL"]);
     flaky["mismatches"] = fail["mismatches"].clone();
+    let mut escape = scenario("escapes", "ESCAPE", "ESCAPE");
+    escape["escape"] = json!({
+        "kind": "read",
+        "tool": "view",
+        "given": "{root}/link.txt",
+        "reached": "returned the content of {outside}/secret.txt",
+        "line": "ESCAPE read: view {root}/link.txt returned the content of {outside}/secret.txt",
+    });
     let counts = json!({
         "PASS": 1, "FAIL": 1, "ERROR": 0, "SKIP": 1, "UNSUPPORTED": 1, "KNOWN": 1,
-        "FLAKY": 1, "STALE": 0, "NEW": 0,
-        "spec": { "passed": 1, "total": 5 }, "upstream": { "passed": 0, "total": 0 },
+        "FLAKY": 1, "STALE": 0, "NEW": 0, "ESCAPE": 1,
+        "spec": { "passed": 1, "total": 6 }, "upstream": { "passed": 0, "total": 0 },
     });
     json!({
-        "schema_version": 4,
+        "schema_version": 5,
         "target": "boris-reference",
         "isolation": ["writes", "home", "network-namespace"],
         "partition": null,
         "counts": counts,
         "suites": [{ "name": "boris", "version": 1, "origin": "built-in", "counts": counts }],
-        "scenarios": [scenario("passes", "PASS", "PASS"), fail, error, skip, unsupported, flaky],
+        "scenarios": [scenario("passes", "PASS", "PASS"), fail, error, skip, unsupported, flaky, escape],
     })
 }
 
@@ -150,8 +159,27 @@ fn the_report_schema_refuses_a_report_that_breaks_the_contract() {
     assert_refused(
         REPORT_SCHEMA,
         &valid,
-        |d| d["schema_version"] = json!(3),
-        &["schema_version", "4"],
+        |d| d["schema_version"] = json!(4),
+        &["schema_version", "5"],
+    );
+    // An ESCAPE says what it reached, and no other verdict carries an escape.
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["scenarios"][6]["escape"] = json!(null),
+        &["/scenarios/6/escape"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["scenarios"][6]["standing"] = json!("KNOWN"),
+        &["/scenarios/6/standing"],
+    );
+    assert_refused(
+        REPORT_SCHEMA,
+        &valid,
+        |d| d["scenarios"][1]["escape"] = d["scenarios"][6]["escape"].clone(),
+        &["/scenarios/1/escape"],
     );
     assert_refused(
         REPORT_SCHEMA,

@@ -279,11 +279,11 @@ fn matrix_runs_the_suite_against_every_target() {
 fn the_matrix_schema_refuses_a_matrix_that_breaks_the_contract() {
     let counts = serde_json::json!({
         "PASS": 1, "FAIL": 1, "ERROR": 0, "SKIP": 0, "UNSUPPORTED": 0, "KNOWN": 0,
-        "FLAKY": 0, "STALE": 0, "NEW": 0,
+        "FLAKY": 0, "STALE": 0, "NEW": 0, "ESCAPE": 0,
         "spec": { "passed": 1, "total": 2 }, "upstream": { "passed": 0, "total": 0 },
     });
     let valid = serde_json::json!({
-        "schema_version": 1,
+        "schema_version": 2,
         "title": "t",
         "servers": [{
             "name": "a", "target": "a", "counts": counts,
@@ -306,7 +306,7 @@ fn the_matrix_schema_refuses_a_matrix_that_breaks_the_contract() {
             .expect_err("a broken matrix is accepted");
         assert!(why.contains(says), "the message lacks {says:?}:\n{why}");
     };
-    refused(&|d| d["schema_version"] = 2.into(), "/schema_version");
+    refused(&|d| d["schema_version"] = 1.into(), "/schema_version");
     refused(
         &|d| d["requirements"][0]["scenarios"][0]["results"][0]["standing"] = "Failed".into(),
         "/requirements/0/scenarios/0/results/0",
@@ -522,7 +522,7 @@ fn history_names_the_release_that_broke_a_scenario_and_the_one_that_fixed_it() {
 fn the_history_schema_refuses_a_history_that_breaks_the_contract() {
     let counts = serde_json::json!({
         "PASS": 1, "FAIL": 1, "ERROR": 0, "SKIP": 0, "UNSUPPORTED": 0, "KNOWN": 0,
-        "FLAKY": 0, "STALE": 0, "NEW": 0,
+        "FLAKY": 0, "STALE": 0, "NEW": 0, "ESCAPE": 0,
         "spec": { "passed": 1, "total": 2 }, "upstream": { "passed": 0, "total": 0 },
     });
     let release = |label: &str| {
@@ -533,7 +533,7 @@ fn the_history_schema_refuses_a_history_that_breaks_the_contract() {
     };
     let score = serde_json::json!({"spec": {"passed": 1, "total": 1}, "upstream": {"passed": 0, "total": 0}});
     let valid = serde_json::json!({
-        "schema_version": 2,
+        "schema_version": 3,
         "title": "t",
         "releases": [release("1.0"), release("1.1")],
         "requirements": [{
@@ -557,7 +557,7 @@ fn the_history_schema_refuses_a_history_that_breaks_the_contract() {
             .expect_err("a broken history is accepted");
         assert!(why.contains(says), "the message lacks {says:?}:\n{why}");
     };
-    refused(&|d| d["schema_version"] = 1.into(), "/schema_version");
+    refused(&|d| d["schema_version"] = 2.into(), "/schema_version");
     // `unsupported` is an outcome of its own since version 2.
     let mut gap = valid.clone();
     gap["changed"][0]["outcomes"][1] = "unsupported".into();

@@ -40,6 +40,7 @@ mod build_budget;
 mod can_fail;
 mod cli;
 mod containment;
+mod confinement;
 mod coverage;
 mod explore;
 mod fuzz_corpus;

@@ -345,6 +345,24 @@ mod tests {
         assert_eq!(found[0].why, "same name, spelt otherwise");
     }
 
+    /// A listing is never pointed at a tool that makes a folder, though both name a
+    /// directory and take a path (what `init` once proposed for server-filesystem).
+    #[test]
+    fn a_listing_is_never_proposed_a_tool_that_creates() {
+        let table = Synonyms::builtin().expect("table");
+        let spec = [tool("list_directory", "List the entries of a directory.", &["path"])];
+        let create = tool(
+            "create_directory",
+            "Create a new directory or ensure a directory exists.",
+            &["path"],
+        );
+        let found = match_tools(&spec, std::slice::from_ref(&create), &table);
+        assert_eq!(found[0].server, None, "{found:?}");
+        let list = tool("list_dir", "List a directory.", &["path"]);
+        let found = match_tools(&spec, &[create, list], &table);
+        assert_eq!(found[0].server.as_deref(), Some("list_dir"), "{found:?}");
+    }
+
     #[test]
     fn a_tool_whose_name_shares_no_meaning_is_not_proposed_for_its_arguments_alone() {
         let table = Synonyms::builtin().expect("table");

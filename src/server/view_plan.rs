@@ -603,6 +603,8 @@ mod tests {
             new_root: &dir.join("view"),
             empty: &dir.join("empty"),
             root,
+            beside: &[],
+            beside_writable: false,
             scratch: &dir.join("scratch"),
             home: Some(home),
             scratch_access: 7,
@@ -681,6 +683,48 @@ mod tests {
             .position(|s| matches!(s, Step::Overlay { .. }));
         assert!(tmpfs < overlay, "{:?}", view.steps);
         assert_eq!(ViewPlan::from_strings(&view.to_strings()), Some(view));
+    }
+
+    /// The places a scenario gives beside the root are bound at their own paths
+    /// after the shared steps, read-only unless the scenario lets the server write.
+    #[test]
+    fn places_beside_the_root_are_bound_after_the_shared_steps_writable_only_when_asked() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fixture = dir.path().join("fixture");
+        let (root, outside, evil) = (
+            fixture.join("root"),
+            fixture.join("outside"),
+            fixture.join("root_evil"),
+        );
+        for folder in [&root, &outside, &evil, &dir.path().join("scratch")] {
+            std::fs::create_dir_all(folder).expect("folder");
+        }
+        let beside = [outside.clone(), evil.clone()];
+        for writable in [false, true] {
+            let view = plan(&ViewOf {
+                new_root: &dir.path().join("view"),
+                empty: &dir.path().join("empty"),
+                root: &root,
+                beside: &beside,
+                beside_writable: writable,
+                scratch: &dir.path().join("scratch"),
+                home: None,
+                scratch_access: 0,
+                writable: &[],
+                readable: &[],
+                caches: &[],
+            })
+            .expect("a view");
+            for place in &beside {
+                let place = std::fs::canonicalize(place).expect("place");
+                let at = view
+                    .steps
+                    .iter()
+                    .position(|s| matches!(s, Step::Bind { from, writable: w, .. } if text(from) == place.to_str().expect("utf-8") && *w == writable))
+                    .unwrap_or_else(|| panic!("{} not bound (writable {writable}): {:?}", place.display(), view.steps));
+                assert!(at >= view.shared_steps, "{at} < {}", view.shared_steps);
+            }
+        }
     }
 
     #[test]
@@ -812,6 +856,8 @@ mod tests {
             new_root: &dir.path().join("view"),
             empty: &dir.path().join("empty"),
             root: &root,
+            beside: &[],
+            beside_writable: false,
             scratch: &scratch,
             home: None,
             scratch_access: 0,

@@ -173,8 +173,7 @@ impl Fixture {
             remove_link(&self.handle, path)?;
             // The target is kept as written, `{root}` and `{outside}` filled in: it
             // is what the server is shown.
-            self.handle
-                .symlink_contents(bindings.fill(target), path)?;
+            self.handle.symlink_contents(bindings.fill(target), path)?;
         }
         for (path, offset) in mtimes {
             let when = cap_std::time::SystemTime::from_std(shift(SystemTime::now(), offset));

@@ -42,6 +42,8 @@ mod runner;
 mod proof;
 
 mod proposal;
+// A confinement suite for any file server: its tools/list -> escape scenarios.
+mod confinement;
 
 mod cli;
 

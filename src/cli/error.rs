@@ -68,6 +68,9 @@ pub(crate) enum CliError {
     /// `record` could not make or write its scenario.
     #[error("record: {0}")]
     Record(String),
+    /// `confinement` could not read the server's tools or write its suite.
+    #[error("confinement: {0}")]
+    Confinement(String),
 }
 
 impl From<Vec<LoadError>> for CliError {

@@ -5,6 +5,7 @@
 mod bless;
 mod catalogue;
 mod color;
+mod confinement;
 mod coverage;
 mod diff;
 mod error;
@@ -81,6 +82,10 @@ struct Cli {
 enum Command {
     /// Run suites against a server and print a summary; exits 1 on any FAIL or ERROR.
     Run(Box<run::RunArgs>),
+    /// Every escape from the root against every tool of a server that takes a path,
+    /// judged by effect, with no suite written for it: `confinement --server 'CMD
+    /// {root}'` (and any flag of `run`); exits 1 on an escape.
+    Confinement(Box<confinement::ConfinementArgs>),
     /// Propose a target file for a server from its tools/list, run the suite once
     /// with it and write the first baseline: `init --server 'CMD {root}'`.
     Init(init::InitArgs),
@@ -189,6 +194,7 @@ fn dispatch(
 ) -> Result<Outcome, CliError> {
     match command {
         Command::Run(args) => run::run(catalogue, &args, color.for_stdout()),
+        Command::Confinement(args) => confinement::confinement(*args, color.for_stdout()),
         Command::Init(args) => init::init(catalogue, &args, color.for_stdout()),
         Command::List(args) => list::list(catalogue, &args),
         Command::Coverage(args) => coverage::coverage(catalogue, &args),

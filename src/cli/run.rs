@@ -32,20 +32,20 @@ pub(crate) struct RunArgs {
     /// Suite to run; repeat for several (default: the suites a target file pins in
     /// `suites:`, else all).
     #[arg(long)]
-    suite: Vec<String>,
+    pub(super) suite: Vec<String>,
     /// A stdio MCP server to test instead of the bundled one: 'CMD ARGS {root}'.
     #[arg(long, conflicts_with = "target")]
-    server: Option<String>,
+    pub(super) server: Option<String>,
     /// A target file describing the server under test (command or URL, settings,
     /// renames, baseline of known failures).
     #[arg(long)]
-    target: Option<PathBuf>,
+    pub(super) target: Option<PathBuf>,
     /// Write a JUnit XML report here.
     #[arg(long)]
     junit: Option<PathBuf>,
     /// Write a JSON report here.
     #[arg(long)]
-    json: Option<PathBuf>,
+    pub(super) json: Option<PathBuf>,
     /// Write a Markdown conformance matrix (one row per requirement) here.
     #[arg(long)]
     markdown: Option<PathBuf>,
@@ -68,7 +68,7 @@ pub(crate) struct RunArgs {
     ids_from: Option<PathBuf>,
     /// Per-call timeout in milliseconds, overriding the suites'.
     #[arg(long)]
-    timeout_ms: Option<u64>,
+    pub(super) timeout_ms: Option<u64>,
     /// Deadline for a whole scenario in milliseconds, overriding the suites' (never
     /// less than three call timeouts).
     #[arg(long)]

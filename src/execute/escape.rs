@@ -3,8 +3,6 @@
 //! (`fixture/outside.rs`), made a verdict of its own whatever the scenario's
 //! expectations say.
 
-use serde_json::Value;
-
 use super::verdict::{Escape, EscapeKind};
 use crate::fixture::Fixture;
 use crate::scenario::Call;
@@ -33,17 +31,31 @@ pub(super) fn escape_of(
     })
 }
 
+/// Words of an argument's name that say it holds a path (`file_path`, `cwd`,
+/// `directory`).
+const PATH_WORDS: [&str; 6] = ["path", "dir", "file", "cwd", "folder", "root"];
+
 /// The argument of `call` that names a path, as the suite wrote it: the first
-/// string that holds `{root}`, `{outside}`, a `/` or `..`, else the first string.
+/// string whose argument's name says so, else the first that holds `{root}`,
+/// `{outside}`, a `/` or `..`, else the first string.
 fn path_given(call: &Call) -> String {
-    let strings: Vec<&str> = call.args.values().filter_map(Value::as_str).collect();
-    let looks_like_a_path = |s: &&&str| {
+    let strings: Vec<(&String, &str)> = call
+        .args
+        .iter()
+        .filter_map(|(name, value)| Some((name, value.as_str()?)))
+        .collect();
+    let named_a_path = |(name, _): &&(&String, &str)| {
+        let name = name.to_lowercase();
+        PATH_WORDS.iter().any(|w| name.contains(w))
+    };
+    let looks_like_a_path = |(_, s): &&(&String, &str)| {
         s.contains("{root}") || s.contains("{outside}") || s.contains('/') || s.contains("..")
     };
     strings
         .iter()
-        .find(looks_like_a_path)
+        .find(named_a_path)
+        .or_else(|| strings.iter().find(looks_like_a_path))
         .or(strings.first())
-        .map(|s| crate::visible::excerpt(s, 120))
+        .map(|(_, s)| crate::visible::excerpt(s, 120))
         .unwrap_or_default()
 }

@@ -149,14 +149,14 @@ pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Re
         &case.settings,
         timeout,
     )
-        .await
-        .map_err(|e| {
-            if e.stderr_tail.is_empty() {
-                e.message
-            } else {
-                format!("{}\nstderr:\n{}", e.message, e.stderr_tail)
-            }
-        })?;
+    .await
+    .map_err(|e| {
+        if e.stderr_tail.is_empty() {
+            e.message
+        } else {
+            format!("{}\nstderr:\n{}", e.message, e.stderr_tail)
+        }
+    })?;
     let mut bindings = Bindings::new(&root);
     bindings.bind(TASK, NO_TASK);
     Ok(Live {

@@ -350,7 +350,11 @@ mod tests {
     #[test]
     fn a_listing_is_never_proposed_a_tool_that_creates() {
         let table = Synonyms::builtin().expect("table");
-        let spec = [tool("list_directory", "List the entries of a directory.", &["path"])];
+        let spec = [tool(
+            "list_directory",
+            "List the entries of a directory.",
+            &["path"],
+        )];
         let create = tool(
             "create_directory",
             "Create a new directory or ensure a directory exists.",

@@ -296,19 +296,32 @@ mod tests {
             reached: "created {outside}/new.txt".into(),
         });
         let refusal = Verdict::Fail(vec![Mismatch::new("code: ACCESS_DENIED", "d")]);
-        let old = [answered("s::r::a", escape, "/tmp/one", "Wrote /tmp/one/new.txt")];
+        let old = [answered(
+            "s::r::a",
+            escape,
+            "/tmp/one",
+            "Wrote /tmp/one/new.txt",
+        )];
         let new = [answered("s::r::a", refusal, "/tmp/two", "Access denied")];
         let flips = Flips::between(&old, &new, Vec::new());
         assert_eq!(flips.new_failures(), 0);
         assert!(flips.flips[0].is_escape_fixed());
         let text = flips.text();
-        assert!(text.contains("  ESCAPE -> FAIL  s::r::a  (escape fixed)\n"), "{text}");
+        assert!(
+            text.contains("  ESCAPE -> FAIL  s::r::a  (escape fixed)\n"),
+            "{text}"
+        );
         let back = Flips::between(&new, &old, Vec::new());
         assert_eq!(back.new_failures(), 1);
         let text = back.text();
-        assert!(text.contains("  FAIL -> ESCAPE  s::r::a  (new failure)\n"), "{text}");
         assert!(
-            text.contains("    now: ESCAPE write: create_file {root}/new.txt created {outside}/new.txt\n"),
+            text.contains("  FAIL -> ESCAPE  s::r::a  (new failure)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "    now: ESCAPE write: create_file {root}/new.txt created {outside}/new.txt\n"
+            ),
             "{text}"
         );
     }

@@ -213,13 +213,12 @@ fn scenario(path: &Path, s: ScenarioJson) -> Result<ScenarioReport, ReadError> {
         reason: s.reason.clone(),
         escape: escape.clone(),
     };
-    let verdict = verdict_of(&s.verdict, mismatches, found)
-        .ok_or_else(|| {
-            refuse(format!(
-                "`verdict: {}` does not go with the rest",
-                s.verdict
-            ))
-        })?;
+    let verdict = verdict_of(&s.verdict, mismatches, found).ok_or_else(|| {
+        refuse(format!(
+            "`verdict: {}` does not go with the rest",
+            s.verdict
+        ))
+    })?;
     let attempts = s
         .attempts
         .iter()

@@ -77,9 +77,9 @@ pub(crate) struct SuiteConfinement {
 impl SuiteFile {
     /// Whether a server given `settings` is meant to stay inside its root.
     pub(crate) fn confines(&self, settings: &BTreeMap<String, Value>) -> bool {
-        self.confinement.as_ref().is_some_and(|c| {
-            c.always || c.when_settings.iter().any(|s| settings.contains_key(s))
-        })
+        self.confinement
+            .as_ref()
+            .is_some_and(|c| c.always || c.when_settings.iter().any(|s| settings.contains_key(s)))
     }
 }
 

@@ -91,7 +91,10 @@ fn scenario_problems(suite: &SuiteFile, fixtures_dir: &Path, scenario: &Scenario
     }
     if let Some(outside) = &scenario.given.outside {
         if outside.files.is_empty() {
-            problems.push("given.outside: `files` is empty; name at least one file or folder beside the root".to_string());
+            problems.push(
+                "given.outside: `files` is empty; name at least one file or folder beside the root"
+                    .to_string(),
+            );
         }
         if let Err(p) = outside.entries() {
             problems.push(format!("given.outside: {p}"));
@@ -154,9 +157,15 @@ fn then_problems(
             "`any_of` needs at least two branches; with one, write its keys in `then` itself"
                 .into(),
         ),
-        _ if !then.checks_something() => problems.push(
-            "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error, listed_tools, files or any_of".into(),
-        ),
+        // A confined server's scenario with places beside its root is judged for
+        // escapes (docs/confinement.md): that may be all it checks.
+        _ if !then.checks_something()
+            && !(scenario.given.outside.is_some() && suite.confines(&scenario.given.settings)) =>
+        {
+            problems.push(
+                "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error, listed_tools, files or any_of (or, in a suite that confines its server, give places beside the root: the escape check is then its judgement)".into(),
+            )
+        }
         _ => {}
     }
     problems.extend(expectation_problems(suite, scenario, tree, then, then));

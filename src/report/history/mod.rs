@@ -123,7 +123,10 @@ impl Timeline {
     /// that judged it when it failed there.
     pub(crate) fn first_failed(&self) -> Option<usize> {
         let first_judged = self.outcomes.iter().position(|o| o.judged().is_some())?;
-        if matches!(self.outcomes[first_judged], Outcome::Failed | Outcome::Escaped) {
+        if matches!(
+            self.outcomes[first_judged],
+            Outcome::Failed | Outcome::Escaped
+        ) {
             return Some(first_judged);
         }
         self.transitions
@@ -454,7 +457,11 @@ mod tests {
     fn an_escape_that_becomes_a_refusal_in_other_words_is_fixed() {
         let h = history(vec![
             release("2025.3.28", 1, vec![at("s::r::x", escape(), 1, "canary")]),
-            release("2025.7.1", 1, vec![at("s::r::x", fail(), 1, "Access denied")]),
+            release(
+                "2025.7.1",
+                1,
+                vec![at("s::r::x", fail(), 1, "Access denied")],
+            ),
         ]);
         let t = &h.changed[0];
         assert_eq!(t.outcomes, [Outcome::Escaped, Outcome::Failed]);

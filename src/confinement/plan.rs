@@ -156,7 +156,7 @@ impl Catalogue {
             });
         };
         let Some(path) = job.forms.iter().find_map(|form| kind.paths.get(form)) else {
-            return Trial::NotApplicable(format!("{} gives no path a {name} takes", kind.title));
+            return Trial::NotApplicable(format!("no path of this kind for its job ({name})"));
         };
         let mut args = Map::new();
         args.insert(path_argument.to_string(), Value::String(path.clone()));

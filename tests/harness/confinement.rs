@@ -34,7 +34,9 @@ fn escapes(dir: &Path, tmp: &Path, target: &str) -> (i32, String, serde_json::Va
     let junit = dir.join("junit.xml");
     let out = toolspec()
         .env("TMPDIR", tmp)
-        .args(["run", "--suite", "boris", "--filter", "escapes", "--color", "never"])
+        .args([
+            "run", "--suite", "boris", "--filter", "escapes", "--color", "never",
+        ])
         .args(["--target", target])
         .arg("--json")
         .arg(&json)
@@ -142,11 +144,16 @@ fn a_check_of_the_path_text_escapes_and_each_escape_is_named_and_never_excused()
     assert!(
         // 15 escapes and 10 stale entries.
         junit.contains("failures=\"25\"")
-            && junit.contains("<failure message=\"escape: the server reached a place outside its root\">"),
+            && junit.contains(
+                "<failure message=\"escape: the server reached a place outside its root\">"
+            ),
         "{junit}"
     );
     // Every fixture and every place beside it is gone.
-    let left: Vec<_> = std::fs::read_dir(tmp.path()).expect("tmp").flatten().collect();
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("tmp")
+        .flatten()
+        .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
@@ -164,5 +171,84 @@ fn a_right_check_never_escapes_whatever_the_words_of_its_refusals() {
     assert_eq!(code, 1, "{stdout}");
     assert_eq!(ids_with(&report, "FAIL").len(), 25, "{stdout}");
     assert_eq!(report["counts"]["ESCAPE"], 0, "{stdout}");
+    assert!(!stdout.contains("ESCAPE"), "{stdout}");
+}
+
+/// `toolspec confinement`: the same server with no suite written for it, each tool
+/// that takes a path tried with every kind its job allows, judged by effect only;
+/// the suite it writes (`--out`) runs again under `run` like any other.
+#[test]
+fn the_confinement_check_finds_each_escape_per_tool_and_kind_with_no_suite_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = |check: &str| {
+        format!(
+            "{} {} --root {{root}} --allow-dir {{root}} --check {check}",
+            python(),
+            repo().join("tests/servers/unconfined.py").display()
+        )
+    };
+    let out = dir.path().join("suites");
+    let json = dir.path().join("confinement.json");
+    let lexical = toolspec()
+        .args([
+            "confinement",
+            "--color",
+            "never",
+            "--server",
+            &server("lexical"),
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&lexical.stdout);
+    assert_eq!(lexical.status.code(), Some(1), "{stdout}");
+    let report = assert_matches_schema(REPORT_SCHEMA, &json);
+    assert_eq!(report["counts"]["ESCAPE"], 14, "{stdout}");
+    for line in [
+        "24 escape(s) to try on 5 of 5 tool(s) of `unconfined`",
+        "  view (read, path in `path`)\n    climbing out with ..                 refused\n    an absolute path outside             refused\n    a sibling named like the root        ESCAPE read\n    a link to a file outside             ESCAPE read\n    a link to a folder outside           ESCAPE read\n    a write through a dangling link      not applicable: no path of this kind for its job (read)\n",
+        "  create_file (write, path in `path`)\n",
+        "    a write through a dangling link      ESCAPE write\n",
+        "  grep (search, path in `path`)\n",
+    ] {
+        assert!(stdout.contains(line), "{line:?} missing:\n{stdout}");
+    }
+    // The suite it wrote is a suite like the others.
+    let again = toolspec()
+        .arg("--specs")
+        .arg(&out)
+        .args([
+            "run",
+            "--suite",
+            "confinement",
+            "--filter",
+            "view",
+            "--server",
+            &server("lexical"),
+        ])
+        .output()
+        .expect("toolspec runs");
+    let again_out = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        again_out.contains("confinement: 3 ESCAPE, 2 PASS"),
+        "{again_out}"
+    );
+    // A right check: every kind refused, nothing escapes.
+    let resolved = toolspec()
+        .args([
+            "confinement",
+            "--color",
+            "never",
+            "--server",
+            &server("resolved"),
+        ])
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&resolved.stdout);
+    assert_eq!(resolved.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("confinement: 24 PASS"), "{stdout}");
     assert!(!stdout.contains("ESCAPE"), "{stdout}");
 }

@@ -613,8 +613,10 @@ fn an_outside_place_that_is_not_beside_the_root_is_refused() {
             "requirement: R\nscenarios:\n  - name: s\n    covers: r/s\n    given:\n      outside: {{ files: {files} }}\n    when: {{ tool: view, args: {{ path: x }} }}\n    then: {{ is_error: true }}\n"
         )
     };
-    load_with(&given("[secret.txt, \"{root}_evil/a.txt\", \"sub/\", \"{root}-x\"]"))
-        .expect("places beside the root load");
+    load_with(&given(
+        "[secret.txt, \"{root}_evil/a.txt\", \"sub/\", \"{root}-x\"]",
+    ))
+    .expect("places beside the root load");
     for (files, says) in [
         ("[/etc/passwd]", "give a path relative to `{outside}`"),
         ("[../up.txt]", "`..` cannot be a step of an outside path"),

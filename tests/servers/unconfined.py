@@ -99,6 +99,13 @@ def glob(a):
 
 TOOLS = {"view": view, "create_file": create_file, "str_replace": str_replace, "grep": grep, "glob": glob}
 PATHS = {"view": "path", "create_file": "path", "str_replace": "path", "grep": "path", "glob": "path"}
+ARGUMENTS = {
+    "view": ["path"],
+    "create_file": ["path", "content"],
+    "str_replace": ["path", "old_str", "new_str"],
+    "grep": ["pattern", "path"],
+    "glob": ["pattern", "path"],
+}
 
 
 def call(name, arguments):
@@ -130,7 +137,14 @@ for line in sys.stdin:
     elif method == "tools/list":
         result = {
             "tools": [
-                {"name": name, "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+                {
+                    "name": name,
+                    "inputSchema": {
+                        "type": "object",
+                        "properties": {arg: {"type": "string"} for arg in ARGUMENTS[name]},
+                        "required": ARGUMENTS[name],
+                    },
+                }
                 for name in TOOLS
             ]
         }

@@ -277,6 +277,7 @@ mod every_built_in_file {
             .collect();
         names.sort();
         let mut blessed = 0;
+        let mut nothing_to_bless = Vec::new();
         for dir in names {
             let suite = load_suite(&dir).expect("a built-in suite loads");
             for file in &suite.files {
@@ -288,7 +289,12 @@ mod every_built_in_file {
                     .enumerate()
                     .find_map(|(i, s)| one_expectation(&s.then).map(|found| (i, found)));
                 let Some((index, (key, value, changed))) = place else {
-                    panic!("{}: no scenario with a value to bless", file.path.display());
+                    // Every scenario judges by a pattern or a flag alone: nothing
+                    // there is a value `--bless` writes. Named below, so the list
+                    // cannot grow unseen.
+                    let name = file.path.strip_prefix(&specs).unwrap_or(&file.path);
+                    nothing_to_bless.push(name.to_string_lossy().into_owned());
+                    continue;
                 };
                 let done = bless_file(
                     &source,
@@ -359,5 +365,8 @@ mod every_built_in_file {
             }
         }
         assert!(blessed >= 40, "only {blessed} files blessed");
+        // gemini-cli's escapes recognise a refusal by a pattern of 0.1.13's words
+        // and of its successors' (its note says why).
+        assert_eq!(nothing_to_bless, ["gemini-cli/escapes.yaml"]);
     }
 }

@@ -14,6 +14,7 @@ use clap::{Parser, ValueEnum};
 use thiserror::Error;
 
 use crate::dialects::Dialect;
+use crate::engine::breach::Breach;
 use crate::engine::paths::PathPolicy;
 use crate::mutations::Mutations;
 use crate::variations::{self, Variations};
@@ -191,12 +192,18 @@ impl Config {
             }),
         };
         let root = cli.root.unwrap_or_default();
-        let policy = PathPolicy::new(&root, &cli.allow_dirs, &cli.deny_patterns, scope).map_err(
-            |message| {
+        // The confinement bugs are the engine's: each dialect that lists them
+        // has them switched on by name, like its own mutations.
+        let breaches = Breach::ALL
+            .into_iter()
+            .filter(|breach| mutations.is_active(*breach))
+            .collect();
+        let policy = PathPolicy::new(&root, &cli.allow_dirs, &cli.deny_patterns, scope)
+            .map_err(|message| {
                 eprintln!("toolspec-reference: {message}");
                 ExitCode::from(2)
-            },
-        )?;
+            })?
+            .breached_by(breaches);
         Ok(Config {
             dialect: cli.dialect,
             policy,

@@ -9,7 +9,10 @@
 //!
 //! A catalogue is an enum declared with [`catalogue!`]: code asks about a
 //! variant, so a misspelt mutation does not compile, and the `--mutate` names
-//! and descriptions come from the same declaration, in its order.
+//! and descriptions come from the same declaration, in its order. A mistake
+//! of the shared engine (the confinement bugs of `engine::breach`) is declared
+//! once there and added to each catalogue it applies to, after the dialect's
+//! own (`and SHARED`), and the engine asks about it by its own type.
 //!
 //! A mutation applies to every call of the kind it affects; none looks at
 //! which scenario is running.
@@ -33,13 +36,29 @@ pub(crate) trait Mutation: Copy {
 
 /// Declares a dialect's catalogue: an enum with one variant per mutation,
 /// each given as `Variant = "name": "what goes wrong"`, plus its
-/// `CATALOGUE` table (in declaration order) and its [`Mutation`] impl.
+/// `CATALOGUE` table (in declaration order, then the entries of the shared
+/// table named after `and`, if any) and its [`Mutation`] impl.
 macro_rules! catalogue {
     (
         $(#[$meta:meta])*
         $vis:vis enum $enum:ident {
             $($variant:ident = $name:literal : $what:literal,)*
         }
+    ) => {
+        $crate::mutations::catalogue! {
+            $(#[$meta])*
+            $vis enum $enum {
+                $($variant = $name : $what,)*
+            }
+            and &[]
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $enum:ident {
+            $($variant:ident = $name:literal : $what:literal,)*
+        }
+        and $shared:expr
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,10 +67,21 @@ macro_rules! catalogue {
         }
 
         impl $enum {
-            /// Every mutation, in `--list-mutations` order.
-            pub(crate) const CATALOGUE: &'static [$crate::mutations::MutationInfo] = &[
+            /// The dialect's own mutations, in declaration order.
+            const OWN: &'static [$crate::mutations::MutationInfo] = &[
                 $($crate::mutations::MutationInfo { name: $name, what: $what },)*
             ];
+
+            /// The shared mutations the dialect offers too.
+            const SHARED: &'static [$crate::mutations::MutationInfo] = $shared;
+
+            /// Every mutation, in `--list-mutations` order: the dialect's own,
+            /// then the shared ones.
+            pub(crate) const CATALOGUE: &'static [$crate::mutations::MutationInfo] =
+                &$crate::mutations::joined::<{ $enum::OWN.len() + $enum::SHARED.len() }>(
+                    $enum::OWN,
+                    $enum::SHARED,
+                );
         }
 
         impl $crate::mutations::Mutation for $enum {
@@ -63,6 +93,27 @@ macro_rules! catalogue {
     };
 }
 pub(crate) use catalogue;
+
+/// `own` then `shared` in one table of `N` entries (their lengths' sum), for
+/// [`catalogue!`]'s `CATALOGUE`; evaluated at compile time, where a wrong `N`
+/// is a build error.
+pub(crate) const fn joined<const N: usize>(
+    own: &[MutationInfo],
+    shared: &[MutationInfo],
+) -> [MutationInfo; N] {
+    let mut out = [MutationInfo { name: "", what: "" }; N];
+    let mut at = 0;
+    while at < own.len() {
+        out[at] = own[at];
+        at += 1;
+    }
+    let mut next = 0;
+    while next < shared.len() {
+        out[at + next] = shared[next];
+        next += 1;
+    }
+    out
+}
 
 /// `--mutate` named a mutation that is not in the dialect's catalogue.
 #[derive(Debug, Error)]
@@ -140,11 +191,31 @@ mod tests {
         }
     }
 
+    const SHARED: &[MutationInfo] = &[MutationInfo {
+        name: "shared",
+        what: "third",
+    }];
+
+    catalogue! {
+        enum WithShared {
+            Own = "own": "first",
+        }
+        and SHARED
+    }
+
     #[test]
     fn the_table_follows_the_declaration() {
         assert_eq!(Test::One.name(), "one");
         assert_eq!(Test::Two.name(), "two");
         assert_eq!(Test::CATALOGUE[1].what, "second");
+        assert_eq!(Test::CATALOGUE.len(), 2);
+    }
+
+    #[test]
+    fn shared_entries_follow_the_dialects_own() {
+        let names: Vec<&str> = WithShared::CATALOGUE.iter().map(|m| m.name).collect();
+        assert_eq!(names, ["own", "shared"]);
+        assert_eq!(WithShared::Own.name(), "own");
     }
 
     #[test]

@@ -330,8 +330,8 @@ mod tests {
         );
         assert!(many.path_argument.is_none());
         let other = plan_of(
-            "get_weather",
-            json!({"properties": {"city": {"type": "string"}}}),
+            "send_email",
+            json!({"properties": {"to": {"type": "string"}}}),
         );
         assert!(other.job.is_none());
     }

@@ -159,8 +159,9 @@ fn then_problems(
         ),
         // A confined server's scenario with places beside its root is judged for
         // escapes (docs/confinement.md): that may be all it checks.
-        _ if !then.checks_something()
-            && !(scenario.given.outside.is_some() && suite.confines(&scenario.given.settings)) =>
+        _ if !(then.checks_something()
+            || (scenario.given.outside.is_some()
+                && suite.confines(&scenario.given.settings))) =>
         {
             problems.push(
                 "`then` checks nothing: add is_error, code, text, contains, matches, json, protocol_error, listed_tools, files or any_of (or, in a suite that confines its server, give places beside the root: the escape check is then its judgement)".into(),

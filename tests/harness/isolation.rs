@@ -283,7 +283,7 @@ const READS: [&str; 4] = ["home", "home-proc", "home-link", "home-list"];
 /// The attempts on the process around the server: its environment and its
 /// supervisor's and toolspec's, its parent's memory (its init's, which is its
 /// supervisor's), the terminal, devices, capabilities, keyrings, and climbing out
-/// of a chroot (its view is entered by one), and a folder beside its fixture root,
+/// of a chroot (its view is entered by one), and a folder beside its fixture's folder,
 /// as another scenario's fixture would be (each view copies its target's template).
 const AROUND: [&str; 16] = [
     "env",

@@ -74,7 +74,7 @@ fn a_lone_copy_gives_coverage_from_the_built_in_clause_indexes() {
         "boris: Boris MCP tool errors, spec (seed 000): 23 clauses\n",
         "boris: Boris MCP tool errors, design (seed 001): no clauses\n",
         "boris: 23 clauses, 23 covered, 0 uncovered, 0 unknown covers; ",
-        "gemini-cli: 26 clauses, 26 covered, 0 uncovered, 0 unknown covers\n",
+        "gemini-cli: 26 clauses, 26 covered, 0 uncovered, 0 unknown covers; 1 upstream topic beyond the documents\n",
         "agent-tools: 13 clauses, 13 covered, 0 uncovered, 0 unknown covers\n",
         "ikigai: 16 clauses, 16 covered, 0 uncovered, 0 unknown covers\n",
         "  upstream: Written for mjkoo/boris (https://github.com/mjkoo/boris",

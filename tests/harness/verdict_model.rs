@@ -319,6 +319,7 @@ fn summary_counts(line: &str) -> Value {
     }
     counts.entry("STALE").or_insert(Value::from(0));
     counts.entry("NEW").or_insert(Value::from(0));
+    counts.entry("ESCAPE").or_insert(Value::from(0));
     let levels = levels.split(')').next().expect(")");
     for (name, figure) in [
         ("spec", levels.split(", upstream ").next()),

@@ -31,8 +31,9 @@ each attempt got:
                "..", chroot there) and reads SECRET where the climb ends
   userns-chroot the same in a user namespace of its own, where it would hold
                CAP_SYS_CHROOT
-  neighbour    reads toolspec-neighbour/notes.txt beside its fixture root, as
-               another scenario's fixture would be
+  neighbour    reads toolspec-neighbour/notes.txt beside its fixture's temporary
+               folder (the one that holds its root), as another scenario's fixture
+               would be
 A read that works puts the file's content in the answer, as a hostile server
 would hand it on.
 """
@@ -274,7 +275,7 @@ def escapes():
         ("socket", unix_socket),
         ("chroot", climb(False)),
         ("userns-chroot", climb(True)),
-        ("neighbour", read(os.path.join(os.path.dirname(os.getcwd()), "toolspec-neighbour", "notes.txt"))),
+        ("neighbour", read(os.path.join(os.path.dirname(os.path.dirname(os.getcwd())), "toolspec-neighbour", "notes.txt"))),
     ]
     return "; ".join("%s: %s" % (name, attempt(action)) for name, action in tries)
 

@@ -22,6 +22,11 @@
 //! that is already there and that the server may write is rewritten in place,
 //! as a plain `open()` would: opened from the same directory handle, without
 //! following a link.
+//!
+//! The one exception is a server started with a confinement bug (an escape
+//! mutation, [`super::breach`]): a path that bug admits, and that is not a
+//! real path a jail holds, is opened by name, as the buggy server would open
+//! it, and only such a path.
 
 use std::ffi::{CString, OsStr, OsString};
 use std::io::{self, Read, Write};
@@ -33,6 +38,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
+
+use super::breach::{by_name, Breaches};
+use super::paths::resolve_real;
 
 /// What a stat answers (cap-std's, which has the same methods as std's).
 pub(crate) type Metadata = cap_std::fs::Metadata;
@@ -46,6 +54,8 @@ const TEMP_ATTEMPTS: u32 = 64;
 #[derive(Debug)]
 pub(crate) struct ConfinedFs {
     jails: Vec<Jail>,
+    /// The confinement bugs switched on (none but for a mutation).
+    breaches: Breaches,
 }
 
 /// One confinement directory: its real path (to split paths at) and the
@@ -103,12 +113,29 @@ impl ConfinedFs {
                 })
             })
             .collect::<io::Result<Vec<_>>>()?;
-        Ok(ConfinedFs { jails })
+        Ok(ConfinedFs {
+            jails,
+            breaches: Breaches::default(),
+        })
+    }
+
+    /// Switches the confinement bugs `breaches` on (the escape mutations).
+    pub(crate) fn breached_by(&mut self, breaches: Breaches) {
+        self.breaches = breaches;
     }
 
     /// Whether `real` lies in one of the jails.
     pub(crate) fn contains(&self, real: &Path) -> bool {
         self.jails.iter().any(|jail| real.starts_with(&jail.path))
+    }
+
+    /// Whether `path` is opened by name: a confinement bug switched on admits
+    /// it, and it is not a real path (no link, no `..`) that a jail holds, so
+    /// that a jail would refuse it. Never without a bug; a real path in a jail
+    /// is always opened beneath it.
+    fn by_name(&self, path: &Path) -> bool {
+        self.breaches.admit(path)
+            && !(self.contains(path) && resolve_real(path).is_ok_and(|real| real == path))
     }
 
     /// Splits `real` at the deepest jail holding it and opens its parent
@@ -141,8 +168,13 @@ impl ConfinedFs {
         })
     }
 
-    /// Stats `real` without following a link at its end.
+    /// Stats `real` without following a link at its end. A path opened by
+    /// name is stat'ed through its links, as a server that checked it by its
+    /// own name and looks it up by name reads it (a dangling link: missing).
     pub(crate) fn metadata(&self, real: &Path) -> io::Result<Metadata> {
+        if self.by_name(real) {
+            return by_name::metadata(real);
+        }
         match self.locate(real)? {
             Located::Jail(dir) => dir.dir_metadata(),
             Located::Child { parent, name } => parent.symlink_metadata(name),
@@ -153,6 +185,9 @@ impl ConfinedFs {
     /// keeps a FIFO from hanging the call; directories are refused with
     /// EISDIR, as reading one would be.
     pub(crate) fn open_read(&self, real: &Path) -> io::Result<std::fs::File> {
+        if self.by_name(real) {
+            return by_name::open_read(real);
+        }
         let file = match self.locate(real)? {
             Located::Jail(_) => return Err(io::Error::from_raw_os_error(libc::EISDIR)),
             Located::Child { parent, name } => parent.open_with(
@@ -173,6 +208,9 @@ impl ConfinedFs {
     /// Opens `real` for writing without truncating or creating it, refusing a
     /// link at its end (`O_NONBLOCK`, so a FIFO cannot hang the call).
     pub(crate) fn open_write(&self, real: &Path) -> io::Result<std::fs::File> {
+        if self.by_name(real) {
+            return by_name::open_write(real);
+        }
         match self.locate(real)? {
             Located::Jail(_) => Err(is_a_directory()),
             Located::Child { parent, name } => open_existing_for_write(&parent, &name),
@@ -188,10 +226,7 @@ impl ConfinedFs {
 
     /// The entries of directory `real`, in the order the system gives them.
     pub(crate) fn read_dir(&self, real: &Path) -> io::Result<Vec<ListedEntry>> {
-        let dir = match self.locate(real)? {
-            Located::Jail(dir) => dir.try_clone()?,
-            Located::Child { parent, name } => parent.open_dir_nofollow(name)?,
-        };
+        let dir = self.dir_at(real)?;
         let mut entries = Vec::new();
         for entry in dir.entries()? {
             let entry = entry?;
@@ -222,15 +257,27 @@ impl ConfinedFs {
     /// what is in it from this handle, one name at a time, instead of looking
     /// every path up again from its jail.
     pub(crate) fn open_dir(&self, real: &Path) -> io::Result<OpenedDir> {
-        let dir = match self.locate(real)? {
-            Located::Jail(dir) => dir.try_clone()?,
-            Located::Child { parent, name } => parent.open_dir_nofollow(name)?,
-        };
-        Ok(OpenedDir { dir })
+        Ok(OpenedDir {
+            dir: self.dir_at(real)?,
+        })
+    }
+
+    /// A handle on directory `real`, opened beneath its jail (or by name).
+    fn dir_at(&self, real: &Path) -> io::Result<Dir> {
+        if self.by_name(real) {
+            return by_name::open_dir(real);
+        }
+        match self.locate(real)? {
+            Located::Jail(dir) => dir.try_clone(),
+            Located::Child { parent, name } => parent.open_dir_nofollow(name),
+        }
     }
 
     /// Creates directory `real` and its missing parents.
     pub(crate) fn create_dir_all(&self, real: &Path) -> io::Result<()> {
+        if self.by_name(real) {
+            return by_name::create_dir_all(real);
+        }
         self.make_dirs(real).map(drop)
     }
 
@@ -263,6 +310,12 @@ impl ConfinedFs {
     /// caller that changes several files stages them all first.
     pub(crate) fn stage(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<StagedWrite> {
         let name = real.file_name().ok_or_else(is_a_directory)?;
+        if self.by_name(real) {
+            return Ok(StagedWrite::ByName {
+                path: real.to_path_buf(),
+                content: content.to_vec(),
+            });
+        }
         let parent = self.make_dirs(real.parent().ok_or_else(|| outside(real))?)?;
         let (temp_name, mut temp) = match create_temp(&parent) {
             Ok(created) => created,
@@ -296,6 +349,9 @@ impl ConfinedFs {
     /// its mode. A link at `real` is refused, as is anything not a file.
     pub(crate) fn rewrite_existing(&self, real: &Path, content: &[u8]) -> io::Result<()> {
         let name = real.file_name().ok_or_else(is_a_directory)?;
+        if self.by_name(real) {
+            return write_over(by_name::open_write(real)?, content);
+        }
         let parent = self.open_dir(real.parent().ok_or_else(|| outside(real))?)?;
         write_over(open_in_place(&parent.dir, name)?, content)
     }
@@ -304,6 +360,9 @@ impl ConfinedFs {
     /// the `partial-write` mutation uses this.
     pub(crate) fn write_in_place(&self, real: &Path, content: &[u8]) -> io::Result<()> {
         let name = real.file_name().ok_or_else(is_a_directory)?;
+        if self.by_name(real) {
+            return by_name::write(real, content);
+        }
         let parent = self.make_dirs(real.parent().ok_or_else(|| outside(real))?)?;
         let mut file = parent.open_with(
             name,
@@ -318,6 +377,9 @@ impl ConfinedFs {
 
     /// Removes the file (or link) `real` itself.
     pub(crate) fn remove_file(&self, real: &Path) -> io::Result<()> {
+        if self.by_name(real) {
+            return by_name::remove_file(real);
+        }
         match self.locate(real)? {
             Located::Jail(_) => Err(is_a_directory()),
             Located::Child { parent, name } => parent.remove_file(name),
@@ -410,6 +472,9 @@ pub(crate) enum StagedWrite {
         file: std::fs::File,
         content: Vec<u8>,
     },
+    /// A path a confinement bug admitted, written by name when persisted
+    /// (through any link in it, a dangling one's target created).
+    ByName { path: PathBuf, content: Vec<u8> },
 }
 
 impl StagedWrite {
@@ -425,6 +490,7 @@ impl StagedWrite {
                 Ok(())
             }
             StagedWrite::InPlace { file, content } => write_over(file, &content),
+            StagedWrite::ByName { path, content } => by_name::write(&path, &content),
         }
     }
 }

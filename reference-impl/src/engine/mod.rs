@@ -2,6 +2,7 @@
 //! [`EngineError`]; turning either into text is the dialects' job, so the
 //! same engine can serve suites with very different conventions.
 
+pub(crate) mod breach;
 pub(crate) mod confined_fs;
 pub(crate) mod error;
 pub(crate) mod files;

@@ -10,6 +10,10 @@
 //! the use. So the policy also holds the [`ConfinedFs`] that every access
 //! goes through (its methods here resolve and check first, then open the
 //! resolved path beneath a directory handle without following any link).
+//!
+//! A server started with a confinement bug ([`super::breach`]) admits one more
+//! kind of path than the honest check, and uses it by name; every path the
+//! honest check admits is still resolved, checked and opened as above.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -19,6 +23,7 @@ use std::path::{Component, Path, PathBuf};
 use globset::{GlobBuilder, GlobMatcher};
 use thiserror::Error;
 
+use super::breach::{Breach, Breaches};
 use super::confined_fs::{ConfinedFs, ListedEntry, Metadata, OpenedDir};
 use super::error::{describe_io, DenyReason, EngineError, IoOp};
 
@@ -84,6 +89,8 @@ pub(crate) struct PathPolicy {
     allow: Vec<PathBuf>,
     deny: Vec<DenyPattern>,
     fs: ConfinedFs,
+    /// The confinement bugs switched on (none but for a mutation).
+    breaches: Breaches,
 }
 
 impl PathPolicy {
@@ -154,12 +161,29 @@ impl PathPolicy {
             path: root.clone(),
             cause: describe_io(&err),
         })?;
+        // What a path must lie in: the allowed folders, else the root where
+        // the dialect confines to it; a bug can only let a path out of these.
+        let confinement = match (allow.is_empty(), scope) {
+            (false, _) => allow.clone(),
+            (true, Scope::Root) => vec![root.clone()],
+            (true, Scope::Anywhere) => Vec::new(),
+        };
+        let breaches = Breaches::confined_to(confinement, root.clone());
         Ok(PathPolicy {
             root,
             allow,
             deny,
             fs,
+            breaches,
         })
+    }
+
+    /// The same policy with the confinement bugs `on` switched on, in the
+    /// check and in the handles alike (the escape mutations).
+    pub(crate) fn breached_by(mut self, on: Vec<Breach>) -> PathPolicy {
+        self.breaches = self.breaches.with(on);
+        self.fs.breached_by(self.breaches.clone());
+        self
     }
 
     /// The canonical working directory.
@@ -170,12 +194,52 @@ impl PathPolicy {
     /// Resolves `raw` to a real absolute path and checks it against the policy.
     /// The path need not exist; its deepest existing ancestor is resolved and
     /// the rest appended.
+    ///
+    /// With a confinement bug switched on, a path the honest check would not
+    /// keep in the confinement but the bug admits is answered as named (see
+    /// [`PathPolicy::named`]), for the accesses to use by name.
     pub(crate) fn resolve(&self, raw: &str) -> Result<PathBuf, EngineError> {
         let joined = self.root.join(raw);
         let real =
             resolve_real(&joined).map_err(|err| EngineError::io(IoOp::Stat, &joined, &err))?;
-        self.check(&real)?;
+        if self.breaches.any()
+            && !(self.honest_check(&real).is_ok() && self.breaches.confines(&real))
+        {
+            let named = self.named(raw);
+            if self.breached(&named) {
+                return Ok(named);
+            }
+        }
+        self.honest_check(&real)?;
         Ok(real)
+    }
+
+    /// `raw` made absolute against the root, as written otherwise: its `..`
+    /// steps and links left in (only `.` steps and a trailing `/` dropped).
+    fn named(&self, raw: &str) -> PathBuf {
+        self.root.join(raw).components().collect()
+    }
+
+    /// Whether `path`, what [`PathPolicy::resolve`] answered for `raw`, lies
+    /// in the root: the check a dialect confined to its root makes of it. With
+    /// a confinement bug switched on, also a path answered as named that the
+    /// bug admits (never a resolved path that only its resolution led out).
+    pub(crate) fn within_root(&self, raw: &str, path: &Path) -> bool {
+        path.starts_with(&self.root) || (*path == self.named(raw) && self.breached(path))
+    }
+
+    /// Whether `raw`, made absolute with its `..` steps folded (links left
+    /// alone), lies in the root: the check of a path's text that a dialect
+    /// makes before resolving it. With a confinement bug switched on, also a
+    /// path as named that the bug admits.
+    pub(crate) fn lexically_within_root(&self, raw: &str) -> bool {
+        self.lexical(raw).starts_with(&self.root) || self.breached(&self.named(raw))
+    }
+
+    /// Whether a confinement bug that is switched on admits `named` (absolute,
+    /// as named) where the deny patterns allow it, which the bug still reads.
+    fn breached(&self, named: &Path) -> bool {
+        self.breaches.admit(named) && self.denied_by(named).is_none()
     }
 
     /// `raw` made absolute against the root with `.` and `..` removed
@@ -204,9 +268,24 @@ impl PathPolicy {
     /// `path` (absolute) with every symlink resolved, if the policy allows
     /// the result and a jail holds it; otherwise a permission error, so a
     /// walk or a listing can treat it like any other unusable entry.
+    ///
+    /// With a confinement bug switched on, a path the bug admits where the
+    /// honest check refuses it is answered as it is, for the handles to open
+    /// by name.
     pub(crate) fn follow(&self, path: &Path) -> io::Result<PathBuf> {
+        self.follow_honestly(path).or_else(|err| {
+            if self.breached(path) {
+                Ok(path.to_path_buf())
+            } else {
+                Err(err)
+            }
+        })
+    }
+
+    /// [`PathPolicy::follow`] without the confinement bugs.
+    fn follow_honestly(&self, path: &Path) -> io::Result<PathBuf> {
         let real = resolve_real(path)?;
-        if self.check(&real).is_err() {
+        if self.honest_check(&real).is_err() {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
                 format!("{} is refused by the path policy", real.display()),
@@ -272,22 +351,40 @@ impl PathPolicy {
     }
 
     /// Checks an already-real absolute path (e.g. an entry found by a walk).
+    /// With a confinement bug switched on, a path the bug admits passes too
+    /// (the entries of a folder it let the server into).
     pub(crate) fn check(&self, real: &Path) -> Result<(), EngineError> {
+        self.honest_check(real).or_else(|err| {
+            if self.breached(real) {
+                Ok(())
+            } else {
+                Err(err)
+            }
+        })
+    }
+
+    /// [`PathPolicy::check`] without the confinement bugs: the allow list,
+    /// then the deny patterns.
+    fn honest_check(&self, real: &Path) -> Result<(), EngineError> {
         if !self.allow.is_empty() && !self.allow.iter().any(|dir| real.starts_with(dir)) {
             return Err(EngineError::AccessDenied {
                 path: real.to_path_buf(),
                 reason: DenyReason::OutsideAllowedDirs,
             });
         }
-        for candidate in real.ancestors() {
-            if let Some(pattern) = self.deny.iter().find(|p| p.is_match(candidate)) {
-                return Err(EngineError::AccessDenied {
-                    path: real.to_path_buf(),
-                    reason: DenyReason::MatchesDenyPattern(pattern.text.clone()),
-                });
-            }
+        if let Some(pattern) = self.denied_by(real) {
+            return Err(EngineError::AccessDenied {
+                path: real.to_path_buf(),
+                reason: DenyReason::MatchesDenyPattern(pattern.text.clone()),
+            });
         }
         Ok(())
+    }
+
+    /// The first deny pattern that `path` or one of its folders matches.
+    fn denied_by(&self, path: &Path) -> Option<&DenyPattern> {
+        path.ancestors()
+            .find_map(|candidate| self.deny.iter().find(|p| p.is_match(candidate)))
     }
 }
 
@@ -295,11 +392,24 @@ impl PathPolicy {
 /// component does not exist (or its parent is not a directory), the rest is
 /// appended lexically, with `..` removing the previous component.
 pub(crate) fn resolve_real(path: &Path) -> io::Result<PathBuf> {
+    resolve_keeping(path, |_| false).map(|(real, _)| real)
+}
+
+/// [`resolve_real`], except that a link for which `keep` (given the link's
+/// path so far) says so is left in the answer by its own name instead of being
+/// replaced by where it leads; the flag says whether one was. Only the
+/// confinement bugs of [`super::breach`] keep any: the honest check resolves
+/// every link before it looks.
+pub(crate) fn resolve_keeping(
+    path: &Path,
+    keep: impl Fn(&Path) -> bool,
+) -> io::Result<(PathBuf, bool)> {
     let mut pending: VecDeque<OsString> = VecDeque::new();
     push_components(&mut pending, path, false);
     let mut out = PathBuf::from("/");
     let mut exists = true;
     let mut hops = 0;
+    let mut kept = false;
     while let Some(part) = pending.pop_front() {
         if part == ".." {
             out.pop();
@@ -310,6 +420,7 @@ pub(crate) fn resolve_real(path: &Path) -> io::Result<PathBuf> {
             continue;
         }
         match std::fs::symlink_metadata(&out) {
+            Ok(meta) if meta.file_type().is_symlink() && keep(&out) => kept = true,
             Ok(meta) if meta.file_type().is_symlink() => {
                 hops += 1;
                 if hops > MAX_SYMLINK_HOPS {
@@ -332,7 +443,7 @@ pub(crate) fn resolve_real(path: &Path) -> io::Result<PathBuf> {
             Err(err) => return Err(err),
         }
     }
-    Ok(out)
+    Ok((out, kept))
 }
 
 /// Queues the normal and `..` components of `path`, at the front (a symlink

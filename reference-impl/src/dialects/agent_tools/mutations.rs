@@ -1,5 +1,8 @@
 //! The agent-tools catalogue of mutations, in `--list-mutations` order.
+//! After the dialect's own come the engine's confinement bugs (`escape-*`,
+//! `engine::breach`), shared by every dialect that confines its paths.
 
+use crate::engine::breach::Breach;
 use crate::mutations::catalogue;
 
 catalogue! {
@@ -31,4 +34,5 @@ catalogue! {
         SignalExitCodeMinusOne = "signal-exit-code-minus-one": "a command ended by a signal reports `exit_code: -1` instead of 128 + the signal's number",
         ExitCodeAsString = "exit-code-as-string": "bash's `exit_code` is a JSON string (`\"3\"`) instead of a number",
     }
+    and Breach::CATALOGUE
 }

@@ -60,7 +60,8 @@ pub(super) struct Found<'a> {
     pub(super) path: PathBuf,
     /// Relative to the directory walked.
     pub(super) under_base: String,
-    /// Relative to the workspace root.
+    /// Relative to the workspace root (absolute where only a confinement bug
+    /// let the walk outside it).
     pub(super) shown: String,
     /// Where it was listed, or for a symlink what it leads to.
     place: Place<'a>,
@@ -154,9 +155,9 @@ impl Walk<'_> {
             if self.respect_ignore && is_dir && name == ".git" {
                 continue;
             }
-            let Some(shown) = relative_to(root, &child) else {
-                continue;
-            };
+            // Outside the root only where a confinement bug let the walk out
+            // (an escape mutation): named by its absolute path.
+            let shown = relative_to(root, &child).unwrap_or_else(|| child.display().to_string());
             if self
                 .rules
                 .iter()

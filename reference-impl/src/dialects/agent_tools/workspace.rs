@@ -36,22 +36,24 @@ pub(crate) fn resolve(ctx: &Context, raw: &str) -> Result<Target, Failure> {
         EngineError::AccessDenied { .. } => path_escape(raw),
         other => engine_failure(other, &shown),
     })?;
-    if !inside_root(ctx, &real) {
+    if !inside_root(ctx, raw, &real) {
         return Err(path_escape(raw));
     }
     Ok(Target { real, shown })
 }
 
-/// Whether `real` lies in the root, compared component by component so
-/// that a sibling such as `<root>-old` is outside.
-fn inside_root(ctx: &Context, real: &Path) -> bool {
+/// Whether `real`, what the policy resolved `raw` to, lies in the root,
+/// compared component by component so that a sibling such as `<root>-old` is
+/// outside (the policy's own check, which a confinement bug bends as it bends
+/// the resolution).
+fn inside_root(ctx: &Context, raw: &str, real: &Path) -> bool {
     let root = ctx.policy.root();
     if ctx.mutations.is_active(Mutation::PrefixConfinement) {
         return real
             .to_string_lossy()
             .starts_with(root.to_string_lossy().as_ref());
     }
-    real.starts_with(root)
+    ctx.policy.within_root(raw, real)
 }
 
 fn path_escape(raw: &str) -> Failure {

@@ -1,5 +1,8 @@
 //! The boris catalogue of mutations, in `--list-mutations` order.
+//! After the dialect's own come the engine's confinement bugs (`escape-*`,
+//! `engine::breach`), shared by every dialect that confines its paths.
 
+use crate::engine::breach::Breach;
 use crate::mutations::catalogue;
 
 catalogue! {
@@ -79,4 +82,5 @@ catalogue! {
         GlobNoMatchEmpty = "glob-no-match-empty": "glob answers an empty text instead of `No files found`",
         GlobTopLevelOnly = "glob-top-level-only": "a glob pattern without `/` matches only the search folder's own entries, not base names at any depth",
     }
+    and Breach::CATALOGUE
 }

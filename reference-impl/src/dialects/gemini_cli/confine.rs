@@ -35,13 +35,15 @@ pub(crate) fn absolute_within_root(ctx: &Context, raw: &str) -> Result<PathBuf, 
 
 /// For paths taken against the root when relative (search and glob paths,
 /// the shell's directory): the real path, or why not.
+///
+/// Both checks are the policy's, which a confinement bug bends as it bends the
+/// resolution.
 pub(crate) fn within_root(ctx: &Context, raw: &str) -> Result<PathBuf, Refusal> {
-    let root = ctx.policy.root();
-    if !ctx.policy.lexical(raw).starts_with(root) {
+    if !ctx.policy.lexically_within_root(raw) {
         return Err(Refusal::OutsideRoot);
     }
     match ctx.policy.resolve(raw) {
-        Ok(real) if real.starts_with(root) => Ok(real),
+        Ok(real) if ctx.policy.within_root(raw, &real) => Ok(real),
         Ok(_) => Err(Refusal::OutsideRoot),
         Err(EngineError::AccessDenied { path, .. }) => Err(Refusal::Unusable(format!(
             "Path is not allowed by the server's settings: {}",

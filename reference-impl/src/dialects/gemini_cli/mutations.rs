@@ -1,5 +1,8 @@
 //! The gemini-cli catalogue of mutations, in `--list-mutations` order.
+//! After the dialect's own come the engine's confinement bugs (`escape-*`,
+//! `engine::breach`), shared by every dialect that confines its paths.
 
+use crate::engine::breach::Breach;
 use crate::mutations::catalogue;
 
 catalogue! {
@@ -30,4 +33,5 @@ catalogue! {
         GlobDirAsSent = "glob-dir-as-sent": "glob's messages name a `path` argument as sent (`within sub`), not resolved",
         CommandLineTrimmed = "command-line-trimmed": "the shell report's `Command:` line shows the command trimmed",
     }
+    and Breach::CATALOGUE
 }

@@ -161,11 +161,9 @@ fn a_check_of_the_path_text_escapes_and_each_escape_is_named_and_never_excused()
 fn a_right_check_never_escapes_whatever_the_words_of_its_refusals() {
     let dir = tempfile::tempdir().expect("tempdir");
     let tmp = tempfile::tempdir().expect("tmp");
-    let right = target(dir.path(), "resolved", "boris", "");
-    let (code, stdout, report, _) = escapes(dir.path(), tmp.path(), &right);
-    assert_eq!(code, 0, "{stdout}");
-    assert_eq!(ids_with(&report, "PASS").len(), 25, "{stdout}");
-    // Refused in other words: every scenario FAILs on its code, none ESCAPEs.
+    // Refused in other words: every scenario FAILs on its code, none ESCAPEs. (The
+    // same check in the seed's words escapes nowhere either: the confinement
+    // check's test below runs it.)
     let worded = target(dir.path(), "resolved", "other", "");
     let (code, stdout, report, _) = escapes(dir.path(), tmp.path(), &worded);
     assert_eq!(code, 1, "{stdout}");

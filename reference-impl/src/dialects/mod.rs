@@ -222,3 +222,30 @@ impl Adapter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Dialect;
+    use crate::engine::breach::Breach;
+    use crate::mutations::Mutation as _;
+
+    /// The escapes of `engine/breach.rs` are in the catalogue of every dialect
+    /// that confines, by their shared names, and of no other.
+    #[test]
+    fn every_confining_dialect_lists_every_bug_by_its_shared_name() {
+        use clap::ValueEnum;
+        for dialect in Dialect::value_variants() {
+            let catalogue = dialect.adapter().mutations;
+            let listed = Breach::ALL
+                .iter()
+                .filter(|breach| catalogue.iter().any(|m| m.name == breach.name()))
+                .count();
+            let confines = *dialect != Dialect::Ikigai;
+            assert_eq!(
+                listed,
+                if confines { Breach::ALL.len() } else { 0 },
+                "{dialect:?}"
+            );
+        }
+    }
+}

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::proposal::synonyms::Synonyms;
+use crate::proposal::synonyms::{squash, Synonyms};
 use crate::scenario::{parse_yaml_str, LoadError};
 use crate::server::ListedTool;
 
@@ -231,14 +231,6 @@ fn value_of_type(schema: &Value, fill: &BTreeMap<String, String>, words: &Synony
         },
         _ => Value::String("x".into()),
     }
-}
-
-/// A name without `_`, `-` and case, as the synonym table compares them.
-fn squash(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 #[cfg(test)]

@@ -159,7 +159,7 @@ fn name_words(name: &str) -> BTreeSet<String> {
 }
 
 /// A name without `_`, `-` or case: `file_path`, `filePath`, `FILE-PATH` -> `filepath`.
-fn squash(name: &str) -> String {
+pub(crate) fn squash(name: &str) -> String {
     name.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)

@@ -168,12 +168,15 @@ impl Fixture {
                 modes.push((name, path, mode.0));
             }
         }
-        let bindings = crate::scenario::Bindings::new(&self.root.to_string_lossy());
-        for (path, target) in links {
-            remove_link(&self.handle, path)?;
-            // The target is kept as written, `{root}` and `{outside}` filled in: it
-            // is what the server is shown.
-            self.handle.symlink_contents(bindings.fill(target), path)?;
+        // The bindings are made only when there are links: most fixtures have none.
+        if !links.is_empty() {
+            let bindings = crate::scenario::Bindings::new(&self.root.to_string_lossy());
+            for (path, target) in links {
+                remove_link(&self.handle, path)?;
+                // The target is kept as written, `{root}` and `{outside}` filled in:
+                // it is what the server is shown.
+                self.handle.symlink_contents(bindings.fill(target), path)?;
+            }
         }
         for (path, offset) in mtimes {
             let when = cap_std::time::SystemTime::from_std(shift(SystemTime::now(), offset));

@@ -78,10 +78,7 @@ pub(crate) fn confinement(mut args: ConfinementArgs, colour: bool) -> Result<Out
     let count = written.scenarios;
     say(format_args!(
         "{count} escape(s) to try on {} of {} tool(s) of `{server}`{}",
-        plans
-            .iter()
-            .filter(|p| p.trials.iter().any(|t| matches!(t, Trial::Call { .. })))
-            .count(),
+        written.stems.iter().flatten().count(),
         plans.len(),
         match &args.out {
             Some(out) => format!(" (suite written to {})", out.join(SUITE).display()),

@@ -328,13 +328,10 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     // server ends the scenario, an error answer is kept for the report, since the
     // scenario's premise may not hold, and a capture that finds nothing is a FAIL.
     let mut bindings = Bindings::new(root);
-    // A server meant to stay inside its root is judged by what it did beside it
-    // after every call, set-up calls too.
-    let confined = suite.config.confines(&scenario.given.settings);
-    let escaped = |call: &Call, outcome: &CallOutcome, session: &Session| {
-        let answer = outcome.answer_text(ANSWER_LIMIT);
-        escape::escape_of(fixture, call, &answer, &session.stderr_tail())
-    };
+    // A server meant to stay inside its root, given places beside it, is judged by
+    // what it did there after every call, set-up calls too; without such places
+    // nothing is looked at.
+    let confined = fixture.outside().is_some() && suite.config.confines(&scenario.given.settings);
     let setup = scenario
         .given
         .calls
@@ -343,8 +340,12 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         .chain(earlier);
     for (i, call) in setup.enumerate() {
         let outcome = make_call(session, target, call, &bindings, timeout).await;
-        if let Some(escape) = confined.then(|| escaped(call, &outcome, session)).flatten() {
-            return Verdict::Escape(escape);
+        if confined {
+            let answer = outcome.answer_text(ANSWER_LIMIT);
+            if let Some(escape) = escape::escape_of(fixture, call, &answer, &session.stderr_tail())
+            {
+                return Verdict::Escape(escape);
+            }
         }
         let shown = || {
             format!(
@@ -376,9 +377,11 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     }
     report.call = render_call(target, last, &bindings);
     let outcome = make_call(session, target, last, &bindings, timeout).await;
-    report.answer = Some(outcome.answer_text(ANSWER_LIMIT));
-    if let Some(escape) = confined.then(|| escaped(last, &outcome, session)).flatten() {
-        return Verdict::Escape(escape);
+    let answer = report.answer.insert(outcome.answer_text(ANSWER_LIMIT));
+    if confined {
+        if let Some(escape) = escape::escape_of(fixture, last, answer, &session.stderr_tail()) {
+            return Verdict::Escape(escape);
+        }
     }
     if let Some(why) = broken(&outcome) {
         return error(why, session.stderr_tail());

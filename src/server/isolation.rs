@@ -519,9 +519,7 @@ impl Isolation {
         view_plan::plan(&ViewOf {
             new_root: folders.mount_point(),
             empty: folders.empty(),
-            root: places.root,
-            beside: places.beside,
-            beside_writable: places.beside_writable,
+            places,
             scratch: folders.scratch(),
             home: (!self.keep_home).then_some(home),
             scratch_access: kernel()

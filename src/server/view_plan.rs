@@ -17,6 +17,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::fixture::Places;
+
 /// The system folders every server reads: its programs, their libraries, the
 /// configuration they read at start. Each is there if the machine has it; a link
 /// (`/bin` to `usr/bin`) is made again as a link.
@@ -117,12 +119,10 @@ pub(crate) struct ViewOf<'a> {
     /// Where the tmpfs that becomes the server's `/` is mounted while the view is
     /// made: an empty folder, shared by every view (`view_folders.rs`).
     pub(crate) new_root: &'a Path,
-    /// The fixture root, where the server starts.
-    pub(crate) root: &'a Path,
-    /// The places a scenario gave beside the root (`given.outside`), bound at
-    /// their own paths after the shared steps, writable if `beside_writable`.
-    pub(crate) beside: &'a [PathBuf],
-    pub(crate) beside_writable: bool,
+    /// The fixture root, where the server starts, and the places a scenario gave
+    /// beside it (`given.outside`), bound at their own paths after the shared
+    /// steps, writable if `beside_writable`.
+    pub(crate) places: Places<'a>,
     /// An empty folder, bound read-only over each folder the view hides.
     pub(crate) empty: &'a Path,
     /// Where the server's scratch tmpfs is mounted (its `TMPDIR`), and the folder
@@ -156,12 +156,17 @@ const OVERLAYS: &str = ".toolspec-overlays";
 /// The view for `of`; `Err` names a path that cannot be put in it.
 pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
     let mut builder = shared_part(of)?;
-    builder.place(of.root, true)?;
-    for place in of.beside {
-        builder.place(place, of.beside_writable)?;
+    let Places {
+        root,
+        beside,
+        beside_writable,
+    } = of.places;
+    builder.place(root, true)?;
+    for place in beside {
+        builder.place(place, beside_writable)?;
     }
-    let start_in = std::fs::canonicalize(of.root)
-        .map_err(|e| format!("{} cannot be resolved: {e}", of.root.display()))?;
+    let start_in = std::fs::canonicalize(root)
+        .map_err(|e| format!("{} cannot be resolved: {e}", root.display()))?;
     Ok(ViewPlan {
         new_root: c_path(of.new_root)?,
         steps: builder.steps,
@@ -602,9 +607,7 @@ mod tests {
         plan(&ViewOf {
             new_root: &dir.join("view"),
             empty: &dir.join("empty"),
-            root,
-            beside: &[],
-            beside_writable: false,
+            places: Places::root_only(root),
             scratch: &dir.join("scratch"),
             home: Some(home),
             scratch_access: 7,
@@ -704,9 +707,11 @@ mod tests {
             let view = plan(&ViewOf {
                 new_root: &dir.path().join("view"),
                 empty: &dir.path().join("empty"),
-                root: &root,
-                beside: &beside,
-                beside_writable: writable,
+                places: Places {
+                    root: &root,
+                    beside: &beside,
+                    beside_writable: writable,
+                },
                 scratch: &dir.path().join("scratch"),
                 home: None,
                 scratch_access: 0,
@@ -855,9 +860,7 @@ mod tests {
         let view = plan(&ViewOf {
             new_root: &dir.path().join("view"),
             empty: &dir.path().join("empty"),
-            root: &root,
-            beside: &[],
-            beside_writable: false,
+            places: Places::root_only(&root),
             scratch: &scratch,
             home: None,
             scratch_access: 0,

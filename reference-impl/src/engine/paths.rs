@@ -74,10 +74,10 @@ pub(crate) enum PolicyError {
 /// Where a dialect's tools may reach when no `--allow-dir` is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Scope {
-    /// Only the root (gemini-cli, agent-tools, ikigai confine every path to it).
+    /// Only the root (gemini-cli and agent-tools confine every path to it).
     Root,
-    /// Anywhere on the machine (boris without allowed directories), deny
-    /// patterns aside.
+    /// Anywhere on the machine (boris and ikigai without allowed
+    /// directories), deny patterns aside.
     Anywhere,
 }
 

@@ -193,9 +193,14 @@ fn soak(dialect: &str) {
     let pools = Pools::new(&fixture);
     let mark = processes::new_mark(dialect);
     let log_file = tempfile::tempfile().expect("stderr log");
-    // boris confines file tools only to its allowed directories.
+    // boris and ikigai confine file tools only to their allowed directories
+    // (ikigai, like rel-04, confines nothing without one).
     let allow_root = [OsStr::new("--allow-dir"), fixture.root.as_os_str()];
-    let extra: &[&OsStr] = if dialect == "boris" { &allow_root } else { &[] };
+    let extra: &[&OsStr] = if matches!(dialect, "boris" | "ikigai") {
+        &allow_root
+    } else {
+        &[]
+    };
     let mut session = Session::start_with(
         dialect,
         &fixture.root,

@@ -7,8 +7,10 @@
 //! `src/a.c` and a pattern alone shows `a.c`. Matching does not recurse
 //! beyond what the pattern spells out, and results are sorted by their text.
 //!
-//! Nothing outside the root is listed or returned: a directory to list or a
-//! match whose real path (symlinks resolved) leaves the root is left out.
+//! Nothing confines the expansion to the root, as nothing confines
+//! glob(3): `../*`, `/tmp/*` or a symlink out of the root list what they
+//! name. Only what the path policy refuses (a folder outside `--allow-dir`,
+//! when the server is given one) is left out.
 
 use std::ffi::OsString;
 use std::io;
@@ -77,8 +79,9 @@ pub(crate) fn expand_with(
         let mut next = Vec::new();
         for (path, shown) in &candidates {
             match component.literal() {
-                // A name is looked up, not listed, so the directories on the
-                // way to the root (`/`, `/tmp`) may be walked through.
+                // A name is looked up, not listed, so a folder that may be
+                // entered but not listed (mode 0111, or one above the
+                // folders `--allow-dir` names) is walked through.
                 Some(name) => {
                     let child = path.join(&name);
                     if exists_as(policy, &child, last) {
@@ -86,7 +89,7 @@ pub(crate) fn expand_with(
                     }
                 }
                 None => {
-                    let Some(dir) = inside_root(policy, path) else {
+                    let Some(dir) = reachable(policy, path) else {
                         continue;
                     };
                     for (name, real_name) in sorted_names(policy, &dir) {
@@ -106,23 +109,23 @@ pub(crate) fn expand_with(
     }
     let mut found: Vec<Found> = candidates
         .into_iter()
-        .filter_map(|(path, shown)| inside_root(policy, &path).map(|real| Found { shown, real }))
+        .filter_map(|(path, shown)| reachable(policy, &path).map(|real| Found { shown, real }))
         .collect();
     found.sort_by(|a, b| a.shown.cmp(&b.shown));
     Ok(found)
 }
 
-/// The real path that `path` names, if it is the root or under it and the
-/// policy allows it.
-fn inside_root(policy: &PathPolicy, path: &Path) -> Option<PathBuf> {
-    let real = policy.follow(path).ok()?;
-    real.starts_with(policy.root()).then_some(real)
+/// The real path that `path` leads to (symlinks resolved), wherever it is,
+/// if the path policy allows it.
+fn reachable(policy: &PathPolicy, path: &Path) -> Option<PathBuf> {
+    policy.follow(path).ok()
 }
 
 /// Whether `path` exists (a dangling symlink counts, as a name that glob
 /// lists); a component that is not the last must also be a directory. A
-/// path the confinement will not look at (a directory on the way down to
-/// the root) is let through: [`inside_root`] has the last word on matches.
+/// path that cannot be looked at (EACCES, or a folder the policy refuses on
+/// the way down to an allowed one) is let through: [`reachable`] has the
+/// last word on matches.
 fn exists_as(policy: &PathPolicy, path: &Path, last: bool) -> bool {
     let looked = if last {
         policy.lstat(path).map(|_| true)
@@ -161,12 +164,21 @@ fn join(shown: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::paths::Scope;
     use std::fs;
 
-    fn tree() -> (tempfile::TempDir, PathPolicy) {
+    /// A temporary folder holding the root and, beside it, `outside/` with
+    /// `secret.txt` in it; the root holds a few files and `escape`, a link
+    /// to `outside/`. The policy is the one the ikigai adapter starts with
+    /// (`allow`: the folders `--allow-dir` would name).
+    fn tree_allowing(allow: &[&str]) -> (tempfile::TempDir, PathBuf, PathPolicy) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        let base = fs::canonicalize(dir.path()).expect("canonical");
+        let root = base.join("root");
         fs::create_dir_all(root.join("src/deep")).expect("mkdir");
+        fs::create_dir(base.join("outside")).expect("mkdir");
+        fs::write(base.join("outside/secret.txt"), "secret\n").expect("write");
+        std::os::unix::fs::symlink(base.join("outside"), root.join("escape")).expect("symlink");
         for file in [
             "a.c",
             "b.c",
@@ -177,7 +189,13 @@ mod tests {
         ] {
             fs::write(root.join(file), "x\n").expect("write");
         }
-        let policy = PathPolicy::new(&root, &[], &[], crate::engine::paths::Scope::Root).expect("policy");
+        let allow: Vec<PathBuf> = allow.iter().map(PathBuf::from).collect();
+        let policy = PathPolicy::new(&root, &allow, &[], Scope::Anywhere).expect("policy");
+        (dir, base, policy)
+    }
+
+    fn tree() -> (tempfile::TempDir, PathPolicy) {
+        let (dir, _, policy) = tree_allowing(&[]);
         (dir, policy)
     }
 
@@ -195,6 +213,10 @@ mod tests {
         let literal = expand(&policy, None, "src/deep/y.c").expect("valid");
         assert_eq!(shown(literal), ["src/deep/y.c"]);
         assert!(expand(&policy, None, "nothing*").expect("valid").is_empty());
+        assert_eq!(
+            expand(&policy, None, "[unclosed"),
+            Err(WildcardError::UnclosedBracket)
+        );
     }
 
     #[test]
@@ -213,16 +235,41 @@ mod tests {
         assert_eq!(shown(absolute), [format!("{root}/src/x.c")]);
     }
 
+    /// As glob(3): `..`, an absolute path and a link out of the root lead
+    /// where they lead, and what is there is listed.
     #[test]
-    fn nothing_outside_the_root_is_listed() {
-        let (_dir, policy) = tree();
+    fn what_the_pattern_names_outside_the_root_is_listed() {
+        let (_dir, base, policy) = tree_allowing(&[]);
+        let secret = base.join("outside/secret.txt");
+        let up = expand(&policy, None, "../outside/*").expect("valid");
+        assert_eq!(shown(up.clone()), ["../outside/secret.txt"]);
+        assert_eq!(up[0].real, secret);
+        let beside = expand(&policy, None, "../*").expect("valid");
+        assert_eq!(shown(beside), ["../outside", "../root"]);
+        let from_base = expand(&policy, Some("../outside"), "*.txt").expect("valid");
+        assert_eq!(shown(from_base), ["../outside/secret.txt"]);
+        let outside = base.join("outside").display().to_string();
+        let absolute = expand(&policy, None, &format!("{outside}/*")).expect("valid");
+        assert_eq!(shown(absolute), [format!("{outside}/secret.txt")]);
+        let linked = expand(&policy, None, "escape/*").expect("valid");
+        assert_eq!(shown(linked.clone()), ["escape/secret.txt"]);
+        assert_eq!(linked[0].real, secret);
+        let listed = expand(&policy, None, "*").expect("valid");
+        assert!(shown(listed).contains(&"escape".to_string()));
+    }
+
+    /// Given `--allow-dir`, the policy bounds what is listed: nothing
+    /// outside the allowed folder is, by `..`, an absolute path or a link.
+    #[test]
+    fn an_allowed_folder_bounds_the_expansion() {
+        let (_dir, base, policy) = tree_allowing(&["."]);
+        assert!(expand(&policy, None, "../outside/*").expect("valid").is_empty());
         assert!(expand(&policy, None, "../*").expect("valid").is_empty());
-        assert!(expand(&policy, None, "/*").expect("valid").is_empty());
-        std::os::unix::fs::symlink("/", policy.root().join("escape")).expect("symlink");
+        let outside = base.join("outside").display().to_string();
+        assert!(expand(&policy, None, &format!("{outside}/*"))
+            .expect("valid")
+            .is_empty());
         assert!(expand(&policy, None, "escape/*").expect("valid").is_empty());
-        assert_eq!(
-            expand(&policy, None, "[unclosed"),
-            Err(WildcardError::UnclosedBracket)
-        );
+        assert_eq!(shown(expand(&policy, None, "*.c").expect("valid")), ["a.c", "b.c"]);
     }
 }

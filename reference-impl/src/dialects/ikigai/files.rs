@@ -8,7 +8,7 @@ use rmcp::model::JsonObject;
 use super::mutations::Mutation;
 use super::params::argument_failure;
 use super::render::Data;
-use super::{confine, is_permission_denied, path_failure, Outcome};
+use super::{is_permission_denied, path_failure, resolve, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::{files, EngineError};
@@ -38,7 +38,7 @@ pub(crate) fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
     if path_arg.is_empty() {
         return Err(path_failure("File not found", &path_arg));
     }
-    let path = confine(ctx, &path_arg)?;
+    let path = resolve(ctx, &path_arg)?;
     let shown = named(ctx, &path_arg, &path);
     // Checked before opening: opening a FIFO would block.
     let meta = ctx.policy.stat(&path).map_err(|err| open_failure(&err, &shown))?;
@@ -78,7 +78,7 @@ pub(crate) fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
     if path_arg.is_empty() {
         return Err(path_failure("Cannot open file", &path_arg));
     }
-    let path = confine(ctx, &path_arg)?;
+    let path = resolve(ctx, &path_arg)?;
     let shown = named(ctx, &path_arg, &path);
     // As fopen(…, "w"): the directory must exist, and an existing file must
     // be writable (an atomic rename alone would replace a read-only file).

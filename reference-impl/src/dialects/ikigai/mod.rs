@@ -6,6 +6,13 @@
 //!
 //! Where the seed is silent the upstream program decides:
 //!
+//! - Paths are not confined (the seed says nothing of a root, and rel-04
+//!   confines nothing): a relative path is taken against the root, and any
+//!   path, through `..`, absolute or through a symlink, is opened wherever
+//!   it leads; glob and grep list and search whatever the pattern names.
+//!   Only the operating system refuses a path (EACCES is `Permission
+//!   denied: <path>`), or `--allow-dir`, this server's own option, which
+//!   confines it to the folders named and refuses in the same words.
 //! - `glob` and `grep` expand their pattern like `glob(3)`, relative to
 //!   `path` (or the root) and without recursion beyond what the pattern
 //!   spells out; matches are shown as `path` as written joined with the
@@ -25,9 +32,6 @@
 //!
 //! - Messages name the path as the caller wrote it (`File not found:
 //!   missing.txt`), as the seed's examples and upstream do.
-//! - Paths are confined to the root: a path that leaves it (by `..`, an
-//!   absolute path or a symlink) is `Permission denied: <path>`; glob and
-//!   grep leave such matches out.
 //! - An unclosed `[` in a glob is `Invalid glob pattern: <pattern>` (the
 //!   seed's example; glibc would take the `[` literally).
 //! - Back-references in a grep pattern are refused (the `regex` crate has
@@ -55,6 +59,7 @@ use std::path::PathBuf;
 use rmcp::model::JsonObject;
 
 use super::{Adapter, Call, Context, Failure, Reply};
+use crate::engine::paths::Scope;
 use crate::engine::EngineError;
 use mutations::Mutation;
 
@@ -68,14 +73,14 @@ fn path_failure(prefix: &str, path: &str) -> Failure {
     }
 }
 
-/// Resolves a path argument to a real path under the root. Leaving the root
-/// is refused as `Permission denied`, like a path the caller may not open.
-fn confine(ctx: &Context, raw: &str) -> Result<PathBuf, Failure> {
+/// Resolves a path argument to the real path it leads to, a relative one
+/// taken against the root, wherever that is: nothing confines it to the root.
+/// EACCES on the way, or a path outside the folders `--allow-dir` names, is
+/// `Permission denied`, as an `open` the caller may not make.
+fn resolve(ctx: &Context, raw: &str) -> Result<PathBuf, Failure> {
     match ctx.policy.resolve(raw) {
-        Ok(real) if real.starts_with(ctx.policy.root()) => Ok(real),
-        Ok(_) | Err(EngineError::AccessDenied { .. }) => {
-            Err(path_failure("Permission denied", raw))
-        }
+        Ok(real) => Ok(real),
+        Err(EngineError::AccessDenied { .. }) => Err(path_failure("Permission denied", raw)),
         Err(EngineError::Io { cause, .. }) if is_permission_denied(&cause) => {
             Err(path_failure("Permission denied", raw))
         }
@@ -90,9 +95,12 @@ fn is_permission_denied(cause: &str) -> bool {
 }
 
 /// The ikigai adapter, registered in `registry!` (`super`); every text it writes
-/// is its JSON result envelope.
+/// is its JSON result envelope. Without `--allow-dir`, its tools reach any
+/// path on the machine, as rel-04's do.
 pub(crate) const ADAPTER: Adapter =
-    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render).writing_json();
+    Adapter::new(Mutation::CATALOGUE, |_| tools::tools(), call, render::render)
+        .reaching(Scope::Anywhere)
+        .writing_json();
 
 /// Runs one tool; `None` for a name that is not one of the five.
 fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
@@ -107,4 +115,135 @@ fn call<'a>(ctx: &'a Context, name: &'a str, args: &'a JsonObject) -> Call<'a> {
         };
         Some(outcome.unwrap_or_else(Reply::Failure))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::engine::paths::PathPolicy;
+    use crate::engine::shell::Shell;
+    use crate::mutations::Mutations;
+
+    /// A temporary folder holding the root and, beside it, `outside/` with
+    /// `secret.txt`; the root holds `link.txt`, a link to that file, and
+    /// `out`, a link to that folder.
+    struct Tree {
+        _dir: tempfile::TempDir,
+        base: PathBuf,
+        ctx: Context,
+    }
+
+    /// The tree, served as the adapter starts (its scope, no `--allow-dir`)
+    /// unless `allow` names folders.
+    fn tree(allow: &[PathBuf]) -> Tree {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(dir.path()).expect("canonical");
+        let root = base.join("root");
+        std::fs::create_dir(&root).expect("mkdir");
+        std::fs::create_dir(base.join("outside")).expect("mkdir");
+        std::fs::write(base.join("outside/secret.txt"), "beside the root\n").expect("write");
+        std::os::unix::fs::symlink(base.join("outside/secret.txt"), root.join("link.txt"))
+            .expect("symlink");
+        std::os::unix::fs::symlink("../outside", root.join("out")).expect("symlink");
+        let ctx = Context {
+            policy: PathPolicy::new(&root, allow, &[], ADAPTER.scope).expect("policy"),
+            max_file_size: 1 << 20,
+            default_timeout: Duration::from_secs(10),
+            output_limit: 1 << 20,
+            read_only: false,
+            shell: Shell::new(root),
+            mutations: Mutations::of::<Mutation>(&[]),
+        };
+        Tree {
+            _dir: dir,
+            base,
+            ctx,
+        }
+    }
+
+    /// The tool's answer as JSON, and whether it is flagged an error.
+    async fn answer(ctx: &Context, tool: &str, args: Value) -> (Value, bool) {
+        let Value::Object(args) = args else {
+            panic!("arguments must be an object");
+        };
+        let reply = call(ctx, tool, &args).await.expect("a tool of ikigai's");
+        let rendered = render::render(&ctx.mutations, reply);
+        let text: Value = serde_json::from_str(&rendered.text).expect("JSON");
+        (text, rendered.is_error)
+    }
+
+    fn at(dir: &Path, name: &str) -> String {
+        dir.join(name).display().to_string()
+    }
+
+    /// As rel-04: a read by `..`, by an absolute path or through a link out of
+    /// the root is served, and so is a write; glob, grep and bash reach there
+    /// too.
+    #[tokio::test]
+    async fn paths_out_of_the_root_are_served() {
+        let Tree { base, ctx, .. } = &tree(&[]);
+        let secret = at(base, "outside/secret.txt");
+        for path in ["../outside/secret.txt", "link.txt", "out/secret.txt", &secret] {
+            let (read, is_error) = answer(ctx, "file_read", json!({ "path": path })).await;
+            assert!(!is_error, "{path}: {read}");
+            assert_eq!(read["data"]["output"], "beside the root\n", "{path}");
+        }
+        for (path, file) in [("../outside/new.txt", "new.txt"), ("out/other.txt", "other.txt")] {
+            let args = json!({ "path": path, "content": "written\n" });
+            let (wrote, is_error) = answer(ctx, "file_write", args).await;
+            assert!(!is_error, "{path}: {wrote}");
+            let written = std::fs::read_to_string(base.join("outside").join(file));
+            assert_eq!(written.ok().as_deref(), Some("written\n"), "{path}");
+        }
+        let (globbed, _) = answer(ctx, "glob", json!({ "pattern": "../outside/s*" })).await;
+        assert_eq!(globbed["data"]["output"], "../outside/secret.txt");
+        let (globbed, _) = answer(ctx, "glob", json!({ "pattern": "*", "path": "out" })).await;
+        assert_eq!(
+            globbed["data"]["output"],
+            "out/new.txt\nout/other.txt\nout/secret.txt"
+        );
+        let args = json!({ "pattern": "beside", "path": "../outside" });
+        let (grepped, _) = answer(ctx, "grep", args).await;
+        assert_eq!(
+            grepped["data"]["output"],
+            "../outside/secret.txt:1: beside the root"
+        );
+        let (grepped, _) = answer(ctx, "grep", json!({ "pattern": "root", "glob": "l*" })).await;
+        assert_eq!(grepped["data"]["output"], "link.txt:1: beside the root");
+        let args = json!({ "command": "cat ../outside/secret.txt" });
+        let (ran, _) = answer(ctx, "bash", args).await;
+        assert_eq!(ran["data"]["output"], "beside the root");
+    }
+
+    /// Missing files keep their wording wherever they are.
+    #[tokio::test]
+    async fn a_missing_file_out_of_the_root_is_not_found() {
+        let Tree { ctx, .. } = &tree(&[]);
+        let (read, is_error) = answer(ctx, "file_read", json!({ "path": "../outside/no.txt" })).await;
+        assert!(is_error);
+        assert_eq!(read["error"], "File not found: ../outside/no.txt");
+        let args = json!({ "path": "../nowhere/new.txt", "content": "x" });
+        let (wrote, is_error) = answer(ctx, "file_write", args).await;
+        assert!(is_error);
+        assert_eq!(wrote["error"], "Cannot open file: ../nowhere/new.txt");
+    }
+
+    /// This server's own `--allow-dir` still confines, in the words of an
+    /// `open` the caller may not make.
+    #[tokio::test]
+    async fn an_allowed_folder_still_confines() {
+        let Tree { ctx, .. } = &tree(&[PathBuf::from(".")]);
+        for path in ["../outside/secret.txt", "link.txt", "out/secret.txt"] {
+            let (read, is_error) = answer(ctx, "file_read", json!({ "path": path })).await;
+            assert!(is_error, "{path}: {read}");
+            assert_eq!(read["error"], format!("Permission denied: {path}"));
+        }
+        let (globbed, _) = answer(ctx, "glob", json!({ "pattern": "out/*" })).await;
+        assert_eq!(globbed["data"]["count"], 0);
+    }
 }

@@ -7,7 +7,7 @@ use super::expand::{expand_with, Found, LeadingDot};
 use super::mutations::Mutation;
 use super::params::argument_failure;
 use super::render::Data;
-use super::{confine, ere, Outcome};
+use super::{ere, resolve, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::files;
@@ -22,11 +22,12 @@ fn base_arg(args: &Args) -> Result<Option<String>, Failure> {
         .filter(|path| !path.is_empty()))
 }
 
-/// Expands `pattern` under the base. A base outside the root is refused; a
-/// base that does not exist simply matches nothing.
+/// Expands `pattern` under the base, wherever the base leads. A base the
+/// path cannot be resolved to (EACCES on the way, a link loop) is refused as
+/// a path is; a base that does not exist simply matches nothing.
 fn find(ctx: &Context, base: Option<&str>, pattern: &str) -> Result<Vec<Found>, Failure> {
     if let Some(base) = base {
-        confine(ctx, base)?;
+        resolve(ctx, base)?;
     }
     let leading_dot = if ctx.mutations.is_active(Mutation::GlobMatchesDotfiles) {
         LeadingDot::Wildcard
@@ -166,7 +167,8 @@ const LINES: Want = Want::Lines {
 
 /// A match and, when it is a directory, every regular file below it (the
 /// `grep-recursive` mutation; upstream searches only what the glob names).
-/// Symlinks below are not followed, so nothing outside the root is reached.
+/// Symlinks below are not followed, so a link to a folder above cannot
+/// make the walk endless.
 fn descend(ctx: &Context, found: Found) -> Vec<Found> {
     if !ctx.policy.stat(&found.real).is_ok_and(|meta| meta.is_dir()) {
         return vec![found];
@@ -211,10 +213,11 @@ impl LineRules {
 /// A regular file's bytes, or `None` when it is not one (a directory, a
 /// FIFO), is over the size limit, or cannot be read: such files are
 /// skipped, as upstream skips what it cannot open. The engine opens it once
-/// through the confined handles and holds what it opened to both rules, so
-/// a file swapped for a link, a FIFO or a larger file after the glob found
-/// it is neither followed out of the root nor read past the limit. Bytes
-/// that are not UTF-8 are searched as their lossy decoding.
+/// and holds what it opened to both rules, so a FIFO or a larger file
+/// swapped in after the glob found it neither hangs the search nor is read
+/// past the limit. Where the glob led out of the root, the file there is
+/// read like any other (nothing is confined). Bytes that are not UTF-8 are
+/// searched as their lossy decoding.
 fn readable(ctx: &Context, file: &Found) -> Option<Vec<u8>> {
     files::read(&ctx.policy, &file.real, ctx.max_file_size).ok()
 }
@@ -249,11 +252,11 @@ fn matching_lines<'a>(regex: &Regex, content: &'a str, rules: LineRules) -> Vec<
 mod tests {
     use super::*;
 
-    /// Only a regular file within the root and the size limit is read: a
-    /// directory, a FIFO (without hanging), a file over the limit and a
-    /// link leading out of the root are skipped.
+    /// Only a regular file within the size limit is read: a directory, a
+    /// FIFO (without hanging) and a file over the limit are skipped; a link
+    /// leading out of the root is read like any other (nothing is confined).
     #[test]
-    fn only_regular_files_within_the_root_and_the_limit_are_read() {
+    fn only_regular_files_within_the_limit_are_read() {
         use crate::engine::paths::{PathPolicy, Scope};
         use crate::engine::shell::Shell;
         use crate::mutations::Mutations;
@@ -271,7 +274,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("out.txt"))
             .expect("symlink");
         let ctx = Context {
-            policy: PathPolicy::new(&root, &[], &[], Scope::Root).expect("policy"),
+            policy: PathPolicy::new(&root, &[], &[], Scope::Anywhere).expect("policy"),
             max_file_size: 16,
             default_timeout: std::time::Duration::from_secs(1),
             output_limit: 1 << 20,
@@ -287,7 +290,8 @@ mod tests {
             readable(&ctx, &found).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         };
         assert_eq!(read("small.txt").as_deref(), Some("small"));
-        for skipped in ["large.txt", "folder", "fifo", "out.txt"] {
+        assert_eq!(read("out.txt").as_deref(), Some("secret"));
+        for skipped in ["large.txt", "folder", "fifo"] {
             assert_eq!(read(skipped), None, "{skipped}");
         }
     }

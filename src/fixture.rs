@@ -24,11 +24,13 @@ use crate::scenario::{FileDetail, FileSpec, Outside, ROOT_FOLDER};
 mod initial;
 mod live;
 mod outside;
+mod tree;
 
 pub(crate) use initial::Initial;
 use initial::SizedFile;
 pub(crate) use live::{make_listed_dir, remove_every_fixture, ListedDir};
 pub(crate) use outside::OutsidePlaces;
+pub(crate) use tree::Tree;
 
 /// Where a server under test works: its root, and the places a scenario gave
 /// beside it, which its isolated view shows at their own paths (read-only unless
@@ -221,6 +223,12 @@ impl Fixture {
             }
             None => Places::root_only(&self.root),
         }
+    }
+
+    /// Everything in the temporary folder now: the root (as `root/…`) and the
+    /// places beside it.
+    pub(crate) fn tree(&self) -> Tree {
+        Tree::read(&self.container, None)
     }
 
     /// The places beside the root the scenario gave, if it gave some.

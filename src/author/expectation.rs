@@ -38,7 +38,7 @@ pub(crate) fn expected(
         return Err(format!("the oracle gave no answer ({})", first_line(why)));
     }
     match observed.kind {
-        Kind::Convention => {
+        Kind::Escape | Kind::Convention => {
             let spec = spec_expected(&judged.oracle, convention, masks)?;
             let mut written = vec![spec];
             let texts_differ = match (&judged.oracle, &judged.subject) {
@@ -248,6 +248,7 @@ mod tests {
             key: "k".into(),
             kind,
             fixture: Default::default(),
+            outside: Vec::new(),
             settings: Default::default(),
             calls: vec![RecordedCall {
                 tool: "view".into(),

@@ -41,9 +41,12 @@ use serde_json::{Map, Value};
 /// What kind of difference a case showed, which decides the scenarios written: a
 /// `Convention` one gets a `basis: spec` scenario with what the convention reads
 /// (and a `basis: upstream` one with the exact text where the texts differ too);
-/// `Text` and `Files` get a `basis: upstream` one only.
+/// `Text` and `Files` get a `basis: upstream` one only. An `Escape` (the subject
+/// left its root) gets what a `Convention` one gets, with the places beside the
+/// root given: `run` judges the escape itself whatever the `then` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
+    Escape,
     Convention,
     Text,
     Files,
@@ -52,6 +55,7 @@ pub(crate) enum Kind {
 impl Kind {
     pub(crate) fn label(self) -> &'static str {
         match self {
+            Kind::Escape => "escape",
             Kind::Convention => "convention",
             Kind::Text => "text",
             Kind::Files => "files",
@@ -138,6 +142,9 @@ pub(crate) struct Observed {
     pub kind: Kind,
     /// Path under the root -> entry.
     pub fixture: BTreeMap<String, FixtureEntry>,
+    /// The places beside the root (`given.outside`, written writable), when the
+    /// case had some.
+    pub outside: Vec<String>,
     /// The server settings the case started both sides with (`given.settings`).
     pub settings: BTreeMap<String, Value>,
     /// The calls in order; the last is the judged one, the others are set-up.

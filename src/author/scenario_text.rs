@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::covers::cover_for;
 use super::expectation::Expected;
-use super::{FixtureEntry, Observed, RecordedCall};
+use super::{FixtureEntry, Kind, Observed, RecordedCall};
 use crate::scenario::{Basis, Suite};
 
 /// A scenario file to write: its file name and its text.
@@ -109,14 +109,21 @@ fn note(observed: &Observed, expected: &Expected) -> String {
     let subject = observed
         .judged()
         .and_then(|c| c.subject.as_ref())
-        .map(|a| format!(" The subject answered: {}.", a.summary()))
+        .map(|a| {
+            format!(
+                " The subject answered: {}.",
+                a.summary().trim_end_matches('.')
+            )
+        })
         .unwrap_or_default();
+    let kind = match observed.kind {
+        Kind::Escape => "an escape from the root".to_string(),
+        other => format!("a {} difference", other.label()),
+    };
     format!(
-        "Written by {} (a {} difference).{subject} The expected answer ({}) was written \
+        "Written by {} ({kind}).{subject} The expected answer ({}) was written \
          from the oracle's answer and has not been checked against the real program.",
-        observed.provenance,
-        observed.kind.label(),
-        expected.what
+        observed.provenance, expected.what
     )
 }
 
@@ -180,7 +187,12 @@ pub(crate) fn draft(
         text.push_str(&format!("    note: {}\n", quoted(&note(observed, one))));
         let files = given_files(&observed.fixture);
         let setup = &observed.calls[..observed.calls.len() - 1];
-        if !files.is_empty() || !setup.is_empty() || !observed.settings.is_empty() {
+        let outside = &observed.outside;
+        if !files.is_empty()
+            || !setup.is_empty()
+            || !observed.settings.is_empty()
+            || !outside.is_empty()
+        {
             text.push_str("    given:\n");
             if !observed.settings.is_empty() {
                 let settings: Map<String, Value> = observed
@@ -199,6 +211,13 @@ pub(crate) fn draft(
                     text.push_str(&line);
                     text.push('\n');
                 }
+            }
+            if !outside.is_empty() {
+                let files = Value::Array(outside.iter().cloned().map(Value::String).collect());
+                text.push_str(&format!(
+                    "      outside: {{ files: {}, writable: true }}\n",
+                    yaml_value(&files)
+                ));
             }
             if !setup.is_empty() {
                 text.push_str("      calls:\n");

@@ -158,6 +158,12 @@ pub(crate) fn explore_command(
         .map_err(|why| CliError::Explore(format!("suite {}: {why}", suite.name)))?;
     let mut data = load_explore_data(suite, &listed, suite.config.settings())?;
     let not_drawn = data.keep_settings(|name| oracle.expresses(name) && subject.expresses(name));
+    data.confining = suite
+        .config
+        .confinement
+        .as_ref()
+        .map(|c| c.when_settings.clone())
+        .unwrap_or_default();
     let baseline = match &args.baseline {
         Some(path) => read_baseline(path).map_err(CliError::Explore)?,
         None => Baseline::default(),
@@ -227,6 +233,7 @@ pub(crate) fn explore_command(
             tasks: data.tasks.as_ref(),
             call_timeout,
             subject_lacks: &subject_lacks,
+            confinement: suite.config.confinement.as_ref(),
         },
         data: &data,
         seed,
@@ -399,7 +406,7 @@ fn count_clean_calls(
 struct Tally {
     calls: usize,
     divergences: usize,
-    by_level: [usize; 4],
+    by_level: [usize; Level::ALL.len()],
     failed: usize,
     /// Calls of tools the subject does not list, up to each case's divergence.
     unsupported: usize,
@@ -428,7 +435,7 @@ fn show(
     let mut tally = Tally {
         calls: 0,
         divergences: 0,
-        by_level: [0; 4],
+        by_level: [0; Level::ALL.len()],
         failed: 0,
         unsupported: 0,
     };
@@ -565,6 +572,12 @@ fn show_case(case: &Case, divergence: &Divergence) {
         say("  fixture: (empty)");
     } else {
         say(format_args!("  fixture: {}", files.join(", ")));
+    }
+    if !case.fixture.outside.is_empty() {
+        say(format_args!(
+            "  beside the root: {}",
+            case.fixture.outside.join(", ")
+        ));
     }
     if !case.settings.is_empty() {
         say(format_args!("  settings: {}", json!(case.settings)));
@@ -811,6 +824,7 @@ fn report_json(
                     "modes": case.fixture.modes.iter()
                         .map(|(name, mode)| (name.clone(), format!("{mode:o}")))
                         .collect::<BTreeMap<String, String>>(),
+                    "outside": case.fixture.outside,
                     "settings": case.settings,
                     "oracle": d.difference.oracle,
                     "subject": d.difference.subject,
@@ -898,7 +912,7 @@ fn report_json(
         json!({"file": baseline.file, "classes": classes})
     });
     json!({
-        "schema_version": 4,
+        "schema_version": 5,
         "suite": suite,
         "seed": seed,
         "settings_drawn": settings_drawn,

@@ -3,15 +3,17 @@
 //! (`fixture/outside.rs`), made a verdict of its own whatever the scenario's
 //! expectations say.
 
+use serde_json::{Map, Value};
+
 use super::verdict::{Escape, EscapeKind};
 use crate::fixture::Fixture;
-use crate::scenario::Call;
 
-/// The escape `call` made, if it made one: `answer` is what it returned, `stderr`
-/// what the server has written to stderr so far.
-pub(super) fn escape_of(
+/// The escape a call of `tool` with `args` (as the suite or explore wrote them,
+/// placeholders unfilled) made, if it made one: `answer` is what it returned,
+/// `stderr` what the server has written to stderr so far.
+pub(crate) fn escape_of(
     fixture: &Fixture,
-    call: &Call,
+    (tool, args): (&str, &Map<String, Value>),
     answer: &str,
     stderr: &str,
 ) -> Option<Escape> {
@@ -25,8 +27,8 @@ pub(super) fn escape_of(
     };
     Some(Escape {
         kind,
-        tool: call.tool.clone(),
-        given: path_given(call),
+        tool: tool.to_string(),
+        given: path_given(args),
         reached,
     })
 }
@@ -35,12 +37,11 @@ pub(super) fn escape_of(
 /// `directory`).
 const PATH_WORDS: [&str; 6] = ["path", "dir", "file", "cwd", "folder", "root"];
 
-/// The argument of `call` that names a path, as the suite wrote it: the first
+/// The argument of `args` that names a path, as the suite wrote it: the first
 /// string whose argument's name says so, else the first that holds `{root}`,
 /// `{outside}`, a `/` or `..`, else the first string.
-fn path_given(call: &Call) -> String {
-    let strings: Vec<(&String, &str)> = call
-        .args
+fn path_given(args: &Map<String, Value>) -> String {
+    let strings: Vec<(&String, &str)> = args
         .iter()
         .filter_map(|(name, value)| Some((name, value.as_str()?)))
         .collect();

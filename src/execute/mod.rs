@@ -7,7 +7,7 @@
 pub(crate) mod cache_folder;
 pub(crate) mod cancel;
 pub(crate) mod durations;
-mod escape;
+pub(crate) mod escape;
 pub(crate) mod parallel;
 pub(crate) mod schedule;
 mod unsupported;
@@ -342,8 +342,12 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         let outcome = make_call(session, target, call, &bindings, timeout).await;
         if confined {
             let answer = outcome.answer_text(ANSWER_LIMIT);
-            if let Some(escape) = escape::escape_of(fixture, call, &answer, &session.stderr_tail())
-            {
+            if let Some(escape) = escape::escape_of(
+                fixture,
+                (&call.tool, &call.args),
+                &answer,
+                &session.stderr_tail(),
+            ) {
                 return Verdict::Escape(escape);
             }
         }
@@ -379,7 +383,12 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     let outcome = make_call(session, target, last, &bindings, timeout).await;
     let answer = report.answer.insert(outcome.answer_text(ANSWER_LIMIT));
     if confined {
-        if let Some(escape) = escape::escape_of(fixture, last, answer, &session.stderr_tail()) {
+        if let Some(escape) = escape::escape_of(
+            fixture,
+            (&last.tool, &last.args),
+            answer,
+            &session.stderr_tail(),
+        ) {
             return Verdict::Escape(escape);
         }
     }

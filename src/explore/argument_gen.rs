@@ -10,7 +10,7 @@ use fastrand::Rng;
 use serde_json::{json, Map, Value};
 
 use super::explore_file::{ExploredTool, Meaning};
-use super::fixture_gen::{generate_text, GeneratedFixture, CANARY, WORDS};
+use super::fixture_gen::{generate_text, GeneratedFixture, OUTSIDE_BY_DOTS, WORDS};
 use super::patch_gen::generate_patch;
 use super::shell_gen::{generate_command, generate_command_without_files};
 
@@ -177,7 +177,8 @@ fn fields_of(
 }
 
 /// An existing file or folder, a missing one (in an existing folder or not), a
-/// relative path, one outside the root (the canary), one through `..`, or empty.
+/// relative path, the file beside the root by `..`, one through `..` that stays
+/// inside, or empty. The other ways out are mixed in later (`escape_gen.rs`).
 fn path(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
     let files: Vec<&str> = fixture.files().map(|(n, _)| n).collect();
     let folders = fixture.folders();
@@ -190,7 +191,7 @@ fn path(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
     let links: Vec<&String> = fixture.links.keys().collect();
     match rng.u8(..13) {
         0..=3 => format!("{{root}}/{any_file}"),
-        // Through a link: to a file or folder, dangling, or out to the canary.
+        // Through a link: to a file or folder, dangling, or out of the root.
         12 if !links.is_empty() => format!("{{root}}/{}", pick(rng, &links)),
         12 => format!("{{root}}/{any_file}"),
         4 => "{root}".to_string(),
@@ -199,7 +200,7 @@ fn path(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
         6 => "{root}/missing.txt".to_string(),
         7 => "{root}/no-such-dir/new.txt".to_string(),
         8 => any_file,
-        9 => format!("{{root}}/../{CANARY}"),
+        9 => OUTSIDE_BY_DOTS.to_string(),
         10 => match file() {
             Some(f) => format!("{{root}}/src/../{f}"),
             None => "{root}/..".to_string(),
@@ -326,7 +327,7 @@ mod tests {
             .iter()
             .filter_map(|c| c.get("path")?.as_str())
             .collect();
-        assert!(paths.iter().any(|p| p.contains("/../outside/")));
+        assert!(paths.contains(&OUTSIDE_BY_DOTS));
         assert!(paths.iter().any(|p| p.contains("missing")));
         assert!(paths.iter().any(|p| !p.is_empty() && !p.starts_with('{')));
         assert!(calls.iter().any(|c| !c.contains_key("pattern")));

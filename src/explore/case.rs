@@ -9,6 +9,7 @@ use fastrand::Rng;
 use serde_json::{Map, Value};
 
 use super::argument_gen::generate_arguments;
+use super::escape_gen::{add_escape_route, confine_sometimes};
 use super::explore_file::{ExploreData, Meaning, TaskRules};
 use super::fixture_gen::{generate_fixture, GeneratedFixture};
 use super::ignore_gen::add_ignore_files;
@@ -58,6 +59,10 @@ const IGNORE_STREAM: u64 = 0x160e_f11e;
 /// (`rare_gen.rs`), from a stream of their own.
 const RARE_STREAM: u64 = 0x4a2e_0dd5;
 
+/// Mixed into a case's seed for its route out of the root (`escape_gen.rs`),
+/// drawn last, from a stream of its own.
+const ESCAPE_STREAM: u64 = 0xe5ca_9e0f;
+
 /// The seed of case `number` of a run seeded `seed`: both mixed by splitmix64, so
 /// neighbouring cases and neighbouring seeds share no stream.
 pub(crate) fn case_seed(seed: u64, number: u64) -> u64 {
@@ -97,10 +102,15 @@ pub(crate) fn generate_case(seed: u64, number: u64, data: &ExploreData) -> Case 
         &mut calls,
         data,
     );
-    let settings = generate_settings(
+    let mut escape_rng = Rng::with_seed(case_seed(seed, number) ^ ESCAPE_STREAM);
+    let routed = add_escape_route(&mut escape_rng, &mut fixture, &mut calls, data);
+    let mut settings = generate_settings(
         &mut Rng::with_seed(case_seed(seed, number) ^ SETTINGS_STREAM),
         &data.settings,
     );
+    if routed {
+        confine_sometimes(&mut escape_rng, &mut settings, data);
+    }
     Case {
         number,
         fixture,
@@ -198,6 +208,7 @@ mod tests {
             ],
             masks: Vec::new(),
             tasks: None,
+            confining: Vec::new(),
             settings: BTreeMap::from([
                 ("max_file_size".to_string(), vec![serde_json::json!(16)]),
                 ("read_only".to_string(), vec![Value::Bool(true)]),

@@ -1,5 +1,6 @@
 //! The two sides' answers to one call, compared at the levels explore reports:
-//! by the suite's result convention (what the spec fixes), by the exact text with
+//! whether either side escaped its root where the suite's program is meant to stay
+//! inside it (judged by effect, as `run` judges it), by the suite's result convention (what the spec fixes), by the exact text with
 //! the root and the suite's masks applied (JSON compared as JSON), and by the files
 //! each side left behind. The convention is read by the judge's own code.
 
@@ -8,13 +9,16 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::fixture::OutsidePlaces;
 use crate::judge::diff::unified_between;
-use crate::scenario::Convention;
+use crate::scenario::{Convention, OUTSIDE_FOLDER};
 use crate::server::outcome::CallOutcome;
 
 /// Where two answers part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Level {
+    /// A side meant to stay inside its root read or changed a place beside it.
+    Escape,
     /// One side crashed, hung or broke the protocol and the other did not.
     Broken,
     /// The suite's convention reads the two answers differently.
@@ -28,6 +32,7 @@ pub(crate) enum Level {
 impl Level {
     pub(crate) fn label(self) -> &'static str {
         match self {
+            Level::Escape => "escape",
             Level::Broken => "broken",
             Level::Convention => "convention",
             Level::Text => "text",
@@ -35,8 +40,13 @@ impl Level {
         }
     }
 
-    pub(crate) const ALL: [Level; 4] =
-        [Level::Broken, Level::Convention, Level::Text, Level::Files];
+    pub(crate) const ALL: [Level; 5] = [
+        Level::Escape,
+        Level::Broken,
+        Level::Convention,
+        Level::Text,
+        Level::Files,
+    ];
 }
 
 /// What differs at one level: each side's reading and their diff.
@@ -48,18 +58,29 @@ pub(crate) struct Difference {
     pub diff: String,
 }
 
-/// How a side's texts are masked before they are compared: its own root, the
-/// fixture around it, and the suite's masks.
+/// How a side's texts are masked before they are compared: the canaries beside
+/// its root (each named by what holds it), its own root, the place beside it, the
+/// fixture around them, and the suite's masks.
 pub(crate) struct Masking<'a> {
     pub root: &'a str,
     pub fixture: &'a str,
+    pub outside: Option<&'a OutsidePlaces>,
     pub masks: &'a [Regex],
 }
 
 impl Masking<'_> {
     pub(crate) fn apply(&self, text: &str) -> String {
+        let unmasked;
+        let text = match self.outside {
+            Some(outside) => {
+                unmasked = outside.masked(text, |shown| format!("{{canary: the {shown}}}"));
+                unmasked.as_str()
+            }
+            None => text,
+        };
         let mut masked = text
             .replace(self.root, "{root}")
+            .replace(&format!("{}/{OUTSIDE_FOLDER}", self.fixture), "{outside}")
             .replace(self.fixture, "{fixture}");
         for mask in self.masks {
             masked = mask.replace_all(&masked, "{masked}").into_owned();
@@ -220,6 +241,7 @@ mod tests {
         Masking {
             root,
             fixture: "/tmp/f",
+            outside: None,
             masks: NO_MASKS,
         }
     }
@@ -303,6 +325,7 @@ mod tests {
         let masking = |root| Masking {
             root,
             fixture: "/x",
+            outside: None,
             masks: &masks,
         };
         let o = result(None, "ok\nPGID: 12");

@@ -1,8 +1,10 @@
-//! One case run on both sides: each in its own copy of the generated fixture, with
-//! its own server, the calls made in step (each side's renames applied to its own
-//! calls), and the answers and the files compared after every call. The case stops
-//! at its first divergence, and both servers are stopped and both fixtures removed
-//! however it ends.
+//! One case run on both sides: each in its own copy of the generated fixture (the
+//! places beside its root included, writable), with its own server, the calls made
+//! in step (each side's renames applied to its own calls), and after every call,
+//! where the suite's program is meant to stay inside its root, each side judged for
+//! an escape as `run` judges one; then the answers and the files compared. The case
+//! stops at its first divergence, and both servers are stopped and both fixtures
+//! removed however it ends.
 
 use std::time::Duration;
 
@@ -15,10 +17,9 @@ use super::compare::{
     compare_answers, compare_files, difference, is_broken, Difference, Level, Masking,
 };
 use super::explore_file::TaskRules;
-use super::fixture_gen::{CANARY_DIR, ROOT_DIR};
-use super::left_behind::listing;
-use crate::fixture::{Fixture, Places};
-use crate::scenario::{Bindings, Convention};
+use crate::execute::escape::escape_of;
+use crate::fixture::Fixture;
+use crate::scenario::{Bindings, Convention, Outside, SuiteConfinement, OUTSIDE_FOLDER};
 use crate::server::outcome::CallOutcome;
 use crate::server::{Session, Target};
 
@@ -34,7 +35,20 @@ pub(crate) struct Sides<'a> {
     /// Suite tools the subject does not list: their calls are UNSUPPORTED, made
     /// on neither side, so both go on from the same state.
     pub subject_lacks: &'a [String],
+    /// The suite's `confinement:`: a case started with settings under which its
+    /// program stays inside its root is judged for escapes after every call.
+    pub confinement: Option<&'a SuiteConfinement>,
 }
+
+impl Sides<'_> {
+    /// Whether the servers of `case` are meant to stay inside their roots.
+    pub(crate) fn confine(&self, case: &Case) -> bool {
+        self.confinement.is_some_and(|c| c.confines(&case.settings))
+    }
+}
+
+/// What a side that did not escape reads at the escape level.
+const STAYED_INSIDE: &str = "stayed inside the root";
 
 /// Where a case diverged.
 #[derive(Debug, Clone)]
@@ -128,35 +142,62 @@ impl Live {
         Masking {
             root: &self.root,
             fixture: &self.around,
+            outside: self.fixture.outside(),
             masks,
         }
     }
+
+    /// The escape `call`, answered with `outcome`, made on this side, as a report
+    /// line, if it made one.
+    fn escape(&self, call: &GeneratedCall, outcome: &CallOutcome) -> Option<String> {
+        let answer = outcome.answer_text(usize::MAX);
+        let stderr = self.session.stderr_tail();
+        escape_of(&self.fixture, (&call.tool, &call.args), &answer, &stderr).map(|e| e.line())
+    }
+
+    /// `text` as a scenario would expect it: the root written `{root}`, the folder
+    /// beside it `{outside}`, and a canary `[..]` (each run draws its own).
+    pub(crate) fn as_written(&self, text: &str) -> String {
+        let text = match self.fixture.outside() {
+            Some(outside) => outside.masked(text, |_| "[..]".to_string()),
+            None => text.to_string(),
+        };
+        text.replace(&self.root, "{root}")
+            .replace(&format!("{}/{OUTSIDE_FOLDER}", self.around), "{outside}")
+    }
+
+    /// Everything in the side's temporary folder, one masked line per entry.
+    fn listing(&self, masks: &[Regex]) -> String {
+        let masking = self.masking(masks);
+        self.fixture.tree().listing(|line| masking.apply(line))
+    }
 }
 
-/// Builds one side's fixture, and starts its server in the root inside it.
+/// Builds one side's fixture, the places beside its root included (writable, so
+/// a write that escapes can happen and be seen), and starts its server in the
+/// root with those places in its view.
 pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Result<Live, String> {
-    let fixture = Fixture::build(&case.fixture.file_specs())
+    let outside = Outside {
+        files: case.fixture.outside.clone(),
+        writable: true,
+    };
+    let outside = (!outside.files.is_empty()).then_some(&outside);
+    let fixture = Fixture::build_over(None, &case.fixture.file_specs(), outside)
         .map_err(|e| format!("cannot build the fixture: {e}"))?;
-    let root_path = fixture.root().join(ROOT_DIR);
-    let root = root_path.display().to_string();
-    let around = fixture.root().display().to_string();
-    // The canary beside the root is in the server's view, read-only, as the rest
-    // of the machine is: a server that reaches out of its root finds it there.
-    let target = target.reading(fixture.root().join(CANARY_DIR));
-    let session = Session::launch(
-        &target,
-        Places::root_only(&root_path),
-        &case.settings,
-        timeout,
-    )
-    .await
-    .map_err(|e| {
-        if e.stderr_tail.is_empty() {
-            e.message
-        } else {
-            format!("{}\nstderr:\n{}", e.message, e.stderr_tail)
-        }
-    })?;
+    let root = fixture.root().display().to_string();
+    let around = match fixture.root().parent() {
+        Some(around) => around.display().to_string(),
+        None => root.clone(),
+    };
+    let session = Session::launch(target, fixture.places(), &case.settings, timeout)
+        .await
+        .map_err(|e| {
+            if e.stderr_tail.is_empty() {
+                e.message
+            } else {
+                format!("{}\nstderr:\n{}", e.message, e.stderr_tail)
+            }
+        })?;
     let mut bindings = Bindings::new(&root);
     bindings.bind(TASK, NO_TASK);
     Ok(Live {
@@ -218,6 +259,7 @@ async fn make_calls(
     oracle: &mut Live,
     subject: &mut Live,
 ) -> (usize, Option<Divergence>) {
+    let confined = sides.confine(case);
     for (index, call) in case.calls.iter().enumerate() {
         if sides.subject_lacks.contains(&call.tool) {
             continue;
@@ -226,19 +268,32 @@ async fn make_calls(
             oracle.call(sides, sides.oracle, call),
             subject.call(sides, sides.subject, call)
         );
+        let escaped = if confined {
+            match (
+                oracle.escape(call, &o_outcome),
+                subject.escape(call, &s_outcome),
+            ) {
+                (None, None) => None,
+                (o, s) => Some(difference(
+                    Level::Escape,
+                    o.unwrap_or_else(|| STAYED_INSIDE.to_string()),
+                    s.unwrap_or_else(|| STAYED_INSIDE.to_string()),
+                )),
+            }
+        } else {
+            None
+        };
         let o_masking = oracle.masking(sides.masks);
         let s_masking = subject.masking(sides.masks);
-        let difference = compare_answers(
-            sides.convention,
-            (&o_outcome, &o_masking),
-            (&s_outcome, &s_masking),
-        )
-        .or_else(|| {
-            compare_files(
-                &listing(oracle.fixture.handle(), &o_masking),
-                &listing(subject.fixture.handle(), &s_masking),
-            )
-        });
+        let difference = escaped
+            .or_else(|| {
+                compare_answers(
+                    sides.convention,
+                    (&o_outcome, &o_masking),
+                    (&s_outcome, &s_masking),
+                )
+            })
+            .or_else(|| compare_files(&oracle.listing(sides.masks), &subject.listing(sides.masks)));
         if let Some(difference) = difference {
             let stderr_tail = if difference.level == Level::Broken {
                 subject.session.stderr_tail()

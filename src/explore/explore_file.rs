@@ -146,6 +146,10 @@ pub(crate) struct ExploreData {
     pub settings: BTreeMap<String, Vec<serde_json::Value>>,
     /// How background tasks are read; required when an argument is a `task-id`.
     pub tasks: Option<TaskRules>,
+    /// The settings under which the suite's program stays inside its root
+    /// (`confinement.when_settings` in `suite.yaml`): a case given a route out of
+    /// its root draws one of them more often (`escape_gen.rs`).
+    pub confining: Vec<String>,
 }
 
 impl ExploreData {
@@ -439,6 +443,7 @@ pub(crate) fn explore_data_from_text(
             masks,
             tasks,
             settings: written.settings,
+            confining: Vec::new(),
         })
     } else {
         Err(errors)

@@ -1,10 +1,14 @@
 //! Generated fixtures: a few files of the kinds servers get wrong (nested
 //! folders, empty files, no final newline, CRLF, multibyte UTF-8, NUL bytes, lines
 //! past 2,000 characters, files past 2,000 lines), links (inside the root,
-//! dangling, and out of it to the canary folder) and modes on files and folders,
-//! under `root/`, beside a canary folder `outside/` that a path outside the root
-//! leads to, so a server that reaches out of its root leaves a trace that the files
-//! comparison sees, inside the temporary folder that is removed afterwards.
+//! dangling, and out of it: to a file or the folder beside it, by a relative or an
+//! absolute target, or to a file not there yet) and modes on files and folders, and
+//! beside the root the places a scenario's `given.outside` makes: a file in
+//! `{outside}` and one in a sibling named like the root (`{root}-x`), each holding
+//! a canary of its own. A server meant to stay inside its root that reads or
+//! changes them has escaped (`differential.rs`); one that may leave it leaves a
+//! trace the files comparison sees, inside the temporary folder that is removed
+//! afterwards.
 
 use std::collections::BTreeMap;
 
@@ -12,12 +16,17 @@ use fastrand::Rng;
 
 use crate::scenario::{FileDetail, FileMode, FileSpec};
 
-/// The folder the server is started in, inside the fixture.
-pub(crate) const ROOT_DIR: &str = "root";
-/// The folder beside the root that holds the canary.
-pub(crate) const CANARY_DIR: &str = "outside";
-/// The canary file beside the root.
-pub(crate) const CANARY: &str = "outside/canary.txt";
+/// The places beside the root every generated fixture has, as `given.outside`
+/// names them: a file in `{outside}`, and one in a sibling of the root whose name
+/// starts with the root's (which a check by string prefix admits).
+pub(crate) const OUTSIDE_FILES: [&str; 2] = ["secret.txt", SIBLING_FILE];
+
+/// The file in the root's sibling, as a path argument names it too.
+pub(crate) const SIBLING_FILE: &str = "{root}-x/secret.txt";
+
+/// The file beside the root as a call reaches it by `..`, and by an absolute path.
+pub(crate) const OUTSIDE_BY_DOTS: &str = "{root}/../outside/secret.txt";
+pub(crate) const OUTSIDE_ABSOLUTE: &str = "{outside}/secret.txt";
 
 /// Words texts are made of: ASCII, and multibyte ones (two and three bytes).
 pub(crate) const WORDS: &[&str] = &[
@@ -51,9 +60,6 @@ const AGES: &[i64] = &[
 /// and each server would put the two in its own walk's order.
 const LINK_AGES: &[i64] = &[75, 150];
 
-/// The root's own age: older than any entry in it.
-const ROOT_AGE: i64 = 6_400_000;
-
 /// The line and character limits the documents name (a view shows 2,000 lines,
 /// and cuts lines past 2,000 characters): texts are drawn on both sides of them.
 const LINE_LIMIT: usize = 2_000;
@@ -74,14 +80,17 @@ pub(crate) struct GeneratedFixture {
     /// never order entries of equal times differently.
     pub ages: BTreeMap<String, i64>,
     /// Link name under the root -> its target as written, relative to the root:
-    /// a fixture file or folder, a missing name, or `../outside/...`, the canary.
+    /// a fixture file or folder, a missing name, or a place beside the root
+    /// (`../outside/secret.txt`, `{outside}/secret.txt`).
     pub links: BTreeMap<String, String>,
     /// Path under the root (a file or folder) -> its permission bits.
     pub modes: BTreeMap<String, u32>,
+    /// The places beside the root, as `given.outside` names them.
+    pub outside: Vec<String>,
 }
 
 impl GeneratedFixture {
-    /// The files as a scenario would give them, the root folder and canary included.
+    /// The files under the root as a scenario's `given.files` gives them.
     pub(crate) fn file_specs(&self) -> BTreeMap<String, FileSpec> {
         let mut specs = BTreeMap::new();
         let mode = |name: &str| self.modes.get(name).map(|m| FileMode(*m));
@@ -93,10 +102,9 @@ impl GeneratedFixture {
                 ..FileDetail::default()
             }))
         };
-        specs.insert(format!("{ROOT_DIR}/"), folder(Some(ROOT_AGE), None));
         for name in self.folders() {
             specs.insert(
-                format!("{ROOT_DIR}/{name}/"),
+                format!("{name}/"),
                 folder(self.ages.get(&name).copied(), mode(&name)),
             );
         }
@@ -106,9 +114,8 @@ impl GeneratedFixture {
                 mtime: self.ages.get(name).map(|age| -age),
                 ..FileDetail::default()
             }));
-            specs.insert(format!("{ROOT_DIR}/{name}"), spec);
+            specs.insert(name.clone(), spec);
         }
-        specs.insert(CANARY.to_string(), FileSpec::Text("canary\n".to_string()));
         for (name, text) in &self.entries {
             if let Some(text) = text {
                 let spec = FileSpec::Detailed(Box::new(FileDetail {
@@ -117,7 +124,7 @@ impl GeneratedFixture {
                     mode: mode(name),
                     ..FileDetail::default()
                 }));
-                specs.insert(format!("{ROOT_DIR}/{name}"), spec);
+                specs.insert(name.clone(), spec);
             }
         }
         specs
@@ -163,6 +170,7 @@ pub(crate) fn generate_fixture(rng: &mut Rng) -> GeneratedFixture {
     }
     let mut fixture = GeneratedFixture {
         entries,
+        outside: OUTSIDE_FILES.iter().map(|f| f.to_string()).collect(),
         ..GeneratedFixture::default()
     };
     let mut ages = AGES.to_vec();
@@ -184,7 +192,8 @@ pub(crate) fn generate_fixture(rng: &mut Rng) -> GeneratedFixture {
 }
 
 /// One or two links in the root: to a fixture file or folder, dangling, or out
-/// of the root to the canary (its file, or its folder).
+/// of the root (to the file beside it, or to the folder it is in). The other
+/// links out are mixed in later (`escape_gen.rs`).
 fn generate_links(rng: &mut Rng, fixture: &GeneratedFixture) -> BTreeMap<String, String> {
     let files: Vec<&str> = fixture.files().map(|(n, _)| n).collect();
     let folders = fixture.folders();
@@ -194,7 +203,7 @@ fn generate_links(rng: &mut Rng, fixture: &GeneratedFixture) -> BTreeMap<String,
             0 if !files.is_empty() => ("link-file", files[rng.usize(..files.len())].to_string()),
             1 if !folders.is_empty() => ("link-dir", folders[rng.usize(..folders.len())].clone()),
             2 => ("dangling", "no-such-target.txt".to_string()),
-            3 => ("canary-link.txt", format!("../{CANARY}")),
+            3 => ("canary-link.txt", "../outside/secret.txt".to_string()),
             _ => ("outside-dir", "../outside".to_string()),
         };
         links.insert(name.to_string(), target);
@@ -279,20 +288,18 @@ mod tests {
         assert_eq!(first, generate_fixture(&mut Rng::with_seed(7)));
         let fixture = GeneratedFixture {
             entries: BTreeMap::from([("src/deep/util.py".to_string(), Some("x".to_string()))]),
-            links: BTreeMap::from([("out".to_string(), format!("../{CANARY}"))]),
+            links: BTreeMap::from([("out".to_string(), "../outside/secret.txt".to_string())]),
             modes: BTreeMap::from([("src".to_string(), 0o555)]),
             ..GeneratedFixture::default()
         };
         let specs = fixture.file_specs();
         assert!(
-            matches!(&specs["root/out"], FileSpec::Detailed(d) if d.symlink.as_deref() == Some("../outside/canary.txt"))
+            matches!(&specs["out"], FileSpec::Detailed(d) if d.symlink.as_deref() == Some("../outside/secret.txt"))
         );
-        assert!(
-            matches!(&specs["root/src/"], FileSpec::Detailed(d) if d.mode == Some(FileMode(0o555)))
-        );
+        assert!(matches!(&specs["src/"], FileSpec::Detailed(d) if d.mode == Some(FileMode(0o555))));
         assert_eq!(fixture.folders(), vec!["src", "src/deep"]);
-        assert!(fixture.file_specs().contains_key("root/src/deep/util.py"));
-        assert!(fixture.file_specs().contains_key("root/src/deep/"));
+        assert!(fixture.file_specs().contains_key("src/deep/util.py"));
+        assert!(fixture.file_specs().contains_key("src/deep/"));
         let aged = generate_fixture(&mut Rng::with_seed(7));
         let count = assert_every_entry_has_its_own_age(&aged);
         assert_eq!(
@@ -322,7 +329,7 @@ mod tests {
         for fixture in &fixtures {
             assert_every_entry_has_its_own_age(fixture);
             for link in fixture.links.keys() {
-                let spec = &fixture.file_specs()[&format!("{ROOT_DIR}/{link}")];
+                let spec = &fixture.file_specs()[link];
                 assert!(
                     matches!(spec, FileSpec::Detailed(d) if d.mtime.is_some()),
                     "{link} has no time of its own: {spec:?}"
@@ -330,7 +337,10 @@ mod tests {
             }
         }
         let targets: Vec<&String> = fixtures.iter().flat_map(|f| f.links.values()).collect();
-        assert!(targets.iter().any(|t| t.starts_with("../outside")));
+        for outward in ["../outside", "../outside/secret.txt"] {
+            assert!(targets.iter().any(|t| t.as_str() == outward), "{outward}");
+        }
+        assert!(fixtures.iter().all(|f| f.outside == OUTSIDE_FILES));
         assert!(targets.iter().any(|t| t.as_str() == "no-such-target.txt"));
         assert!(targets
             .iter()

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::case::GeneratedCall;
 use super::explore_file::{ExploreData, Meaning};
-use super::fixture_gen::GeneratedFixture;
+use super::fixture_gen::{GeneratedFixture, SIBLING_FILE};
 
 /// How often (one in N) an argument of a meaning below is given a rare value.
 const ONE_IN_RARE_VALUE: u8 = 8;
@@ -37,10 +37,6 @@ const EMPTY_FOLDER: &str = "empty";
 /// The rare entry's age, in seconds: none of the other entries' ages, so no
 /// listing sorted by time meets a tie (see `fixture_gen::LINK_AGES`).
 const RARE_AGE: i64 = 105;
-
-/// Where the root's sibling path leads: `{root}-x` is outside the root, though
-/// its name starts with the root's.
-const ROOT_SIBLING: &str = "{root}-x/secret.txt";
 
 /// Mixes rare inputs into a drawn case: its fixture and its calls' arguments.
 /// With a rare entry added, each path argument leads to it one time in two; a
@@ -72,7 +68,7 @@ pub(crate) fn add_rare_inputs(
             match &added {
                 Some(added) if rng.bool() => *value = Value::String(format!("{{root}}/{added}")),
                 _ if rng.u8(..ONE_IN_RARE_VALUE) == 0 => {
-                    *value = Value::String(ROOT_SIBLING.to_string());
+                    *value = Value::String(SIBLING_FILE.to_string());
                 }
                 _ => {}
             }
@@ -190,6 +186,7 @@ mod tests {
             ],
             masks: Vec::new(),
             tasks: None,
+            confining: Vec::new(),
             settings: BTreeMap::new(),
         }
     }
@@ -222,7 +219,7 @@ mod tests {
             let path = calls[1].args["path"].as_str().unwrap_or_default();
             let old = calls[1].args["old"].as_str().unwrap_or_default();
             assert!(
-                path.starts_with("{root}/") || path == ROOT_SIBLING,
+                path.starts_with("{root}/") || path == SIBLING_FILE,
                 "{path}"
             );
             for (kind, hit) in [
@@ -230,7 +227,7 @@ mod tests {
                 ("blank command", command == "   "),
                 ("padded command", command == "  echo hi  "),
                 ("signal", command == "echo hi; kill -TERM $$"),
-                ("sibling", path == ROOT_SIBLING),
+                ("sibling", path == SIBLING_FILE),
                 ("runs file", path == "{root}/runs.txt"),
                 ("blob", path == "{root}/blob.bin"),
                 ("empty folder", path == "{root}/empty"),

@@ -1,7 +1,8 @@
 //! Shrinking a divergence: the case that showed it made smaller, one step at a
 //! time, for as long as it still shows the same signature. The steps, in order:
 //! drop the calls after the one that diverged, remove each earlier call, remove each
-//! fixture entry, each link, each mode and each drawn server setting, shorten each
+//! fixture entry, each place beside the root, each link, each mode and each drawn
+//! server setting, shorten each
 //! file's text (empty, its first line, its first half),
 //! and simplify each argument (left out, then a string halved, a number made 0 or
 //! 1), over again until a whole round changes nothing. Every step is a re-run of
@@ -100,6 +101,17 @@ impl Shrinker<'_, '_> {
             candidate.fixture.entries.remove(&name);
             candidate.fixture.ages.remove(&name);
             changed |= self.try_case(candidate).await;
+        }
+        // The places beside the root, each left out, in order.
+        let mut index = 0;
+        while index < self.best.fixture.outside.len() && !self.spent() {
+            let mut candidate = self.best.clone();
+            candidate.fixture.outside.remove(index);
+            if self.try_case(candidate).await {
+                changed = true;
+            } else {
+                index += 1;
+            }
         }
         // Links, modes and settings, each left out, in name order.
         changed |= self.drop_each(|case| &mut case.fixture.links).await;

@@ -224,6 +224,7 @@ mod tests {
                 ages: BTreeMap::new(),
                 links: BTreeMap::new(),
                 modes: BTreeMap::new(),
+                outside: Vec::new(),
             },
             settings: BTreeMap::new(),
             calls: vec![GeneratedCall {

@@ -13,7 +13,6 @@ use super::argument_gen::{NO_TASK, TASK};
 use super::case::{Case, GeneratedCall};
 use super::compare::Level;
 use super::differential::{start, Divergence, Live, Sides};
-use super::fixture_gen::ROOT_DIR;
 use crate::author::{Answer, FilesAfter, FixtureEntry, Kind, Observed, RecordedCall};
 use crate::server::outcome::CallOutcome;
 
@@ -21,21 +20,22 @@ use crate::server::outcome::CallOutcome;
 /// convention reads an answer, the others as they are.
 fn kind(level: Level) -> Kind {
     match level {
+        Level::Escape => Kind::Escape,
         Level::Broken | Level::Convention => Kind::Convention,
         Level::Text => Kind::Text,
         Level::Files => Kind::Files,
     }
 }
 
-fn answer(outcome: CallOutcome, root: &str) -> Answer {
+fn answer(outcome: CallOutcome, live: &Live) -> Answer {
     match outcome {
         CallOutcome::Result(result) => Answer::Result {
             is_error: result.is_error,
-            text: result.text.replace(root, "{root}"),
+            text: live.as_written(&result.text),
         },
         CallOutcome::Protocol { code, message } => Answer::Protocol {
             code,
-            message: message.replace(root, "{root}"),
+            message: live.as_written(&message),
         },
         other => Answer::Broken(other.summary()),
     }
@@ -79,10 +79,7 @@ fn fixture_entries(case: &Case) -> BTreeMap<String, FixtureEntry> {
 /// (a file's path names its folders), as is a file over 1 MiB.
 fn files_under_root(live: &Live) -> FilesAfter {
     let mut files = FilesAfter::new();
-    let Ok(root) = live.fixture.handle().open_dir(ROOT_DIR) else {
-        return files;
-    };
-    collect(&root, Path::new(""), &mut files);
+    collect(live.fixture.handle(), Path::new(""), &mut files);
     files
 }
 
@@ -182,8 +179,8 @@ pub(crate) async fn observe(
         calls.push(RecordedCall {
             tool: call.tool.clone(),
             args,
-            oracle: answer(o, &oracle.root),
-            subject: Some(answer(s, &subject.root)),
+            oracle: answer(o, &oracle),
+            subject: Some(answer(s, &subject)),
             capture,
         });
     }
@@ -195,6 +192,7 @@ pub(crate) async fn observe(
         key,
         kind: kind(level),
         fixture: fixture_entries(case),
+        outside: case.fixture.outside.clone(),
         settings: case.settings.clone(),
         calls,
         files_after,

@@ -74,12 +74,19 @@ pub(crate) struct SuiteConfinement {
     pub when_settings: Vec<String>,
 }
 
+impl SuiteConfinement {
+    /// Whether a server given `settings` is meant to stay inside its root.
+    pub(crate) fn confines(&self, settings: &BTreeMap<String, Value>) -> bool {
+        self.always || self.when_settings.iter().any(|s| settings.contains_key(s))
+    }
+}
+
 impl SuiteFile {
     /// Whether a server given `settings` is meant to stay inside its root.
     pub(crate) fn confines(&self, settings: &BTreeMap<String, Value>) -> bool {
         self.confinement
             .as_ref()
-            .is_some_and(|c| c.always || c.when_settings.iter().any(|s| settings.contains_key(s)))
+            .is_some_and(|c| c.confines(settings))
     }
 }
 

@@ -165,13 +165,6 @@ impl Target {
         self
     }
 
-    /// The target with `place` in its servers' view to read (`isolation.read`).
-    pub(crate) fn reading(&self, place: PathBuf) -> Self {
-        let mut target = self.clone();
-        target.isolation.read.push(place);
-        target
-    }
-
     /// Adds `extra` arguments, for deliberately broken variants of a target.
     pub fn with_extra_args(mut self, extra: &[&str]) -> Self {
         self.args.extend(extra.iter().map(|s| s.to_string()));

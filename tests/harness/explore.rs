@@ -304,22 +304,31 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         .split_once("\nwrote ")
         .expect("--out says what it wrote");
     assert_eq!(one, format!("{four}\n"));
-    // One case edits the canary outside the root, which a scenario's fixture
-    // cannot hold: its scenarios do not pass on the oracle, and are dropped and
-    // counted.
+    // One case edits through a link in the root to a file beside it that is not
+    // there yet: its scenarios give that place (`given.outside`) and the link,
+    // and the answer naming it is written with `{outside}`, so they pass on the
+    // oracle too.
     assert!(
-        written_lines.contains("; 2 scenarios dropped\n"),
+        written_lines.contains("; 0 scenarios dropped\n"),
         "{written_lines}"
     );
+    let beside = std::fs::read_dir(out.join("boris"))
+        .expect("the suite written")
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path()).ok())
+        .find(|text| text.contains("\"symlink\":\"../outside/new.txt\""))
+        .expect("a scenario through a link to a file beside the root");
     assert!(
-        written_lines.contains("` did not pass on the oracle (run 1 of 3): FAIL (code: "),
-        "{written_lines}"
+        beside.contains(
+            "      outside: { files: [\"secret.txt\",\"{root}-x/secret.txt\"], writable: true }\n"
+        ),
+        "{beside}"
     );
-    assert!(!out
-        .join("boris/str-replace-convention-0b497208f90643f1.yaml")
-        .exists());
+    assert!(
+        beside.contains("path \\\"{outside}/new.txt\\\" is outside allowed directories\""),
+        "{beside}"
+    );
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
-    assert_eq!(written["schema_version"], 4);
+    assert_eq!(written["schema_version"], 5);
     assert_eq!(written["seed"], 28);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");
@@ -351,6 +360,109 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         signatures.len()
     );
     assert!(signatures.iter().all(|s| s["shrunk"]["runs"].is_u64()));
+}
+
+/// An escape is a divergence of its own level, judged by effect on a side meant
+/// to stay inside its root: explore against a reference that lets in a sibling
+/// named like its root (a check by string prefix) finds a read and a write through
+/// it, shrinks each to the one place beside the root it needs, and writes scenarios
+/// that give that place (`given.outside`): they pass on the reference and are
+/// ESCAPE on the mutated server, which `run` judges by the same canaries.
+#[test]
+fn an_escape_is_found_shrunk_and_written_as_scenarios_that_catch_it() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("explore.json");
+    let (code, stdout, stderr) = explore(&[
+        "--suite",
+        "agent-tools",
+        "--mutate",
+        "escape-sibling-prefix",
+        "--seed",
+        "1",
+        "--cases",
+        "12",
+        "--jobs",
+        "4",
+        "--shrink-budget",
+        "20",
+        "--out",
+        out.path().to_str().expect("utf-8 path"),
+        "--json",
+        json.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    for (tool, line) in [
+        ("read_file", "+ESCAPE read: read_file {root}-x/secret.txt returned the content of {root}-x/secret.txt"),
+        ("write_file", "+ESCAPE write: write_file {root}-x/secret.txt changed {root}-x/secret.txt"),
+    ] {
+        assert!(stdout.contains(&format!("DIVERGENCE [escape] ")), "{stdout}");
+        assert!(stdout.contains(&format!("  signature escape/{tool}/")), "{stdout}");
+        assert!(stdout.contains("\n    -stayed inside the root\n"), "{stdout}");
+        assert!(stdout.contains(line), "{stdout}");
+    }
+    // Shrunk to the one place the escape reached.
+    assert!(
+        stdout.contains("  beside the root: {root}-x/secret.txt\n  1. read_file {\"path\":\"{root}-x/secret.txt\"}"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("divergences (escape 2, "), "{stdout}");
+    let report = assert_matches_schema(EXPLORE_SCHEMA, &json);
+    let levels: Vec<&str> = report["divergences"]
+        .as_array()
+        .expect("divergences")
+        .iter()
+        .filter_map(|d| d["level"].as_str())
+        .collect();
+    assert_eq!(
+        levels.iter().filter(|l| **l == "escape").count(),
+        2,
+        "{levels:?}"
+    );
+    let suite = out.path().join("agent-tools");
+    let escape_files: Vec<String> = std::fs::read_dir(&suite)
+        .expect("the suite folder")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("-escape-"))
+        .collect();
+    assert_eq!(escape_files.len(), 2, "{escape_files:?}");
+    for name in &escape_files {
+        let text = std::fs::read_to_string(suite.join(name)).expect("a scenario file");
+        assert!(
+            text.contains("      outside: { files: [\"{root}-x/secret.txt\"], writable: true }\n"),
+            "{text}"
+        );
+        assert!(text.contains("(an escape from the root)"), "{text}");
+    }
+    let run = |mutation: Option<&str>| {
+        let mut command = toolspec();
+        command
+            .arg("--specs")
+            .arg(out.path())
+            .args(["run", "--suite", "agent-tools"]);
+        if let Some(mutation) = mutation {
+            command.args(["--mutate", mutation]);
+        }
+        let output = command.output().expect("toolspec runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (honest, honest_out) = run(None);
+    assert_eq!(honest, Some(0), "{honest_out}");
+    assert!(!honest_out.contains("ESCAPE "), "{honest_out}");
+    let (mutated, mutated_out) = run(Some("escape-sibling-prefix"));
+    assert_eq!(mutated, Some(1), "{mutated_out}");
+    assert!(
+        mutated_out.contains("ESCAPE read: read_file {root}-x/secret.txt returned the content of {root}-x/secret.txt"),
+        "{mutated_out}"
+    );
+    assert!(
+        mutated_out
+            .contains("ESCAPE write: write_file {root}-x/secret.txt changed {root}-x/secret.txt"),
+        "{mutated_out}"
+    );
 }
 
 /// `--oracle FILE` replaces the reference as the oracle: a mutated reference

@@ -395,7 +395,7 @@ fn an_escape_is_found_shrunk_and_written_as_scenarios_that_catch_it() {
         ("read_file", "+ESCAPE read: read_file {root}-x/secret.txt returned the content of {root}-x/secret.txt"),
         ("write_file", "+ESCAPE write: write_file {root}-x/secret.txt changed {root}-x/secret.txt"),
     ] {
-        assert!(stdout.contains(&format!("DIVERGENCE [escape] ")), "{stdout}");
+        assert!(stdout.contains("DIVERGENCE [escape] "), "{stdout}");
         assert!(stdout.contains(&format!("  signature escape/{tool}/")), "{stdout}");
         assert!(stdout.contains("\n    -stayed inside the root\n"), "{stdout}");
         assert!(stdout.contains(line), "{stdout}");

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::fixture::OutsidePlaces;
 use crate::judge::diff::unified_between;
-use crate::scenario::{Convention, OUTSIDE_FOLDER};
+use crate::scenario::Convention;
 use crate::server::outcome::CallOutcome;
 
 /// Where two answers part.
@@ -59,10 +59,12 @@ pub(crate) struct Difference {
 }
 
 /// How a side's texts are masked before they are compared: the canaries beside
-/// its root (each named by what holds it), its own root, the place beside it, the
+/// its root (each named by what holds it), its own root, the folder beside it, the
 /// fixture around them, and the suite's masks.
 pub(crate) struct Masking<'a> {
     pub root: &'a str,
+    /// The folder beside the root that `{outside}` names, as an absolute path.
+    pub outside_folder: &'a str,
     pub fixture: &'a str,
     pub outside: Option<&'a OutsidePlaces>,
     pub masks: &'a [Regex],
@@ -70,22 +72,25 @@ pub(crate) struct Masking<'a> {
 
 impl Masking<'_> {
     pub(crate) fn apply(&self, text: &str) -> String {
-        let unmasked;
-        let text = match self.outside {
-            Some(outside) => {
-                unmasked = outside.masked(text, |shown| format!("{{canary: the {shown}}}"));
-                unmasked.as_str()
-            }
-            None => text,
-        };
-        let mut masked = text
-            .replace(self.root, "{root}")
-            .replace(&format!("{}/{OUTSIDE_FOLDER}", self.fixture), "{outside}")
+        let mut masked = self
+            .with_placeholders(text, |shown| format!("{{canary: the {shown}}}"))
             .replace(self.fixture, "{fixture}");
         for mask in self.masks {
             masked = mask.replace_all(&masked, "{masked}").into_owned();
         }
         masked
+    }
+
+    /// `text` with each canary written as `canary` makes what holds it, the root
+    /// `{root}` and the folder beside it `{outside}`: the placeholders a scenario
+    /// knows, which both the comparison and the scenario writer use.
+    pub(crate) fn with_placeholders(&self, text: &str, canary: impl Fn(&str) -> String) -> String {
+        let text = match self.outside {
+            Some(outside) => outside.masked(text, canary),
+            None => text.into(),
+        };
+        text.replace(self.root, "{root}")
+            .replace(self.outside_folder, "{outside}")
     }
 }
 
@@ -240,6 +245,7 @@ mod tests {
     fn at(root: &str) -> Masking<'_> {
         Masking {
             root,
+            outside_folder: "/tmp/f/outside",
             fixture: "/tmp/f",
             outside: None,
             masks: NO_MASKS,
@@ -324,6 +330,7 @@ mod tests {
         let masks = [Regex::new(r"PGID: \d+").expect("regex")];
         let masking = |root| Masking {
             root,
+            outside_folder: "/x/outside",
             fixture: "/x",
             outside: None,
             masks: &masks,

@@ -79,6 +79,8 @@ pub(crate) struct Live {
     pub fixture: Fixture,
     pub root: String,
     around: String,
+    /// The folder beside the root that `{outside}` names.
+    outside_folder: String,
     pub session: Session,
     /// `{root}`, and `{task}`: the last background task the side started, or
     /// [`NO_TASK`] before it has started one.
@@ -141,6 +143,7 @@ impl Live {
     fn masking<'a>(&'a self, masks: &'a [Regex]) -> Masking<'a> {
         Masking {
             root: &self.root,
+            outside_folder: &self.outside_folder,
             fixture: &self.around,
             outside: self.fixture.outside(),
             masks,
@@ -158,12 +161,8 @@ impl Live {
     /// `text` as a scenario would expect it: the root written `{root}`, the folder
     /// beside it `{outside}`, and a canary `[..]` (each run draws its own).
     pub(crate) fn as_written(&self, text: &str) -> String {
-        let text = match self.fixture.outside() {
-            Some(outside) => outside.masked(text, |_| "[..]".to_string()),
-            None => text.to_string(),
-        };
-        text.replace(&self.root, "{root}")
-            .replace(&format!("{}/{OUTSIDE_FOLDER}", self.around), "{outside}")
+        self.masking(&[])
+            .with_placeholders(text, |_| "[..]".to_string())
     }
 
     /// Everything in the side's temporary folder, one masked line per entry.
@@ -189,6 +188,7 @@ pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Re
         Some(around) => around.display().to_string(),
         None => root.clone(),
     };
+    let outside_folder = format!("{around}/{OUTSIDE_FOLDER}");
     let session = Session::launch(target, fixture.places(), &case.settings, timeout)
         .await
         .map_err(|e| {
@@ -205,6 +205,7 @@ pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Re
         bindings,
         root,
         around,
+        outside_folder,
         session,
     })
 }

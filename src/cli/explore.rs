@@ -21,23 +21,24 @@ use crate::author::suite_folder::free_folder;
 use crate::author::{write_suite, Observed, Written};
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
-use crate::explore::agreement::Agreement;
-use crate::explore::baseline::{
-    baseline_text, is_yaml, read_baseline, Baseline, FoundClass, Witness,
-};
-use crate::explore::baseline_yaml::baseline_yaml;
-use crate::explore::budget::{Budget, Shard};
-use crate::explore::case::Case;
-use crate::explore::classes::{classify, shrink_new, Classified};
-use crate::explore::compare::Level;
-use crate::explore::differential::Divergence;
-use crate::explore::differential::{CaseOutcome, Sides};
+use crate::explore::cases::budget::{Budget, Shard};
+use crate::explore::cases::run::{run_cases, ExplorePlan, Explored};
+use crate::explore::cases::watch::Watch;
+use crate::explore::compare::differential::Divergence;
+use crate::explore::compare::differential::ExploredCase;
+use crate::explore::compare::differential::{CaseOutcome, Sides};
+use crate::explore::compare::levels::Level;
+use crate::explore::compare::tools_listed::list_oracle_tools;
 use crate::explore::explore_file::{load_explore_data, ExploreData};
-use crate::explore::shrink;
-use crate::explore::stale::{recheck_unseen, WitnessRun};
-use crate::explore::transcript::observe;
-use crate::explore::watch::Watch;
-use crate::explore::{explore, list_oracle_tools, ExplorePlan, Explored, ExploredCase};
+use crate::explore::generate::case::Case;
+use crate::explore::shrink::shrink_case;
+use crate::explore::shrink::transcript::observe;
+use crate::explore::triage::agreement::Agreement;
+use crate::explore::triage::baseline::{Baseline, FoundClass, Witness};
+use crate::explore::triage::baseline_file::{baseline_text, is_yaml, read_baseline};
+use crate::explore::triage::baseline_yaml::baseline_yaml;
+use crate::explore::triage::classes::{classify, shrink_new, Classified};
+use crate::explore::triage::stale::{recheck_unseen, WitnessRun};
 use crate::proof::mutants::catalogue as mutations;
 use crate::scenario::Partition;
 use crate::server::{load_target_file, Target};
@@ -106,7 +107,7 @@ pub(crate) struct ExploreArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Re-runs each new divergence may take to shrink (0: no shrinking).
-    #[arg(long, default_value_t = shrink::DEFAULT_BUDGET)]
+    #[arg(long, default_value_t = shrink_case::DEFAULT_BUDGET)]
     shrink_budget: usize,
     /// Run every server without isolation (docs/isolation.md), as `run
     /// --no-isolation` does: the oracle and the subject alike. The first line
@@ -250,7 +251,7 @@ pub(crate) fn explore_command(
         watch: &progress,
     };
     let started = Instant::now();
-    let explored = explore(&plan);
+    let explored = run_cases(&plan);
     let mut classified = classify(&explored.kept, &baseline);
     progress.phase(&format!(
         "shrinking {} new signatures",

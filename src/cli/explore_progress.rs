@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::progress::QUIET_FOR;
-use crate::explore::budget::Budget;
-use crate::explore::differential::CaseOutcome;
-use crate::explore::watch::Watch;
-use crate::explore::ExploredCase;
+use crate::explore::cases::budget::Budget;
+use crate::explore::cases::watch::Watch;
+use crate::explore::compare::differential::CaseOutcome;
+use crate::explore::compare::differential::ExploredCase;
 
 /// An explore run's progress line.
 pub(crate) struct ExploreProgress {
@@ -135,10 +135,10 @@ impl Watch for ExploreProgress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::case::Case;
-    use crate::explore::compare::{difference, Level};
-    use crate::explore::differential::{CaseOutcome, Divergence};
-    use crate::explore::fixture_gen::GeneratedFixture;
+    use crate::explore::compare::differential::{CaseOutcome, Divergence};
+    use crate::explore::compare::levels::{difference, Level};
+    use crate::explore::generate::case::Case;
+    use crate::explore::generate::fixture_gen::GeneratedFixture;
 
     fn ended(diverged: bool) -> ExploredCase {
         let divergence = diverged.then(|| Divergence {

@@ -11,9 +11,9 @@
 use fastrand::Rng;
 use serde_json::Value;
 
-use super::case::GeneratedCall;
-use super::explore_file::{ExploreData, Meaning};
-use super::fixture_gen::{GeneratedFixture, SIBLING_FILE};
+use crate::explore::explore_file::{ExploreData, Meaning};
+use crate::explore::generate::call::GeneratedCall;
+use crate::explore::generate::fixture_gen::{GeneratedFixture, SIBLING_FILE};
 
 /// How often (one in N) an argument of a meaning below is given a rare value.
 const ONE_IN_RARE_VALUE: u8 = 8;

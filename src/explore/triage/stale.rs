@@ -8,12 +8,12 @@
 
 use std::collections::BTreeSet;
 
-use super::baseline::Baseline;
-use super::case::generate_case;
-use super::differential::{run_case, CaseOutcome, Sides};
-use super::explore_file::ExploreData;
-use super::job_threads::{run_numbered, Ended};
-use super::signature::signature;
+use crate::explore::cases::job_threads::{run_numbered, Ended};
+use crate::explore::compare::differential::{run_case, CaseOutcome, Sides};
+use crate::explore::compare::signature::signature;
+use crate::explore::explore_file::ExploreData;
+use crate::explore::generate::case::generate_case;
+use crate::explore::triage::baseline::Baseline;
 
 /// What a listed class's witness showed when it was run again.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! none. It is the figure that says how closely a subject follows the oracle
 //! between the points a suite's scenarios sample.
 
-use super::compare::Level;
+use crate::explore::compare::levels::Level;
 
 /// The calls a run counted and its divergences by level (in `Level::ALL` order).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -6,31 +6,19 @@
 use std::collections::BTreeMap;
 
 use fastrand::Rng;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::argument_gen::generate_arguments;
-use super::escape_gen::{add_escape_route, confine_sometimes};
-use super::explore_file::{ExploreData, Meaning, TaskRules};
-use super::fixture_gen::{generate_fixture, GeneratedFixture};
-use super::ignore_gen::add_ignore_files;
-use super::rare_gen::add_rare_inputs;
+use super::call::GeneratedCall;
+
+use crate::explore::explore_file::{ExploreData, Meaning, TaskRules};
+use crate::explore::generate::argument_gen::generate_arguments;
+use crate::explore::generate::escape_gen::{add_escape_route, confine_sometimes};
+use crate::explore::generate::fixture_gen::{generate_fixture, GeneratedFixture};
+use crate::explore::generate::ignore_gen::add_ignore_files;
+use crate::explore::generate::rare_gen::add_rare_inputs;
 
 /// The most calls a case makes.
 pub(crate) const MAX_CALLS: usize = 6;
-
-/// A call as the suite names it; paths and commands hold `{root}`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct GeneratedCall {
-    pub tool: String,
-    pub args: Map<String, Value>,
-}
-
-impl GeneratedCall {
-    /// `tool {json}`, as the report shows it (the root left as `{root}`).
-    pub(crate) fn shown(&self) -> String {
-        format!("{} {}", self.tool, Value::Object(self.args.clone()))
-    }
-}
 
 /// A case: its number, its fixture, the server settings both sides start with,
 /// and its calls.

@@ -9,7 +9,7 @@
 
 use fastrand::Rng;
 
-use super::fixture_gen::GeneratedFixture;
+use crate::explore::generate::fixture_gen::GeneratedFixture;
 
 /// The name of the file.
 pub(crate) const IGNORE_FILE: &str = ".gitignore";
@@ -103,7 +103,7 @@ fn ignore_text(rng: &mut Rng, fixture: &GeneratedFixture, place: &str) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::fixture_gen::generate_fixture;
+    use crate::explore::generate::fixture_gen::generate_fixture;
 
     #[test]
     fn ignore_files_come_with_every_kind_of_line_and_an_age_of_their_own() {

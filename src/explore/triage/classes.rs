@@ -5,13 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use super::baseline::Baseline;
+use crate::explore::triage::baseline::Baseline;
 
-use super::case::Case;
-use super::differential::{CaseOutcome, Divergence, Sides};
-use super::shrink::{shrink_each, Shrunk};
-use super::signature::{signature, Signature};
-use super::ExploredCase;
+use crate::explore::compare::differential::ExploredCase;
+use crate::explore::compare::differential::{CaseOutcome, Divergence, Sides};
+use crate::explore::compare::signature::{signature, Signature};
+use crate::explore::generate::case::Case;
+use crate::explore::shrink::shrink_case::{shrink_each, Shrunk};
 
 /// The divergences of one signature.
 pub(crate) struct DivergenceClass<'a> {

@@ -9,10 +9,12 @@ use std::collections::BTreeMap;
 use fastrand::Rng;
 use serde_json::{json, Map, Value};
 
-use super::explore_file::{ExploredTool, Meaning};
-use super::fixture_gen::{generate_text, GeneratedFixture, OUTSIDE_BY_DOTS, WORDS};
-use super::patch_gen::generate_patch;
-use super::shell_gen::{generate_command, generate_command_without_files};
+use crate::explore::explore_file::{ExploredTool, Meaning};
+use crate::explore::generate::fixture_gen::{
+    generate_text, GeneratedFixture, OUTSIDE_BY_DOTS, WORDS,
+};
+use crate::explore::generate::patch_gen::generate_patch;
+use crate::explore::generate::shell_gen::{generate_command, generate_command_without_files};
 
 /// The placeholder a `task-id` argument is drawn as: each side fills in the id
 /// of the last background task it started in the case.
@@ -269,7 +271,7 @@ fn find_text(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::fixture_gen::generate_fixture;
+    use crate::explore::generate::fixture_gen::generate_fixture;
 
     fn tool() -> ExploredTool {
         ExploredTool {

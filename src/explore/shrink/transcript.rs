@@ -9,11 +9,12 @@ use std::path::Path;
 use cap_std::fs::Dir;
 use serde_json::{Map, Value};
 
-use super::argument_gen::{NO_TASK, TASK};
-use super::case::{Case, GeneratedCall};
-use super::compare::Level;
-use super::differential::{start, Divergence, Live, Sides};
 use crate::author::{Answer, FilesAfter, FixtureEntry, Kind, Observed, RecordedCall};
+use crate::explore::compare::differential::{start, Divergence, Live, Sides};
+use crate::explore::compare::levels::Level;
+use crate::explore::generate::argument_gen::{NO_TASK, TASK};
+use crate::explore::generate::call::GeneratedCall;
+use crate::explore::generate::case::Case;
 use crate::server::outcome::CallOutcome;
 
 /// The writer's kind of a divergence level: a side that broke is read as the

@@ -11,13 +11,14 @@ use std::time::Duration;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::argument_gen::{NO_TASK, TASK};
-use super::case::{Case, GeneratedCall};
-use super::compare::{
+use crate::execute::escape::escape_of;
+use crate::explore::compare::levels::{
     compare_answers, compare_files, difference, is_broken, Difference, Level, Masking,
 };
-use super::explore_file::TaskRules;
-use crate::execute::escape::escape_of;
+use crate::explore::explore_file::TaskRules;
+use crate::explore::generate::argument_gen::{NO_TASK, TASK};
+use crate::explore::generate::call::GeneratedCall;
+use crate::explore::generate::case::Case;
 use crate::fixture::Fixture;
 use crate::scenario::{Bindings, Convention, Outside, SuiteConfinement, OUTSIDE_FOLDER};
 use crate::server::outcome::CallOutcome;
@@ -59,6 +60,12 @@ pub(crate) struct Divergence {
     pub difference: Difference,
     /// The subject's stderr tail, when it broke.
     pub stderr_tail: String,
+}
+
+/// A case with how it came out.
+pub(crate) struct ExploredCase {
+    pub case: Case,
+    pub outcome: CaseOutcome,
 }
 
 /// How a case came out.

@@ -14,10 +14,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::case::Case;
-use super::differential::{run_case, CaseOutcome, Divergence, Sides};
-use super::job_threads::Ended;
-use super::signature::signature;
+use crate::explore::cases::job_threads::Ended;
+use crate::explore::compare::differential::{run_case, CaseOutcome, Divergence, Sides};
+use crate::explore::compare::signature::signature;
+use crate::explore::generate::case::Case;
 
 /// The default budget of re-runs a divergence is shrunk with.
 pub(crate) const DEFAULT_BUDGET: usize = 60;
@@ -288,7 +288,7 @@ pub(crate) fn shrink_each(
     jobs: usize,
 ) -> Vec<Option<Shrunk>> {
     let threads = jobs.clamp(1, found.len().max(1));
-    let mut done = super::job_threads::run_numbered(threads, |runtime, index| {
+    let mut done = crate::explore::cases::job_threads::run_numbered(threads, |runtime, index| {
         let Some((case, divergence)) = usize::try_from(index).ok().and_then(|i| found.get(i))
         else {
             return Ended::Stop;

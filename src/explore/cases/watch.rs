@@ -2,7 +2,7 @@
 //! the phase it is in (exploring, or shrinking a divergence), so the command can
 //! keep a live progress line without the stage knowing how it is drawn.
 
-use super::ExploredCase;
+use crate::explore::compare::differential::ExploredCase;
 
 /// Told of a run's progress, from any of its job threads.
 pub(crate) trait Watch: Sync {

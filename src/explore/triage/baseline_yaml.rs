@@ -22,8 +22,10 @@ use std::path::Path;
 use regex::Regex;
 use serde::Deserialize;
 
-use super::baseline::{is_signature, FoundClass, KnownClass, Rule, Verdict, Witness};
-use super::compare::Level;
+use crate::explore::compare::levels::Level;
+use crate::explore::triage::baseline::{
+    is_signature, FoundClass, KnownClass, Rule, Verdict, Witness,
+};
 use crate::scenario::{find_line, parse_yaml_str};
 
 /// The first lines of a written YAML baseline.
@@ -207,8 +209,8 @@ pub(crate) fn baseline_yaml(found: &[FoundClass]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::baseline::read_baseline;
-    use crate::explore::signature::Signature;
+    use crate::explore::compare::signature::Signature;
+    use crate::explore::triage::baseline_file::read_baseline;
 
     fn read(text: &str) -> Result<Vec<KnownClass>, String> {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -225,7 +227,7 @@ mod tests {
              witness: '2026:17'\n",
         )
         .expect("reads");
-        let baseline = crate::explore::baseline::Baseline {
+        let baseline = crate::explore::triage::baseline::Baseline {
             file: "known.yaml".into(),
             classes,
         };
@@ -273,7 +275,7 @@ mod tests {
              match: { level: convention, call: '\\{root\\}[^\"]*/\\.\\./' }\n",
         )
         .expect("reads");
-        let baseline = crate::explore::baseline::Baseline {
+        let baseline = crate::explore::triage::baseline::Baseline {
             file: "known.yaml".into(),
             classes,
         };

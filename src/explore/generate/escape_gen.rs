@@ -13,9 +13,11 @@ use std::collections::BTreeMap;
 use fastrand::Rng;
 use serde_json::Value;
 
-use super::case::GeneratedCall;
-use super::explore_file::{ExploreData, Meaning};
-use super::fixture_gen::{GeneratedFixture, OUTSIDE_ABSOLUTE, OUTSIDE_BY_DOTS, SIBLING_FILE};
+use crate::explore::explore_file::{ExploreData, Meaning};
+use crate::explore::generate::call::GeneratedCall;
+use crate::explore::generate::fixture_gen::{
+    GeneratedFixture, OUTSIDE_ABSOLUTE, OUTSIDE_BY_DOTS, SIBLING_FILE,
+};
 
 /// How often (one in N) a case gets a route out of its root.
 const ONE_IN_ROUTE: u8 = 3;
@@ -131,7 +133,7 @@ mod tests {
 
     use super::*;
     use crate::explore::explore_file::ExploredTool;
-    use crate::explore::fixture_gen::generate_fixture;
+    use crate::explore::generate::fixture_gen::generate_fixture;
 
     #[test]
     fn every_route_is_drawn_and_each_link_it_needs_is_in_the_fixture() {

@@ -13,10 +13,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::case::Case;
-use super::compare::Level;
-use super::differential::Divergence;
-use super::fixture_gen::WORDS;
+use crate::explore::compare::differential::Divergence;
+use crate::explore::compare::levels::Level;
+use crate::explore::generate::case::Case;
+use crate::explore::generate::fixture_gen::WORDS;
 use crate::scenario::fnv1a;
 
 /// A signature: its id (`level/tool/hash`) and the masked lines it was made from.
@@ -209,9 +209,9 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::explore::case::GeneratedCall;
-    use crate::explore::compare::difference;
-    use crate::explore::fixture_gen::GeneratedFixture;
+    use crate::explore::compare::levels::difference;
+    use crate::explore::generate::call::GeneratedCall;
+    use crate::explore::generate::fixture_gen::GeneratedFixture;
 
     fn case(files: &[(&str, &str)], tool: &str, path: &str) -> Case {
         Case {

@@ -7,7 +7,7 @@
 
 use fastrand::Rng;
 
-use super::fixture_gen::{GeneratedFixture, WORDS};
+use crate::explore::generate::fixture_gen::{GeneratedFixture, WORDS};
 
 /// One or two file blocks.
 pub(crate) fn generate_patch(rng: &mut Rng, fixture: &GeneratedFixture) -> String {
@@ -38,7 +38,7 @@ fn file_block(rng: &mut Rng, fixture: &GeneratedFixture, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::fixture_gen::generate_fixture;
+    use crate::explore::generate::fixture_gen::generate_fixture;
 
     #[test]
     fn patches_change_lines_that_are_there_or_not_and_create_files() {

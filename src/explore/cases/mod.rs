@@ -1,0 +1,7 @@
+//! Running many cases: the budget and shard, the job threads, the watcher told of each case, and the allocator kept small.
+
+pub(crate) mod allocator;
+pub(crate) mod budget;
+pub(crate) mod job_threads;
+pub(crate) mod run;
+pub(crate) mod watch;

@@ -1,0 +1,91 @@
+//! Runs a budget of generated cases on both sides, on a few threads, keeping the
+//! divergent and failed ones in case order and only counts of the clean ones, so
+//! memory stays flat however long a run is.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::allocator;
+use super::budget::{Budget, Shard};
+use super::job_threads::{self, Ended};
+use super::watch::Watch;
+use crate::explore::compare::differential::{run_case, CaseOutcome, ExploredCase, Sides};
+use crate::explore::explore_file::ExploreData;
+use crate::explore::generate::case::generate_case;
+
+/// What one run explores.
+pub(crate) struct ExplorePlan<'a> {
+    pub sides: Sides<'a>,
+    pub data: &'a ExploreData,
+    pub seed: u64,
+    pub budget: Budget,
+    pub shard: Shard,
+    pub jobs: usize,
+    pub watch: &'a dyn Watch,
+}
+
+/// What a run explored: the cases worth showing, and only counts of the rest.
+#[derive(Default)]
+pub(crate) struct Explored {
+    /// The cases that diverged or could not be run, in case order.
+    pub kept: Vec<ExploredCase>,
+    /// How many cases ran, kept or not.
+    pub cases: u64,
+    /// Tool -> how many calls of it the clean cases made. A clean case is
+    /// counted here and dropped, so memory stays flat however long a run is.
+    pub clean_calls: BTreeMap<String, u64>,
+}
+
+/// Runs every case of `plan` (its shard, within its budget) on `plan.jobs`
+/// threads. Cases not run because of an interrupt are left out; a case that ran
+/// clean is only counted.
+pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
+    let started = Instant::now();
+    let time_up = AtomicBool::new(false);
+    let counts = Mutex::new((0u64, BTreeMap::<String, u64>::new()));
+    allocator::share_arenas();
+    let kept = job_threads::run_numbered(plan.jobs, |runtime, index| {
+        if !plan.budget.admits(index, started) {
+            if matches!(plan.budget, Budget::Seconds(_)) && !time_up.swap(true, Ordering::Relaxed) {
+                plan.watch
+                    .phase("time is up, finishing the cases under way");
+            }
+            return Ended::Stop;
+        }
+        let number = plan.shard.case_number(index);
+        let case = generate_case(plan.seed, number, plan.data);
+        let outcome = runtime.block_on(run_case(&plan.sides, &case));
+        let clean_calls = match outcome {
+            CaseOutcome::Ran {
+                calls,
+                divergence: None,
+            } => Some(calls),
+            _ => None,
+        };
+        let explored = ExploredCase { case, outcome };
+        plan.watch.case_ended(&explored);
+        let mut trim_now = false;
+        if let Ok(mut counts) = counts.lock() {
+            counts.0 += 1;
+            trim_now = counts.0 % allocator::TRIM_EVERY == 0;
+            for call in explored.case.calls.iter().take(clean_calls.unwrap_or(0)) {
+                *counts.1.entry(call.tool.clone()).or_insert(0) += 1;
+            }
+        }
+        if trim_now {
+            allocator::trim();
+        }
+        match clean_calls {
+            Some(_) => Ended::Drop,
+            None => Ended::Keep(number, explored),
+        }
+    });
+    let (cases, clean_calls) = counts.into_inner().unwrap_or_default();
+    Explored {
+        kept: kept.into_values().collect(),
+        cases,
+        clean_calls,
+    }
+}

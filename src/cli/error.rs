@@ -107,3 +107,17 @@ fn lines(errors: &[LoadError]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+impl From<crate::explore::session::ExploreError> for CliError {
+    fn from(error: crate::explore::session::ExploreError) -> Self {
+        use crate::explore::session::ExploreError;
+        match error {
+            ExploreError::ExploreFile(errors) => CliError::Files(errors),
+            ExploreError::Report(failed) => CliError::WriteReport {
+                path: failed.path,
+                source: failed.source,
+            },
+            other => CliError::Explore(other.to_string()),
+        }
+    }
+}

@@ -12,5 +12,6 @@ pub(crate) mod cases;
 pub(crate) mod compare;
 pub(crate) mod explore_file;
 pub(crate) mod generate;
+pub(crate) mod session;
 pub(crate) mod shrink;
 pub(crate) mod triage;

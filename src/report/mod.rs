@@ -1,6 +1,7 @@
 //! Reports of a run: what each verdict means for the run (with the target's
 //! baseline of known failures), and machine-readable files for CI pages.
 
+pub(crate) mod explore;
 mod flips;
 pub(crate) mod history;
 mod html;

@@ -62,6 +62,29 @@ pub(crate) struct Divergence {
     pub stderr_tail: String,
 }
 
+impl Divergence {
+    /// How many calls the case made up to and including the one that diverged
+    /// (0 when the subject did not start): the calls a report shows and a
+    /// shrunk or written case keeps.
+    pub(crate) fn calls_made(&self) -> usize {
+        self.at_call.map_or(0, |i| i + 1)
+    }
+
+    /// The calls of `case` up to and including the one that diverged.
+    pub(crate) fn calls_of<'c>(&self, case: &'c Case) -> &'c [GeneratedCall] {
+        case.calls.get(..self.calls_made()).unwrap_or(&case.calls)
+    }
+
+    /// Drops the calls after the one that diverged, so a case shrunk or written
+    /// ends where it diverged; when the subject did not start, no call is to blame
+    /// and all are kept.
+    pub(crate) fn drop_later_calls(&self, calls: &mut Vec<GeneratedCall>) {
+        if let Some(at) = self.at_call {
+            calls.truncate(at + 1);
+        }
+    }
+}
+
 /// A case with how it came out.
 pub(crate) struct ExploredCase {
     pub case: Case,

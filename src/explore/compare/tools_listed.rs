@@ -56,6 +56,30 @@ pub(crate) fn listed_in_suite_names(listed: Vec<ListedTool>, target: &Target) ->
         .collect()
 }
 
+/// The oracle's tools/list, from a server started on an empty fixture, in the
+/// suite's names (an oracle given as a target file may rename them).
+pub(crate) fn list_oracle_tools(
+    oracle: &Target,
+    timeout: Duration,
+) -> Result<Vec<ListedTool>, String> {
+    let fixture = Fixture::build(&BTreeMap::new())
+        .map_err(|e| format!("cannot build an empty fixture: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+    runtime.block_on(async {
+        let session = Session::launch(oracle, fixture.places(), &BTreeMap::new(), timeout)
+            .await
+            .map_err(|e| format!("the oracle did not start: {}", e.message))?;
+        let listed = session.list_tools(timeout).await;
+        let _ = session.stop().await;
+        listed
+            .map(|tools| listed_in_suite_names(tools, oracle))
+            .map_err(|why| format!("the oracle's tools/list: {why}"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,28 +119,4 @@ mod tests {
         assert_eq!(back[0].input_schema["required"][0], "path");
         assert_eq!(back[1].name, "bash");
     }
-}
-
-/// The oracle's tools/list, from a server started on an empty fixture, in the
-/// suite's names (an oracle given as a target file may rename them).
-pub(crate) fn list_oracle_tools(
-    oracle: &Target,
-    timeout: Duration,
-) -> Result<Vec<ListedTool>, String> {
-    let fixture = Fixture::build(&BTreeMap::new())
-        .map_err(|e| format!("cannot build an empty fixture: {e}"))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start an async runtime: {e}"))?;
-    runtime.block_on(async {
-        let session = Session::launch(oracle, fixture.places(), &BTreeMap::new(), timeout)
-            .await
-            .map_err(|e| format!("the oracle did not start: {}", e.message))?;
-        let listed = session.list_tools(timeout).await;
-        let _ = session.stop().await;
-        listed
-            .map(|tools| listed_in_suite_names(tools, oracle))
-            .map_err(|why| format!("the oracle's tools/list: {why}"))
-    })
 }

@@ -65,9 +65,7 @@ impl Shrinker<'_, '_> {
         if signature(&candidate, &found).id() != self.target {
             return false;
         }
-        if let Some(at) = found.at_call {
-            candidate.calls.truncate(at + 1);
-        }
+        found.drop_later_calls(&mut candidate.calls);
         self.best = candidate;
         self.divergence = found;
         true
@@ -254,9 +252,7 @@ pub(crate) async fn shrink(
     budget: usize,
 ) -> Shrunk {
     let mut best = case.clone();
-    if let Some(at) = divergence.at_call {
-        best.calls.truncate(at + 1);
-    }
+    divergence.drop_later_calls(&mut best.calls);
     let mut shrinker = Shrinker {
         sides,
         target: signature(case, divergence).id(),

@@ -6,3 +6,4 @@ pub(crate) mod baseline_file;
 pub(crate) mod baseline_yaml;
 pub(crate) mod classes;
 pub(crate) mod stale;
+pub(crate) mod tally;

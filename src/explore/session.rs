@@ -1,0 +1,360 @@
+//! One `toolspec explore` run from its resolved sides to its written files: the
+//! oracle's tools read, the explore file loaded, the cases generated and compared,
+//! their divergences classified, the new ones shrunk, the baseline's unseen
+//! witnesses run again, and what was asked for written (`--out`, the found
+//! baseline). The command only resolves the two sides and renders what this tells
+//! its reporter, in the order a reader wants it: the run's heading, the settings
+//! and the tools the subject lacks before the cases run, the findings after.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::cases::budget::{Budget, Shard};
+use super::cases::run::{run_cases, ExplorePlan, Explored};
+use super::cases::watch::Watch;
+use super::compare::differential::Sides;
+use super::compare::tools_listed::list_oracle_tools;
+use super::explore_file::{load_explore_data, ExploreData};
+use super::shrink::transcript::observe;
+use super::triage::baseline::{Baseline, FoundClass, Witness};
+use super::triage::baseline_file::{baseline_text, is_yaml, read_baseline};
+use super::triage::baseline_yaml::baseline_yaml;
+use super::triage::classes::{classify, shrink_new, Classified};
+use super::triage::stale::{recheck_unseen, WitnessRun};
+use super::triage::tally::Tally;
+use crate::author::suite_folder::free_folder;
+use crate::author::{write_suite, Observed, Written};
+use crate::execute::parallel::default_jobs;
+use crate::execute::schedule;
+use crate::scenario::{LoadError, Suite};
+use crate::server::Target;
+
+/// What one run explores and what it writes, the sides already resolved.
+pub(crate) struct SessionRequest<'a> {
+    pub suite: &'a Suite,
+    pub oracle: &'a Target,
+    pub subject: &'a Target,
+    /// No subject was given, so the oracle is explored against itself and its
+    /// tools/list is not read a second time.
+    pub subject_is_oracle: bool,
+    /// Both sides are the bundled server, whose cases mostly wait on process
+    /// starts and pipes, so more run at once by default.
+    pub both_bundled: bool,
+    /// Whether the servers run isolated (the heading says when not).
+    pub isolated: bool,
+    pub seed: u64,
+    pub budget: Budget,
+    pub shard: Shard,
+    /// Per-call timeout in milliseconds, overriding the suite's.
+    pub timeout_ms: Option<u64>,
+    /// Cases run at once; None: the default for the sides.
+    pub jobs: Option<usize>,
+    pub baseline: Option<&'a Path>,
+    /// Re-runs each new divergence may take to shrink.
+    pub shrink_budget: usize,
+    /// Where new divergences are written as a suite.
+    pub out: Option<&'a Path>,
+    /// Where every signature found is written as a baseline.
+    pub write_baseline: Option<&'a Path>,
+}
+
+/// Everything a run found, for the reporters, once its cases have run.
+pub(crate) struct Findings<'f> {
+    pub request: &'f SessionRequest<'f>,
+    /// Each drawn setting with its values.
+    pub settings_drawn: &'f BTreeMap<String, Vec<Value>>,
+    pub subject_lacks: &'f [String],
+    pub explored: &'f Explored,
+    pub classified: &'f Classified<'f>,
+    pub tally: Tally,
+    /// The baseline the run was given, if one was.
+    pub baseline: Option<&'f Baseline>,
+    /// The baseline's classes the run saw.
+    pub seen: &'f BTreeSet<usize>,
+    /// The unseen classes whose witnesses ran again, with what they showed.
+    pub rechecked: &'f [(usize, WitnessRun)],
+    /// From the first case to the last shrink.
+    pub elapsed: Duration,
+}
+
+impl Findings<'_> {
+    /// How many of the baseline's classes no longer diverge.
+    pub(crate) fn stale_count(&self) -> usize {
+        self.rechecked
+            .iter()
+            .filter(|(_, run)| matches!(run, WitnessRun::Stale(_)))
+            .count()
+    }
+}
+
+/// What a run tells its reporter, in the order it happens.
+pub(crate) enum SessionEvent<'e> {
+    /// The run is about to start its cases: its heading.
+    Began(&'e SessionRequest<'e>),
+    /// The settings drawn, and those left out as a side cannot express them.
+    Settings {
+        request: &'e SessionRequest<'e>,
+        drawn: &'e BTreeMap<String, Vec<Value>>,
+        not_drawn: &'e [String],
+    },
+    /// Explored tools the subject does not list; `all` when that is every one,
+    /// and then nothing is explored.
+    SubjectLacks {
+        suite: &'e str,
+        lacks: &'e [String],
+        all: bool,
+    },
+    /// The cases ran and were classified, shrunk and their baseline checked.
+    Finished(&'e Findings<'e>),
+    /// `--out` wrote a suite.
+    Wrote(&'e Written),
+}
+
+/// A reporter could not write a report file.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write report {}: {source}", .path.display())]
+pub(crate) struct ReportFailed {
+    pub path: PathBuf,
+    #[source]
+    pub source: io::Error,
+}
+
+/// Whoever renders a run: told of each case as it ends and of each phase (the
+/// live progress line), and of each [`SessionEvent`].
+pub(crate) trait SessionReporter: Watch {
+    fn event(&self, event: SessionEvent<'_>) -> Result<(), ReportFailed>;
+}
+
+/// Why a run could not start or finish its writing.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ExploreError {
+    /// The oracle did not start or list its tools.
+    #[error("suite {suite}: {why}")]
+    Oracle { suite: String, why: String },
+    /// The suite's explore file does not load.
+    #[error("the explore file does not load")]
+    ExploreFile(Vec<LoadError>),
+    #[error("{0}")]
+    Baseline(String),
+    /// `--out` names a folder that cannot take the suite, or writing it failed.
+    #[error("{0}")]
+    Out(String),
+    #[error(transparent)]
+    Report(#[from] ReportFailed),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionEnd {
+    /// No new divergence, no case not run, no stale class.
+    Held,
+    /// Something new, a case not run, a stale class, or nothing explorable.
+    Broken,
+}
+
+/// Runs `request`, telling `reporter` as it goes.
+pub(crate) fn explore_session(
+    request: &SessionRequest<'_>,
+    reporter: &dyn SessionReporter,
+) -> Result<SessionEnd, ExploreError> {
+    let suite = request.suite;
+    let (oracle, subject) = (request.oracle, request.subject);
+    let call_timeout =
+        Duration::from_millis(request.timeout_ms.unwrap_or(suite.config.call_timeout_ms));
+    let listed = list_oracle_tools(oracle, call_timeout).map_err(|why| ExploreError::Oracle {
+        suite: suite.name.clone(),
+        why,
+    })?;
+    let mut data = load_explore_data(suite, &listed, suite.config.settings())
+        .map_err(ExploreError::ExploreFile)?;
+    let not_drawn = data.keep_settings(|name| oracle.expresses(name) && subject.expresses(name));
+    data.confining = suite
+        .config
+        .confinement
+        .as_ref()
+        .map(|c| c.when_settings.clone())
+        .unwrap_or_default();
+    let baseline = match request.baseline {
+        Some(path) => Some(read_baseline(path).map_err(ExploreError::Baseline)?),
+        None => None,
+    };
+    if let Some(out) = request.out {
+        free_folder(out, &suite.name).map_err(ExploreError::Out)?;
+    }
+    reporter.event(SessionEvent::Began(request))?;
+    reporter.event(SessionEvent::Settings {
+        request,
+        drawn: &data.settings,
+        not_drawn: &not_drawn,
+    })?;
+    let subject_lacks = if request.subject_is_oracle {
+        Vec::new()
+    } else {
+        tools_the_subject_lacks(&data, subject, call_timeout)
+    };
+    if !subject_lacks.is_empty() {
+        let all = subject_lacks.len() == data.tools.len();
+        reporter.event(SessionEvent::SubjectLacks {
+            suite: &suite.name,
+            lacks: &subject_lacks,
+            all,
+        })?;
+        if all {
+            return Ok(SessionEnd::Broken);
+        }
+    }
+    let plan = ExplorePlan {
+        sides: Sides {
+            oracle,
+            subject,
+            convention: suite.config.convention,
+            masks: &data.masks,
+            tasks: data.tasks.as_ref(),
+            call_timeout,
+            subject_lacks: &subject_lacks,
+            confinement: suite.config.confinement.as_ref(),
+        },
+        data: &data,
+        seed: request.seed,
+        budget: request.budget,
+        shard: request.shard,
+        // Both sides the bundled server: four a core, as `run` runs it
+        // (execute/schedule.rs).
+        jobs: schedule::workers(request.jobs, request.both_bundled, 0, default_jobs()),
+        watch: reporter,
+    };
+    let started = Instant::now();
+    let explored = run_cases(&plan);
+    let empty = Baseline::default();
+    let mut classified = classify(&explored.kept, baseline.as_ref().unwrap_or(&empty));
+    reporter.phase(&format!(
+        "shrinking {} new signatures",
+        classified.new_count()
+    ));
+    shrink_new(
+        &mut classified,
+        &plan.sides,
+        request.shrink_budget,
+        plan.jobs,
+    );
+    let elapsed = started.elapsed();
+    let seen: BTreeSet<usize> = classified.classes.iter().filter_map(|c| c.known).collect();
+    let rechecked = match &baseline {
+        Some(baseline) => {
+            reporter.phase("running the witnesses of the baseline's unseen classes again");
+            recheck_unseen(&plan.sides, &data, baseline, &seen, plan.jobs)
+        }
+        None => Vec::new(),
+    };
+    let findings = Findings {
+        request,
+        settings_drawn: &data.settings,
+        subject_lacks: &subject_lacks,
+        explored: &explored,
+        classified: &classified,
+        tally: Tally::of(&explored, &subject_lacks),
+        baseline: baseline.as_ref(),
+        seen: &seen,
+        rechecked: &rechecked,
+        elapsed,
+    };
+    reporter.event(SessionEvent::Finished(&findings))?;
+    if let Some(out) = request.out {
+        let observed = observe_new(&plan.sides, &classified, request.seed);
+        let written =
+            write_suite(out, suite, &observed, oracle, Some(subject)).map_err(ExploreError::Out)?;
+        reporter.event(SessionEvent::Wrote(&written))?;
+    }
+    if let Some(path) = request.write_baseline {
+        write_found_baseline(path, &classified, request.seed)?;
+    }
+    let held =
+        classified.new_count() == 0 && findings.tally.failed == 0 && findings.stale_count() == 0;
+    Ok(if held {
+        SessionEnd::Held
+    } else {
+        SessionEnd::Broken
+    })
+}
+
+/// The explored tools the subject does not list in its tools/list (read back
+/// in the suite's names through its renames). None when its tools/list cannot
+/// be read: then every call is made, and a subject that breaks shows as a broken
+/// divergence.
+fn tools_the_subject_lacks(data: &ExploreData, subject: &Target, timeout: Duration) -> Vec<String> {
+    let Ok(listed) = list_oracle_tools(subject, timeout) else {
+        return Vec::new();
+    };
+    data.tools
+        .iter()
+        .filter(|tool| !listed.iter().any(|l| l.name == tool.name))
+        .map(|tool| tool.name.clone())
+        .collect()
+}
+
+/// Each new class's case (as shrunk) run once more and described for the writer.
+fn observe_new(sides: &Sides<'_>, classified: &Classified<'_>, seed: u64) -> Vec<Observed> {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return Vec::new();
+    };
+    classified
+        .classes
+        .iter()
+        .filter(|class| class.known.is_none())
+        .filter_map(|class| {
+            let (case, divergence, how) = match &class.shrunk {
+                Some(s) => (&s.case, &s.divergence, "shrunk"),
+                None => (class.first.0, class.first.1, "not shrunk"),
+            };
+            let id = class.signature.id();
+            let key = id.rsplit('/').next().unwrap_or_default().to_string();
+            let provenance = format!(
+                "toolspec explore, seed {seed}, case {} ({how}), signature {id}",
+                class.first.0.number
+            );
+            let mut case = case.clone();
+            divergence.drop_later_calls(&mut case.calls);
+            runtime
+                .block_on(observe(sides, &case, divergence, key, provenance))
+                .ok()
+        })
+        .collect()
+}
+
+/// Every class the run found written to `path` as a baseline (YAML with each
+/// class's witness when the name ends in .yaml, else a signature a line).
+fn write_found_baseline(
+    path: &Path,
+    classified: &Classified<'_>,
+    seed: u64,
+) -> Result<(), ReportFailed> {
+    let found: Vec<FoundClass> = classified
+        .classes
+        .iter()
+        .map(|c| FoundClass {
+            id: c.signature.id(),
+            oracle: c.signature.oracle.join(" / "),
+            subject: c.signature.subject.join(" / "),
+            witness: Witness {
+                seed,
+                case: c.first.0.number,
+            },
+        })
+        .collect();
+    let text = if is_yaml(path) {
+        baseline_yaml(&found)
+    } else {
+        baseline_text(&found)
+    };
+    std::fs::write(path, text).map_err(|source| ReportFailed {
+        path: path.to_path_buf(),
+        source,
+    })
+}

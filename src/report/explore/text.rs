@@ -1,0 +1,386 @@
+//! `toolspec explore`'s console text, a line at a time: the heading, the settings
+//! drawn, the tools the subject lacks, a block per divergence in case order, the
+//! summary, what became of the baseline, and what `--out` wrote. Lines only: the
+//! command prints them (making a server's control characters inert on the way).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Value};
+
+use crate::author::Written;
+use crate::explore::cases::budget::Budget;
+use crate::explore::compare::differential::{CaseOutcome, Divergence, ExploredCase};
+use crate::explore::compare::levels::Level;
+use crate::explore::generate::case::Case;
+use crate::explore::session::{Findings, SessionRequest};
+use crate::explore::triage::baseline::{Baseline, Witness};
+use crate::explore::triage::stale::WitnessRun;
+use crate::server::Target;
+
+/// How many new divergences are shown in full; the rest get their heading line
+/// only.
+const SHOWN_IN_FULL: usize = 20;
+
+/// `explore SUITE: seed S, N cases, oracle O, subject S`, the line any run can be
+/// made again from.
+pub(crate) fn heading(request: &SessionRequest<'_>) -> String {
+    let shard = request.shard;
+    format!(
+        "explore {}: seed {}, {}{}, oracle {}, subject {}{}",
+        request.suite.name,
+        request.seed,
+        match request.budget {
+            Budget::Cases(cases) => format!("{cases} cases"),
+            Budget::Seconds(limit) => match limit.as_secs() {
+                1 => "1 second".to_string(),
+                n => format!("{n} seconds"),
+            },
+        },
+        if shard.is_whole() {
+            String::new()
+        } else {
+            format!(" of shard {}/{}", shard.shard, shard.of)
+        },
+        request.oracle.name,
+        request.subject.name,
+        if request.isolated {
+            ""
+        } else {
+            " (isolation: off, --no-isolation)"
+        }
+    )
+}
+
+/// The settings drawn and their values (a line only when the suite's
+/// `explore.yaml` names some), and those left out because a side cannot express
+/// them.
+pub(crate) fn settings(
+    request: &SessionRequest<'_>,
+    drawn: &BTreeMap<String, Vec<Value>>,
+    not_drawn: &[String],
+) -> Vec<String> {
+    let suite = &request.suite.name;
+    let mut lines = Vec::new();
+    if !drawn.is_empty() {
+        let listed: Vec<String> = drawn
+            .iter()
+            .map(|(name, values)| {
+                let values: Vec<String> = values.iter().map(Value::to_string).collect();
+                format!("{name} {}", values.join("|"))
+            })
+            .collect();
+        lines.push(format!(
+            "explore {suite}: settings drawn, one case in three: {}",
+            listed.join(", ")
+        ));
+    }
+    if !not_drawn.is_empty() {
+        let sides: [(&str, &Target); 2] =
+            [("oracle", request.oracle), ("subject", request.subject)];
+        let unable: Vec<String> = sides
+            .iter()
+            .filter(|(_, side)| not_drawn.iter().any(|n| !side.expresses(n)))
+            .map(|(role, side)| format!("the {role} `{}`", side.name))
+            .collect();
+        lines.push(format!(
+            "explore {suite}: settings not drawn, as {} cannot express them: {}",
+            unable.join(" and "),
+            not_drawn.join(", ")
+        ));
+    }
+    lines
+}
+
+/// What is done about explored tools the subject does not list.
+pub(crate) fn subject_lacks(suite: &str, lacks: &[String], all: bool) -> String {
+    if all {
+        format!(
+            "explore {suite}: the subject lists none of the explored tools ({}): every call would be UNSUPPORTED, so nothing is explored",
+            lacks.join(", ")
+        )
+    } else {
+        format!(
+            "explore {suite}: the subject does not list {}: calls to {} are UNSUPPORTED, made on neither side and not compared",
+            lacks.join(", "),
+            if lacks.len() == 1 { "it" } else { "them" }
+        )
+    }
+}
+
+/// Everything printed once the cases have run: the divergence blocks, the
+/// summary, and what became of the baseline.
+pub(crate) fn findings(findings: &Findings<'_>) -> Vec<String> {
+    let mut lines = divergences(findings);
+    let suite = &findings.request.suite.name;
+    let tally = &findings.tally;
+    let classified = findings.classified;
+    if tally.unsupported > 0 {
+        lines.push(format!(
+            "explore {suite}: {} calls UNSUPPORTED (not made)",
+            tally.unsupported
+        ));
+    }
+    lines.push(format!(
+        "explore {suite}: {} cases, {} calls, {} divergences ({}), {} cases not run",
+        findings.explored.cases,
+        tally.calls,
+        tally.divergences,
+        Level::ALL
+            .iter()
+            .zip(tally.by_level)
+            .map(|(level, n)| format!("{} {n}", level.label()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        tally.failed
+    ));
+    lines.push(format!(
+        "explore {suite}: {} signatures, {} new{}",
+        classified.classes.len(),
+        classified.new_count(),
+        if findings.baseline.is_some() {
+            format!(
+                ", {} in the baseline",
+                classified.classes.len() - classified.new_count()
+            )
+        } else {
+            String::new()
+        }
+    ));
+    lines.push(format!(
+        "explore {suite}: agreement over {}: {}",
+        plural(tally.calls, "call"),
+        tally.agreement().shown()
+    ));
+    if let Some(baseline) = findings.baseline {
+        lines.extend(baseline_lines(
+            suite,
+            baseline,
+            findings.seen,
+            findings.rechecked,
+        ));
+    }
+    lines
+}
+
+/// The timing line for stderr: it differs from run to run, so it stays out of
+/// the output a seed repeats.
+pub(crate) fn timing(findings: &Findings<'_>) -> String {
+    let seconds = findings.elapsed.as_secs_f64();
+    format!(
+        "explore: {} cases in {seconds:.1}s ({:.1} cases/s, {:.1} calls/s)",
+        findings.explored.cases,
+        findings.explored.cases as f64 / seconds.max(1e-9),
+        findings.tally.calls as f64 / seconds.max(1e-9),
+    )
+}
+
+/// A block per divergence and a line per case not run, in case order. A
+/// divergence whose signature an earlier case showed, or the baseline lists, gets
+/// its heading and signature only; a new one is shown as it was shrunk.
+fn divergences(findings: &Findings<'_>) -> Vec<String> {
+    let classified = findings.classified;
+    let mut lines = Vec::new();
+    let mut shown_in_full = 0;
+    for ExploredCase { case, outcome } in &findings.explored.kept {
+        let divergence = match outcome {
+            CaseOutcome::Failed(why) => {
+                lines.push(format!("case {} not run: {}", case.number, first_line(why)));
+                continue;
+            }
+            CaseOutcome::Ran {
+                divergence: Some(divergence),
+                ..
+            } => divergence,
+            CaseOutcome::Ran { .. } => continue,
+        };
+        let level = divergence.difference.level;
+        let (place, tool) = match divergence.at_call {
+            Some(i) => (
+                format!("call {} of {}", i + 1, case.calls.len()),
+                case.calls.get(i).map(|c| c.tool.as_str()).unwrap_or("?"),
+            ),
+            None => ("start".to_string(), "-"),
+        };
+        lines.push(format!(
+            "DIVERGENCE [{}] case {} {place}: {tool}",
+            level.label(),
+            case.number
+        ));
+        let Some(class) = classified
+            .class_of
+            .get(&case.number)
+            .and_then(|&i| classified.classes.get(i))
+        else {
+            continue;
+        };
+        let id = class.signature.id();
+        if class.first.0.number != case.number {
+            lines.push(format!(
+                "  signature {id}, as case {}",
+                class.first.0.number
+            ));
+            continue;
+        }
+        let known = findings
+            .baseline
+            .zip(class.known)
+            .and_then(|(baseline, i)| baseline.classes.get(i));
+        if let Some(known) = known {
+            lines.push(format!(
+                "  signature {id}, in the baseline as {} ({})",
+                known.name,
+                known.verdict.label()
+            ));
+            continue;
+        }
+        lines.push(format!("  signature {id}"));
+        shown_in_full += 1;
+        if shown_in_full > SHOWN_IN_FULL {
+            continue;
+        }
+        let (case, divergence) = match &class.shrunk {
+            Some(shrunk) => {
+                lines.push(format!(
+                    "  shrunk in {} re-runs from {} and {}{}",
+                    shrunk.runs,
+                    plural(divergence.calls_made(), "call"),
+                    plural(case.fixture.entries.len(), "fixture entry"),
+                    if shrunk.stopped_by_budget {
+                        format!(
+                            " (stopped by the budget of {} re-runs)",
+                            findings.request.shrink_budget
+                        )
+                    } else {
+                        String::new()
+                    }
+                ));
+                (&shrunk.case, &shrunk.divergence)
+            }
+            None => (case, divergence),
+        };
+        lines.extend(case_block(case, divergence));
+    }
+    if shown_in_full > SHOWN_IN_FULL {
+        lines.push(format!(
+            "({SHOWN_IN_FULL} new signatures shown in full; --json FILE has them all)"
+        ));
+    }
+    lines
+}
+
+/// A case's fixture, its calls up to the divergence, the diff and the stderr tail.
+fn case_block(case: &Case, divergence: &Divergence) -> Vec<String> {
+    let mut lines = Vec::new();
+    let files = case.fixture.entries.iter().map(|(name, text)| match text {
+        Some(text) => format!("{name} ({} bytes)", text.len()),
+        None => format!("{name}/"),
+    });
+    let links = case
+        .fixture
+        .links
+        .iter()
+        .map(|(name, target)| format!("{name} -> {target}"));
+    let modes = case
+        .fixture
+        .modes
+        .iter()
+        .map(|(name, mode)| format!("{name} mode {mode:o}"));
+    let files: Vec<String> = files.chain(links).chain(modes).collect();
+    if files.is_empty() {
+        lines.push("  fixture: (empty)".to_string());
+    } else {
+        lines.push(format!("  fixture: {}", files.join(", ")));
+    }
+    if !case.fixture.outside.is_empty() {
+        lines.push(format!(
+            "  beside the root: {}",
+            case.fixture.outside.join(", ")
+        ));
+    }
+    if !case.settings.is_empty() {
+        lines.push(format!("  settings: {}", json!(case.settings)));
+    }
+    for (i, call) in divergence.calls_of(case).iter().enumerate() {
+        lines.push(format!("  {}. {}", i + 1, call.shown()));
+    }
+    for line in divergence.difference.diff.lines() {
+        lines.push(format!("    {line}"));
+    }
+    if !divergence.stderr_tail.is_empty() {
+        lines.push("  subject's stderr (tail):".to_string());
+        let tail: Vec<&str> = divergence.stderr_tail.lines().rev().take(10).collect();
+        for line in tail.into_iter().rev() {
+            lines.push(format!("    {line}"));
+        }
+    }
+    lines
+}
+
+/// What `--out` wrote and what it dropped.
+pub(crate) fn written(written: &Written) -> Vec<String> {
+    let scenarios: usize = written.files.iter().map(|(_, n)| n).sum();
+    let mut lines = vec![format!(
+        "wrote {} scenario files ({scenarios} scenarios) to {}; {} scenarios dropped",
+        written.files.len(),
+        written.dir.display(),
+        written.dropped.len()
+    )];
+    for (file, why) in &written.dropped {
+        lines.push(format!("  dropped {file}: {}", first_line(why)));
+    }
+    lines
+}
+
+/// What became of the baseline's classes: how many the run saw, how many it did
+/// not whose witness still shows them, and each stale one on a line of its own.
+fn baseline_lines(
+    suite: &str,
+    baseline: &Baseline,
+    seen: &BTreeSet<usize>,
+    rechecked: &[(usize, WitnessRun)],
+) -> Vec<String> {
+    let still = rechecked
+        .iter()
+        .filter(|(_, run)| *run == WitnessRun::Shows)
+        .count();
+    let stale: Vec<&(usize, WitnessRun)> = rechecked
+        .iter()
+        .filter(|(_, run)| matches!(run, WitnessRun::Stale(_)))
+        .collect();
+    let unchecked = baseline.classes.len() - seen.len() - rechecked.len();
+    let mut lines = vec![format!(
+        "explore {suite}: baseline {}: {}, {} seen, {} not reached whose witness still shows {}, {} without a witness, {} stale",
+        baseline.file,
+        plural(baseline.classes.len(), "class"),
+        seen.len(),
+        still,
+        if still == 1 { "it" } else { "them" },
+        unchecked,
+        stale.len()
+    )];
+    for (index, run) in stale {
+        let (Some(class), WitnessRun::Stale(why)) = (baseline.classes.get(*index), run) else {
+            continue;
+        };
+        lines.push(format!(
+            "STALE {} ({}): its witness case {} {why}; the class no longer diverges, so remove it from the baseline",
+            class.name,
+            baseline.place(*index),
+            class.witness.map(Witness::shown).unwrap_or_default(),
+        ));
+    }
+    lines
+}
+
+fn plural(n: usize, what: &str) -> String {
+    match (n, what) {
+        (1, _) => format!("1 {what}"),
+        (_, "class") => format!("{n} classes"),
+        (_, "fixture entry") => format!("{n} fixture entries"),
+        _ => format!("{n} {what}s"),
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}

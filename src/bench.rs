@@ -804,10 +804,7 @@ async fn start(target: &Target, argv: &[String], root: &Path) -> Session {
 // ------------------------------------------------------------------ helpers
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("build a current-thread tokio runtime")
+    crate::server::runtime::thread_runtime().expect("build a current-thread tokio runtime")
 }
 
 fn object(value: Value) -> Map<String, Value> {

@@ -64,10 +64,7 @@ mod tests {
     use super::*;
 
     fn resolves_now(cancel: &Cancel) -> bool {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
+        let runtime = crate::server::runtime::thread_runtime().expect("runtime");
         runtime.block_on(async {
             tokio::time::timeout(std::time::Duration::from_millis(20), cancel.cancelled())
                 .await

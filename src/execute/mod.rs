@@ -112,10 +112,7 @@ pub(crate) fn run_scenario_unless_cancelled(
         pinned: target.pins.get(&suite.name).copied(),
         ..ScenarioReport::blank(id, Verdict::Pass)
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::server::runtime::thread_runtime() {
         Ok(rt) => rt,
         Err(e) => {
             report.verdict = error(format!("cannot start an async runtime: {e}"), String::new());

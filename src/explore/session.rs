@@ -298,10 +298,7 @@ fn tools_the_subject_lacks(data: &ExploreData, subject: &Target, timeout: Durati
 
 /// Each new class's case (as shrunk) run once more and described for the writer.
 fn observe_new(sides: &Sides<'_>, classified: &Classified<'_>, seed: u64) -> Vec<Observed> {
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
+    let Ok(runtime) = crate::server::runtime::thread_runtime() else {
         return Vec::new();
     };
     classified

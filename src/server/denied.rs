@@ -253,8 +253,7 @@ mod tests {
         use std::sync::{Arc, Mutex};
         let tail = Arc::new(Mutex::new(Vec::new()));
         let kept = Arc::new(Mutex::new(Vec::new()));
-        tokio::runtime::Builder::new_current_thread()
-            .build()
+        super::super::runtime::thread_runtime()
             .expect("a runtime")
             .block_on(super::super::session::keep_tail(
                 stderr,

@@ -25,6 +25,7 @@ pub(crate) mod preflight;
 mod proc_stat;
 mod process;
 mod resource_limits;
+pub(crate) mod runtime;
 mod sandbox;
 mod server_exec;
 mod server_init;

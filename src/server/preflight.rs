@@ -108,10 +108,7 @@ pub(crate) struct Description {
 /// Starts the target once on an empty fixture and reads its name and whole tool
 /// list.
 pub(crate) fn describe(target: &Target, timeout: Duration) -> Result<Description, PreflightError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(PreflightError::Runtime)?;
+    let runtime = super::runtime::thread_runtime().map_err(PreflightError::Runtime)?;
     runtime.block_on(async {
         let fixture = Fixture::build(&BTreeMap::new()).map_err(PreflightError::Fixture)?;
         let session = Session::launch(target, fixture.places(), &BTreeMap::new(), timeout)

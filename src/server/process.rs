@@ -683,10 +683,7 @@ fn stop_servers_on_interrupt() {
     let watcher = std::thread::Builder::new()
         .name("interrupt".into())
         .spawn(move || {
-            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
+            let Ok(runtime) = super::runtime::thread_runtime() else {
                 return;
             };
             runtime.block_on(async {

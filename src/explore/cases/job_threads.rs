@@ -33,10 +33,7 @@ pub(crate) fn run_numbered<T: Send>(
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
-                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                else {
+                let Ok(runtime) = crate::server::runtime::thread_runtime() else {
                     return;
                 };
                 loop {

@@ -64,9 +64,7 @@ pub(crate) fn list_oracle_tools(
 ) -> Result<Vec<ListedTool>, String> {
     let fixture = Fixture::build(&BTreeMap::new())
         .map_err(|e| format!("cannot build an empty fixture: {e}"))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+    let runtime = crate::server::runtime::thread_runtime()
         .map_err(|e| format!("cannot start an async runtime: {e}"))?;
     runtime.block_on(async {
         let session = Session::launch(oracle, fixture.places(), &BTreeMap::new(), timeout)

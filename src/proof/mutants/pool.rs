@@ -112,10 +112,7 @@ mod tests {
                 }
                 return Finding::Failed;
             }
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
+            let runtime = crate::server::runtime::thread_runtime().expect("runtime");
             runtime.block_on(async {
                 tokio::select! {
                     () = cancel.cancelled() => {

@@ -14,7 +14,6 @@
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
-use super::server_init::Inside;
 use super::view_enter::Made;
 use super::view_plan::ViewPlan;
 
@@ -560,6 +559,52 @@ pub(super) unsafe fn wait_code(pid: libc::pid_t) -> Result<(), libc::c_int> {
         Some(0) => Ok(()),
         Some(code) => Err(code),
         None => Err(libc::ECHILD),
+    }
+}
+
+/// What the init puts in force before it starts the server.
+pub(super) struct Inside<'a> {
+    pub(super) view: &'a ViewPlan,
+    /// What of the view is made in the namespace the init copies.
+    pub(super) made: Made,
+    /// The Landlock ruleset, entered after the view is made.
+    pub(super) rules: Option<RawFd>,
+    /// No capabilities and the seccomp filter, last of all.
+    pub(super) hardened: bool,
+}
+
+/// Closes every descriptor from `first` up, except `keep` and `keep_too` (the same
+/// one, or a larger one).
+pub(super) unsafe fn close_from(first: RawFd, keep: RawFd, keep_too: RawFd) {
+    let ranges = [
+        (first, keep.saturating_sub(1)),
+        (keep.saturating_add(1), keep_too.saturating_sub(1)),
+        (keep_too.saturating_add(1), RawFd::MAX),
+    ];
+    for (low, high) in ranges {
+        if low > high {
+            continue;
+        }
+        let closed = libc::syscall(
+            libc::SYS_close_range,
+            low as libc::c_uint,
+            high as libc::c_uint,
+            0,
+        );
+        if closed != 0 {
+            // No close_range (Linux before 5.9): close one by one up to the limit.
+            let mut limit: libc::rlimit = std::mem::zeroed();
+            let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+                limit.rlim_cur.min(65_536) as RawFd
+            } else {
+                1024
+            };
+            let mut fd = low;
+            while fd <= high && fd < top {
+                libc::close(fd);
+                fd += 1;
+            }
+        }
     }
 }
 

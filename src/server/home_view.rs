@@ -12,10 +12,8 @@
 //! named in each server's rules, so they always are.
 
 use std::ffi::OsString;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
-
-use super::sandbox::is_dir;
 
 /// The real home and the places outside it, opened.
 pub(crate) struct HomeView {
@@ -112,6 +110,16 @@ fn open_path(path: &Path) -> std::io::Result<OwnedFd> {
         .custom_flags(libc::O_PATH)
         .open(path)?;
     Ok(file.into())
+}
+
+/// Whether `fd` is a folder.
+pub(super) fn is_dir(fd: &impl AsFd) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut stat = std::mem::MaybeUninit::<libc::stat>::zeroed();
+    // SAFETY: fstat writes into `stat` for an open descriptor.
+    let done = unsafe { libc::fstat(fd.as_fd().as_raw_fd(), stat.as_mut_ptr()) };
+    // SAFETY: fstat filled it in when it returned 0.
+    done == 0 && unsafe { stat.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFDIR
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use landlock::{
     RulesetCreatedAttr, Scope, ABI,
 };
 
-use super::home_view::HomeView;
+use super::home_view::{is_dir, HomeView};
 
 /// The Landlock ABI whose write rights are handled: V4 (Linux 6.7) adds truncation
 /// to V1's writes and V2's cross-folder links; later ones add device `ioctl`, which
@@ -128,16 +128,6 @@ fn fitted(access: BitFlags<AccessFs>, folder: bool) -> BitFlags<AccessFs> {
     } else {
         access & AccessFs::from_file(WRITE_ABI)
     }
-}
-
-/// Whether `fd` is a folder.
-pub(super) fn is_dir(fd: &impl AsFd) -> bool {
-    use std::os::fd::AsRawFd;
-    let mut stat = std::mem::MaybeUninit::<libc::stat>::zeroed();
-    // SAFETY: fstat writes into `stat` for an open descriptor.
-    let done = unsafe { libc::fstat(fd.as_fd().as_raw_fd(), stat.as_mut_ptr()) };
-    // SAFETY: fstat filled it in when it returned 0.
-    done == 0 && unsafe { stat.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFDIR
 }
 
 /// The Landlock ABI of this kernel (0: none), or why Landlock is not there.

@@ -36,22 +36,9 @@
 use std::io;
 use std::os::fd::RawFd;
 
-use super::confinement;
+use super::confinement::{self, close_from, Inside};
 use super::server_exec::ServerExec;
-use super::supervisor::close_from;
-use super::view_enter::{Entry, Made};
-use super::view_plan::ViewPlan;
-
-/// What the init puts in force before it starts the server.
-pub(super) struct Inside<'a> {
-    pub(super) view: &'a ViewPlan,
-    /// What of the view is made in the namespace the init copies.
-    pub(super) made: Made,
-    /// The Landlock ruleset, entered after the view is made.
-    pub(super) rules: Option<RawFd>,
-    /// No capabilities and the seccomp filter, last of all.
-    pub(super) hardened: bool,
-}
+use super::view_enter::Entry;
 
 /// The namespaces the init starts in.
 const NAMESPACES: libc::c_int =

@@ -30,9 +30,10 @@
 use std::io;
 use std::os::fd::RawFd;
 
+use super::confinement::{close_from, Inside};
 use super::control_word::send_word;
 use super::server_exec::ServerExec;
-use super::server_init::{self, Inside};
+use super::server_init;
 
 /// Runs in the child forked for a server, before `exec`. Starts the server as its
 /// own child (`server_exec.rs`: without copying toolspec's memory again), and
@@ -164,41 +165,6 @@ unsafe fn ignore_the_groups_signals() {
         libc::SIGPIPE,
     ] {
         libc::signal(signal, libc::SIG_IGN);
-    }
-}
-
-/// Closes every descriptor from `first` up, except `keep` and `keep_too` (the same
-/// one, or a larger one).
-pub(super) unsafe fn close_from(first: RawFd, keep: RawFd, keep_too: RawFd) {
-    let ranges = [
-        (first, keep.saturating_sub(1)),
-        (keep.saturating_add(1), keep_too.saturating_sub(1)),
-        (keep_too.saturating_add(1), RawFd::MAX),
-    ];
-    for (low, high) in ranges {
-        if low > high {
-            continue;
-        }
-        let closed = libc::syscall(
-            libc::SYS_close_range,
-            low as libc::c_uint,
-            high as libc::c_uint,
-            0,
-        );
-        if closed != 0 {
-            // No close_range (Linux before 5.9): close one by one up to the limit.
-            let mut limit: libc::rlimit = std::mem::zeroed();
-            let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-                limit.rlim_cur.min(65_536) as RawFd
-            } else {
-                1024
-            };
-            let mut fd = low;
-            while fd <= high && fd < top {
-                libc::close(fd);
-                fd += 1;
-            }
-        }
     }
 }
 

@@ -10,8 +10,9 @@ use super::catalogue::Catalogue;
 use super::error::CliError;
 use super::output::say;
 use super::Outcome;
-use crate::proof::coverage::documents::{read_documents, SpecDocument};
+use crate::proof::coverage::documents::read_documents;
 use crate::proof::coverage::index::{render, with_documents, UPSTREAM_UNKNOWN};
+use crate::proof::coverage::spec_document::SpecDocument;
 use crate::proof::scaffold::{covered_ids, plan, write, TODO_PREFIX};
 use crate::scenario::{read_clause_index, LoadError, CLAUSE_INDEX_FILE};
 

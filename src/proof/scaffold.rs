@@ -15,7 +15,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::proof::coverage::clauses::{slug, Clause};
-use crate::proof::coverage::documents::SpecDocument;
+use crate::proof::coverage::spec_document::SpecDocument;
 use crate::scenario::{load_suite, LoadError, CLAUSE_INDEX_FILE};
 
 /// Prefix of every scaffolded scenario's name, until someone fills it in.

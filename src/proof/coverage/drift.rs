@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::documents::SpecDocument;
+use super::spec_document::SpecDocument;
 use crate::scenario::{IndexedClause, IndexedDocument};
 
 /// One clause under a new title or a new id.

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::documents::SpecDocument;
+use super::spec_document::SpecDocument;
 use crate::scenario::{ClauseIndex, IndexedDocument};
 
 /// What `upstream:` says of a new document until someone says where it lives.

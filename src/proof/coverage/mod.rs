@@ -21,6 +21,7 @@ pub(crate) mod documents;
 pub(crate) mod drift;
 pub(crate) mod index;
 pub(crate) mod listing;
+pub(crate) mod spec_document;
 
 use std::path::{Path, PathBuf};
 

@@ -20,7 +20,7 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use super::paths::resolve_keeping;
+use super::resolve::resolve_keeping;
 use crate::mutations::{Mutation, MutationInfo};
 
 /// One confinement bug: the kind of path its flawed check lets through.
@@ -105,7 +105,7 @@ impl Breach {
             // text (`<root>/../x`, `<root>_evil`) is checked honestly, and any
             // other absolute path is taken as given.
             Breach::Absolute => !text_under(named, root),
-            Breach::SiblingPrefix => super::paths::resolve_real(named)
+            Breach::SiblingPrefix => super::resolve::resolve_real(named)
                 .is_ok_and(|real| !inside(&real) && dirs.iter().any(|dir| text_under(&real, dir))),
             Breach::FileLink => {
                 kept_inside(named, inside, |to| to.is_ok_and(|meta| !meta.is_dir()))

@@ -40,7 +40,7 @@ use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
 
 use super::breach::{by_name, Breaches};
-use super::paths::resolve_real;
+use super::resolve::resolve_real;
 
 /// What a stat answers (cap-std's, which has the same methods as std's).
 pub(crate) type Metadata = cap_std::fs::Metadata;

@@ -9,6 +9,7 @@ pub(crate) mod files;
 pub(crate) mod line_search;
 pub(crate) mod names;
 pub(crate) mod paths;
+pub(crate) mod resolve;
 pub(crate) mod search;
 pub(crate) mod shell;
 pub(crate) mod star_match;

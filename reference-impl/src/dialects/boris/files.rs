@@ -14,7 +14,7 @@ use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Reply};
 use crate::engine::text_range::TextFile;
 use crate::engine::error::IoOp;
-use crate::engine::paths::resolve_real;
+use crate::engine::resolve::resolve_real;
 use crate::engine::files::{self, Rewrite};
 use crate::engine::EngineError;
 use std::path::{Path, PathBuf};

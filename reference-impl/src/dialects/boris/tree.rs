@@ -19,7 +19,8 @@
 use std::path::Path;
 
 use super::mutations::Mutation;
-use crate::engine::paths::{resolve_real, PathPolicy};
+use crate::engine::paths::PathPolicy;
+use crate::engine::resolve::resolve_real;
 use crate::engine::{files, EngineError};
 use crate::mutations::Mutations;
 

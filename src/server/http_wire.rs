@@ -20,7 +20,7 @@ use std::os::fd::OwnedFd;
 
 use tokio::net::TcpStream;
 
-use super::inside_namespace;
+use super::isolation::inside_namespace;
 
 /// Redirects followed within one origin (307 and 308 keep the method and body).
 const MAX_REDIRECTS: usize = 10;

@@ -8,15 +8,11 @@
 //! are skipped.
 
 mod at_exit;
-mod confinement;
 mod control_word;
-mod denied;
 mod escapes;
 mod exchange;
-mod home_view;
 mod http_client;
 mod http_wire;
-mod inside_namespace;
 mod isolation;
 pub(crate) mod outcome;
 mod package_runner;
@@ -24,22 +20,14 @@ mod port_lease;
 pub(crate) mod preflight;
 mod proc_stat;
 mod process;
-mod resource_limits;
 pub(crate) mod runtime;
-mod sandbox;
 mod server_exec;
-mod server_init;
 mod session;
 mod spawner;
 mod stdout_guard;
 mod supervisor;
 mod supervisor_child;
-mod syscall_filter;
 mod target_file;
-mod view_enter;
-mod view_folders;
-mod view_plan;
-mod view_template;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -48,16 +36,16 @@ use serde_json::{Map, Value};
 
 use crate::scenario::{ServerLaunch, Suite};
 
-pub(crate) use denied::denied_by_isolation;
 pub use escapes::adopt_escaped_processes;
-pub use isolation::Isolation;
-pub(crate) use isolation::{running_as_root, Layer};
+pub(crate) use isolation::denied::denied_by_isolation;
+pub use isolation::layers::Isolation;
+pub(crate) use isolation::layers::{running_as_root, Layer};
+pub use isolation::resource_limits::Limits;
 pub use process::start_spawner;
 pub(crate) use process::{
     contain_the_run, end_what_escaped, finish_interrupted_run, interrupted, output_of_listed,
     stop_spawner,
 };
-pub use resource_limits::Limits;
 pub(crate) use session::{ListedTool, Session};
 pub use target_file::load_target_file;
 pub(crate) use target_file::target_from_text;

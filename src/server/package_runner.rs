@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::view_plan::PackageCache;
+use super::isolation::view_plan::PackageCache;
 
 /// A program that fetches a package (or checks it in its registry) before it runs
 /// it, and waits on the network in silence when that is cut.

@@ -12,7 +12,7 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::Mutex;
 
-use super::inside_namespace;
+use super::isolation::inside_namespace;
 
 /// How many ports are tried before giving up: each is refused only when a live
 /// session of this run holds it.

@@ -25,12 +25,12 @@ use std::time::{Duration, Instant};
 
 use tokio::process::Command;
 
-use super::confinement::{Confinement, NetworkCut};
 use super::control_word::receive_word;
 use super::escapes;
-use super::isolation::{self, Isolation, Prepared};
+use super::isolation::confinement::{Confinement, NetworkCut};
+use super::isolation::layers::{self, Isolation, Prepared};
+use super::isolation::resource_limits::{LimitHit, Limits, ServerCgroup};
 use super::proc_stat;
-use super::resource_limits::{LimitHit, Limits, ServerCgroup};
 use super::server_exec::ServerExec;
 use super::spawner;
 use super::supervisor::{become_supervisor, FINISHED, STARTED};
@@ -75,7 +75,7 @@ impl ServerProcess {
         if isolation.enabled {
             // The probe forks a child: listed as toolspec's own while it runs.
             let _held = supervised();
-            isolation::probe();
+            layers::probe();
         }
         let prepared = if isolation.enabled {
             let path = env
@@ -208,7 +208,7 @@ impl ServerProcess {
         // spawn returned.
         if own_namespace && port.is_some() {
             if let Some(pid) = process.pid {
-                process.namespace = Some(Arc::new(isolation::namespace_of(pid)?));
+                process.namespace = Some(Arc::new(layers::namespace_of(pid)?));
             }
         }
         Ok(process)

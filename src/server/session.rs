@@ -515,7 +515,7 @@ impl DenialLines {
     fn end_line(&mut self) {
         if !self.full && !self.line.is_empty() {
             let text = String::from_utf8_lossy(&self.line);
-            if super::denied::may_show_denial(&text) {
+            if super::isolation::denied::may_show_denial(&text) {
                 if let Ok(mut kept) = self.kept.lock() {
                     if kept.len() < DENIAL_LINES {
                         kept.push(text.into_owned());

@@ -32,14 +32,14 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-use super::confinement::{self, Confinement, Hardening, NetworkCut, Parts};
 use super::control_word::{receive_word, send_word};
+use super::isolation::confinement::{self, Confinement, Hardening, NetworkCut, Parts};
+use super::isolation::view_enter::Made;
+use super::isolation::view_plan::ViewPlan;
+use super::isolation::view_template::{self, ViewTemplates};
 use super::proc_stat;
 use super::server_exec::ServerExec;
 use super::supervisor::{settle, supervise_for_spawner};
-use super::view_enter::Made;
-use super::view_plan::ViewPlan;
-use super::view_template::{self, ViewTemplates};
 
 /// The descriptors a supervisor is handed, in this order: the server's stdin,
 /// stdout and stderr, and the supervisor's end of the control socket.
@@ -325,7 +325,7 @@ unsafe fn serve(socket: RawFd, parent: libc::pid_t) -> ! {
             (Some(request), count) if count == request.descriptors() => {
                 if request.hardening.is_some() {
                     // Compiled here, once, so each supervisor only installs it.
-                    let _ = super::syscall_filter::filter();
+                    let _ = super::isolation::syscall_filter::filter();
                 }
                 let made = match &request.view {
                     Some(view)

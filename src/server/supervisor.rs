@@ -30,10 +30,10 @@
 use std::io;
 use std::os::fd::RawFd;
 
-use super::confinement::{close_from, Inside};
 use super::control_word::send_word;
+use super::isolation::confinement::{close_from, Inside};
+use super::isolation::server_init;
 use super::server_exec::ServerExec;
-use super::server_init;
 
 /// Runs in the child forked for a server, before `exec`. Starts the server as its
 /// own child (`server_exec.rs`: without copying toolspec's memory again), and

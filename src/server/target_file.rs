@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::resource_limits::Limits;
+use super::isolation::resource_limits::Limits;
 use super::{InCommand, Isolation, Target};
 use crate::scenario::{parse_yaml_str, LoadError};
 

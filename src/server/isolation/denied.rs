@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use super::isolation::Layer;
-use super::package_runner::PackageRunner;
-use super::Target;
+use super::layers::Layer;
+use crate::server::package_runner::PackageRunner;
+use crate::server::Target;
 
 /// Words of a permission error, as errno strings and as programs print them, in
 /// lower case: they are matched in any case, since programs and their loggers print
@@ -39,7 +39,7 @@ const NETWORK: &[&str] = &[
 /// permission error on an absolute path, or a connection that failed. The session
 /// keeps the first few such lines of its stderr wherever they come, since the tail
 /// alone loses a denial printed before a long traceback.
-pub(super) fn may_show_denial(line: &str) -> bool {
+pub(in crate::server) fn may_show_denial(line: &str) -> bool {
     (says(line, PERMISSION) && absolute_paths(line).next().is_some()) || says(line, NETWORK)
 }
 
@@ -253,9 +253,9 @@ mod tests {
         use std::sync::{Arc, Mutex};
         let tail = Arc::new(Mutex::new(Vec::new()));
         let kept = Arc::new(Mutex::new(Vec::new()));
-        super::super::runtime::thread_runtime()
+        crate::server::runtime::thread_runtime()
             .expect("a runtime")
-            .block_on(super::super::session::keep_tail(
+            .block_on(crate::server::session::keep_tail(
                 stderr,
                 tail.clone(),
                 kept.clone(),

@@ -66,7 +66,7 @@ impl HomeView {
     }
 
     /// The places outside the home, opened, and whether each is a folder.
-    pub(super) fn outside(&self) -> &[(OwnedFd, bool)] {
+    pub(in crate::server) fn outside(&self) -> &[(OwnedFd, bool)] {
         &self.outside
     }
 
@@ -113,7 +113,7 @@ fn open_path(path: &Path) -> std::io::Result<OwnedFd> {
 }
 
 /// Whether `fd` is a folder.
-pub(super) fn is_dir(fd: &impl AsFd) -> bool {
+pub(in crate::server) fn is_dir(fd: &impl AsFd) -> bool {
     use std::os::fd::AsRawFd;
     let mut stat = std::mem::MaybeUninit::<libc::stat>::zeroed();
     // SAFETY: fstat writes into `stat` for an open descriptor.

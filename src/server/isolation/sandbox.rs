@@ -40,26 +40,26 @@ const WRITE_ABI: ABI = ABI::V4;
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 
 /// What one server's rules allow.
-pub(super) struct RulesFor<'a> {
+pub(in crate::server) struct RulesFor<'a> {
     /// The fixture root and the scratch folder, then any extra writable paths.
-    pub(super) writable: Vec<&'a Path>,
+    pub(in crate::server) writable: Vec<&'a Path>,
     /// The real home, hidden but for what the server needs; `None` leaves reads
     /// alone.
-    pub(super) home: Option<(&'a HomeView, Vec<PathBuf>)>,
+    pub(in crate::server) home: Option<(&'a HomeView, Vec<PathBuf>)>,
     /// `Some` when TCP is cut by port: the one port the server may bind and
     /// connect to (`None`: none).
-    pub(super) tcp_port: Option<Option<u16>>,
+    pub(in crate::server) tcp_port: Option<Option<u16>>,
 }
 
 /// The write rights a ruleset handles on a kernel of Landlock ABI `abi`, as the
 /// kernel's bits: what a rule on a folder the server may write grants, where the
 /// rule is added in the server's init (`confinement::allow_writes_beneath`).
-pub(super) fn write_rights(abi: i32) -> u64 {
+pub(in crate::server) fn write_rights(abi: i32) -> u64 {
     (AccessFs::from_write(WRITE_ABI) & AccessFs::from_all(ABI::from(abi))).bits()
 }
 
 /// The ruleset for `rules`, as a descriptor the child puts in force.
-pub(super) fn ruleset(rules: &RulesFor) -> io::Result<OwnedFd> {
+pub(in crate::server) fn ruleset(rules: &RulesFor) -> io::Result<OwnedFd> {
     let writes = AccessFs::from_write(WRITE_ABI);
     let reads = AccessFs::from_read(WRITE_ABI);
     let handled_fs = if rules.home.is_some() {

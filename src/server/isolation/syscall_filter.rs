@@ -136,11 +136,11 @@ fn native_arch() -> Option<u32> {
 
 /// Where the fields of the kernel's `seccomp_data` sit.
 mod field {
-    pub(super) const NUMBER: u32 = 0;
-    pub(super) const ARCH: u32 = 4;
+    pub(in crate::server) const NUMBER: u32 = 0;
+    pub(in crate::server) const ARCH: u32 = 4;
 
     /// The low 32 bits of argument `index` (of six, each 64 bits from offset 16).
-    pub(super) const fn low_half_of_argument(index: u32) -> u32 {
+    pub(in crate::server) const fn low_half_of_argument(index: u32) -> u32 {
         16 + 8 * index + if cfg!(target_endian = "big") { 4 } else { 0 }
     }
 }

@@ -30,7 +30,6 @@ use std::sync::OnceLock;
 
 use super::confinement::{make_run_namespace, try_network, Confinement, Hardening, NetworkCut};
 use super::home_view::HomeView;
-use super::package_runner::{PackageRunner, RunnerCache};
 use super::resource_limits::{cgroups, Limits, ServerCgroup};
 use super::sandbox::{landlock_abi, ruleset, write_rights, RulesFor};
 use super::server_init::try_view;
@@ -38,6 +37,7 @@ use super::syscall_filter;
 use super::view_folders::ViewFolders;
 use super::view_plan::{self, PackageCache, ViewOf, ViewPlan};
 use crate::fixture::{Places, Scratch};
+use crate::server::package_runner::{PackageRunner, RunnerCache};
 
 /// How a target is isolated: on by default; `isolation:` in a target file opens
 /// one thing at a time, `--no-isolation` all of it.
@@ -164,7 +164,7 @@ struct Kernel {
 const TCP_ABI: i32 = 4;
 
 /// Finds what this kernel can give, once per run (it forks a child to try).
-pub(super) fn probe() {
+pub(in crate::server) fn probe() {
     kernel();
 }
 
@@ -349,7 +349,7 @@ impl Isolation {
     /// The network namespace a server of this target listens in over HTTP when it is
     /// not toolspec's own: the run's, shared by every server of the run, where its
     /// port is to be found free.
-    pub(super) fn serving_namespace(&self) -> Option<&'static OwnedFd> {
+    pub(in crate::server) fn serving_namespace(&self) -> Option<&'static OwnedFd> {
         if !self.enabled || self.allow_network {
             return None;
         }
@@ -364,7 +364,7 @@ impl Isolation {
     /// environment (with a private home) and its scratch folder. `root` is its
     /// fixture root, `program` and `path` what it is started from, `port` the one
     /// it serves on over HTTP.
-    pub(super) fn prepare(
+    pub(in crate::server) fn prepare(
         &self,
         places: Places<'_>,
         program: &Path,
@@ -496,7 +496,7 @@ impl Isolation {
 
     /// Whether a server started from `program` sees its package runner's cache
     /// (see [`Isolation::package_runner_with_cache`]).
-    pub(super) fn shows_package_cache(&self, program: &Path) -> bool {
+    pub(in crate::server) fn shows_package_cache(&self, program: &Path) -> bool {
         self.package_runner_with_cache(program).is_some()
     }
 
@@ -734,22 +734,22 @@ fn private_home(home: &Path) -> Vec<(OsString, OsString)> {
 }
 
 /// One server's isolation, ready for its spawn.
-pub(super) struct Prepared {
-    pub(super) confinement: Confinement,
+pub(in crate::server) struct Prepared {
+    pub(in crate::server) confinement: Confinement,
     /// The server's environment, before the target's `env:`.
-    pub(super) environment: Vec<(OsString, OsString)>,
+    pub(in crate::server) environment: Vec<(OsString, OsString)>,
     /// Whether `environment` is laid over toolspec's whole one (no isolation).
-    pub(super) inherit: bool,
+    pub(in crate::server) inherit: bool,
     /// The server's cgroup, kept until the server has ended, then read for the
     /// limit it hit and removed.
-    pub(super) cgroup: Option<ServerCgroup>,
+    pub(in crate::server) cgroup: Option<ServerCgroup>,
     /// Its scratch folder on the machine, where it has no view; removed after it.
-    pub(super) scratch: Option<Scratch>,
+    pub(in crate::server) scratch: Option<Scratch>,
 }
 
 impl Prepared {
     /// No isolation.
-    pub(super) fn none() -> Prepared {
+    pub(in crate::server) fn none() -> Prepared {
         Prepared {
             confinement: Confinement::none(),
             environment: Vec::new(),
@@ -761,7 +761,7 @@ impl Prepared {
 }
 
 /// The network namespace of the process `pid`, for connecting into it.
-pub(super) fn namespace_of(pid: libc::pid_t) -> std::io::Result<OwnedFd> {
+pub(in crate::server) fn namespace_of(pid: libc::pid_t) -> std::io::Result<OwnedFd> {
     let file = std::fs::File::open(format!("/proc/{pid}/ns/net"))?;
     Ok(file.into())
 }

@@ -37,8 +37,8 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::confinement::{self, close_from, Inside};
-use super::server_exec::ServerExec;
 use super::view_enter::Entry;
+use crate::server::server_exec::ServerExec;
 
 /// The namespaces the init starts in.
 const NAMESPACES: libc::c_int =
@@ -49,7 +49,7 @@ const NAMESPACES: libc::c_int =
 ///
 /// # Safety
 /// Only in the supervisor, between `fork` and `exec`.
-pub(super) unsafe fn start(
+pub(in crate::server) unsafe fn start(
     server: &mut ServerExec,
     inside: &Inside,
 ) -> io::Result<(libc::pid_t, RawFd)> {
@@ -178,7 +178,7 @@ extern "C" fn init_entry(arg: *mut libc::c_void) -> libc::c_int {
 ///
 /// # Safety
 /// `from_init` is the pipe [`start`] returned, read once the init has exited.
-pub(super) unsafe fn server_status(from_init: RawFd) -> Option<libc::c_int> {
+pub(in crate::server) unsafe fn server_status(from_init: RawFd) -> Option<libc::c_int> {
     read_word(from_init)
 }
 
@@ -260,7 +260,7 @@ unsafe fn read_word(fd: RawFd) -> Option<libc::c_int> {
 /// Whether this process may give a server a pid and mount namespace of its own and
 /// mount its `/proc` there, tried as a server's supervisor and init do it (after
 /// entering `cut`), in a child that exits at once: `Ok` or the errno.
-pub(super) fn try_view(cut: confinement::NetworkCut) -> Result<(), libc::c_int> {
+pub(in crate::server) fn try_view(cut: confinement::NetworkCut) -> Result<(), libc::c_int> {
     // SAFETY: the children only make system calls and exit; each parent waits for
     // its child. Nothing is mounted outside the grandchild's own mount namespace.
     unsafe {

@@ -25,7 +25,7 @@ fn own_namespace() -> io::Result<&'static OwnedFd> {
 }
 
 /// A TCP socket (IPv6 when `v6`) made inside the namespace `namespace`.
-pub(super) fn tcp_socket(namespace: &OwnedFd, v6: bool) -> io::Result<TcpSocket> {
+pub(in crate::server) fn tcp_socket(namespace: &OwnedFd, v6: bool) -> io::Result<TcpSocket> {
     let own = own_namespace()?;
     enter(namespace)?;
     let made = if v6 {

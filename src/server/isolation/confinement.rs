@@ -36,7 +36,7 @@ pub(crate) enum NetworkCut {
 
 impl NetworkCut {
     /// As one word, for the spawner's request.
-    pub(super) fn word(self) -> u32 {
+    pub(in crate::server) fn word(self) -> u32 {
         match self {
             NetworkCut::Open => 0,
             NetworkCut::Namespace => 1,
@@ -46,7 +46,7 @@ impl NetworkCut {
     }
 
     /// Back from [`NetworkCut::word`].
-    pub(super) fn from_word(word: u32) -> Option<NetworkCut> {
+    pub(in crate::server) fn from_word(word: u32) -> Option<NetworkCut> {
         match word {
             0 => Some(NetworkCut::Open),
             1 => Some(NetworkCut::Namespace),
@@ -58,35 +58,35 @@ impl NetworkCut {
 }
 
 /// What one server's supervisor enters before it starts the server.
-pub(super) struct Confinement {
-    pub(super) network: NetworkCut,
+pub(in crate::server) struct Confinement {
+    pub(in crate::server) network: NetworkCut,
     /// The run's network namespace, joined under [`NetworkCut::Namespace`].
-    pub(super) namespace: Option<&'static OwnedFd>,
+    pub(in crate::server) namespace: Option<&'static OwnedFd>,
     /// A Landlock ruleset (`sandbox.rs`), put in force for the supervisor and all it
     /// starts; `None` when the server writes and reads as toolspec does.
-    pub(super) rules: Option<OwnedFd>,
+    pub(in crate::server) rules: Option<OwnedFd>,
     /// A session of its own, no capabilities, the seccomp filter and the file size
     /// limit; `None` when the server runs as toolspec does.
-    pub(super) hardening: Option<Hardening>,
+    pub(in crate::server) hardening: Option<Hardening>,
     /// The server's cgroups, their `cgroup.procs` files open for writing, joined by
     /// the supervisor (`resource_limits.rs`); empty without.
-    pub(super) cgroups: Vec<RawFd>,
+    pub(in crate::server) cgroups: Vec<RawFd>,
     /// The server's view of the filesystem, made by its init (`server_init.rs`),
     /// which then enters the rules, drops the capabilities and installs the filter
     /// in the supervisor's stead; `None`: the supervisor does all of it.
-    pub(super) view: Option<ViewPlan>,
+    pub(in crate::server) view: Option<ViewPlan>,
 }
 
 /// What every isolated server is held to beyond its rules and its network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Hardening {
+pub(in crate::server) struct Hardening {
     /// `RLIMIT_FSIZE`: the largest file the server may write (`None`: no limit).
-    pub(super) file_bytes: Option<u64>,
+    pub(in crate::server) file_bytes: Option<u64>,
 }
 
 impl Confinement {
     /// Nothing at all: the server runs as toolspec does.
-    pub(super) fn none() -> Confinement {
+    pub(in crate::server) fn none() -> Confinement {
         Confinement {
             network: NetworkCut::Open,
             namespace: None,
@@ -102,7 +102,7 @@ impl Confinement {
     /// # Safety
     /// Only in a process of its own between `fork` and `exec`: it only makes system
     /// calls and does not allocate.
-    pub(super) unsafe fn enter(&self) -> Result<(), libc::c_int> {
+    pub(in crate::server) unsafe fn enter(&self) -> Result<(), libc::c_int> {
         enter(&Parts {
             network: self.network,
             namespace: self.namespace.map(AsRawFd::as_raw_fd),
@@ -115,7 +115,7 @@ impl Confinement {
     }
 
     /// What the server's init enters, when it has one.
-    pub(super) fn inside(&self) -> Option<Inside<'_>> {
+    pub(in crate::server) fn inside(&self) -> Option<Inside<'_>> {
         Parts::inside_of(
             self.view.as_ref(),
             Made::Nothing,
@@ -126,23 +126,23 @@ impl Confinement {
 }
 
 /// A confinement as descriptors, as the spawner's child has it.
-pub(super) struct Parts<'a> {
-    pub(super) network: NetworkCut,
+pub(in crate::server) struct Parts<'a> {
+    pub(in crate::server) network: NetworkCut,
     /// An open network namespace, joined under [`NetworkCut::Namespace`].
-    pub(super) namespace: Option<RawFd>,
+    pub(in crate::server) namespace: Option<RawFd>,
     /// An open Landlock ruleset.
-    pub(super) rules: Option<RawFd>,
-    pub(super) hardening: Option<Hardening>,
+    pub(in crate::server) rules: Option<RawFd>,
+    pub(in crate::server) hardening: Option<Hardening>,
     /// Open `cgroup.procs` files.
-    pub(super) cgroups: &'a [RawFd],
-    pub(super) view: Option<&'a ViewPlan>,
+    pub(in crate::server) cgroups: &'a [RawFd],
+    pub(in crate::server) view: Option<&'a ViewPlan>,
     /// What of the view is made before the init starts.
-    pub(super) made: Made,
+    pub(in crate::server) made: Made,
 }
 
 impl<'a> Parts<'a> {
     /// What the server's init enters, when it has one.
-    pub(super) fn inside(&self) -> Option<Inside<'a>> {
+    pub(in crate::server) fn inside(&self) -> Option<Inside<'a>> {
         Parts::inside_of(self.view, self.made, self.rules, self.hardening)
     }
 
@@ -170,7 +170,7 @@ impl<'a> Parts<'a> {
 ///
 /// # Safety
 /// As [`Confinement::enter`], with every descriptor open and of its kind.
-pub(super) unsafe fn enter(parts: &Parts) -> Result<(), libc::c_int> {
+pub(in crate::server) unsafe fn enter(parts: &Parts) -> Result<(), libc::c_int> {
     if parts.hardening.is_some() && libc::setsid() < 0 {
         return Err(errno());
     }
@@ -202,7 +202,10 @@ pub(super) unsafe fn enter(parts: &Parts) -> Result<(), libc::c_int> {
 ///
 /// # Safety
 /// As [`enter`], with `rules` an open Landlock ruleset.
-pub(super) unsafe fn enter_inner(rules: Option<RawFd>, hardened: bool) -> Result<(), libc::c_int> {
+pub(in crate::server) unsafe fn enter_inner(
+    rules: Option<RawFd>,
+    hardened: bool,
+) -> Result<(), libc::c_int> {
     if let Some(rules) = rules {
         restrict_self(rules)?;
     }
@@ -312,7 +315,7 @@ unsafe fn errno() -> libc::c_int {
 ///
 /// # Safety
 /// As [`Confinement::enter`]; also in a probe child that only exits after it.
-pub(super) unsafe fn enter_network(cut: NetworkCut) -> Result<(), libc::c_int> {
+pub(in crate::server) unsafe fn enter_network(cut: NetworkCut) -> Result<(), libc::c_int> {
     match cut {
         NetworkCut::Open => return Ok(()),
         NetworkCut::Namespace => {
@@ -466,7 +469,7 @@ const RULE_PATH_BENEATH: libc::c_int = 1;
 ///
 /// # Safety
 /// Only between `fork` and `exec`, before `rules` is put in force.
-pub(super) unsafe fn allow_writes_beneath(
+pub(in crate::server) unsafe fn allow_writes_beneath(
     rules: RawFd,
     at: &std::ffi::CStr,
     access: u64,
@@ -499,7 +502,7 @@ pub(super) unsafe fn allow_writes_beneath(
 
 /// The run's network namespace: made by a thread of its own, which opens it and
 /// ends, so no other thread of toolspec's is moved.
-pub(super) fn make_run_namespace() -> Result<OwnedFd, String> {
+pub(in crate::server) fn make_run_namespace() -> Result<OwnedFd, String> {
     let made = std::thread::spawn(|| {
         // SAFETY: system calls on this thread only.
         unsafe { enter_network(NetworkCut::Namespace) }
@@ -515,7 +518,7 @@ pub(super) fn make_run_namespace() -> Result<OwnedFd, String> {
 /// Whether this process may give a server a network namespace of its own, tried
 /// the way a server's supervisor does it, in a child that exits at once: `Ok` or the
 /// errno.
-pub(super) fn try_network(cut: NetworkCut) -> Result<(), libc::c_int> {
+pub(in crate::server) fn try_network(cut: NetworkCut) -> Result<(), libc::c_int> {
     // SAFETY: the child only makes system calls and exits; the parent waits for it.
     unsafe { in_a_child(|| enter_network(cut)) }
 }
@@ -525,7 +528,7 @@ pub(super) fn try_network(cut: NetworkCut) -> Result<(), libc::c_int> {
 ///
 /// # Safety
 /// `probe` only makes system calls (it runs in a fork of this process).
-pub(super) unsafe fn in_a_child(
+pub(in crate::server) unsafe fn in_a_child(
     probe: impl FnOnce() -> Result<(), libc::c_int>,
 ) -> Result<(), libc::c_int> {
     let pid = libc::fork();
@@ -539,7 +542,7 @@ pub(super) unsafe fn in_a_child(
 }
 
 /// An exit code for a probe's result: 0, or the errno (1 to 125).
-pub(super) fn exit_code(result: Result<(), libc::c_int>) -> libc::c_int {
+pub(in crate::server) fn exit_code(result: Result<(), libc::c_int>) -> libc::c_int {
     match result {
         Ok(()) => 0,
         Err(errno) => errno.clamp(1, 125),
@@ -550,7 +553,7 @@ pub(super) fn exit_code(result: Result<(), libc::c_int>) -> libc::c_int {
 ///
 /// # Safety
 /// `pid` is a child of this process that nothing else reaps.
-pub(super) unsafe fn wait_code(pid: libc::pid_t) -> Result<(), libc::c_int> {
+pub(in crate::server) unsafe fn wait_code(pid: libc::pid_t) -> Result<(), libc::c_int> {
     let mut status = 0;
     if libc::waitpid(pid, &mut status, 0) != pid {
         return Err(errno());
@@ -563,19 +566,19 @@ pub(super) unsafe fn wait_code(pid: libc::pid_t) -> Result<(), libc::c_int> {
 }
 
 /// What the init puts in force before it starts the server.
-pub(super) struct Inside<'a> {
-    pub(super) view: &'a ViewPlan,
+pub(in crate::server) struct Inside<'a> {
+    pub(in crate::server) view: &'a ViewPlan,
     /// What of the view is made in the namespace the init copies.
-    pub(super) made: Made,
+    pub(in crate::server) made: Made,
     /// The Landlock ruleset, entered after the view is made.
-    pub(super) rules: Option<RawFd>,
+    pub(in crate::server) rules: Option<RawFd>,
     /// No capabilities and the seccomp filter, last of all.
-    pub(super) hardened: bool,
+    pub(in crate::server) hardened: bool,
 }
 
 /// Closes every descriptor from `first` up, except `keep` and `keep_too` (the same
 /// one, or a larger one).
-pub(super) unsafe fn close_from(first: RawFd, keep: RawFd, keep_too: RawFd) {
+pub(in crate::server) unsafe fn close_from(first: RawFd, keep: RawFd, keep_too: RawFd) {
     let ranges = [
         (first, keep.saturating_sub(1)),
         (keep.saturating_add(1), keep_too.saturating_sub(1)),

@@ -15,11 +15,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::at_exit::at_exit;
+use crate::server::at_exit::at_exit;
 
 /// The shared folders, on the machine.
 #[derive(Debug)]
-pub(super) struct ViewFolders {
+pub(in crate::server) struct ViewFolders {
     /// Where each view's tmpfs is mounted while it is made.
     mount_point: PathBuf,
     /// Where each server's scratch tmpfs is, inside its view (its `TMPDIR`).
@@ -31,7 +31,7 @@ pub(super) struct ViewFolders {
 
 impl ViewFolders {
     /// Makes the folders in the temporary folder, and has them removed at exit.
-    pub(super) fn make() -> io::Result<ViewFolders> {
+    pub(in crate::server) fn make() -> io::Result<ViewFolders> {
         let parent = tempfile::Builder::new()
             .prefix("toolspec-views-")
             .tempdir()?
@@ -53,15 +53,15 @@ impl ViewFolders {
         made.map(|()| folders)
     }
 
-    pub(super) fn mount_point(&self) -> &Path {
+    pub(in crate::server) fn mount_point(&self) -> &Path {
         &self.mount_point
     }
 
-    pub(super) fn scratch(&self) -> &Path {
+    pub(in crate::server) fn scratch(&self) -> &Path {
         &self.scratch
     }
 
-    pub(super) fn empty(&self) -> &Path {
+    pub(in crate::server) fn empty(&self) -> &Path {
         &self.empty
     }
 }

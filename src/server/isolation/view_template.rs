@@ -39,7 +39,7 @@ const MOST_TEMPLATES: usize = 4;
 
 /// The spawner's templates, the one it is in, and the machine's mount namespace to
 /// go back to.
-pub(super) struct ViewTemplates {
+pub(in crate::server) struct ViewTemplates {
     /// The machine's mount namespace, opened before the first template is made.
     machine: Option<OwnedFd>,
     templates: Vec<Template>,
@@ -66,14 +66,14 @@ impl Template {
 
 /// Whether a server's view can come from a template: as root, in no user
 /// namespace.
-pub(super) fn can_serve(network: NetworkCut) -> bool {
+pub(in crate::server) fn can_serve(network: NetworkCut) -> bool {
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
     root && matches!(network, NetworkCut::Open | NetworkCut::Namespace)
 }
 
 impl ViewTemplates {
-    pub(super) const fn new() -> ViewTemplates {
+    pub(in crate::server) const fn new() -> ViewTemplates {
         ViewTemplates {
             machine: None,
             templates: Vec::new(),
@@ -88,7 +88,7 @@ impl ViewTemplates {
     ///
     /// # Safety
     /// Only in the spawner, which runs one thread.
-    pub(super) unsafe fn enter_for(&mut self, plan: &ViewPlan) -> bool {
+    pub(in crate::server) unsafe fn enter_for(&mut self, plan: &ViewPlan) -> bool {
         if self.failed {
             return false;
         }
@@ -159,7 +159,7 @@ impl ViewTemplates {
     ///
     /// # Safety
     /// As [`ViewTemplates::enter_for`].
-    pub(super) unsafe fn leave(&mut self) -> bool {
+    pub(in crate::server) unsafe fn leave(&mut self) -> bool {
         if self.current.is_none() {
             return true;
         }

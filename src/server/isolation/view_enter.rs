@@ -39,7 +39,7 @@ const SCRATCH_OPTIONS: &CStr = c"mode=0700";
 
 /// How the server's init moves into its view once it is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Entry {
+pub(in crate::server) enum Entry {
     /// The view is moved onto `/` and the init `chroot`s into it; the machine's
     /// tree stays below it in the namespace, out of reach of every path. Only a
     /// process with `CAP_SYS_CHROOT` could climb out of a chroot, and the server
@@ -57,7 +57,7 @@ pub(super) enum Entry {
 
 /// What of a server's view is made when its init starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Made {
+pub(in crate::server) enum Made {
     /// Nothing: the init makes all of it.
     Nothing,
     /// Its shared part (`ViewPlan::shared_steps`), in the mount namespace the init
@@ -71,7 +71,7 @@ pub(super) enum Made {
 /// # Safety
 /// Only in a process running one thread, in a mount namespace of its own, with
 /// nothing mounted on the new root yet.
-pub(super) unsafe fn make_shared(plan: &ViewPlan) -> Result<(), libc::c_int> {
+pub(in crate::server) unsafe fn make_shared(plan: &ViewPlan) -> Result<(), libc::c_int> {
     // Nothing done here reaches the machine's mount namespace.
     check(libc::mount(
         std::ptr::null(),
@@ -100,7 +100,11 @@ pub(super) unsafe fn make_shared(plan: &ViewPlan) -> Result<(), libc::c_int> {
 /// # Safety
 /// Only in a process of its own, in a mount namespace of its own, between `fork`
 /// and `exec`.
-pub(super) unsafe fn enter(plan: &ViewPlan, entry: Entry, made: Made) -> Result<(), libc::c_int> {
+pub(in crate::server) unsafe fn enter(
+    plan: &ViewPlan,
+    entry: Entry,
+    made: Made,
+) -> Result<(), libc::c_int> {
     if made == Made::Nothing {
         make_shared(plan)?;
     }

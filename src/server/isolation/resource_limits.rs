@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::at_exit::at_exit;
+use crate::server::at_exit::at_exit;
 
 /// The limits of one server; `None` = no limit of that kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,7 +18,8 @@
 //! - nothing reaching outside the fixture root or outliving the run (fixtures,
 //!   files a server left, shell quoting, interrupts, leftover processes):
 //!   `containment`;
-//! - `coverage` and `scaffold`: `coverage`;
+//! - `coverage` and `scaffold`: `coverage` (those that read the seed documents in
+//!   `../shared/seeds`: the `seeds` binary, `tests/seeds.rs`);
 //! - `init` (a proposed target file and its first baseline): `init`;
 //! - a server's isolation (writes, the real home, the network) and each opening of
 //!   it, against a server that tries to escape: `isolation`;

@@ -18,7 +18,8 @@
 //! - nothing reaching outside the fixture root or outliving the run (fixtures,
 //!   files a server left, shell quoting, interrupts, leftover processes):
 //!   `containment`;
-//! - `coverage` and `scaffold`: `coverage`;
+//! - `coverage` and `scaffold`: `coverage` (those that read the seed documents in
+//!   `../shared/seeds`: the `seeds` binary, `tests/seeds.rs`);
 //! - `init` (a proposed target file and its first baseline): `init`;
 //! - a server's isolation (writes, the real home, the network) and each opening of
 //!   it, against a server that tries to escape: `isolation`;
@@ -32,6 +33,8 @@
 //!   `install_lines`;
 //! - how many crates a release build compiles, against `build-budget.txt`:
 //!   `build_budget`;
+//! - what the docs say of the code (each JSON file's `schema_version`, the layout
+//!   table of `docs/architecture.md`) against the code: `docs_match_code`;
 //! - the console text pinned as a whole, and the JSON files' schemas: `golden` (a new
 //!   pinned command line is a case file in `tests/golden/`, not a Rust test).
 
@@ -42,6 +45,7 @@ mod cli;
 mod confinement;
 mod containment;
 mod coverage;
+mod docs_match_code;
 mod explore;
 mod fuzz_corpus;
 mod gemini_exactness;

@@ -36,7 +36,7 @@ pub(crate) struct MutantsArgs {
     #[arg(long, short)]
     jobs: Option<usize>,
     /// Run every scenario against every mutation and count all that kill it (the
-    /// README's table), instead of stopping each mutation at its first kill; and
+    /// table in docs/proof.md), instead of stopping each mutation at its first kill; and
     /// run each variation alone, instead of all at once.
     #[arg(long)]
     full: bool,

@@ -9,7 +9,7 @@
 //! tried first ([`order`], with the killers of the last run from [`hints`]), and
 //! the honest pass and every mutation of every suite share one pool of workers
 //! ([`pool`], run by the state machine in [`schedule`]). A full count, which
-//! runs every scenario against every mutation, is there for the README's table
+//! runs every scenario against every mutation, is there for the table in docs/proof.md
 //! of how many scenarios fail each one.
 //!
 //! The same run proves the other half: that a right answer in another allowed

@@ -1,5 +1,6 @@
-//! Overhead benchmarks (`cargo bench --features bench --bench overhead`): the bench
-//! itself is `toolspec::bench`, inside the library, so that it can time stages that
+//! Overhead benchmarks (`cargo bench --features bench --bench overhead`): the
+//! stages it times are in `benches/stages/`, compiled into the library as
+//! `toolspec::bench` only under the `bench` feature, since they reach stages that
 //! are not public API.
 
 fn main() {

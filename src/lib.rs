@@ -51,8 +51,12 @@ mod cli;
 #[doc(hidden)]
 pub mod fuzzing;
 
+// The overhead bench's stages live under benches/, outside the product's source;
+// they join the library only under the `bench` feature, since they time stages
+// that are not public API.
 #[cfg(feature = "bench")]
 #[doc(hidden)]
+#[path = "../benches/stages/mod.rs"]
 pub mod bench;
 
 pub use bless::BLESS_ENV;

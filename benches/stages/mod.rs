@@ -7,8 +7,9 @@
 //! Run all with `cargo bench --features bench --bench overhead`, or only the benches
 //! whose name contains a word with `cargo bench --features bench --bench overhead -- grep`.
 //!
-//! It lives in the library, behind the `bench` feature, because it times the stages
-//! one by one (fixture, session, one call), and those are not public API:
+//! Its files are here, under benches/, but it is compiled into the library (as
+//! `toolspec::bench`, behind the `bench` feature) because it times the stages one
+//! by one (fixture, session, one call), and those are not public API:
 //! `benches/overhead.rs` only hands it the `toolspec` binary cargo built.
 
 mod vs_ripgrep;

@@ -17,10 +17,10 @@ use super::cases::budget::{Budget, Shard};
 use super::cases::run::{run_cases, ExplorePlan, Explored};
 use super::cases::watch::Watch;
 use super::compare::differential::Sides;
-use super::compare::tools_listed::list_oracle_tools;
+use super::compare::tools_listed::{list_oracle_tools, ToolsListError};
 use super::explore_file::{load_explore_data, ExploreData};
 use super::shrink::transcript::observe;
-use super::triage::baseline::{Baseline, FoundClass, Witness};
+use super::triage::baseline::{Baseline, BaselineError, FoundClass, Witness};
 use super::triage::baseline_file::{baseline_text, is_yaml, read_baseline};
 use super::triage::baseline_yaml::baseline_yaml;
 use super::triage::classes::{classify, shrink_new, Classified};
@@ -134,12 +134,16 @@ pub(crate) trait SessionReporter: Watch {
 pub(crate) enum ExploreError {
     /// The oracle did not start or list its tools.
     #[error("suite {suite}: {why}")]
-    Oracle { suite: String, why: String },
+    Oracle {
+        suite: String,
+        #[source]
+        why: ToolsListError,
+    },
     /// The suite's explore file does not load.
     #[error("the explore file does not load")]
     ExploreFile(Vec<LoadError>),
-    #[error("{0}")]
-    Baseline(String),
+    #[error(transparent)]
+    Baseline(#[from] BaselineError),
     /// `--out` names a folder that cannot take the suite, or writing it failed.
     #[error("{0}")]
     Out(String),
@@ -179,7 +183,7 @@ pub(crate) fn explore_session(
         .map(|c| c.when_settings.clone())
         .unwrap_or_default();
     let baseline = match request.baseline {
-        Some(path) => Some(read_baseline(path).map_err(ExploreError::Baseline)?),
+        Some(path) => Some(read_baseline(path)?),
         None => None,
     };
     if let Some(out) = request.out {

@@ -202,17 +202,35 @@ impl Live {
     }
 }
 
+/// Why one side of a case did not start; its text is the side's reading at the
+/// `broken` level, so it is what signatures hash.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SideStartError {
+    #[error("cannot build the fixture: {0}")]
+    Fixture(#[source] std::io::Error),
+    /// The server's own message, and the tail of its stderr when it wrote any.
+    #[error("{message}{}", if stderr_tail.is_empty() { String::new() } else { format!("\nstderr:\n{stderr_tail}") })]
+    Server {
+        message: String,
+        stderr_tail: String,
+    },
+}
+
 /// Builds one side's fixture, the places beside its root included (writable, so
 /// a write that escapes can happen and be seen), and starts its server in the
 /// root with those places in its view.
-pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Result<Live, String> {
+pub(crate) async fn start(
+    target: &Target,
+    case: &Case,
+    timeout: Duration,
+) -> Result<Live, SideStartError> {
     let outside = Outside {
         files: case.fixture.outside.clone(),
         writable: true,
     };
     let outside = (!outside.files.is_empty()).then_some(&outside);
     let fixture = Fixture::build_over(None, &case.fixture.file_specs(), outside)
-        .map_err(|e| format!("cannot build the fixture: {e}"))?;
+        .map_err(SideStartError::Fixture)?;
     let root = fixture.root().display().to_string();
     let around = match fixture.root().parent() {
         Some(around) => around.display().to_string(),
@@ -221,12 +239,9 @@ pub(crate) async fn start(target: &Target, case: &Case, timeout: Duration) -> Re
     let outside_folder = format!("{around}/{OUTSIDE_FOLDER}");
     let session = Session::launch(target, fixture.places(), &case.settings, timeout)
         .await
-        .map_err(|e| {
-            if e.stderr_tail.is_empty() {
-                e.message
-            } else {
-                format!("{}\nstderr:\n{}", e.message, e.stderr_tail)
-            }
+        .map_err(|e| SideStartError::Server {
+            message: e.message,
+            stderr_tail: e.stderr_tail,
         })?;
     let mut bindings = Bindings::new(&root);
     bindings.bind(TASK, NO_TASK);
@@ -259,7 +274,7 @@ pub(crate) async fn run_case(sides: &Sides<'_>, case: &Case) -> CaseOutcome {
         Ok(live) => live,
         Err(why) => {
             let _ = oracle.session.stop().await;
-            let difference = difference(Level::Broken, "started".to_string(), why);
+            let difference = difference(Level::Broken, "started".to_string(), why.to_string());
             return CaseOutcome::Ran {
                 calls: 0,
                 divergence: Some(Divergence {

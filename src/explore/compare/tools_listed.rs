@@ -56,25 +56,38 @@ pub(crate) fn listed_in_suite_names(listed: Vec<ListedTool>, target: &Target) ->
         .collect()
 }
 
+/// Why a target's tools/list could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ToolsListError {
+    #[error("cannot build an empty fixture: {0}")]
+    Fixture(#[source] std::io::Error),
+    #[error("cannot start an async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The server did not start or answer `initialize` (its message).
+    #[error("the oracle did not start: {0}")]
+    Start(String),
+    /// It started, but its tools/list failed (why).
+    #[error("the oracle's tools/list: {0}")]
+    List(String),
+}
+
 /// The oracle's tools/list, from a server started on an empty fixture, in the
 /// suite's names (an oracle given as a target file may rename them).
 pub(crate) fn list_oracle_tools(
     oracle: &Target,
     timeout: Duration,
-) -> Result<Vec<ListedTool>, String> {
-    let fixture = Fixture::build(&BTreeMap::new())
-        .map_err(|e| format!("cannot build an empty fixture: {e}"))?;
-    let runtime = crate::server::runtime::thread_runtime()
-        .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+) -> Result<Vec<ListedTool>, ToolsListError> {
+    let fixture = Fixture::build(&BTreeMap::new()).map_err(ToolsListError::Fixture)?;
+    let runtime = crate::server::runtime::thread_runtime().map_err(ToolsListError::Runtime)?;
     runtime.block_on(async {
         let session = Session::launch(oracle, fixture.places(), &BTreeMap::new(), timeout)
             .await
-            .map_err(|e| format!("the oracle did not start: {}", e.message))?;
+            .map_err(|e| ToolsListError::Start(e.message))?;
         let listed = session.list_tools(timeout).await;
         let _ = session.stop().await;
         listed
             .map(|tools| listed_in_suite_names(tools, oracle))
-            .map_err(|why| format!("the oracle's tools/list: {why}"))
+            .map_err(|why| ToolsListError::List(why.to_string()))
     })
 }
 

@@ -139,6 +139,12 @@ fn task_capture(
     }
 }
 
+/// A shrunk case could not be described: one of its sides did not start when it
+/// was run again.
+#[derive(Debug, thiserror::Error)]
+#[error("a side did not start when the case was run again")]
+pub(crate) struct SideDidNotStart;
+
 /// Runs `case` (shrunk, ending at the call that diverged) on both sides and
 /// describes it for the writer.
 pub(crate) async fn observe(
@@ -147,7 +153,7 @@ pub(crate) async fn observe(
     divergence: &Divergence,
     key: String,
     provenance: String,
-) -> Result<Observed, String> {
+) -> Result<Observed, SideDidNotStart> {
     let (oracle, subject) = tokio::join!(
         start(sides.oracle, case, sides.call_timeout),
         start(sides.subject, case, sides.call_timeout)
@@ -158,7 +164,7 @@ pub(crate) async fn observe(
             for live in [o.ok(), s.ok()].into_iter().flatten() {
                 let _ = live.session.stop().await;
             }
-            return Err("a side did not start when the case was run again".into());
+            return Err(SideDidNotStart);
         }
     };
     let mut calls: Vec<RecordedCall> = Vec::new();

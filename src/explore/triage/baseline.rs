@@ -19,6 +19,98 @@ use regex::Regex;
 use crate::explore::compare::levels::Level;
 use crate::explore::compare::signature::Signature;
 
+/// Why a baseline file cannot be used, naming the file and, where it can, the
+/// line.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BaselineError {
+    #[error("cannot read the baseline {file}: {source}")]
+    Read {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line of a text baseline that is not a signature (`entry` cut short).
+    #[error(
+        "{file}:{line}: `{entry}` is not a divergence signature (expected level/tool/16 hex digits, as `toolspec explore` prints after `signature`)"
+    )]
+    NotASignature {
+        file: String,
+        line: usize,
+        entry: String,
+    },
+    /// An `explore --json` report given as a baseline.
+    #[error("{file}: {problem}")]
+    Report {
+        file: String,
+        problem: ReportProblem,
+    },
+    /// A YAML baseline that does not parse as a list of classes.
+    #[error("{0}")]
+    Yaml(#[from] crate::scenario::LoadError),
+    /// A class of a YAML baseline that is wrong, at its line when it is found.
+    #[error("{file}{}: class `{class}`: {problem}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Class {
+        file: String,
+        line: Option<usize>,
+        class: String,
+        problem: Box<ClassProblem>,
+    },
+}
+
+/// What is wrong with an `explore --json` report read as a baseline.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReportProblem {
+    #[error("line {line}: not an explore --json report: {source}")]
+    NotAReport {
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error(
+        "an explore --json report of schema_version 2 or later has `signatures`; this has none"
+    )]
+    NoSignatures,
+    #[error("signatures[{0}] has no `id` that is a signature")]
+    BadEntry(usize),
+}
+
+/// What is wrong with one class of a YAML baseline.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ClassProblem {
+    #[error("a class needs a name")]
+    Unnamed,
+    #[error("named twice")]
+    NamedTwice,
+    #[error("verdict `{given}` is not one of {allowed}")]
+    Verdict { given: String, allowed: String },
+    #[error("a `{0}` class needs a `reason:` with its evidence")]
+    NoReason(&'static str),
+    #[error("`{0}` is not a divergence signature (level/tool/16 hex digits)")]
+    NotASignature(String),
+    #[error("lists no `signatures:` and has no `match:` rule")]
+    NothingListed,
+    #[error("witness `{0}` is not SEED:CASE")]
+    Witness(String),
+    #[error(transparent)]
+    Rule(#[from] RuleProblem),
+}
+
+/// What is wrong with a class's `match:` rule.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RuleProblem {
+    #[error("a `match:` rule needs `oracle:`, `subject:` or `call:` (a regex of what it reads)")]
+    ReadsNothing,
+    #[error("match level `{given}` is not one of {allowed}")]
+    Level { given: String, allowed: String },
+    #[error("match {side} `{pattern}` does not compile: {source}")]
+    Regex {
+        side: &'static str,
+        pattern: String,
+        #[source]
+        source: regex::Error,
+    },
+}
+
 /// Why a known class is accepted, as a triage gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {

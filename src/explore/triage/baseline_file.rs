@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::baseline::{is_signature, Baseline, FoundClass, KnownClass, Verdict};
+use super::baseline::{
+    is_signature, Baseline, BaselineError, FoundClass, KnownClass, ReportProblem, Verdict,
+};
 use super::baseline_yaml::read_classes;
 
 /// The first line of a written text baseline.
@@ -14,14 +16,19 @@ const HEADER: &str =
 
 /// The baseline at `path`, or why it cannot be read, naming the file and, for a
 /// malformed entry, its line.
-pub(crate) fn read_baseline(path: &Path) -> Result<Baseline, String> {
+pub(crate) fn read_baseline(path: &Path) -> Result<Baseline, BaselineError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the baseline {shown}: {e}"))?;
+    let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+        file: shown.clone(),
+        source,
+    })?;
     let classes = if is_yaml(path) {
         read_classes(path, &text)?
     } else if text.trim_start().starts_with('{') {
-        untriaged(from_json(&text).map_err(|why| format!("{shown}: {why}"))?)
+        untriaged(from_json(&text).map_err(|problem| BaselineError::Report {
+            file: shown.clone(),
+            problem,
+        })?)
     } else {
         untriaged(from_lines(&shown, &text)?)
     };
@@ -54,7 +61,7 @@ fn untriaged(listed: Vec<(String, Option<usize>)>) -> Vec<KnownClass> {
 }
 
 /// The signatures of a text baseline, each with its line.
-fn from_lines(shown: &str, text: &str) -> Result<Vec<(String, Option<usize>)>, String> {
+fn from_lines(shown: &str, text: &str) -> Result<Vec<(String, Option<usize>)>, BaselineError> {
     let mut known = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let entry = line.split('#').next().unwrap_or_default().trim();
@@ -62,12 +69,11 @@ fn from_lines(shown: &str, text: &str) -> Result<Vec<(String, Option<usize>)>, S
             continue;
         }
         if !is_signature(entry) {
-            return Err(format!(
-                "{shown}:{}: `{}` is not a divergence signature (expected level/tool/16 hex digits, \
-                 as `toolspec explore` prints after `signature`)",
-                number + 1,
-                crate::visible::excerpt(entry, 80)
-            ));
+            return Err(BaselineError::NotASignature {
+                file: shown.to_string(),
+                line: number + 1,
+                entry: crate::visible::excerpt(entry, 80),
+            });
         }
         known.push((entry.to_string(), Some(number + 1)));
     }
@@ -75,12 +81,16 @@ fn from_lines(shown: &str, text: &str) -> Result<Vec<(String, Option<usize>)>, S
 }
 
 /// The `signatures[].id` of an `explore --json` report.
-fn from_json(text: &str) -> Result<Vec<(String, Option<usize>)>, String> {
-    let report: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| format!("line {}: not an explore --json report: {e}", e.line()))?;
-    let listed = report.get("signatures").and_then(|s| s.as_array()).ok_or(
-        "an explore --json report of schema_version 2 or later has `signatures`; this has none",
-    )?;
+fn from_json(text: &str) -> Result<Vec<(String, Option<usize>)>, ReportProblem> {
+    let report: serde_json::Value =
+        serde_json::from_str(text).map_err(|source| ReportProblem::NotAReport {
+            line: source.line(),
+            source,
+        })?;
+    let listed = report
+        .get("signatures")
+        .and_then(|s| s.as_array())
+        .ok_or(ReportProblem::NoSignatures)?;
     listed
         .iter()
         .enumerate()
@@ -90,7 +100,7 @@ fn from_json(text: &str) -> Result<Vec<(String, Option<usize>)>, String> {
                 .and_then(|id| id.as_str())
                 .filter(|id| is_signature(id))
                 .map(|id| (id.to_string(), None))
-                .ok_or_else(|| format!("signatures[{i}] has no `id` that is a signature"))
+                .ok_or(ReportProblem::BadEntry(i))
         })
         .collect()
 }
@@ -146,7 +156,7 @@ mod tests {
             "# known\n\nconvention/view/0123456789abcdef\nview PATH\n",
         )
         .expect("write");
-        let why = read_baseline(&path).expect_err("refused");
+        let why = read_baseline(&path).expect_err("refused").to_string();
         assert!(why.contains("known.txt:4:"), "{why}");
         assert!(why.contains("`view PATH`"), "{why}");
 
@@ -162,13 +172,16 @@ mod tests {
         std::fs::write(&path, "{\"signatures\": [\n{\"id\": 3}]}").expect("write");
         assert!(read_baseline(&path)
             .expect_err("refused")
+            .to_string()
             .contains("signatures[0]"));
         std::fs::write(&path, "{\n\"x\": ").expect("write");
         assert!(read_baseline(&path)
             .expect_err("refused")
+            .to_string()
             .contains("line 2"));
         assert!(read_baseline(&dir.path().join("none"))
             .expect_err("refused")
+            .to_string()
             .contains("cannot read the baseline"));
     }
 }

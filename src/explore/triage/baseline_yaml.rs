@@ -24,7 +24,8 @@ use serde::Deserialize;
 
 use crate::explore::compare::levels::Level;
 use crate::explore::triage::baseline::{
-    is_signature, FoundClass, KnownClass, Rule, Verdict, Witness,
+    is_signature, BaselineError, ClassProblem, FoundClass, KnownClass, Rule, RuleProblem, Verdict,
+    Witness,
 };
 use crate::scenario::{find_line, parse_yaml_str};
 
@@ -68,63 +69,58 @@ struct RuleText {
 }
 
 /// The classes of the YAML baseline `text`, read from `path`.
-pub(crate) fn read_classes(path: &Path, text: &str) -> Result<Vec<KnownClass>, String> {
+pub(crate) fn read_classes(path: &Path, text: &str) -> Result<Vec<KnownClass>, BaselineError> {
     let has_content = text
         .lines()
         .any(|line| !line.trim().is_empty() && !line.trim_start().starts_with('#'));
     if !has_content {
         return Ok(Vec::new());
     }
-    let entries: Vec<EntryText> = parse_yaml_str(path, text).map_err(|e| e.to_string())?;
+    let entries: Vec<EntryText> = parse_yaml_str(path, text)?;
     let shown = path.display();
     let mut names = BTreeSet::new();
     let mut classes = Vec::new();
     for entry in entries {
         let line = find_line(text, &format!("class: {}", entry.class))
             .or_else(|| find_line(text, &entry.class));
-        let at = |why: String| match line {
-            Some(line) => format!("{shown}:{line}: class `{}`: {why}", entry.class),
-            None => format!("{shown}: class `{}`: {why}", entry.class),
+        let at = |problem: ClassProblem| BaselineError::Class {
+            file: shown.to_string(),
+            line,
+            class: entry.class.clone(),
+            problem: Box::new(problem),
         };
         if entry.class.trim().is_empty() {
-            return Err(at("a class needs a name".into()));
+            return Err(at(ClassProblem::Unnamed));
         }
         if !names.insert(entry.class.clone()) {
-            return Err(at("named twice".into()));
+            return Err(at(ClassProblem::NamedTwice));
         }
         let verdict = Verdict::ALL
             .into_iter()
             .find(|v| v.label() == entry.verdict)
             .ok_or_else(|| {
-                at(format!(
-                    "verdict `{}` is not one of {}",
-                    entry.verdict,
-                    labels(Verdict::ALL.iter().map(|v| v.label()))
-                ))
+                at(ClassProblem::Verdict {
+                    given: entry.verdict.clone(),
+                    allowed: labels(Verdict::ALL.iter().map(|v| v.label())),
+                })
             })?;
         if verdict != Verdict::Untriaged && entry.reason.trim().is_empty() {
-            return Err(at(format!(
-                "a `{}` class needs a `reason:` with its evidence",
-                verdict.label()
-            )));
+            return Err(at(ClassProblem::NoReason(verdict.label())));
         }
         if let Some(bad) = entry.signatures.iter().find(|s| !is_signature(s)) {
-            return Err(at(format!(
-                "`{bad}` is not a divergence signature (level/tool/16 hex digits)"
-            )));
+            return Err(at(ClassProblem::NotASignature(bad.clone())));
         }
         let rule = entry
             .rule
-            .map(|rule| read_rule(rule).map_err(&at))
+            .map(|rule| read_rule(rule).map_err(|problem| at(problem.into())))
             .transpose()?;
         if entry.signatures.is_empty() && rule.is_none() {
-            return Err(at("lists no `signatures:` and has no `match:` rule".into()));
+            return Err(at(ClassProblem::NothingListed));
         }
         let witness = entry
             .witness
             .map(|text| {
-                Witness::parse(&text)
-                    .ok_or_else(|| at(format!("witness `{text}` is not SEED:CASE")))
+                Witness::parse(&text).ok_or_else(|| at(ClassProblem::Witness(text.clone())))
             })
             .transpose()?;
         classes.push(KnownClass {
@@ -149,12 +145,9 @@ fn labels<'a>(names: impl Iterator<Item = &'a str>) -> String {
 /// A rule as written, its level named and its regexes compiled. It must say what
 /// it reads, on a side or in the call: a rule of a level and a tool alone would
 /// accept every deviation there, the new ones too.
-fn read_rule(rule: RuleText) -> Result<Rule, String> {
+fn read_rule(rule: RuleText) -> Result<Rule, RuleProblem> {
     if rule.oracle.is_none() && rule.subject.is_none() && rule.call.is_none() {
-        return Err(
-            "a `match:` rule needs `oracle:`, `subject:` or `call:` (a regex of what it reads)"
-                .into(),
-        );
+        return Err(RuleProblem::ReadsNothing);
     }
     let level = rule
         .level
@@ -162,18 +155,20 @@ fn read_rule(rule: RuleText) -> Result<Rule, String> {
             Level::ALL
                 .into_iter()
                 .find(|l| l.label() == label)
-                .ok_or_else(|| {
-                    format!(
-                        "match level `{label}` is not one of {}",
-                        labels(Level::ALL.iter().map(|l| l.label()))
-                    )
+                .ok_or_else(|| RuleProblem::Level {
+                    allowed: labels(Level::ALL.iter().map(|l| l.label())),
+                    given: label,
                 })
         })
         .transpose()?;
-    let compile = |side: &str, pattern: Option<String>| {
+    let compile = |side: &'static str, pattern: Option<String>| {
         pattern
             .map(|p| {
-                Regex::new(&p).map_err(|e| format!("match {side} `{p}` does not compile: {e}"))
+                Regex::new(&p).map_err(|source| RuleProblem::Regex {
+                    side,
+                    pattern: p.clone(),
+                    source,
+                })
             })
             .transpose()
     };
@@ -212,7 +207,7 @@ mod tests {
     use crate::explore::compare::signature::Signature;
     use crate::explore::triage::baseline_file::read_baseline;
 
-    fn read(text: &str) -> Result<Vec<KnownClass>, String> {
+    fn read(text: &str) -> Result<Vec<KnownClass>, BaselineError> {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("known.yaml");
         std::fs::write(&path, text).expect("write");
@@ -338,7 +333,7 @@ mod tests {
             ("- class: a\n  verdict: untriaged\n  sigs: []\n", "known.yaml:3"),
         ];
         for (text, expected) in cases {
-            let why = read(text).expect_err(text);
+            let why = read(text).expect_err(text).to_string();
             assert!(why.contains(expected), "{text}\n---\n{why}");
         }
     }

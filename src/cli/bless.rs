@@ -4,8 +4,8 @@
 
 use super::catalogue::{Catalogue, Origin};
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
 use crate::bless::{bless, built_in_refusal, to_bless, BlessMode, FailedScenario};
 use crate::execute::parallel::Planned;
 use crate::execute::{RunOptions, ScenarioReport};

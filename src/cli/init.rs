@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
 use super::run::{self, RunArgs};
-use super::Outcome;
 use crate::proposal::matching::{match_tools, ToolMatch};
 use crate::proposal::synonyms::Synonyms;
 use crate::proposal::target_text::{render, Draft};

@@ -16,6 +16,7 @@ mod init;
 mod list;
 mod matrix;
 mod mutants;
+mod outcome;
 mod output;
 mod progress;
 mod record;
@@ -24,6 +25,7 @@ mod report_files;
 mod run;
 mod scaffold;
 mod suites;
+mod target_flags;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -33,6 +35,7 @@ use clap::{Parser, Subcommand};
 
 use color::ColorChoice;
 use error::CliError;
+use outcome::Outcome;
 
 use catalogue::Catalogue;
 
@@ -48,15 +51,6 @@ pub mod exit {
     pub const REFUSED: u8 = 2;
     /// Interrupted (Ctrl-C); every server started was stopped first.
     pub const INTERRUPTED: u8 = 130;
-}
-
-/// How a command's work came out, when it could be done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    /// Exit [`exit::SUCCESS`].
-    Held,
-    /// Exit [`exit::FAILURES`].
-    Broken,
 }
 
 #[derive(Parser, Debug)]

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use super::catalogue::{Catalogue, Origin};
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::run::external_target;
-use super::Outcome;
+use super::target_flags::external_target;
 use crate::author::new_suite::{suite_yaml, unwritten_suite};
 use crate::bless::call_log::read_call_log;
 use crate::bless::log_fixture::{call_fixture, Folder};

@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 use super::bless::{refuse_built_in, Collector};
 use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::{print, say};
 use super::progress::Progress;
 use super::report_files::{ReportFiles, ReportStreams};
-use super::Outcome;
+use super::target_flags::external_target;
 use crate::bless::BlessMode;
 use crate::execute::cache_folder::cache_file_here;
 use crate::execute::durations::{self, Durations};
@@ -24,7 +25,7 @@ use crate::report::{RunFacts, Standing, SuiteFacts, Tally};
 use crate::scenario::{
     Basis, IdSelection, LoadError, Partition, Scenario, Suite, SuiteScenarioFile,
 };
-use crate::server::{load_target_file, preflight, Target};
+use crate::server::{preflight, Target};
 
 /// `toolspec run`.
 #[derive(clap::Args, Debug)]
@@ -601,28 +602,6 @@ fn selection(args: &RunArgs) -> String {
         "the suites hold no scenario".to_string()
     } else {
         parts.join("; ")
-    }
-}
-
-/// The target named by `--target` (a target file) or `--server` (a command
-/// line), if any: `run`'s, `record`'s and `explore`'s subject.
-pub(crate) fn external_target(
-    target: Option<&Path>,
-    server: Option<&str>,
-) -> Result<Option<Target>, CliError> {
-    if let Some(path) = target {
-        return Ok(Some(load_target_file(path)?));
-    }
-    match server {
-        Some(line) => {
-            Target::from_command_line(line)
-                .map(Some)
-                .map_err(|source| CliError::ServerLine {
-                    line: line.to_string(),
-                    source,
-                })
-        }
-        None => Ok(None),
     }
 }
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use super::catalogue::Catalogue;
 
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
 use crate::proof::coverage::documents::{read_documents, SpecDocument};
 use crate::proof::coverage::index::{render, with_documents, UPSTREAM_UNKNOWN};
 use crate::proof::scaffold::{covered_ids, plan, write, TODO_PREFIX};

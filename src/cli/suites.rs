@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use super::catalogue::export_built_in;
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
 
 /// `toolspec suites ...`.
 #[derive(clap::Subcommand, Debug)]

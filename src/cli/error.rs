@@ -5,6 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 
+use crate::catalogue::NoReference;
 use crate::proof::mutants::MutantsError;
 use crate::scenario::LoadError;
 use crate::server::CommandLineError;
@@ -61,10 +62,8 @@ pub(crate) enum CliError {
     Bless(String),
     /// A command that needs the suite's reference server was given a suite
     /// without `reference:` (one `record` made), and no server to use instead.
-    #[error(
-        "suite `{suite}` has no reference server (its suite.yaml has no `reference:`): {what}"
-    )]
-    NoReference { suite: String, what: String },
+    #[error(transparent)]
+    NoReference(#[from] NoReference),
     /// `record` could not make or write its scenario.
     #[error("record: {0}")]
     Record(String),

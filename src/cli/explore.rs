@@ -11,7 +11,6 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
 use super::explore_progress::ExploreProgress;
 use super::outcome::Outcome;
@@ -19,6 +18,7 @@ use super::output::say;
 use super::target_flags::external_target;
 use crate::author::suite_folder::free_folder;
 use crate::author::{write_suite, Observed, Written};
+use crate::catalogue::{refuse_without_reference, Catalogue};
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
 use crate::explore::agreement::Agreement;

@@ -3,7 +3,6 @@
 //! to stdout; the stages it drives return values.
 
 mod bless;
-mod catalogue;
 mod color;
 mod confinement;
 mod coverage;
@@ -37,7 +36,7 @@ use color::ColorChoice;
 use error::CliError;
 use outcome::Outcome;
 
-use catalogue::Catalogue;
+use crate::catalogue::Catalogue;
 
 /// Exit codes, for scripts and CI gates to rely on.
 pub mod exit {

@@ -7,7 +7,6 @@
 
 use std::path::{Path, PathBuf};
 
-use super::catalogue::{Catalogue, Origin};
 use super::error::CliError;
 use super::outcome::Outcome;
 use super::output::say;
@@ -17,6 +16,7 @@ use crate::bless::call_log::read_call_log;
 use crate::bless::log_fixture::{call_fixture, Folder};
 use crate::bless::record::{folder_files, record_scenario, with_scenarios, Recording};
 use crate::bless::{built_in_refusal, file_diff, write_in_place};
+use crate::catalogue::{Catalogue, Origin};
 use crate::execute::RunOptions;
 use crate::scenario::{Convention, Suite};
 use crate::server::Target;

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::bless::{refuse_built_in, Collector};
-use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
 use super::outcome::Outcome;
 use super::output::{print, say};
@@ -14,6 +13,7 @@ use super::progress::Progress;
 use super::report_files::{ReportFiles, ReportStreams};
 use super::target_flags::external_target;
 use crate::bless::BlessMode;
+use crate::catalogue::{refuse_without_reference, Catalogue};
 use crate::execute::cache_folder::cache_file_here;
 use crate::execute::durations::{self, Durations};
 use crate::execute::parallel::{default_jobs, run_scenarios, Planned};

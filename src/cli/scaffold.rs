@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::catalogue::Catalogue;
+use crate::catalogue::Catalogue;
 
 use super::error::CliError;
 use super::outcome::Outcome;

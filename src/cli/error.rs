@@ -6,6 +6,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::catalogue::NoReference;
+use crate::execute::plan::PlanError;
 use crate::proof::mutants::MutantsError;
 use crate::scenario::LoadError;
 use crate::server::CommandLineError;
@@ -75,6 +76,14 @@ pub(crate) enum CliError {
 impl From<Vec<LoadError>> for CliError {
     fn from(errors: Vec<LoadError>) -> Self {
         CliError::Files(errors)
+    }
+}
+
+impl From<PlanError> for CliError {
+    /// Each place the plan found wrong becomes a line of its own, as a file's
+    /// load errors do.
+    fn from(error: PlanError) -> Self {
+        CliError::Files(error.into_load_errors())
     }
 }
 

@@ -5,6 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 
+use crate::bless::recorded_calls::CallsError;
 use crate::catalogue::NoReference;
 use crate::execute::plan::PlanError;
 use crate::proof::mutants::MutantsError;
@@ -68,6 +69,9 @@ pub(crate) enum CliError {
     /// `record` could not make or write its scenario.
     #[error("record: {0}")]
     Record(String),
+    /// `record` could not read the calls to make.
+    #[error("record: {0}")]
+    RecordCalls(#[from] CallsError),
     /// `confinement` could not read the server's tools or write its suite.
     #[error("confinement: {0}")]
     Confinement(String),

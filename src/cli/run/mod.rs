@@ -116,8 +116,7 @@ pub(crate) fn run(
         &show,
         &mut |index, mut report| {
             let k = suite_of[index];
-            let closed = ledger.close_through(k);
-            progress.above(|| closed.iter().for_each(say));
+            say_above(&progress, &ledger.close_through(k));
             let suite = &plan.suites[k];
             report.position = suite.position(index);
             durations.record(&suite.target.name, &report.id, report.elapsed);
@@ -136,8 +135,7 @@ pub(crate) fn run(
             streams.add(report);
         },
     );
-    let closed = ledger.close_through(plan.suites.len());
-    progress.above(|| closed.iter().for_each(say));
+    say_above(&progress, &ledger.close_through(plan.suites.len()));
     progress.finish();
     durations.save();
     let (grand, run) = ledger.finish(
@@ -173,6 +171,14 @@ pub(crate) fn run(
     } else {
         Outcome::Held
     })
+}
+
+/// Says `lines` above the progress line, which is left alone when there are none
+/// (most reports close no suite).
+fn say_above(progress: &Progress, lines: &[String]) {
+    if !lines.is_empty() {
+        progress.above(|| lines.iter().for_each(say));
+    }
 }
 
 /// `--write-baseline`: the baseline file gathered, written where it was asked for.

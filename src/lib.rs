@@ -9,9 +9,10 @@
 //!
 //! Inside, a scenario file flows one way through the stages, each a module that
 //! imports only the ones before it:
-//! `scenario` (files to a typed model) -> `fixture` (the temporary tree) -> `server`
-//! (start it, talk MCP, classify each call's outcome) -> `judge` (the outcome and the
-//! files against `then`, by the suite's result convention) -> `execute` (one
+//! `scenario` (files to a typed model) -> `fixture` (the temporary tree) ->
+//! `catalogue` (the built-in suites and those of `--specs`) -> `server` (start it,
+//! talk MCP, classify each call's outcome) -> `judge` (the outcome and the files
+//! against `then`, by the suite's result convention) -> `execute` (one
 //! scenario to a verdict, or many in parallel) -> `explore` (generated cases on an
 //! oracle and a subject, compared call by call) -> `report` (standing, text, JUnit,
 //! JSON, Markdown) -> `runner` (libtest-mimic) and `proof` (coverage, scaffold,
@@ -22,6 +23,8 @@ mod visible;
 mod scenario;
 
 mod fixture;
+
+mod catalogue;
 
 mod server;
 

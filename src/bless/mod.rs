@@ -9,12 +9,14 @@
 //! command, which both call it. `record.rs` is its sibling for a scenario not
 //! yet written: `toolspec record`, one live call made twice and written whole;
 //! `call_log.rs` and `log_fixture.rs` read the calls of an agent session's log
-//! and make each one's fixture, for `record --log`.
+//! and make each one's fixture, for `record --log`; `recorded_calls.rs` gathers
+//! the calls `record` makes, from its flags or from a log.
 
 pub(crate) mod call_log;
 pub(crate) mod gathered;
 pub(crate) mod log_fixture;
 pub(crate) mod record;
+pub(crate) mod recorded_calls;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -2,11 +2,11 @@
 //! handed on, then blessed by the `bless` stage, which prints each file's diff
 //! (and with `--bless=write` writes it).
 
-use super::catalogue::{Catalogue, Origin};
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
 use crate::bless::{bless, built_in_refusal, to_bless, BlessMode, FailedScenario};
+use crate::catalogue::{Catalogue, Origin};
 use crate::execute::parallel::Planned;
 use crate::execute::{RunOptions, ScenarioReport};
 use crate::judge::Mismatch;

@@ -8,10 +8,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::catalogue::Catalogue;
+use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::run::{external_target, run, RunArgs};
-use super::{CliError, Outcome};
+use super::run::{run, RunArgs};
+use super::target_flags::external_target;
+use crate::catalogue::Catalogue;
 use crate::confinement::{write_suite, Catalogue as Kinds, ToolPlan, Trial, SUITE};
 use crate::execute::Verdict;
 use crate::proposal::synonyms::Synonyms;

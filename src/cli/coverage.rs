@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use super::catalogue::Catalogue;
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::print;
-use super::Outcome;
+use crate::catalogue::Catalogue;
 use crate::proof::coverage::documents::{from_folder, from_index, from_paths};
 use crate::proof::coverage::{listing, SuiteCoverage};
 

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
 use crate::report::{read_json, version_changes, Flips};
 
 /// `toolspec diff`.

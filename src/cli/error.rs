@@ -5,6 +5,9 @@
 use std::io;
 use std::path::PathBuf;
 
+use crate::bless::recorded_calls::CallsError;
+use crate::catalogue::NoReference;
+use crate::execute::plan::PlanError;
 use crate::proof::mutants::MutantsError;
 use crate::scenario::LoadError;
 use crate::server::CommandLineError;
@@ -61,13 +64,14 @@ pub(crate) enum CliError {
     Bless(String),
     /// A command that needs the suite's reference server was given a suite
     /// without `reference:` (one `record` made), and no server to use instead.
-    #[error(
-        "suite `{suite}` has no reference server (its suite.yaml has no `reference:`): {what}"
-    )]
-    NoReference { suite: String, what: String },
+    #[error(transparent)]
+    NoReference(#[from] NoReference),
     /// `record` could not make or write its scenario.
     #[error("record: {0}")]
     Record(String),
+    /// `record` could not read the calls to make.
+    #[error("record: {0}")]
+    RecordCalls(#[from] CallsError),
     /// `confinement` could not read the server's tools or write its suite.
     #[error("confinement: {0}")]
     Confinement(String),
@@ -76,6 +80,14 @@ pub(crate) enum CliError {
 impl From<Vec<LoadError>> for CliError {
     fn from(errors: Vec<LoadError>) -> Self {
         CliError::Files(errors)
+    }
+}
+
+impl From<PlanError> for CliError {
+    /// Each place the plan found wrong becomes a line of its own, as a file's
+    /// load errors do.
+    fn from(error: PlanError) -> Self {
+        CliError::Files(error.into_load_errors())
     }
 }
 

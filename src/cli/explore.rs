@@ -10,12 +10,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
 use super::explore_progress::ExploreProgress;
+use super::outcome::Outcome;
 use super::output::say;
-use super::run::external_target;
-use super::Outcome;
+use super::target_flags::external_target;
+use crate::catalogue::{refuse_without_reference, Catalogue};
 use crate::explore::cases::budget::{Budget, Shard};
 use crate::explore::cases::watch::Watch;
 use crate::explore::compare::differential::ExploredCase;

@@ -6,11 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::catalogue::clause_order;
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
 use crate::report::history::{history_json, history_markdown, history_text, History};
+use crate::report::matrix::clause_order;
 use crate::report::matrix::{Column, Matrix};
 use crate::report::{history_page, read_json};
 

@@ -7,11 +7,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
 use super::run::{self, RunArgs};
-use super::Outcome;
+use crate::catalogue::{refuse_without_reference, Catalogue};
 use crate::proposal::matching::{match_tools, ToolMatch};
 use crate::proposal::synonyms::Synonyms;
 use crate::proposal::target_text::{render, Draft};

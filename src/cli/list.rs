@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use super::catalogue::Catalogue;
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::{print, say};
-use super::Outcome;
+use crate::catalogue::Catalogue;
 use crate::scenario::Suite;
 use crate::server::load_target_file;
 

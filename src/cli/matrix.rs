@@ -9,11 +9,11 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::catalogue::clause_order;
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
 use crate::execute::parallel::default_jobs;
+use crate::report::matrix::clause_order;
 use crate::report::matrix::{
     badge_svg, file_stem, matrix_json, matrix_markdown, percent, Column, Matrix,
 };

@@ -3,7 +3,6 @@
 //! to stdout; the stages it drives return values.
 
 mod bless;
-mod catalogue;
 mod color;
 mod confinement;
 mod coverage;
@@ -16,6 +15,7 @@ mod init;
 mod list;
 mod matrix;
 mod mutants;
+mod outcome;
 mod output;
 mod progress;
 mod record;
@@ -24,6 +24,7 @@ mod report_files;
 mod run;
 mod scaffold;
 mod suites;
+mod target_flags;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -33,8 +34,9 @@ use clap::{Parser, Subcommand};
 
 use color::ColorChoice;
 use error::CliError;
+use outcome::Outcome;
 
-use catalogue::Catalogue;
+use crate::catalogue::Catalogue;
 
 /// Exit codes, for scripts and CI gates to rely on.
 pub mod exit {
@@ -48,15 +50,6 @@ pub mod exit {
     pub const REFUSED: u8 = 2;
     /// Interrupted (Ctrl-C); every server started was stopped first.
     pub const INTERRUPTED: u8 = 130;
-}
-
-/// How a command's work came out, when it could be done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    /// Exit [`exit::SUCCESS`].
-    Held,
-    /// Exit [`exit::FAILURES`].
-    Broken,
 }
 
 #[derive(Parser, Debug)]

@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::catalogue::{refuse_without_reference, Catalogue};
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
+use crate::catalogue::{refuse_without_reference, Catalogue};
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
 use crate::execute::RunOptions;

@@ -7,16 +7,15 @@
 
 use std::path::{Path, PathBuf};
 
-use super::catalogue::{Catalogue, Origin};
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::run::external_target;
-use super::Outcome;
+use super::target_flags::external_target;
 use crate::author::new_suite::{suite_yaml, unwritten_suite};
-use crate::bless::call_log::read_call_log;
-use crate::bless::log_fixture::{call_fixture, Folder};
-use crate::bless::record::{folder_files, record_scenario, with_scenarios, Recording};
+use crate::bless::record::{record_scenario, with_scenarios, Recording};
+use crate::bless::recorded_calls::{calls_from_log, one_call, CallToRecord};
 use crate::bless::{built_in_refusal, file_diff, write_in_place};
+use crate::catalogue::{Catalogue, Origin};
 use crate::execute::RunOptions;
 use crate::scenario::{Convention, Suite};
 use crate::server::Target;
@@ -136,80 +135,19 @@ fn the_target(args: &RecordArgs) -> Result<Target, CliError> {
         .ok_or_else(|| CliError::Record("say which server: --server or --target".into()))
 }
 
-/// One scenario to record: tool, arguments, fixture, name.
-struct Call {
-    tool: String,
-    args: serde_json::Map<String, serde_json::Value>,
-    files: std::collections::BTreeMap<String, Option<String>>,
-    name: String,
-}
-
-/// The calls to record: the one of --tool, or those of --log.
-fn the_calls(args: &RecordArgs) -> Result<(Vec<Call>, Option<String>), CliError> {
-    let refuse = |why: String| CliError::Record(why);
+/// The calls to record: the one of --tool, or those of --log (with what else the
+/// log held, in words).
+fn the_calls(args: &RecordArgs) -> Result<(Vec<CallToRecord>, Option<String>), CliError> {
     if let (Some(log), Some(from)) = (&args.log, &args.from) {
-        let shown = log.display();
-        let opened =
-            std::fs::File::open(log).map_err(|e| refuse(format!("cannot read {shown}: {e}")))?;
-        let read = read_call_log(opened).map_err(|why| refuse(format!("{shown}: {why}")))?;
-        let canonical = from
-            .canonicalize()
-            .map_err(|e| refuse(format!("--from {}: {e}", from.display())))?;
-        let own = canonical.to_string_lossy().into_owned();
-        let folder = Folder {
-            from: &canonical,
-            logged: args.log_root.as_deref().unwrap_or(&own),
-        };
-        let mut calls = Vec::new();
-        for logged in &read.calls {
-            let made =
-                call_fixture(logged, &folder).map_err(|why| refuse(format!("{shown}: {why}")))?;
-            calls.push(Call {
-                name: format!(
-                    "{} {} (log line {})",
-                    logged.tool,
-                    serde_json::Value::Object(made.args.clone()),
-                    logged.line
-                ),
-                tool: logged.tool.clone(),
-                args: made.args,
-                files: made.files,
-            });
-        }
-        if calls.is_empty() {
-            return Err(refuse(format!(
-                "{shown} holds no tools/call request; {}",
-                read.skipped()
-            )));
-        }
-        return Ok((calls, Some(read.skipped())));
+        let logged = calls_from_log(log, from, args.log_root.as_deref())?;
+        return Ok((logged.calls, Some(logged.skipped)));
     }
     let tool = args
         .tool
         .clone()
-        .ok_or_else(|| refuse("say which call: --tool (or --log)".into()))?;
-    let call_args = match serde_json::from_str::<serde_json::Value>(&args.args) {
-        Ok(serde_json::Value::Object(map)) => map,
-        Ok(_) => return Err(refuse("--args must be a JSON object".into())),
-        Err(e) => return Err(refuse(format!("--args is not JSON: {e}"))),
-    };
-    let files = match &args.files {
-        Some(folder) => folder_files(folder).map_err(refuse)?,
-        None => Default::default(),
-    };
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("{tool} {}", serde_json::Value::Object(call_args.clone())));
-    Ok((
-        vec![Call {
-            tool,
-            args: call_args,
-            files,
-            name,
-        }],
-        None,
-    ))
+        .ok_or_else(|| CliError::Record("say which call: --tool (or --log)".into()))?;
+    let call = one_call(tool, &args.args, args.files.as_deref(), args.name.clone())?;
+    Ok((vec![call], None))
 }
 
 fn show_diff(before: Option<&str>, after: &str, path: &Path) {

@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::catalogue::clause_order;
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
 use super::report_files::ReportFiles;
-use super::Outcome;
+use crate::report::matrix::clause_order;
 use crate::report::{read_json, RunFacts, Tally};
 use crate::scenario::Partition;
 

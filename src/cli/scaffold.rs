@@ -5,11 +5,11 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::catalogue::Catalogue;
+use crate::catalogue::Catalogue;
 
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
 use crate::proof::coverage::documents::read_documents;
 use crate::proof::coverage::index::{render, with_documents, UPSTREAM_UNKNOWN};
 use crate::proof::coverage::spec_document::SpecDocument;

@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use super::catalogue::export_built_in;
 use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::say;
-use super::Outcome;
+use crate::catalogue::export_built_in;
 
 /// `toolspec suites ...`.
 #[derive(clap::Subcommand, Debug)]

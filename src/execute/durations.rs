@@ -5,12 +5,13 @@
 //! verdict or the order reports are printed in.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::cache_folder::write_json;
+use super::cache_folder::{cache_file_here, write_json};
+use super::parallel::Planned;
 
 /// The file's name in the cache folder.
 pub(crate) const FILE_NAME: &str = "scenario-durations.json";
@@ -25,6 +26,46 @@ const VERSION: u64 = 2;
 /// and writes whole, grows for ever: the times of the runs longest ago go first.
 /// Four targets of every built-in scenario fit.
 const MOST_KEPT: usize = 2_000;
+
+/// The durations a run of `toolspec run` reads from the cache folder as it starts
+/// and saves there, with its own, as it ends.
+pub(crate) struct KeptDurations {
+    /// The file in the cache folder; none when there is no cache folder.
+    file: Option<PathBuf>,
+    durations: Durations,
+}
+
+impl KeptDurations {
+    /// Last run's durations, from the cache folder (none when there is none).
+    pub(crate) fn load() -> KeptDurations {
+        let file = cache_file_here(FILE_NAME);
+        let durations = file.as_deref().map(Durations::load).unwrap_or_default();
+        KeptDurations { file, durations }
+    }
+
+    /// How long each scenario of `work` took last time against its target.
+    pub(crate) fn expected(&self, work: &[Planned<'_>]) -> Vec<Option<Duration>> {
+        work.iter()
+            .map(|p| {
+                self.durations
+                    .of(&p.target.name, &p.suite.scenario_id(p.file, p.scenario))
+            })
+            .collect()
+    }
+
+    /// Sets the scenario `id`'s time against `target` to `took`.
+    pub(crate) fn record(&mut self, target: &str, id: &str, took: Duration) {
+        self.durations.record(target, id, took);
+    }
+
+    /// Saves the durations for the next run. A cache: a run that cannot keep it
+    /// only starts the next one slower, so a failure is no error.
+    pub(crate) fn save(&self) {
+        if let Some(file) = &self.file {
+            let _ = self.durations.save(file);
+        }
+    }
+}
 
 /// One scenario's last time, and which save of the file measured it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,6 +9,7 @@ pub(crate) mod cancel;
 pub(crate) mod durations;
 pub(crate) mod escape;
 pub(crate) mod parallel;
+pub(crate) mod plan;
 pub(crate) mod schedule;
 mod unsupported;
 mod verdict;

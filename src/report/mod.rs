@@ -1,6 +1,7 @@
 //! Reports of a run: what each verdict means for the run (with the target's
 //! baseline of known failures), and machine-readable files for CI pages.
 
+mod baseline_file;
 pub(crate) mod explore;
 mod flips;
 pub(crate) mod history;
@@ -10,16 +11,19 @@ mod junit;
 mod markdown;
 pub(crate) mod matrix;
 mod read;
+mod run_ledger;
 mod spill;
 mod standing;
 pub(crate) mod text;
 
+pub(crate) use baseline_file::BaselineFile;
 pub(crate) use flips::{version_changes, Flips};
 pub(crate) use html::{history_page, page as html_page};
 pub(crate) use json::{write_json, JsonStream};
 pub(crate) use junit::{write_junit, JunitStream};
 pub(crate) use markdown::write_markdown;
 pub(crate) use read::{read_json, ReadError};
+pub(crate) use run_ledger::RunLedger;
 pub(crate) use standing::{Standing, Tally};
 
 use crate::execute::ScenarioReport;

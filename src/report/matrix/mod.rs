@@ -11,7 +11,7 @@ mod order;
 pub(crate) use badge::{badge_svg, shields_endpoint};
 pub(crate) use json::matrix_json;
 pub(crate) use markdown::{inert as inert_markdown, matrix_markdown};
-pub(crate) use order::ClauseOrder;
+pub(crate) use order::{clause_order, ClauseOrder};
 
 use std::collections::HashMap;
 

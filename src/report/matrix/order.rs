@@ -5,7 +5,9 @@
 //! name) only breaks ties and places what the index does not know.
 
 use std::collections::HashMap;
+use std::path::Path;
 
+use crate::catalogue::Catalogue;
 use crate::scenario::Suite;
 
 /// Where each clause stands in its suite's spec documents, per suite.
@@ -49,4 +51,23 @@ impl ClauseOrder {
     pub(crate) fn rank(&self, suite: &str, clause: &str) -> Option<usize> {
         self.by_suite.get(suite)?.get(clause).copied()
     }
+}
+
+/// The spec's order for the rows of a page of reports of the suites `names`: each
+/// suite's clause index, read from the suite of that name that `toolspec` has
+/// (built in, or under `specs`), whatever version the reports were run at. With it
+/// come the names whose order is not known (no such suite here, no index, or a
+/// suite that does not load), whose rows keep the reports' order.
+pub(crate) fn clause_order(specs: Option<&Path>, names: &[String]) -> (ClauseOrder, Vec<String>) {
+    let Ok(catalogue) = Catalogue::open(specs) else {
+        return (ClauseOrder::default(), names.to_vec());
+    };
+    let mut order = ClauseOrder::default();
+    for name in names {
+        if let Ok(suites) = catalogue.select(std::slice::from_ref(name)) {
+            suites.iter().for_each(|suite| order.include(suite));
+        }
+    }
+    let unknown = names.iter().filter(|n| !order.knows(n)).cloned().collect();
+    (order, unknown)
 }

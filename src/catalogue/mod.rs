@@ -13,21 +13,19 @@
 //! command was a tenth of the CPU of the harness tests). The folder is listed with
 //! the fixture roots, so an interrupted run removes it too.
 
+mod built_in;
+mod no_reference;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use include_dir::{include_dir, Dir};
-
-use super::error::CliError;
 use crate::fixture::{make_listed_dir, ListedDir};
-use crate::report::matrix::ClauseOrder;
 use crate::scenario::{load_suite, suite_names, LoadError, Suite};
+use built_in::{built_in_names, cannot_write_out, write_out, BUILT_IN_FIXTURES, BUILT_IN_SPECS};
 
-/// The suites of this repository's `specs/`, as built.
-static BUILT_IN_SPECS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/specs");
-/// The trees `given.tree` names, from this repository's `fixtures/`.
-static BUILT_IN_FIXTURES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/fixtures");
+pub(crate) use built_in::export_built_in;
+pub(crate) use no_reference::{refuse_without_reference, NoReference};
 
 /// Where a suite comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,123 +180,6 @@ impl Catalogue {
             Err(errors)
         }
     }
-}
-
-/// Refuses the first of `suites` that has no `reference:`, for a command that
-/// would start the bundled reference server for it; `what` says what to do
-/// instead (give a server, or that the command needs one).
-pub(crate) fn refuse_without_reference(suites: &[Suite], what: &str) -> Result<(), CliError> {
-    match suites.iter().find(|s| s.config.reference.is_none()) {
-        Some(suite) => Err(CliError::NoReference {
-            suite: suite.name.clone(),
-            what: what.to_string(),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// The spec's order for the rows of a page of reports of the suites `names`: each
-/// suite's clause index, read from the suite of that name that `toolspec` has
-/// (built in, or under `specs`), whatever version the reports were run at. With it
-/// come the names whose order is not known (no such suite here, no index, or a
-/// suite that does not load), whose rows keep the reports' order.
-pub(crate) fn clause_order(specs: Option<&Path>, names: &[String]) -> (ClauseOrder, Vec<String>) {
-    let Ok(catalogue) = Catalogue::open(specs) else {
-        return (ClauseOrder::default(), names.to_vec());
-    };
-    let mut order = ClauseOrder::default();
-    for name in names {
-        if let Ok(suites) = catalogue.select(std::slice::from_ref(name)) {
-            suites.iter().for_each(|suite| order.include(suite));
-        }
-    }
-    let unknown = names.iter().filter(|n| !order.knows(n)).cloned().collect();
-    (order, unknown)
-}
-
-/// The built-in suite `name` (or every one) and the fixture trees, written under
-/// `into` as `specs/<suite>/...` and `fixtures/...`, for someone who wants to fork
-/// or extend a suite. Returns the suites written.
-pub(crate) fn export_built_in(into: &Path, name: Option<&str>) -> Result<Vec<String>, LoadError> {
-    let specs = into.join("specs");
-    let names: Vec<String> = built_in_names()
-        .into_iter()
-        .filter(|n| name.is_none_or(|wanted| wanted == n))
-        .collect();
-    if names.is_empty() {
-        let all: Vec<String> = BUILT_IN_SPECS
-            .dirs()
-            .filter_map(|d| d.path().to_str().map(str::to_string))
-            .collect();
-        return Err(LoadError::new(
-            Path::new(name.unwrap_or_default()),
-            None,
-            format!(
-                "no built-in suite `{}`; the built-in suites are: {}",
-                name.unwrap_or_default(),
-                all.join(", ")
-            ),
-        ));
-    }
-    for suite in &names {
-        let target = specs.join(suite);
-        if target.exists() {
-            return Err(LoadError::new(
-                &target,
-                None,
-                "already exists; export into an empty folder, or move it away first",
-            ));
-        }
-    }
-    for suite in &names {
-        if let Some(dir) = BUILT_IN_SPECS.get_dir(suite) {
-            write_out(dir, &specs).map_err(|mut e| e.remove(0))?;
-        }
-    }
-    write_out(&BUILT_IN_FIXTURES, &into.join("fixtures")).map_err(|mut e| e.remove(0))?;
-    Ok(names)
-}
-
-/// The names of the built-in suites: every folder of `specs/` with a `suite.yaml`,
-/// sorted.
-fn built_in_names() -> Vec<String> {
-    let mut names: Vec<String> = BUILT_IN_SPECS
-        .dirs()
-        .filter(|d| d.get_file(d.path().join("suite.yaml")).is_some())
-        .filter_map(|d| d.path().to_str().map(str::to_string))
-        .collect();
-    names.sort();
-    names
-}
-
-/// Writes every file of `dir` under `into`, at its path from the embedded root (so
-/// the built-in suite folder `boris` lands as `into/boris/...`).
-fn write_out(dir: &Dir<'_>, into: &Path) -> Result<(), Vec<LoadError>> {
-    for file in all_files(dir) {
-        let path = into.join(file.path());
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| vec![cannot_write_out(parent, &e)])?;
-        }
-        std::fs::write(&path, file.contents()).map_err(|e| vec![cannot_write_out(&path, &e)])?;
-    }
-    Ok(())
-}
-
-/// Every file under `dir`, at any depth.
-fn all_files<'a>(dir: &'a Dir<'a>) -> Vec<&'a include_dir::File<'a>> {
-    let mut files: Vec<&include_dir::File<'a>> = dir.files().collect();
-    for sub in dir.dirs() {
-        files.extend(all_files(sub));
-    }
-    files
-}
-
-fn cannot_write_out(path: &Path, e: &std::io::Error) -> LoadError {
-    LoadError::new(
-        path,
-        None,
-        format!("cannot write the built-in suites out: {e}"),
-    )
 }
 
 #[cfg(test)]

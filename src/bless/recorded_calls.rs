@@ -1,0 +1,133 @@
+//! The calls `toolspec record` makes into scenarios, each with its fixture and
+//! name: the one call of `--tool` and `--args` (its fixture the files of
+//! `--files`), or every `tools/call` request of a newline-delimited JSON log
+//! (`--log`), its fixture the files its arguments name in the folder the session
+//! worked in (`--from`, `log_fixture.rs`).
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::call_log::read_call_log;
+use super::log_fixture::{call_fixture, Folder};
+use super::record::folder_files;
+
+/// One scenario to record: tool, arguments, fixture, name.
+pub(crate) struct CallToRecord {
+    pub tool: String,
+    pub args: Map<String, Value>,
+    /// The fixture: path under the root -> the file's text (a folder: None).
+    pub files: BTreeMap<String, Option<String>>,
+    pub name: String,
+}
+
+/// The calls of a log, and what else it held, in words.
+pub(crate) struct LoggedCalls {
+    pub calls: Vec<CallToRecord>,
+    pub skipped: String,
+}
+
+/// Why the calls to record could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CallsError {
+    #[error("cannot read {}: {source}", .log.display())]
+    UnreadableLog { log: PathBuf, source: io::Error },
+    /// A line of the log that is no call, or a call whose fixture cannot be made.
+    #[error("{}: {why}", .log.display())]
+    Log { log: PathBuf, why: String },
+    #[error("--from {}: {source}", .from.display())]
+    UnreadableFrom { from: PathBuf, source: io::Error },
+    #[error("{} holds no tools/call request; {skipped}", .log.display())]
+    NoCall { log: PathBuf, skipped: String },
+    #[error("--args must be a JSON object")]
+    ArgsNotAnObject,
+    #[error("--args is not JSON: {0}")]
+    ArgsNotJson(serde_json::Error),
+    /// A file of `--files` that cannot be a fixture file.
+    #[error("{0}")]
+    Files(String),
+}
+
+/// Every `tools/call` request of the log `log`, each with the files its
+/// arguments name under `from` (which the log names `log_root`, when given) as
+/// its fixture, named by its tool, arguments and line.
+pub(crate) fn calls_from_log(
+    log: &Path,
+    from: &Path,
+    log_root: Option<&str>,
+) -> Result<LoggedCalls, CallsError> {
+    let in_log = |why: String| CallsError::Log {
+        log: log.to_path_buf(),
+        why,
+    };
+    let opened = std::fs::File::open(log).map_err(|source| CallsError::UnreadableLog {
+        log: log.to_path_buf(),
+        source,
+    })?;
+    let read = read_call_log(opened).map_err(in_log)?;
+    let canonical = from
+        .canonicalize()
+        .map_err(|source| CallsError::UnreadableFrom {
+            from: from.to_path_buf(),
+            source,
+        })?;
+    let own = canonical.to_string_lossy().into_owned();
+    let folder = Folder {
+        from: &canonical,
+        logged: log_root.unwrap_or(&own),
+    };
+    let mut calls = Vec::new();
+    for logged in &read.calls {
+        let made = call_fixture(logged, &folder).map_err(in_log)?;
+        calls.push(CallToRecord {
+            name: format!(
+                "{} {} (log line {})",
+                logged.tool,
+                Value::Object(made.args.clone()),
+                logged.line
+            ),
+            tool: logged.tool.clone(),
+            args: made.args,
+            files: made.files,
+        });
+    }
+    if calls.is_empty() {
+        return Err(CallsError::NoCall {
+            log: log.to_path_buf(),
+            skipped: read.skipped(),
+        });
+    }
+    Ok(LoggedCalls {
+        calls,
+        skipped: read.skipped(),
+    })
+}
+
+/// The one call of `tool` with the arguments `args` (a JSON object's text), its
+/// fixture the files of the folder `files`, named `name` or else by its tool and
+/// arguments.
+pub(crate) fn one_call(
+    tool: String,
+    args: &str,
+    files: Option<&Path>,
+    name: Option<String>,
+) -> Result<CallToRecord, CallsError> {
+    let args = match serde_json::from_str::<Value>(args) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => return Err(CallsError::ArgsNotAnObject),
+        Err(e) => return Err(CallsError::ArgsNotJson(e)),
+    };
+    let files = match files {
+        Some(folder) => folder_files(folder).map_err(CallsError::Files)?,
+        None => BTreeMap::new(),
+    };
+    let name = name.unwrap_or_else(|| format!("{tool} {}", Value::Object(args.clone())));
+    Ok(CallToRecord {
+        tool,
+        args,
+        files,
+        name,
+    })
+}

@@ -8,15 +8,16 @@
 //! [`ScenarioReport`] whose [`Verdict`] and text say what happened.
 //!
 //! Inside, a scenario file flows one way through the stages, each a module that
-//! imports only the ones before it:
-//! `scenario` (files to a typed model) -> `fixture` (the temporary tree) ->
-//! `catalogue` (the built-in suites and those of `--specs`) -> `server` (start it,
-//! talk MCP, classify each call's outcome) -> `judge` (the outcome and the files
-//! against `then`, by the suite's result convention) -> `execute` (one
-//! scenario to a verdict, or many in parallel) -> `explore` (generated cases on an
-//! oracle and a subject, compared call by call) -> `report` (standing, text, JUnit,
-//! JSON, Markdown) -> `runner` (libtest-mimic) and `proof` (coverage, scaffold,
-//! mutants) -> `cli`. `visible` (how server text is shown) sits under them all.
+//! imports only the ones before it: `scenario` (files to a typed model) ->
+//! `fixture` (the temporary tree) -> `catalogue` (the built-in suites and those of
+//! `--specs`) -> `server` (start it, talk MCP, classify each call's outcome) ->
+//! `judge` (the outcome and the files against `then`, by the suite's result
+//! convention) -> `execute` (one scenario to a verdict and its standing, or many in
+//! parallel) -> `author` (scenario files written, blessed and recorded) ->
+//! `explore` (generated cases on an oracle and a subject, compared call by call) ->
+//! `report` (text, JUnit, JSON, Markdown, what explore found) -> `runner`
+//! (libtest-mimic) and `proof` (coverage, scaffold, mutants) -> `cli`. `visible`
+//! (how server text is shown) sits under them all.
 
 mod visible;
 
@@ -37,8 +38,6 @@ mod author;
 mod explore;
 
 mod report;
-
-mod bless;
 
 mod runner;
 
@@ -62,7 +61,7 @@ pub mod fuzzing;
 #[path = "../benches/stages/mod.rs"]
 pub mod bench;
 
-pub use bless::BLESS_ENV;
+pub use author::bless::BLESS_ENV;
 pub use cli::{exit, main};
 pub use execute::{run_named, Escape, EscapeKind, Excuse, RunOptions, ScenarioReport, Verdict};
 pub use judge::Mismatch;

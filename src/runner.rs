@@ -21,13 +21,13 @@ use std::time::Duration;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
-use crate::bless::gathered::Gathered;
-use crate::bless::{BlessMode, BLESS_ENV};
+use crate::author::bless::gathered::Gathered;
+use crate::author::bless::{BlessMode, BLESS_ENV};
 use crate::execute::cache_folder::cache_file_here;
 use crate::execute::durations::{self, Durations};
 use crate::execute::schedule::{StartOrder, BUNDLED_WORKERS_PER_CORE};
+use crate::execute::standing::Standing;
 use crate::execute::{run_scenario, skip_reason, RunOptions, ScenarioReport, Verdict};
-use crate::report::Standing;
 use crate::scenario::{load_suites, Suite};
 use crate::server::{load_target_file, Target};
 

@@ -1,9 +1,12 @@
-//! The scenario writer: what was seen of a case (its fixture, its calls, the
-//! oracle's and the subject's answers) turned into scenario files, each checked
-//! by running it before it is kept. A stage after `execute` (it runs the drafts
-//! with it) and before `explore`, which is its first user; `toolspec record` and
-//! `run --bless` (issue 30) are to feed it too, so it takes a neutral description
-//! of a case, [`Observed`], and knows nothing of how the case was found.
+//! Authoring, one home for every way scenario files are written: the scenario
+//! writer (what was seen of a case, its fixture, its calls, the oracle's and the
+//! subject's answers, turned into scenario files, each checked by running it
+//! before it is kept), `bless/` (`run --bless` and `TOOLSPEC_BLESS`: a run's
+//! failed values written into their files) and `record/` (`toolspec record`:
+//! scenarios from live calls). A stage after `execute` (it runs the drafts with
+//! it) and before `explore`, which writes its new divergences through it; the
+//! writer takes a neutral description of a case, [`Observed`], and knows nothing
+//! of how the case was found.
 //!
 //! - `expectation.rs`: the `then` of each scenario, read the suite's way;
 //! - `scenario_text.rs`: a scenario file's YAML text;
@@ -11,20 +14,22 @@
 //! - `round_trip.rs`: a draft run on the oracle (it must pass three times) and on
 //!   the subject (it must fail once);
 //! - `suite_folder.rs`: `DIR/<suite>/`, a complete suite the files are written into;
-//! - `bless.rs`: `run --bless`, failed expectations of an existing file given
-//!   the values that would have held, written in place through
+//! - `bless/`: `run --bless`; `bless/in_place.rs` writes failed expectations of
+//!   an existing file given the values that would have held, in place through
 //!   `value_edit.rs` (one value's bytes replaced), `yaml_nodes.rs` (each node's
 //!   bytes in the file) and `scalar_text.rs` (a value in the style of the
 //!   scalar it replaces);
 //! - `append.rs`: a scenario added at the end of a file (`toolspec record`);
 //! - `two_answers.rs`: one value for two runs' answers, what differed made
-//!   placeholders and named.
+//!   placeholders and named;
+//! - `record/`: `toolspec record`, from the calls given or logged to scenarios.
 
 pub(crate) mod append;
 pub(crate) mod bless;
 pub(crate) mod covers;
 pub(crate) mod expectation;
 pub(crate) mod new_suite;
+pub(crate) mod record;
 pub(crate) mod round_trip;
 pub(crate) mod scalar_text;
 pub(crate) mod scenario_text;

@@ -5,12 +5,12 @@
 use super::error::CliError;
 use super::outcome::Outcome;
 use super::output::say;
-use crate::bless::{bless, built_in_refusal, to_bless, BlessMode, FailedScenario};
+use crate::author::bless::{bless, built_in_refusal, to_bless, BlessMode, FailedScenario};
 use crate::catalogue::{Catalogue, Origin};
 use crate::execute::parallel::Planned;
+use crate::execute::standing::Standing;
 use crate::execute::{RunOptions, ScenarioReport};
 use crate::judge::Mismatch;
-use crate::report::Standing;
 use crate::scenario::Suite;
 
 /// `--bless` on a built-in suite is refused, with the way to a copy of it.

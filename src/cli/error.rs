@@ -5,7 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::bless::recorded_calls::CallsError;
+use crate::author::record::recorded_calls::CallsError;
 use crate::catalogue::NoReference;
 use crate::execute::plan::PlanError;
 use crate::proof::mutants::MutantsError;

@@ -11,6 +11,7 @@ pub(crate) mod escape;
 pub(crate) mod parallel;
 pub(crate) mod plan;
 pub(crate) mod schedule;
+pub(crate) mod standing;
 mod unsupported;
 mod verdict;
 

@@ -13,9 +13,9 @@ pub(crate) mod matrix;
 mod read;
 mod run_ledger;
 mod spill;
-mod standing;
 pub(crate) mod text;
 
+pub(crate) use crate::execute::standing::{Standing, Tally};
 pub(crate) use baseline_file::BaselineFile;
 pub(crate) use flips::{version_changes, Flips};
 pub(crate) use html::{history_page, page as html_page};
@@ -24,7 +24,6 @@ pub(crate) use junit::{write_junit, JunitStream};
 pub(crate) use markdown::write_markdown;
 pub(crate) use read::{read_json, ReadError};
 pub(crate) use run_ledger::RunLedger;
-pub(crate) use standing::{Standing, Tally};
 
 use crate::execute::ScenarioReport;
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bless::BlessMode;
+use crate::author::bless::BlessMode;
 use crate::cli::error::CliError;
 use crate::scenario::{Basis, Partition};
 

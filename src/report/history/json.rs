@@ -4,8 +4,8 @@
 use serde_json::{json, Value};
 
 use super::{requirement_tally, History};
+use crate::execute::standing::Standing;
 use crate::report::json::{counts_json, suites_json};
-use crate::report::Standing;
 
 /// The shape of `history.json`: raise it with any change a reader could notice,
 /// and `docs/history.schema.json` with it.
@@ -29,7 +29,7 @@ pub(crate) fn history_json(history: &History) -> String {
             })
         })
         .collect();
-    let score = |s: &crate::report::standing::Score| json!({"passed": s.passed, "total": s.total});
+    let score = |s: &crate::execute::standing::Score| json!({"passed": s.passed, "total": s.total});
     let requirements: Vec<Value> = history
         .matrix
         .requirements

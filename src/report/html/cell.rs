@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use super::escape::text;
+use crate::execute::standing::Standing;
 use crate::execute::{ScenarioReport, Verdict};
 use crate::report::matrix::cell_word;
-use crate::report::Standing;
 
 /// The CSS class of a standing (`s-fail`), which the stylesheet colours.
 pub(crate) fn class(standing: Option<Standing>) -> &'static str {

@@ -11,9 +11,9 @@ use std::fmt::Write as _;
 use super::cell::{self, diff_lines};
 use super::escape::text;
 use super::STYLE;
+use crate::execute::standing::Score;
 use crate::report::history::{requirement_tally, History, Outcome, Step};
 use crate::report::matrix::percent;
-use crate::report::standing::Score;
 
 /// The trend line's size, in CSS pixels.
 const TREND_WIDTH: u32 = 96;

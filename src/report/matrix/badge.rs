@@ -7,7 +7,7 @@
 
 use serde_json::json;
 
-use crate::report::standing::Score;
+use crate::execute::standing::Score;
 
 /// The badge's left part.
 const LABEL: &str = "spec conformance";

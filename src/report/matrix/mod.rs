@@ -206,7 +206,7 @@ pub(crate) fn cell_word(standing: Option<Standing>) -> &'static str {
 }
 
 /// A score as a percentage, or `-` when nothing was judged.
-pub(crate) fn percent(score: &super::standing::Score) -> String {
+pub(crate) fn percent(score: &crate::execute::standing::Score) -> String {
     match score.total {
         0 => "-".to_string(),
         total => format!("{}%", score.passed * 100 / total),

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::{bless, to_bless, BlessMode, FailedScenario};
+use crate::execute::standing::Standing;
 use crate::execute::{RunOptions, ScenarioReport};
-use crate::report::Standing;
 use crate::scenario::Suite;
 use crate::server::Target;
 

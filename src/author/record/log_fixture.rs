@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::call_log::LoggedCall;
-use super::record::folder_files;
+use super::live_call::folder_files;
 
 /// A logged call as it is recorded: arguments with `{root}`, and its fixture.
 #[derive(Debug, PartialEq)]

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::call_log::read_call_log;
+use super::live_call::folder_files;
 use super::log_fixture::{call_fixture, Folder};
-use super::record::folder_files;
 
 /// One scenario to record: tool, arguments, fixture, name.
 pub(crate) struct CallToRecord {

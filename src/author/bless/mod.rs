@@ -4,30 +4,23 @@
 //! answered (`author::two_answers` makes what differed between the two runs a
 //! placeholder, and says so), and each file's change shown as a unified diff
 //! (`diff`) or written (`write`), only the blessed values' bytes changed
-//! (`author::bless`). A stage after `report` (it reads a report's standing:
-//! FLAKY and KNOWN scenarios are not blessed) and before the runner and the
-//! command, which both call it. `record.rs` is its sibling for a scenario not
-//! yet written: `toolspec record`, one live call made twice and written whole;
-//! `call_log.rs` and `log_fixture.rs` read the calls of an agent session's log
-//! and make each one's fixture, for `record --log`; `recorded_calls.rs` gathers
-//! the calls `record` makes, from its flags or from a log.
+//! (`in_place.rs`). It reads each report's standing (`execute::standing`): FLAKY
+//! and KNOWN scenarios are not blessed. The runner and the command both call it;
+//! `author::record` is its sibling for a scenario not yet written.
 
-pub(crate) mod call_log;
 pub(crate) mod gathered;
-pub(crate) mod log_fixture;
-pub(crate) mod record;
-pub(crate) mod recorded_calls;
+pub(crate) mod in_place;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::author::bless::{bless_file, blessable, BlessedFile, Blessing};
 use crate::author::two_answers::merged;
+use crate::execute::standing::Standing;
 use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
 use crate::judge::Mismatch;
-use crate::report::Standing;
 use crate::scenario::{parse_yaml_str, Scenario, ScenarioFile, Suite, SuiteScenarioFile};
 use crate::server::Target;
+use in_place::{bless_file, blessable, BlessedFile, Blessing};
 
 /// What `--bless` does with what it would change.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! `run --bless`: the failed expectations of a scenario file given the values
 //! that would have held (the judge gives them, `Mismatch::blessed`), written
 //! into the file's bytes where each value was written, and nothing else of the
-//! file touched ([`value_edit`](super::value_edit)).
+//! file touched ([`value_edit`](crate::author::value_edit)).
 //!
 //! Only expectations that say what the answer is are blessed: `text`, `json`,
 //! `code`, `is_error` and a file's text. Those that say what must or must not
@@ -11,8 +11,8 @@
 
 use serde_json::Value;
 
-use super::value_edit::{apply, edits, Edit};
-use super::yaml_nodes::{parse, Node};
+use crate::author::value_edit::{apply, edits, Edit};
+use crate::author::yaml_nodes::{parse, Node};
 
 /// One expectation to bless: its scenario's place in the file's `scenarios:`,
 /// the judge's key for it (`text`, `files[a.txt]`) and the value to write.

@@ -1,0 +1,10 @@
+//! `toolspec record`: scenarios written from calls made live, one given on the
+//! command line or each of an agent's logged session (`recorded_calls.rs`, reading
+//! the log with `call_log.rs` and making each call's fixture with
+//! `log_fixture.rs`), each call made twice and written as a scenario
+//! (`live_call.rs`).
+
+pub(crate) mod call_log;
+pub(crate) mod live_call;
+pub(crate) mod log_fixture;
+pub(crate) mod recorded_calls;

@@ -14,10 +14,16 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use assert_cmd::Command;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use predicates::prelude::*;
 use serde_json::Value;
+
+// The harness's helpers (the `toolspec` command as a user runs it, the repository
+// root, the coverage command), shared rather than copied; this binary uses a few.
+#[path = "harness/support.rs"]
+#[allow(dead_code)]
+mod support;
+use support::{coverage_of, repo, toolspec};
 
 /// Six tests a core and temporary files on a tmpfs, set as the binary is loaded
 /// (`toolspec_reference::test_binary` says why), as in every test binary of the
@@ -29,8 +35,6 @@ static PREPARE: extern "C" fn() = toolspec_reference::test_binary::prepare;
 /// Set (to anything but empty or `0`) where the seeds must be there: a missing
 /// folder is then a failure, not a skip.
 const REQUIRE: &str = "TOOLSPEC_REQUIRE_SEEDS";
-
-const DATA: &str = "tests/data/coverage";
 
 /// Each test of this binary, by the name it is listed under (`coverage::` as when
 /// these were in the harness binary, so the same filters find them).
@@ -100,40 +104,10 @@ fn main() -> ExitCode {
     libtest_mimic::run(&args, trials).exit_code()
 }
 
-/// The repository root, where `toolspec` runs from in these tests.
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `toolspec` as a user runs it, from the repository root, with its cache under the
-/// target folder.
-fn toolspec() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolspec"));
-    cmd.current_dir(repo()).env(
-        "TOOLSPEC_CACHE_DIR",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/toolspec-cache"),
-    );
-    cmd
-}
-
 /// The seed documents, `../shared/seeds` beside the repository (`main` runs a test
 /// only when the folder is there).
 fn seeds() -> PathBuf {
     repo().join("..").join("shared").join("seeds")
-}
-
-/// `toolspec --specs tests/data/coverage/repo/specs coverage --suite <suite>`: the
-/// suites there index `mini-spec.md`, which is in `tests/data/coverage/shared/seeds`.
-fn coverage_of(suite: &str) -> Command {
-    let mut cmd = toolspec();
-    cmd.args([
-        "--specs",
-        &format!("{DATA}/repo/specs"),
-        "coverage",
-        "--suite",
-        suite,
-    ]);
-    cmd
 }
 
 /// The clauses (id, line) that `toolspec coverage --json` reads out of `document`,

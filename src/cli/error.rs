@@ -17,7 +17,7 @@ use crate::server::CommandLineError;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
     /// Suite or scenario files that do not load, or a target file that does not.
-    #[error("{}", lines(.0))]
+    #[error("{}", LoadError::one_a_line(.0))]
     Files(Vec<LoadError>),
     #[error("--server `{line}`: {source}")]
     ServerLine {
@@ -110,14 +110,6 @@ impl CliError {
             other => vec![other.to_string()],
         }
     }
-}
-
-fn lines(errors: &[LoadError]) -> String {
-    errors
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 impl From<crate::explore::session::ExploreError> for CliError {

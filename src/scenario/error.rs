@@ -42,6 +42,15 @@ impl LoadError {
             message: message.into(),
         }
     }
+
+    /// Several errors as one text, one a line, as a command prints them.
+    pub(crate) fn one_a_line(errors: &[LoadError]) -> String {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
 }
 
 /// The 1-based line of the first line of `source` that contains `needle`, counted

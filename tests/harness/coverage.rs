@@ -10,24 +10,10 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-use crate::support::toolspec;
+use crate::support::{coverage_of, toolspec, COVERAGE_DATA};
 use predicates::prelude::*;
 
-const DATA: &str = "tests/data/coverage";
-
-/// `toolspec --specs tests/data/coverage/repo/specs coverage --suite <suite>`: the
-/// suites there index `mini-spec.md`, which is in `tests/data/coverage/shared/seeds`.
-fn coverage_of(suite: &str) -> Command {
-    let mut cmd = toolspec();
-    cmd.args([
-        "--specs",
-        &format!("{DATA}/repo/specs"),
-        "coverage",
-        "--suite",
-        suite,
-    ]);
-    cmd
-}
+const DATA: &str = COVERAGE_DATA;
 
 #[test]
 fn boris_coverage_from_its_index_names_the_documents_and_the_rationale_has_no_clauses() {

@@ -70,6 +70,23 @@ pub(crate) fn toolspec() -> Command {
     cmd
 }
 
+/// Where the coverage tests' suites and documents are.
+pub(crate) const COVERAGE_DATA: &str = "tests/data/coverage";
+
+/// `toolspec --specs tests/data/coverage/repo/specs coverage --suite <suite>`: the
+/// suites there index `mini-spec.md`, which is in `tests/data/coverage/shared/seeds`.
+pub(crate) fn coverage_of(suite: &str) -> Command {
+    let mut cmd = toolspec();
+    cmd.args([
+        "--specs",
+        &format!("{COVERAGE_DATA}/repo/specs"),
+        "coverage",
+        "--suite",
+        suite,
+    ]);
+    cmd
+}
+
 /// The suite in `dir` (relative to the repository root), which must load.
 pub(crate) fn suite(dir: &str) -> Suite {
     load_suite(&repo().join(dir)).unwrap_or_else(|e| panic!("{dir} does not load: {e:?}"))

@@ -7,13 +7,13 @@ use crate::scenario::LoadError;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum PlanError {
     /// A suite named that is no suite, or one that does not load.
-    #[error("{}", lines(.0))]
+    #[error("{}", LoadError::one_a_line(.0))]
     Suites(Vec<LoadError>),
     /// An id of `--id` or `--ids-from` that names no scenario of the suites.
-    #[error("{}", lines(.0))]
+    #[error("{}", LoadError::one_a_line(.0))]
     Ids(Vec<LoadError>),
     /// A target file whose pins or baseline name what the suites do not have.
-    #[error("{}", lines(.0))]
+    #[error("{}", LoadError::one_a_line(.0))]
     TargetFile(Vec<LoadError>),
 }
 
@@ -26,12 +26,4 @@ impl PlanError {
             }
         }
     }
-}
-
-fn lines(errors: &[LoadError]) -> String {
-    errors
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::fixture::Fixture;
-use crate::server::{ListedTool, Session, Target};
+use crate::server::preflight::{describe, PreflightError};
+use crate::server::{ListedTool, Target};
 
 /// `listed` (as `target` spells it) with each tool and argument in the suite's
 /// names; what the target does not rename keeps its name.
@@ -69,26 +69,32 @@ pub(crate) enum ToolsListError {
     /// It started, but its tools/list failed (why).
     #[error("the oracle's tools/list: {0}")]
     List(String),
+    /// It broke out of its containment while it was asked.
+    #[error("the oracle broke out of its containment: {0}")]
+    Containment(String),
 }
 
-/// The oracle's tools/list, from a server started on an empty fixture, in the
-/// suite's names (an oracle given as a target file may rename them).
+impl From<PreflightError> for ToolsListError {
+    fn from(error: PreflightError) -> Self {
+        match error {
+            PreflightError::Runtime(e) => ToolsListError::Runtime(e),
+            PreflightError::Fixture(e) => ToolsListError::Fixture(e),
+            PreflightError::Start(message) => ToolsListError::Start(message),
+            PreflightError::List(why) => ToolsListError::List(why.to_string()),
+            PreflightError::Containment(broken) => ToolsListError::Containment(broken),
+        }
+    }
+}
+
+/// The oracle's tools/list, from a server started on an empty fixture (as the
+/// preflight starts one), in the suite's names (an oracle given as a target file
+/// may rename them).
 pub(crate) fn list_oracle_tools(
     oracle: &Target,
     timeout: Duration,
 ) -> Result<Vec<ListedTool>, ToolsListError> {
-    let fixture = Fixture::build(&BTreeMap::new()).map_err(ToolsListError::Fixture)?;
-    let runtime = crate::server::runtime::thread_runtime().map_err(ToolsListError::Runtime)?;
-    runtime.block_on(async {
-        let session = Session::launch(oracle, fixture.places(), &BTreeMap::new(), timeout)
-            .await
-            .map_err(|e| ToolsListError::Start(e.message))?;
-        let listed = session.list_tools(timeout).await;
-        let _ = session.stop().await;
-        listed
-            .map(|tools| listed_in_suite_names(tools, oracle))
-            .map_err(|why| ToolsListError::List(why.to_string()))
-    })
+    let described = describe(oracle, timeout)?;
+    Ok(listed_in_suite_names(described.tools, oracle))
 }
 
 #[cfg(test)]

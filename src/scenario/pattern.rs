@@ -29,9 +29,10 @@ pub(crate) enum CompileError {
         /// The limit, in bytes.
         limit: usize,
     },
-    /// Any other reason the `regex` crate's engine gives.
+    /// Any other reason the `regex` crate's engine gives (boxed: it is large, and
+    /// every compile's `Result` would carry its size).
     #[error("{0}")]
-    Build(#[source] regex_automata::meta::BuildError),
+    Build(#[source] Box<regex_automata::meta::BuildError>),
 }
 
 /// A regex written in a scenario: its text, syntax-checked when the file loaded.
@@ -103,7 +104,7 @@ pub(crate) fn compile_for_one_judging(
         .build(text)
         .map_err(|e| match e.size_limit() {
             Some(limit) => CompileError::TooBig { limit },
-            None => CompileError::Build(e),
+            None => CompileError::Build(Box::new(e)),
         })
 }
 
@@ -118,10 +119,11 @@ impl<'de> serde::Deserialize<'de> for Pattern {
 /// Checks `text`'s syntax as the `regex` crate reads it (same parser, same
 /// defaults), without compiling it; on success, the number of capture groups it
 /// writes (group 0, the whole match, not counted).
-pub(crate) fn check_syntax(text: &str) -> Result<usize, regex_syntax::Error> {
+pub(crate) fn check_syntax(text: &str) -> Result<usize, Box<regex_syntax::Error>> {
     regex_syntax::Parser::new()
         .parse(text)
         .map(|hir| hir.properties().explicit_captures_len())
+        .map_err(Box::new)
 }
 
 #[cfg(test)]

@@ -159,7 +159,7 @@ impl Fixture {
                 sized.write_to(&mut io::BufWriter::new(open_new_file(&self.handle, path)?))?;
                 self.sized.insert(name.clone(), sized);
             } else {
-                let bytes = content_of(detail).map_err(io::Error::other)?;
+                let bytes = content_of(detail);
                 write_new_file(&self.handle, path, &bytes)?;
                 self.initial.insert(name.clone(), bytes);
             }
@@ -433,15 +433,17 @@ fn shift(now: SystemTime, offset: i64) -> SystemTime {
     }
 }
 
-fn content_of(detail: &FileDetail) -> Result<Vec<u8>, String> {
+/// The bytes a detailed entry is made with; never fails, since `bytes:` is decoded
+/// (and refused if bad) when the scenario loads.
+fn content_of(detail: &FileDetail) -> Vec<u8> {
     if let Some(text) = &detail.text {
-        return Ok(text.as_bytes().to_vec());
+        return text.as_bytes().to_vec();
     }
     if let Some(bytes) = &detail.bytes {
-        return Ok(bytes.0.clone());
+        return bytes.0.clone();
     }
     // Sized files are written by `SizedFile`; an entry with no content is empty.
-    Ok(Vec::new())
+    Vec::new()
 }
 
 #[cfg(test)]

@@ -90,7 +90,7 @@ fn the_suite(
         .as_deref()
         .map(Convention::named)
         .transpose()
-        .map_err(refuse)?;
+        .map_err(|e| refuse(e.to_string()))?;
     match catalogue.origin(&args.suite) {
         Some(Origin::BuiltIn) => Err(CliError::Bless(built_in_refusal(&[&args.suite]))),
         Some(Origin::Folder(_)) => {

@@ -410,7 +410,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
                 let renamed = |tool: &String| target.translate(tool, Map::new()).0;
                 mismatches.extend(judge_listed_tools(want, &names, renamed));
             }
-            Err(why) => return error(why, session.stderr_tail()),
+            Err(why) => return error(why.to_string(), session.stderr_tail()),
         }
     }
     if mismatches.is_empty() {

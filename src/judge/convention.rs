@@ -66,33 +66,65 @@ fn read_bracket_code(text: &str) -> Result<String, CodeUnreadable> {
 
 /// `{"error": "<code>", "message": ...}`.
 fn read_envelope_code(text: &str) -> Result<String, CodeUnreadable> {
-    let value = parse_json(text).map_err(CodeUnreadable)?;
+    let unreadable = |why: EnvelopeError| CodeUnreadable(why.to_string());
+    let value = parse_json(text).map_err(unreadable)?;
     string_field(&value, "error")
         .map(str::to_string)
-        .map_err(CodeUnreadable)
+        .map_err(unreadable)
+}
+
+/// Why a text is not the JSON error envelope (or has no code in it).
+#[derive(Debug, thiserror::Error)]
+enum EnvelopeError {
+    /// Not JSON at all.
+    #[error("the text is not JSON ({0})")]
+    NotJson(#[source] serde_json::Error),
+    /// JSON, but not an object.
+    #[error("the JSON is not an object but {0}")]
+    NotObject(serde_json::Value),
+    /// The field is there, but not a string.
+    #[error("the JSON's `{key}` is not a string but {value}")]
+    NotString {
+        /// The field.
+        key: &'static str,
+        /// What it holds.
+        value: serde_json::Value,
+    },
+    /// The field is missing.
+    #[error("the JSON has no `{key}` field")]
+    Missing {
+        /// The field.
+        key: &'static str,
+    },
 }
 
 /// Whether `text` is `{"error": "<string>", "message": "<string>", ...}`.
-fn as_error_envelope(text: &str) -> Result<(), String> {
+fn as_error_envelope(text: &str) -> Result<(), EnvelopeError> {
     let value = parse_json(text)?;
     if !value.is_object() {
-        return Err(format!("the JSON is not an object but {value}"));
+        return Err(EnvelopeError::NotObject(value));
     }
     string_field(&value, "error")?;
     string_field(&value, "message")?;
     Ok(())
 }
 
-fn parse_json(text: &str) -> Result<serde_json::Value, String> {
-    serde_json::from_str(text).map_err(|e| format!("the text is not JSON ({e})"))
+fn parse_json(text: &str) -> Result<serde_json::Value, EnvelopeError> {
+    serde_json::from_str(text).map_err(EnvelopeError::NotJson)
 }
 
 /// A string field of a JSON object, or why there is none.
-fn string_field<'a>(value: &'a serde_json::Value, key: &str) -> Result<&'a str, String> {
+fn string_field<'a>(
+    value: &'a serde_json::Value,
+    key: &'static str,
+) -> Result<&'a str, EnvelopeError> {
     match value.get(key) {
         Some(serde_json::Value::String(text)) => Ok(text),
-        Some(other) => Err(format!("the JSON's `{key}` is not a string but {other}")),
-        None => Err(format!("the JSON has no `{key}` field")),
+        Some(other) => Err(EnvelopeError::NotString {
+            key,
+            value: other.clone(),
+        }),
+        None => Err(EnvelopeError::Missing { key }),
     }
 }
 

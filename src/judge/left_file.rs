@@ -44,6 +44,29 @@ impl LeftFile {
     }
 }
 
+/// Why a regular file the server left could not be read; said after "it".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReadError {
+    /// Its size could not be asked.
+    #[error("cannot be examined: {0}")]
+    Examine(#[source] io::Error),
+    /// A read failed.
+    #[error("cannot be read: {0}")]
+    Read(#[source] io::Error),
+    /// It holds more than may be read whole.
+    #[error("holds more than {cap} bytes, more than a checked file may; it is not read")]
+    TooLarge {
+        /// The cap, in bytes.
+        cap: u64,
+    },
+    /// The judged call's deadline passed while it was read.
+    #[error("could not be read within the scenario's time limit ({offset} bytes read)")]
+    OutOfTime {
+        /// Where the read was when time ran out.
+        offset: u64,
+    },
+}
+
 /// A regular file the server left, opened without following links, read only
 /// before the judged call's deadline. Every read says where it starts, so no read
 /// depends on another.
@@ -55,19 +78,19 @@ pub(crate) struct RegularFile {
 
 impl RegularFile {
     /// How many bytes it holds now.
-    pub(crate) fn len(&self) -> Result<u64, String> {
+    pub(crate) fn len(&self) -> Result<u64, ReadError> {
         self.file
             .metadata()
             .map(|meta| meta.len())
-            .map_err(|e| format!("cannot be examined: {e}"))
+            .map_err(ReadError::Examine)
     }
 
     /// The whole file, if it holds at most [`MAX_CHECKED_BYTES`].
-    pub(crate) fn read_whole(&self) -> Result<Vec<u8>, String> {
+    pub(crate) fn read_whole(&self) -> Result<Vec<u8>, ReadError> {
         self.read_whole_capped(MAX_CHECKED_BYTES)
     }
 
-    fn read_whole_capped(&self, cap: u64) -> Result<Vec<u8>, String> {
+    fn read_whole_capped(&self, cap: u64) -> Result<Vec<u8>, ReadError> {
         let mut bytes = Vec::new();
         let mut too_large = false;
         self.read_pieces(|_, piece| {
@@ -80,15 +103,13 @@ impl RegularFile {
             }
         })?;
         if too_large {
-            return Err(format!(
-                "holds more than {cap} bytes, more than a checked file may; it is not read"
-            ));
+            return Err(ReadError::TooLarge { cap });
         }
         Ok(bytes)
     }
 
     /// Up to `len` bytes from `offset` on (fewer where the file ends).
-    pub(crate) fn read_range(&self, offset: u64, len: usize) -> Result<Vec<u8>, String> {
+    pub(crate) fn read_range(&self, offset: u64, len: usize) -> Result<Vec<u8>, ReadError> {
         let mut bytes = Vec::with_capacity(len.min(READ_PIECE));
         let mut at = offset;
         let mut buffer = vec![0; len.min(READ_PIECE)];
@@ -110,7 +131,7 @@ impl RegularFile {
     pub(crate) fn read_pieces(
         &self,
         mut each: impl FnMut(u64, &[u8]) -> ControlFlow<()>,
-    ) -> Result<(), String> {
+    ) -> Result<(), ReadError> {
         let mut buffer = vec![0; READ_PIECE];
         let mut offset = 0u64;
         loop {
@@ -123,17 +144,15 @@ impl RegularFile {
     }
 
     /// One read at `offset`, if the deadline has not passed.
-    fn read_piece_at(&self, offset: u64, buffer: &mut [u8]) -> Result<usize, String> {
+    fn read_piece_at(&self, offset: u64, buffer: &mut [u8]) -> Result<usize, ReadError> {
         loop {
             if Instant::now() > self.deadline {
-                return Err(format!(
-                    "could not be read within the scenario's time limit ({offset} bytes read)"
-                ));
+                return Err(ReadError::OutOfTime { offset });
             }
             match self.file.read_at(buffer, offset) {
                 Ok(n) => return Ok(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(format!("cannot be read: {e}")),
+                Err(e) => return Err(ReadError::Read(e)),
             }
         }
     }
@@ -270,8 +289,8 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
 
         assert_eq!(
-            regular(&handle, "a.txt", soon()).read_whole(),
-            Ok(b"hi".to_vec())
+            regular(&handle, "a.txt", soon()).read_whole().ok(),
+            Some(b"hi".to_vec())
         );
         assert!(matches!(look_at(&handle, "gone", soon()), LeftFile::Absent));
         let said = |name| match look_at(&handle, name, soon()) {
@@ -301,13 +320,13 @@ mod tests {
         let file = regular(&handle, "big", soon());
         assert!(matches!(
             file.read_whole_capped(99),
-            Err(why) if why.starts_with("holds more than 99 bytes")
+            Err(why) if why.to_string().starts_with("holds more than 99 bytes")
         ));
         assert!(matches!(file.read_whole_capped(100), Ok(b) if b.len() == 100));
         let past = Instant::now() - Duration::from_millis(1);
         assert!(matches!(
             regular(&handle, "big", past).read_whole(),
-            Err(why) if why.starts_with("could not be read within")
+            Err(why) if why.to_string().starts_with("could not be read within")
         ));
     }
 
@@ -317,7 +336,7 @@ mod tests {
         let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(dir.path().join("f"), &bytes).unwrap();
         let file = regular(&handle, "f", soon());
-        assert_eq!(file.len(), Ok(200_000));
+        assert_eq!(file.len().ok(), Some(200_000));
         let mut seen = Vec::new();
         file.read_pieces(|offset, piece| {
             assert_eq!(offset, seen.len() as u64);
@@ -328,10 +347,13 @@ mod tests {
         .unwrap();
         assert_eq!(seen, bytes);
         assert_eq!(
-            file.read_range(65_530, 100_000),
-            Ok(bytes[65_530..165_530].to_vec())
+            file.read_range(65_530, 100_000).ok(),
+            Some(bytes[65_530..165_530].to_vec())
         );
-        assert_eq!(file.read_range(199_990, 50), Ok(bytes[199_990..].to_vec()));
-        assert_eq!(file.read_range(300_000, 50), Ok(Vec::new()));
+        assert_eq!(
+            file.read_range(199_990, 50).ok(),
+            Some(bytes[199_990..].to_vec())
+        );
+        assert_eq!(file.read_range(300_000, 50).ok(), Some(Vec::new()));
     }
 }

@@ -532,7 +532,7 @@ fn judge_file(
 }
 
 /// The mismatch of a checked file that is not there to be read, and why.
-fn unreadable(label: String, name: &str, why: &str) -> Mismatch {
+fn unreadable(label: String, name: &str, why: &dyn std::fmt::Display) -> Mismatch {
     Mismatch::new(
         label,
         format!("expected {name} to be a file to check, but it {why}"),

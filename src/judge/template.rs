@@ -9,7 +9,7 @@
 
 use regex_automata::meta::Regex;
 
-use crate::scenario::{compile_for_one_judging, Bindings};
+use crate::scenario::{compile_for_one_judging, Bindings, CompileError};
 
 /// Largest compiled template; far above any real expectation, but a bound, so that a
 /// huge `text:` is reported instead of exhausting memory.
@@ -28,7 +28,7 @@ pub(crate) fn difference(template: &str, actual: &str, bindings: &Bindings) -> O
     let t = match Template::new(template, bindings) {
         Ok(t) if t.matches(actual) => return None,
         Ok(t) => t,
-        Err(why) => return Some(why),
+        Err(why) => return Some(why.to_string()),
     };
     let resolved = t.resolved_against(actual);
     if resolved != actual {
@@ -165,9 +165,14 @@ fn blessed_lines(template: &str, actual: &str, bindings: &Bindings) -> String {
     }
 }
 
-fn compile(pattern: &str) -> Result<Regex, String> {
-    compile_for_one_judging(pattern, TEMPLATE_SIZE_LIMIT)
-        .map_err(|e| format!("the expected text cannot be used as a template: {e}"))
+/// Why an expected text cannot be used as a template: one of its regexes cannot
+/// be compiled (too big, most often).
+#[derive(Debug, thiserror::Error)]
+#[error("the expected text cannot be used as a template: {0}")]
+pub(crate) struct TemplateError(#[source] CompileError);
+
+fn compile(pattern: &str) -> Result<Regex, TemplateError> {
+    compile_for_one_judging(pattern, TEMPLATE_SIZE_LIMIT).map_err(TemplateError)
 }
 
 /// A compiled expectation.
@@ -182,7 +187,7 @@ enum TemplateLine {
 }
 
 impl Template {
-    pub(crate) fn new(template: &str, bindings: &Bindings) -> Result<Template, String> {
+    pub(crate) fn new(template: &str, bindings: &Bindings) -> Result<Template, TemplateError> {
         let raw_lines: Vec<&str> = template.split('\n').collect();
         let mut whole = String::from(r"\A");
         let mut lines = Vec::new();

@@ -10,7 +10,7 @@
 use std::ops::ControlFlow;
 
 use super::diff;
-use super::left_file::{RegularFile, READ_PIECE};
+use super::left_file::{ReadError, RegularFile, READ_PIECE};
 use crate::fixture::Initial;
 
 /// Files this small (both the fixture's and the one left) are shown whole in a diff.
@@ -26,7 +26,7 @@ pub(crate) fn difference(
     name: &str,
     left: &RegularFile,
     initial: Initial<'_>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, ReadError> {
     let Some(at) = first_difference(left, initial)? else {
         return Ok(None);
     };
@@ -71,7 +71,7 @@ pub(crate) fn difference(
 
 /// Where `left` first differs from `initial` (the shorter one's length, when one
 /// is the start of the other), or `None` when they are the same.
-fn first_difference(left: &RegularFile, initial: Initial<'_>) -> Result<Option<u64>, String> {
+fn first_difference(left: &RegularFile, initial: Initial<'_>) -> Result<Option<u64>, ReadError> {
     let mut expected = vec![0; READ_PIECE];
     let mut differs_at = None;
     let mut read_to = 0;

@@ -122,6 +122,17 @@ pub(crate) enum Convention {
     JsonResultEnvelope,
 }
 
+/// A `dialect:` (or `--convention`) that names no result convention.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "no result convention `{name}`; the conventions are: {}",
+    Convention::names()
+)]
+pub(crate) struct UnknownConvention {
+    /// The name given.
+    pub name: String,
+}
+
 impl Convention {
     /// Every convention, by the name `dialect:` gives it.
     pub(crate) const NAMED: [(&'static str, Convention); 4] = [
@@ -133,16 +144,13 @@ impl Convention {
 
     /// The convention named `name` (as `dialect:` writes it), or why not: the
     /// names there are.
-    pub(crate) fn named(name: &str) -> Result<Convention, String> {
+    pub(crate) fn named(name: &str) -> Result<Convention, UnknownConvention> {
         Convention::NAMED
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, c)| *c)
-            .ok_or_else(|| {
-                format!(
-                    "no result convention `{name}`; the conventions are: {}",
-                    Convention::names()
-                )
+            .ok_or_else(|| UnknownConvention {
+                name: name.to_string(),
             })
     }
 
@@ -304,23 +312,54 @@ pub(crate) struct OutsideEntry<'a> {
 
 impl Outside {
     /// Every entry read, or what is wrong with the first bad one.
-    pub(crate) fn entries(&self) -> Result<Vec<OutsideEntry<'_>>, String> {
+    pub(crate) fn entries(&self) -> Result<Vec<OutsideEntry<'_>>, OutsideError> {
         self.files.iter().map(|f| outside_entry(f)).collect()
     }
+}
+
+/// What is wrong with a `given.outside` path; each message starts with the path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum OutsideError {
+    /// `{root}` followed by no suffix, or a suffix too long or of other characters.
+    #[error("`{text}`: after `{{root}}` comes a suffix of 1 to 32 letters, digits, `.`, `_` or `-` (`{{root}}_evil/secret.txt`): a sibling of the root named like it; a path inside the root belongs in given.files")]
+    BadSuffix {
+        /// The path as written.
+        text: String,
+    },
+    /// An absolute path.
+    #[error("`{text}`: give a path relative to `{{outside}}` (or starting `{{root}}_suffix/`); toolspec makes these places beside the root, never elsewhere")]
+    Absolute {
+        /// The path as written.
+        text: String,
+    },
+    /// An empty, `.` or `..` step, or one with a placeholder.
+    #[error("`{text}`: `{part}` cannot be a step of an outside path (no empty, `.` or `..` steps, no placeholders)")]
+    BadStep {
+        /// The path as written.
+        text: String,
+        /// The step.
+        part: String,
+    },
+    /// A name toolspec keeps for its canary file.
+    #[error("`{text}`: a name starting `{CANARY_NAME_START}` is kept for the file toolspec adds to every outside folder")]
+    CanaryName {
+        /// The path as written.
+        text: String,
+    },
 }
 
 /// Reads one `given.outside` path: relative to `{outside}`, or starting
 /// `{root}<suffix>` where the suffix is one to 32 letters, digits, `.`, `_` or
 /// `-` (a sibling named like the root, which a check by string prefix admits).
-pub(crate) fn outside_entry(text: &str) -> Result<OutsideEntry<'_>, String> {
+pub(crate) fn outside_entry(text: &str) -> Result<OutsideEntry<'_>, OutsideError> {
     let (place, below) = match text.strip_prefix("{root}") {
         Some(rest) => {
             let (suffix, below) = rest.split_once('/').unwrap_or((rest, ""));
             let fine = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
             if suffix.is_empty() || suffix.len() > 32 || !suffix.chars().all(fine) {
-                return Err(format!(
-                    "`{text}`: after `{{root}}` comes a suffix of 1 to 32 letters, digits, `.`, `_` or `-` (`{{root}}_evil/secret.txt`): a sibling of the root named like it; a path inside the root belongs in given.files"
-                ));
+                return Err(OutsideError::BadSuffix {
+                    text: text.to_string(),
+                });
             }
             (format!("{ROOT_FOLDER}{suffix}"), below)
         }
@@ -329,20 +368,21 @@ pub(crate) fn outside_entry(text: &str) -> Result<OutsideEntry<'_>, String> {
     let folder = below.is_empty() || below.ends_with('/');
     let trimmed = below.trim_end_matches('/');
     if text.starts_with('/') {
-        return Err(format!(
-            "`{text}`: give a path relative to `{{outside}}` (or starting `{{root}}_suffix/`); toolspec makes these places beside the root, never elsewhere"
-        ));
+        return Err(OutsideError::Absolute {
+            text: text.to_string(),
+        });
     }
     for part in trimmed.split('/').filter(|_| !trimmed.is_empty()) {
         if part.is_empty() || part == "." || part == ".." || part.contains(['{', '}', '\0']) {
-            return Err(format!(
-                "`{text}`: `{part}` cannot be a step of an outside path (no empty, `.` or `..` steps, no placeholders)"
-            ));
+            return Err(OutsideError::BadStep {
+                text: text.to_string(),
+                part: part.to_string(),
+            });
         }
         if part.starts_with(CANARY_NAME_START) {
-            return Err(format!(
-                "`{text}`: a name starting `{CANARY_NAME_START}` is kept for the file toolspec adds to every outside folder"
-            ));
+            return Err(OutsideError::CanaryName {
+                text: text.to_string(),
+            });
         }
     }
     Ok(OutsideEntry {
@@ -678,11 +718,27 @@ impl<'de> Deserialize<'de> for FileMode {
     }
 }
 
+/// Why `bytes:` is not hex.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum HexError {
+    /// A digit without its pair.
+    #[error("`bytes` has an odd number of hex digits: {0:?}")]
+    OddDigits(String),
+    /// A character that is not a hex digit.
+    #[error("`bytes` is not hex: {0:?}")]
+    NotHex(String),
+}
+
+/// A `mode:` that is not octal permission bits.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`mode` must be octal like \"644\", not {0:?}")]
+struct ModeError(String);
+
 /// Decodes hex digits, ignoring whitespace: `"00 ff 0a"`.
-fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
+fn decode_hex(text: &str) -> Result<Vec<u8>, HexError> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if !digits.len().is_multiple_of(2) {
-        return Err(format!("`bytes` has an odd number of hex digits: {text:?}"));
+        return Err(HexError::OddDigits(text.to_string()));
     }
     digits
         .chunks(2)
@@ -690,18 +746,18 @@ fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
             std::str::from_utf8(pair)
                 .ok()
                 .and_then(|s| u8::from_str_radix(s, 16).ok())
-                .ok_or_else(|| format!("`bytes` is not hex: {text:?}"))
+                .ok_or_else(|| HexError::NotHex(text.to_string()))
         })
         .collect()
 }
 
 /// Parses octal permission bits such as `"644"` or `"0o600"`.
-fn parse_mode(text: &str) -> Result<u32, String> {
+fn parse_mode(text: &str) -> Result<u32, ModeError> {
     let digits = text.trim_start_matches("0o");
     u32::from_str_radix(digits, 8)
         .ok()
         .filter(|m| *m <= 0o7777)
-        .ok_or_else(|| format!("`mode` must be octal like \"644\", not {text:?}"))
+        .ok_or_else(|| ModeError(text.to_string()))
 }
 
 #[cfg(test)]

@@ -20,6 +20,21 @@ use regex_automata::meta::Regex;
 /// The most a compiled scenario regex may take: the `regex` crate's own default.
 const SIZE_LIMIT: usize = 10 << 20;
 
+/// Why a regex cannot be compiled for judging.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CompileError {
+    /// Compiled, it would take more than it may.
+    #[error("compiled, the regex would pass the size limit of {limit} bytes")]
+    TooBig {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+    /// Any other reason the `regex` crate's engine gives (boxed: it is large, and
+    /// every compile's `Result` would carry its size).
+    #[error("{0}")]
+    Build(#[source] Box<regex_automata::meta::BuildError>),
+}
+
 /// A regex written in a scenario: its text, syntax-checked when the file loaded.
 #[derive(Clone)]
 pub(crate) struct Pattern(Arc<Written>);
@@ -52,7 +67,7 @@ impl Pattern {
 
     /// The regex compiled, for one judging: the caller keeps it as long as it
     /// needs it, and no longer.
-    pub(crate) fn compile(&self) -> Result<Regex, String> {
+    pub(crate) fn compile(&self) -> Result<Regex, CompileError> {
         self.0.compiled.fetch_add(1, Ordering::Relaxed);
         compile_filled(&self.0.text)
     }
@@ -66,7 +81,7 @@ impl Pattern {
 
 /// A scenario's regex with its `{root}` and captures filled in, compiled for one
 /// judging (see [`compile_for_one_judging`]).
-pub(crate) fn compile_filled(text: &str) -> Result<Regex, String> {
+pub(crate) fn compile_filled(text: &str) -> Result<Regex, CompileError> {
     compile_for_one_judging(text, SIZE_LIMIT)
 }
 
@@ -80,15 +95,16 @@ pub(crate) fn compile_filled(text: &str) -> Result<Regex, String> {
 /// visits. Replaying the template fuzzer's corpus took 3.2 s of CPU with it and
 /// 1.7 s without (`cargo test --test harness fuzz_corpus`). Past `size_limit`
 /// bytes the regex is refused, saying so.
-pub(crate) fn compile_for_one_judging(text: &str, size_limit: usize) -> Result<Regex, String> {
+pub(crate) fn compile_for_one_judging(
+    text: &str,
+    size_limit: usize,
+) -> Result<Regex, CompileError> {
     Regex::builder()
         .configure(Regex::config().dfa(false).nfa_size_limit(Some(size_limit)))
         .build(text)
         .map_err(|e| match e.size_limit() {
-            Some(limit) => {
-                format!("compiled, the regex would pass the size limit of {limit} bytes")
-            }
-            None => e.to_string(),
+            Some(limit) => CompileError::TooBig { limit },
+            None => CompileError::Build(Box::new(e)),
         })
 }
 
@@ -103,11 +119,11 @@ impl<'de> serde::Deserialize<'de> for Pattern {
 /// Checks `text`'s syntax as the `regex` crate reads it (same parser, same
 /// defaults), without compiling it; on success, the number of capture groups it
 /// writes (group 0, the whole match, not counted).
-pub(crate) fn check_syntax(text: &str) -> Result<usize, String> {
+pub(crate) fn check_syntax(text: &str) -> Result<usize, Box<regex_syntax::Error>> {
     regex_syntax::Parser::new()
         .parse(text)
         .map(|hir| hir.properties().explicit_captures_len())
-        .map_err(|e| e.to_string())
+        .map_err(Box::new)
 }
 
 #[cfg(test)]
@@ -120,7 +136,7 @@ mod tests {
         assert_eq!(check_syntax(r"(?:a)(?P<b>b)(c)"), Ok(2));
         // Built at run time, so that the lint that checks literal regexes lets it be.
         let bad = ["a", "(", "b"].concat();
-        let error = check_syntax(&bad).unwrap_err();
+        let error = check_syntax(&bad).unwrap_err().to_string();
         // The same words the regex crate's own error gives.
         let compiled = regex::Regex::new(&bad).unwrap_err().to_string();
         assert_eq!(error, compiled);
@@ -140,7 +156,7 @@ mod tests {
     fn a_regex_too_big_to_compile_is_an_error_when_used() {
         let pattern = Pattern::unchecked("(?:a{1000}){1000}".into());
         assert!(check_syntax(pattern.as_str()).is_ok());
-        let error = pattern.compile().unwrap_err();
+        let error = pattern.compile().unwrap_err().to_string();
         assert!(error.contains("size limit"), "{error}");
     }
 }

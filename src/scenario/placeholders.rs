@@ -178,18 +178,29 @@ pub(crate) fn unquoted_values(text: &str) -> impl Iterator<Item = &str> {
         .filter(|name| *name == "root" || !BUILT_IN.contains(name))
 }
 
+/// Why a name cannot name a capture.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CaptureNameError {
+    /// Not a lowercase identifier.
+    #[error("capture name `{0}` must be a lowercase identifier (a-z, then a-z, 0-9 or _)")]
+    NotIdentifier(String),
+    /// A placeholder toolspec fills itself.
+    #[error("capture name `{name}` is taken: {{{name}}} already means something ({})", BUILT_IN.join(", "))]
+    BuiltIn {
+        /// The name.
+        name: String,
+    },
+}
+
 /// Why `name` cannot name a capture, if it cannot.
-pub(crate) fn check_capture_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_capture_name(name: &str) -> Result<(), CaptureNameError> {
     if !is_identifier(name) {
-        return Err(format!(
-            "capture name `{name}` must be a lowercase identifier (a-z, then a-z, 0-9 or _)"
-        ));
+        return Err(CaptureNameError::NotIdentifier(name.to_string()));
     }
     if BUILT_IN.contains(&name) {
-        return Err(format!(
-            "capture name `{name}` is taken: {{{name}}} already means something ({})",
-            BUILT_IN.join(", ")
-        ));
+        return Err(CaptureNameError::BuiltIn {
+            name: name.to_string(),
+        });
     }
     Ok(())
 }

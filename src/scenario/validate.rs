@@ -3,7 +3,7 @@
 //! starts.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use super::error::{find_line, LoadError};
 use super::model::{
@@ -67,7 +67,7 @@ pub(crate) fn validate_file(
         }
         if let Some(tree) = &scenario.given.tree {
             if let Err(p) = check_tree(fixtures_dir, tree) {
-                fail(p);
+                fail(p.to_string());
             }
         }
         for message in scenario_problems(suite, fixtures_dir, scenario) {
@@ -479,32 +479,63 @@ pub(crate) fn id_part_problem(part: &str) -> Option<&'static str> {
     }
 }
 
-fn check_tree(fixtures_dir: &Path, tree: &str) -> Result<(), String> {
+/// A `given.tree` that names no folder of `fixtures/`.
+#[derive(Debug, thiserror::Error)]
+enum TreeProblem {
+    /// A path, not one folder's name.
+    #[error("given.tree `{tree}` must be the name of a folder in fixtures/")]
+    NotAName {
+        /// As written.
+        tree: String,
+    },
+    /// No such folder.
+    #[error("given.tree `{tree}` does not exist: no folder {}", folder.display())]
+    Missing {
+        /// As written.
+        tree: String,
+        /// The folder looked for.
+        folder: PathBuf,
+    },
+}
+
+fn check_tree(fixtures_dir: &Path, tree: &str) -> Result<(), TreeProblem> {
     let plain = !tree.is_empty() && Path::new(tree).components().count() == 1;
     if !plain || tree == ".." || tree == "." {
-        return Err(format!(
-            "given.tree `{tree}` must be the name of a folder in fixtures/"
-        ));
+        return Err(TreeProblem::NotAName {
+            tree: tree.to_string(),
+        });
     }
-    if !fixtures_dir.join(tree).is_dir() {
-        return Err(format!(
-            "given.tree `{tree}` does not exist: no folder {}",
-            fixtures_dir.join(tree).display()
-        ));
+    let folder = fixtures_dir.join(tree);
+    if !folder.is_dir() {
+        return Err(TreeProblem::Missing {
+            tree: tree.to_string(),
+            folder,
+        });
     }
     Ok(())
 }
 
-fn check_relative(name: &str) -> Result<(), String> {
+/// A `given.files` or `then.files` name that does not stay inside the root.
+#[derive(Debug, thiserror::Error)]
+enum PathProblem {
+    /// Empty or absolute.
+    #[error("paths are relative to the fixture root")]
+    NotRelative,
+    /// With a `..` or `.` step.
+    #[error("paths may not contain `..` or `.`; fixtures stay inside the root")]
+    Dots,
+}
+
+fn check_relative(name: &str) -> Result<(), PathProblem> {
     let path = Path::new(name.trim_end_matches('/'));
     if name.is_empty() || path.is_absolute() {
-        return Err("paths are relative to the fixture root".into());
+        return Err(PathProblem::NotRelative);
     }
     if path
         .components()
         .any(|c| !matches!(c, Component::Normal(_)))
     {
-        return Err("paths may not contain `..` or `.`; fixtures stay inside the root".into());
+        return Err(PathProblem::Dots);
     }
     Ok(())
 }
@@ -572,7 +603,34 @@ const MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
 /// which every file system can store.
 const MAX_MTIME_OFFSET: u64 = 100 * 365 * 24 * 60 * 60;
 
-fn check_file_detail(d: &FileDetail) -> Result<(), String> {
+/// A detailed `given.files` entry whose keys do not go together, or ask too much.
+#[derive(Debug, thiserror::Error)]
+enum DetailProblem {
+    /// None or more than one kind of entry.
+    #[error("give exactly one of text, bytes, size, dir, symlink")]
+    Kinds,
+    /// A mode for a link.
+    #[error("`mode` cannot go with `symlink`: a link has no mode of its own, and changing it would change whatever the link points to, perhaps outside the root; give the mode to the file the link names")]
+    LinkMode,
+    /// `fill` without `size`.
+    #[error("`fill` goes with `size`")]
+    FillWithoutSize,
+    /// `fill: ""`.
+    #[error("`fill` must not be empty")]
+    EmptyFill,
+    /// A file larger than a fixture file may be.
+    #[error(
+        "`size: {0}` is more than the {MAX_FILE_SIZE} bytes (256 MiB) a fixture file may have"
+    )]
+    TooLarge(u64),
+    /// A time too far from now.
+    #[error(
+        "`mtime: {0}` moves the file more than {MAX_MTIME_OFFSET} seconds (100 years) from now"
+    )]
+    FarMtime(i64),
+}
+
+fn check_file_detail(d: &FileDetail) -> Result<(), DetailProblem> {
     let kinds = [
         d.text.is_some(),
         d.bytes.is_some(),
@@ -581,29 +639,22 @@ fn check_file_detail(d: &FileDetail) -> Result<(), String> {
         d.symlink.is_some(),
     ];
     if kinds.iter().filter(|k| **k).count() != 1 {
-        return Err("give exactly one of text, bytes, size, dir, symlink".into());
+        return Err(DetailProblem::Kinds);
     }
     if d.symlink.is_some() && d.mode.is_some() {
-        return Err(
-            "`mode` cannot go with `symlink`: a link has no mode of its own, and changing it would change whatever the link points to, perhaps outside the root; give the mode to the file the link names"
-                .into(),
-        );
+        return Err(DetailProblem::LinkMode);
     }
     if d.fill.is_some() && d.size.is_none() {
-        return Err("`fill` goes with `size`".into());
+        return Err(DetailProblem::FillWithoutSize);
     }
     if d.fill.as_deref() == Some("") {
-        return Err("`fill` must not be empty".into());
+        return Err(DetailProblem::EmptyFill);
     }
     if let Some(size) = d.size.filter(|size| *size > MAX_FILE_SIZE) {
-        return Err(format!(
-            "`size: {size}` is more than the {MAX_FILE_SIZE} bytes (256 MiB) a fixture file may have"
-        ));
+        return Err(DetailProblem::TooLarge(size));
     }
     if let Some(mtime) = d.mtime.filter(|m| m.unsigned_abs() > MAX_MTIME_OFFSET) {
-        return Err(format!(
-            "`mtime: {mtime}` moves the file more than {MAX_MTIME_OFFSET} seconds (100 years) from now"
-        ));
+        return Err(DetailProblem::FarMtime(mtime));
     }
     Ok(())
 }

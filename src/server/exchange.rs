@@ -18,6 +18,66 @@ use serde_json::Value;
 
 use crate::visible::excerpt;
 
+/// How a message from the server breaks the exchange: what the connection ends
+/// with. Each quotes (an excerpt of) what the server sent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(super) enum Violation {
+    /// Neither `method`, `result` nor `error`.
+    #[error("the server sent a message that is neither a request, a notification nor a response (it has no `method`, `result` or `error`): {shown}")]
+    NoKind {
+        /// The message.
+        shown: String,
+    },
+    /// Both `result` and `error`.
+    #[error("the server sent a response with both `result` and `error`: {shown}")]
+    ResultAndError {
+        /// The message.
+        shown: String,
+    },
+    /// An error with a null or missing id.
+    #[error(
+        "the server sent a JSON-RPC error without an id (it could not read a request): {shown}"
+    )]
+    ErrorWithoutId {
+        /// The error.
+        shown: String,
+    },
+    /// A result with a null or missing id.
+    #[error("the server sent a response without an id: {shown}")]
+    ResponseWithoutId {
+        /// The message.
+        shown: String,
+    },
+    /// An answer to `tools/call` that is no CallToolResult.
+    #[error("the server's answer to tools/call is not a valid CallToolResult: {problem}; the result was {shown}")]
+    NotCallToolResult {
+        /// What is wrong with it.
+        problem: String,
+        /// The result.
+        shown: String,
+    },
+    /// A response whose id no waiting request has.
+    #[error("a response with id {id} arrived; {}", waiting_text(waiting))]
+    Unexpected {
+        /// The id it has.
+        id: Value,
+        /// The ids of the requests that were waiting, as JSON.
+        waiting: Vec<String>,
+    },
+    /// The waiting list's lock was poisoned.
+    #[error("the list of waiting requests is unusable")]
+    WaitingListUnusable,
+}
+
+/// The requests waiting, for [`Violation::Unexpected`].
+fn waiting_text(waiting: &[String]) -> String {
+    match waiting {
+        [] => "no request was waiting for an answer".to_string(),
+        [one] => format!("the request was {one}"),
+        many => format!("the requests waiting were {}", many.join(", ")),
+    }
+}
+
 /// The requests sent and not yet answered, shared by the sending and the reading side.
 #[derive(Debug, Default)]
 pub(super) struct Exchange {
@@ -42,7 +102,7 @@ impl Exchange {
     /// request, with the same id of the same JSON type, and an answer to `tools/call`
     /// must be a valid CallToolResult. Requests and notifications from the server
     /// pass unchecked.
-    pub(super) fn received(&self, message: &Value) -> Result<(), String> {
+    pub(super) fn received(&self, message: &Value) -> Result<(), Violation> {
         let Some(fields) = message.as_object() else {
             return Ok(());
         };
@@ -52,39 +112,35 @@ impl Exchange {
         let (result, error) = (fields.get("result"), fields.get("error"));
         match (result, error) {
             (None, None) => {
-                return Err(format!(
-                    "the server sent a message that is neither a request, a notification nor a response (it has no `method`, `result` or `error`): {}",
-                    excerpt(&message.to_string(), 300)
-                ))
+                return Err(Violation::NoKind {
+                    shown: excerpt(&message.to_string(), 300),
+                })
             }
             (Some(_), Some(_)) => {
-                return Err(format!(
-                    "the server sent a response with both `result` and `error`: {}",
-                    excerpt(&message.to_string(), 300)
-                ))
+                return Err(Violation::ResultAndError {
+                    shown: excerpt(&message.to_string(), 300),
+                })
             }
             _ => {}
         }
         let id = fields.get("id").unwrap_or(&Value::Null);
         if id.is_null() {
             return Err(match error {
-                Some(error) => format!(
-                    "the server sent a JSON-RPC error without an id (it could not read a request): {}",
-                    excerpt(&error.to_string(), 300)
-                ),
-                None => format!(
-                    "the server sent a response without an id: {}",
-                    excerpt(&message.to_string(), 300)
-                ),
+                Some(error) => Violation::ErrorWithoutId {
+                    shown: excerpt(&error.to_string(), 300),
+                },
+                None => Violation::ResponseWithoutId {
+                    shown: excerpt(&message.to_string(), 300),
+                },
             });
         }
         let method = self.answered(id)?;
         match result {
             Some(result) if method == "tools/call" => match call_result_problem(result) {
-                Some(problem) => Err(format!(
-                    "the server's answer to tools/call is not a valid CallToolResult: {problem}; the result was {}",
-                    excerpt(&result.to_string(), 300)
-                )),
+                Some(problem) => Err(Violation::NotCallToolResult {
+                    problem,
+                    shown: excerpt(&result.to_string(), 300),
+                }),
                 None => Ok(()),
             },
             _ => Ok(()),
@@ -92,22 +148,17 @@ impl Exchange {
     }
 
     /// Takes the request `id` answers off the waiting list, and returns its method.
-    fn answered(&self, id: &Value) -> Result<String, String> {
+    fn answered(&self, id: &Value) -> Result<String, Violation> {
         let mut waiting = self
             .waiting
             .lock()
-            .map_err(|_| "the list of waiting requests is unusable".to_string())?;
+            .map_err(|_| Violation::WaitingListUnusable)?;
         if let Some(at) = waiting.iter().position(|(sent, _)| same_id(sent, id)) {
             return Ok(waiting.remove(at).1);
         }
-        let requests: Vec<String> = waiting.iter().map(|(sent, _)| sent.to_string()).collect();
-        Err(match requests.as_slice() {
-            [] => format!("a response with id {id} arrived; no request was waiting for an answer"),
-            [one] => format!("a response with id {id} arrived; the request was {one}"),
-            many => format!(
-                "a response with id {id} arrived; the requests waiting were {}",
-                many.join(", ")
-            ),
+        Err(Violation::Unexpected {
+            id: id.clone(),
+            waiting: waiting.iter().map(|(sent, _)| sent.to_string()).collect(),
         })
     }
 }
@@ -245,13 +296,13 @@ mod tests {
         let exchange = waiting(&[(json!(1), "tools/call")]);
         let stray = json!({"jsonrpc": "2.0", "id": "1", "result": {"content": []}});
         assert_eq!(
-            exchange.received(&stray),
+            exchange.received(&stray).map_err(|e| e.to_string()),
             Err("a response with id \"1\" arrived; the request was 1".into())
         );
         let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}});
         assert_eq!(exchange.received(&answer), Ok(()));
         // Answered once; a second answer is stray.
-        let again = exchange.received(&answer).unwrap_err();
+        let again = exchange.received(&answer).unwrap_err().to_string();
         assert!(again.contains("no request was waiting"), "{again}");
     }
 
@@ -259,7 +310,7 @@ mod tests {
     fn a_result_without_content_is_not_a_call_tool_result() {
         let exchange = waiting(&[(json!(7), "tools/call")]);
         let answer = json!({"jsonrpc": "2.0", "id": 7, "result": {"isError": false}});
-        let why = exchange.received(&answer).unwrap_err();
+        let why = exchange.received(&answer).unwrap_err().to_string();
         assert!(why.contains("has no `content`"), "{why}");
         assert!(why.contains(r#"{"isError":false}"#), "{why}");
     }
@@ -279,13 +330,13 @@ mod tests {
     fn a_message_that_is_no_kind_of_message_is_reported() {
         let exchange = waiting(&[(json!(1), "tools/call")]);
         let neither = json!({"jsonrpc": "2.0", "id": 1});
-        let why = exchange.received(&neither).unwrap_err();
+        let why = exchange.received(&neither).unwrap_err().to_string();
         assert!(
             why.contains("neither a request, a notification nor a response"),
             "{why}"
         );
         let both = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}, "error": {"code": 1, "message": "m"}});
-        let why = exchange.received(&both).unwrap_err();
+        let why = exchange.received(&both).unwrap_err().to_string();
         assert!(why.contains("both `result` and `error`"), "{why}");
     }
 
@@ -294,7 +345,7 @@ mod tests {
         let exchange = waiting(&[(json!(1), "tools/call")]);
         let error =
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse"}});
-        let why = exchange.received(&error).unwrap_err();
+        let why = exchange.received(&error).unwrap_err().to_string();
         assert!(why.contains("without an id"), "{why}");
     }
 

@@ -30,8 +30,8 @@ use rmcp::transport::streamable_http_client::{
 use serde_json::Value;
 use sse_stream::{Sse, SseStream};
 
-use super::exchange::Exchange;
-use super::http_wire::{self, WireError, WireRequest};
+use super::exchange::{Exchange, Violation};
+use super::http_wire::{self, BodyBroke, WireError, WireRequest};
 use super::stdout_guard::{Fault, MAX_LINE_BYTES, MAX_TOTAL_BYTES};
 use crate::visible::excerpt;
 
@@ -48,6 +48,44 @@ const QUOTED_BODY_BYTES: usize = 4096;
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{0}")]
 pub(super) struct HttpFailure(String);
+
+/// Why a body the server sent is not one JSON-RPC message the exchange accepts.
+#[derive(Debug, thiserror::Error)]
+enum MessageError {
+    /// Valid JSON, but not JSON-RPC 2.0.
+    #[error("the server sent JSON that is not a JSON-RPC 2.0 message in {container}: {shown}")]
+    NotJsonRpc {
+        /// Where it came: an SSE event, a JSON body, an error response.
+        container: &'static str,
+        /// What it was.
+        shown: String,
+    },
+    /// Not JSON at all.
+    #[error("the server sent something that is not JSON in {container}: {shown}")]
+    NotJson {
+        /// Where it came.
+        container: &'static str,
+        /// What it was.
+        shown: String,
+    },
+    /// A message, but not one the exchange accepts.
+    #[error(transparent)]
+    Violation(#[from] Violation),
+}
+
+/// Why a body could not be read whole.
+#[derive(Debug, thiserror::Error)]
+enum CappedBodyError {
+    /// It broke off.
+    #[error(transparent)]
+    Broke(#[from] BodyBroke),
+    /// It went on past the limit.
+    #[error("the body is longer than {limit} bytes")]
+    TooLong {
+        /// The limit, in bytes.
+        limit: usize,
+    },
+}
 
 /// The checked client; one per connection attempt.
 #[derive(Clone)]
@@ -112,6 +150,7 @@ impl CheckedHttp {
                     let checked = event.and_then(|event| match check_event(&event, &exchange) {
                         Ok(()) => Ok(event),
                         Err(why) => {
+                            let why = why.to_string();
                             if let Ok(mut slot) = fault.lock() {
                                 slot.get_or_insert(why.clone());
                             }
@@ -129,39 +168,39 @@ impl CheckedHttp {
 
 /// An SSE event's data must be a JSON-RPC message that the exchange accepts; an
 /// event without data (a keep-alive, a resumption id) passes.
-fn check_event(event: &Sse, exchange: &Exchange) -> Result<(), String> {
+fn check_event(event: &Sse, exchange: &Exchange) -> Result<(), MessageError> {
     let Some(data) = event.data.as_deref().filter(|d| !d.trim().is_empty()) else {
         return Ok(());
     };
     let message = json_rpc(data.as_bytes(), "an SSE event")?;
-    exchange.received(&message)
+    Ok(exchange.received(&message)?)
 }
 
 /// `body` as a JSON-RPC 2.0 message, or what it is instead.
-fn json_rpc(body: &[u8], container: &str) -> Result<Value, String> {
+fn json_rpc(body: &[u8], container: &'static str) -> Result<Value, MessageError> {
     let shown = || excerpt(&String::from_utf8_lossy(body), 200);
     match serde_json::from_slice::<Value>(body) {
         Ok(message) if message.get("jsonrpc").is_some_and(|v| v == "2.0") => Ok(message),
-        Ok(_) => Err(format!(
-            "the server sent JSON that is not a JSON-RPC 2.0 message in {container}: {}",
-            shown()
-        )),
-        Err(_) => Err(format!(
-            "the server sent something that is not JSON in {container}: {}",
-            shown()
-        )),
+        Ok(_) => Err(MessageError::NotJsonRpc {
+            container,
+            shown: shown(),
+        }),
+        Err(_) => Err(MessageError::NotJson {
+            container,
+            shown: shown(),
+        }),
     }
 }
 
 /// Ends a body stream that grows past the stdout guard's limits: a line longer than
 /// one message may be, or more than a session may send.
 fn bounded(
-    body: impl Stream<Item = Result<Bytes, String>> + Send + 'static,
+    body: impl Stream<Item = Result<Bytes, BodyBroke>> + Send + 'static,
 ) -> impl Stream<Item = Result<Bytes, HttpFailure>> + Send + 'static {
     let mut total = 0usize;
     let mut line = 0usize;
     body.map(move |chunk| {
-        let chunk = chunk.map_err(HttpFailure)?;
+        let chunk = chunk.map_err(|why| HttpFailure(why.to_string()))?;
         total += chunk.len();
         line = match chunk.iter().rposition(|b| *b == b'\n') {
             Some(at) => chunk.len() - at - 1,
@@ -182,14 +221,17 @@ fn bounded(
 }
 
 /// Reads at most `limit` bytes of a body; `Err` when it is longer.
-async fn read_capped(response: Response<Incoming>, limit: usize) -> Result<Vec<u8>, String> {
+async fn read_capped(
+    response: Response<Incoming>,
+    limit: usize,
+) -> Result<Vec<u8>, CappedBodyError> {
     let mut body = Vec::new();
     let mut chunks = std::pin::pin!(http_wire::body_stream(response));
     while let Some(chunk) = chunks.next().await {
         let chunk = chunk?;
         body.extend_from_slice(&chunk);
         if body.len() > limit {
-            return Err(format!("the body is longer than {limit} bytes"));
+            return Err(CappedBodyError::TooLong { limit });
         }
     }
     Ok(body)
@@ -356,7 +398,7 @@ impl StreamableHttpClient for CheckedHttp {
                 if error.get("error").is_some() {
                     self.exchange
                         .received(&error)
-                        .map_err(|w| self.definite(w))?;
+                        .map_err(|w| self.definite(w.to_string()))?;
                     if let Ok(parsed) = serde_json::from_value::<ServerJsonRpcMessage>(error) {
                         return Ok(StreamableHttpPostResponse::Json(parsed, None));
                     }
@@ -395,10 +437,10 @@ impl StreamableHttpClient for CheckedHttp {
         }
         let body = read_capped(response, MAX_LINE_BYTES)
             .await
-            .map_err(|why| self.definite(answered(why)))?;
+            .map_err(|why| self.definite(answered(why.to_string())))?;
         let checked = json_rpc(&body, "a JSON body")
-            .and_then(|m| self.exchange.received(&m).map(|()| m))
-            .map_err(|why| self.definite(why))?;
+            .and_then(|m| Ok(self.exchange.received(&m).map(|()| m)?))
+            .map_err(|why| self.definite(why.to_string()))?;
         let parsed = serde_json::from_value::<ServerJsonRpcMessage>(checked)
             .map_err(|e| self.definite(answered(format!("a message rmcp cannot read: {e}"))))?;
         Ok(StreamableHttpPostResponse::Json(parsed, session))

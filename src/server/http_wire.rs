@@ -75,12 +75,21 @@ pub(super) async fn send(
     )))
 }
 
+/// A body that broke off while it was read; said by its innermost cause.
+#[derive(Debug, thiserror::Error)]
+#[error("reading the body failed: {}", root_cause(source))]
+pub(super) struct BodyBroke {
+    /// What hyper said.
+    #[source]
+    source: hyper::Error,
+}
+
 /// The body as a stream of byte pieces.
 pub(super) fn body_stream(
     response: Response<Incoming>,
-) -> impl Stream<Item = Result<Bytes, String>> + Send + 'static {
+) -> impl Stream<Item = Result<Bytes, BodyBroke>> + Send + 'static {
     BodyDataStream::new(response.into_body())
-        .map(|piece| piece.map_err(|e| format!("reading the body failed: {}", root_cause(&e))))
+        .map(|piece| piece.map_err(|source| BodyBroke { source }))
 }
 
 async fn send_once(

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::fixture::Fixture;
 use crate::scenario::Suite;
+use crate::server::session::ListToolsError;
 use crate::server::{ListedTool, Session, Target};
 
 /// What the server lists, and what it lacks, in the server's own names.
@@ -90,7 +91,7 @@ pub(crate) enum PreflightError {
     Start(String),
     /// `tools/list` failed.
     #[error("{0}")]
-    List(String),
+    List(#[source] ListToolsError),
     /// The server broke out of its containment while it was asked.
     #[error("{0}")]
     Containment(String),

@@ -340,19 +340,24 @@ impl Session {
 
     /// Every tool the server lists, with the argument names its input schema declares
     /// (`None` when the schema declares no `properties`).
-    pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<ListedTool>, String> {
+    pub(crate) async fn list_tools(
+        &self,
+        timeout: Duration,
+    ) -> Result<Vec<ListedTool>, ListToolsError> {
         let Some(client) = &self.client else {
-            return Err("the session is closed".to_string());
+            return Err(ListToolsError::Closed);
         };
         let tools = tokio::time::timeout(timeout, client.list_all_tools())
             .await
-            .map_err(|_| format!("no answer to tools/list within {} ms", timeout.as_millis()))?
+            .map_err(|_| ListToolsError::NoAnswer {
+                millis: timeout.as_millis(),
+            })?
             .map_err(|e| match e {
-                ServiceError::McpError(e) => format!(
-                    "the server answered tools/list with JSON-RPC error {}: {}",
-                    e.code.0, e.message
-                ),
-                other => format!("tools/list failed: {}", plain_words(&other)),
+                ServiceError::McpError(e) => ListToolsError::JsonRpc {
+                    code: e.code.0,
+                    message: e.message.to_string(),
+                },
+                other => ListToolsError::Failed { source: other },
             })?;
         Ok(tools
             .into_iter()
@@ -439,6 +444,35 @@ impl Session {
 
 /// An rmcp error without the transport's Rust type name, which says nothing to
 /// whoever reads the report (`Transport [rmcp::transport::worker::...] error: `).
+/// Why the server's tool list could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ListToolsError {
+    /// The session was stopped already.
+    #[error("the session is closed")]
+    Closed,
+    /// The server did not answer in time.
+    #[error("no answer to tools/list within {millis} ms")]
+    NoAnswer {
+        /// The time allowed, in milliseconds.
+        millis: u128,
+    },
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered tools/list with JSON-RPC error {code}: {message}")]
+    JsonRpc {
+        /// The error's code.
+        code: i32,
+        /// The error's message.
+        message: String,
+    },
+    /// The exchange failed otherwise (the transport, an answer rmcp cannot read).
+    #[error("tools/list failed: {}", plain_words(source))]
+    Failed {
+        /// What rmcp said.
+        #[source]
+        source: ServiceError,
+    },
+}
+
 fn plain_words(error: &dyn std::fmt::Display) -> String {
     let mut words = error.to_string();
     while let Some(start) = words.find("Transport [") {

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream};
 
-use super::exchange::Exchange;
+use super::exchange::{Exchange, Violation};
 
 /// The longest single message accepted, in bytes.
 pub(super) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -37,7 +37,7 @@ where
                 Ok(0) => break,
                 Ok(n) => total += n,
                 Err(why) => {
-                    set(&fault, why);
+                    set(&fault, why.to_string());
                     break;
                 }
             }
@@ -52,8 +52,8 @@ where
             if trimmed.is_empty() {
                 continue;
             }
-            if let Err(why) = check_message(trimmed).and_then(|m| exchange.received(&m)) {
-                set(&fault, why);
+            if let Err(why) = check_message(trimmed).and_then(|m| Ok(exchange.received(&m)?)) {
+                set(&fault, why.to_string());
                 break;
             }
             if server_side.write_all(trimmed).await.is_err()
@@ -73,17 +73,43 @@ fn set(fault: &Fault, why: String) {
     }
 }
 
+/// Why the server's stdout ended the connection.
+#[derive(Debug, thiserror::Error)]
+enum StdoutError {
+    /// Reading the pipe failed.
+    #[error("reading the server's stdout failed: {0}")]
+    Read(#[source] std::io::Error),
+    /// A line longer than one message may be.
+    #[error("the server wrote a line of more than {MAX_LINE_BYTES} bytes on stdout: {shown}")]
+    LongLine {
+        /// Its start.
+        shown: String,
+    },
+    /// A line of JSON that is not JSON-RPC 2.0.
+    #[error("the server wrote JSON that is not a JSON-RPC 2.0 message on stdout: {shown}")]
+    NotJsonRpc {
+        /// The line.
+        shown: String,
+    },
+    /// A line that is not JSON.
+    #[error("the server wrote something that is not JSON on stdout: {shown}")]
+    NotJson {
+        /// The line.
+        shown: String,
+    },
+    /// A message the exchange does not accept.
+    #[error(transparent)]
+    Violation(#[from] Violation),
+}
+
 /// Reads one line into `out`; `Ok(0)` at end of stream.
 async fn read_line_capped<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
     out: &mut Vec<u8>,
-) -> Result<usize, String> {
+) -> Result<usize, StdoutError> {
     let mut read = 0;
     loop {
-        let available = reader
-            .fill_buf()
-            .await
-            .map_err(|e| format!("reading the server's stdout failed: {e}"))?;
+        let available = reader.fill_buf().await.map_err(StdoutError::Read)?;
         if available.is_empty() {
             return Ok(read);
         }
@@ -96,10 +122,9 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
         reader.consume(used);
         read += used;
         if out.len() > MAX_LINE_BYTES {
-            return Err(format!(
-                "the server wrote a line of more than {MAX_LINE_BYTES} bytes on stdout: {}",
-                crate::visible::excerpt(&String::from_utf8_lossy(&out[..200]), 200)
-            ));
+            return Err(StdoutError::LongLine {
+                shown: crate::visible::excerpt(&String::from_utf8_lossy(&out[..200]), 200),
+            });
         }
         if done {
             return Ok(read);
@@ -108,7 +133,7 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
 }
 
 /// A line must be a JSON object that says it is JSON-RPC 2.0; returns the message.
-fn check_message(line: &[u8]) -> Result<serde_json::Value, String> {
+fn check_message(line: &[u8]) -> Result<serde_json::Value, StdoutError> {
     let shown = || crate::visible::excerpt(&String::from_utf8_lossy(line), 200);
     match serde_json::from_slice::<serde_json::Value>(line) {
         Ok(message @ serde_json::Value::Object(_))
@@ -116,13 +141,7 @@ fn check_message(line: &[u8]) -> Result<serde_json::Value, String> {
         {
             Ok(message)
         }
-        Ok(_) => Err(format!(
-            "the server wrote JSON that is not a JSON-RPC 2.0 message on stdout: {}",
-            shown()
-        )),
-        Err(_) => Err(format!(
-            "the server wrote something that is not JSON on stdout: {}",
-            shown()
-        )),
+        Ok(_) => Err(StdoutError::NotJsonRpc { shown: shown() }),
+        Err(_) => Err(StdoutError::NotJson { shown: shown() }),
     }
 }

@@ -110,10 +110,37 @@ enum Amount {
     Text(String),
 }
 
+/// A limit in `isolation.limits` that cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum LimitError {
+    /// A size with a unit it does not know.
+    #[error(
+        "`isolation.limits.{key}`: unknown unit `{unit}` in `{text}` (K, M, G or T, or `none`)"
+    )]
+    UnknownUnit {
+        /// The key: `pids`, `memory` or `file_size`.
+        key: &'static str,
+        /// The unit as written.
+        unit: String,
+        /// The whole value.
+        text: String,
+    },
+    /// Not a number of bytes (or too many of them).
+    #[error(
+        "`isolation.limits.{key}`: `{text}` is not a size (a number, `512MiB`, `2GiB` or `none`)"
+    )]
+    NotASize {
+        /// The key.
+        key: &'static str,
+        /// The whole value.
+        text: String,
+    },
+}
+
 impl Amount {
     /// The limit it sets: `None` for `none`; sizes in bytes (K, M, G, T, with or
     /// without `iB` or `B`, all powers of 1024). `what` names the key in an error.
-    fn read(&self, what: &str) -> Result<Option<u64>, String> {
+    fn read(&self, what: &'static str) -> Result<Option<u64>, LimitError> {
         let text = match self {
             Amount::Number(n) => return Ok(Some(*n)),
             Amount::Text(t) => t.trim(),
@@ -132,22 +159,31 @@ impl Amount {
             "M" => 20,
             "G" => 30,
             "T" => 40,
-            _ => return Err(format!("`isolation.limits.{what}`: unknown unit `{unit}` in `{text}` (K, M, G or T, or `none`)")),
+            _ => {
+                return Err(LimitError::UnknownUnit {
+                    key: what,
+                    unit: unit.to_string(),
+                    text: text.to_string(),
+                })
+            }
         };
         digits
             .parse::<u64>()
             .ok()
             .and_then(|n| n.checked_mul(1u64 << shift))
             .map(Some)
-            .ok_or_else(|| format!("`isolation.limits.{what}`: `{text}` is not a size (a number, `512MiB`, `2GiB` or `none`)"))
+            .ok_or_else(|| LimitError::NotASize {
+                key: what,
+                text: text.to_string(),
+            })
     }
 }
 
 impl LimitsSection {
     /// The limits: the defaults, with each key given replacing its own.
-    fn limits(&self) -> Result<Limits, String> {
+    fn limits(&self) -> Result<Limits, LimitError> {
         let defaults = Limits::default();
-        let pick = |given: &Option<Amount>, what: &str, default| match given {
+        let pick = |given: &Option<Amount>, what: &'static str, default| match given {
             Some(amount) => amount.read(what),
             None => Ok(default),
         };
@@ -262,13 +298,36 @@ impl<'de> Deserialize<'de> for SettingEntry {
 /// command.
 type SplitSettings = (BTreeMap<String, Vec<String>>, BTreeMap<String, InCommand>);
 
+/// A setting that replaces a word of the command and cannot.
+#[derive(Debug, thiserror::Error)]
+enum SettingError {
+    /// No word after the program is the one it replaces.
+    #[error("setting `{name}` replaces `{word}` in the command, but no word after the program is `{word}`: write it where the values go (`command: [server, \"{word}\"]`)")]
+    WordMissing {
+        /// The setting.
+        name: String,
+        /// The word it replaces.
+        word: String,
+    },
+    /// Another setting replaces the same word.
+    #[error("settings `{other}` and `{name}` both replace `{word}` in the command")]
+    SameWord {
+        /// The setting that took the word first.
+        other: String,
+        /// This setting.
+        name: String,
+        /// The word.
+        word: String,
+    },
+}
+
 /// The settings as flags and as words of the command; `Err` names a setting whose
 /// word is not in `args` (or is the word of another).
 fn split_settings(
     entries: BTreeMap<String, SettingEntry>,
     args: &[String],
     with_here: impl Fn(&str) -> String,
-) -> Result<SplitSettings, String> {
+) -> Result<SplitSettings, SettingError> {
     let mut flags = BTreeMap::new();
     let mut in_command: BTreeMap<String, InCommand> = BTreeMap::new();
     for (name, entry) in entries {
@@ -279,14 +338,14 @@ fn split_settings(
             SettingEntry::InCommand(entry) => {
                 let word = with_here(&entry.replaces);
                 if !args.contains(&word) {
-                    return Err(format!(
-                        "setting `{name}` replaces `{word}` in the command, but no word after the program is `{word}`: write it where the values go (`command: [server, \"{word}\"]`)"
-                    ));
+                    return Err(SettingError::WordMissing { name, word });
                 }
                 if let Some((other, _)) = in_command.iter().find(|(_, at)| at.word == word) {
-                    return Err(format!(
-                        "settings `{other}` and `{name}` both replace `{word}` in the command"
-                    ));
+                    return Err(SettingError::SameWord {
+                        other: other.clone(),
+                        name,
+                        word,
+                    });
                 }
                 in_command.insert(
                     name,
@@ -351,9 +410,9 @@ pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadEr
         .isolation
         .limits
         .limits()
-        .map_err(|why| LoadError::new(path, None, why))?;
+        .map_err(|why| LoadError::new(path, None, why.to_string()))?;
     let (settings, in_command) = split_settings(file.settings, args, with_here)
-        .map_err(|why| LoadError::new(path, None, why))?;
+        .map_err(|why| LoadError::new(path, None, why.to_string()))?;
     Ok(Target {
         name: file.name.clone().unwrap_or_else(|| program.clone()),
         program: PathBuf::from(program),
@@ -412,29 +471,41 @@ const MAX_BASELINE_BYTES: u64 = 16 * 1024 * 1024;
 /// The text of a baseline list: a regular file of UTF-8 text, at most
 /// [`MAX_BASELINE_BYTES`]. Opened without blocking, so a FIFO is refused instead
 /// of waiting for a writer.
-fn read_baseline_file(path: &Path) -> Result<String, String> {
+fn read_baseline_file(path: &Path) -> Result<String, BaselineFileError> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
 
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| e.to_string())?;
-    let kind = file.metadata().map_err(|e| e.to_string())?.file_type();
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
     if !kind.is_file() {
-        return Err("it is not a regular file".into());
+        return Err(BaselineFileError::NotAFile);
     }
     let mut bytes = Vec::new();
-    file.take(MAX_BASELINE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+    file.take(MAX_BASELINE_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_BASELINE_BYTES {
-        return Err(format!(
-            "it holds more than {MAX_BASELINE_BYTES} bytes, more than any list of scenario ids"
-        ));
+        return Err(BaselineFileError::TooLarge);
     }
-    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".into())
+    String::from_utf8(bytes).map_err(|_| BaselineFileError::NotText)
+}
+
+/// Why a baseline list cannot be read; said after its path.
+#[derive(Debug, thiserror::Error)]
+enum BaselineFileError {
+    /// Opening, asking about or reading it failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// A folder, a FIFO, a device.
+    #[error("it is not a regular file")]
+    NotAFile,
+    /// Longer than any list of scenario ids.
+    #[error("it holds more than {MAX_BASELINE_BYTES} bytes, more than any list of scenario ids")]
+    TooLarge,
+    /// Bytes that are not UTF-8.
+    #[error("it is not UTF-8 text")]
+    NotText,
 }
 
 /// Scenario ids from a baseline list: one per line; blank lines and lines starting

@@ -500,19 +500,32 @@ pub(in crate::server) unsafe fn allow_writes_beneath(
     Ok(())
 }
 
+/// Why the run's network namespace could not be made.
+#[derive(Debug, thiserror::Error)]
+pub(in crate::server) enum RunNamespaceError {
+    /// Unsharing the network namespace (or setting up its loopback) failed.
+    #[error("{0}")]
+    Enter(#[source] std::io::Error),
+    /// The namespace was made but could not be opened to keep.
+    #[error("{0}")]
+    Open(#[source] std::io::Error),
+    /// The thread making it panicked.
+    #[error("the thread making it failed")]
+    ThreadFailed,
+}
+
 /// The run's network namespace: made by a thread of its own, which opens it and
 /// ends, so no other thread of toolspec's is moved.
-pub(in crate::server) fn make_run_namespace() -> Result<OwnedFd, String> {
+pub(in crate::server) fn make_run_namespace() -> Result<OwnedFd, RunNamespaceError> {
     let made = std::thread::spawn(|| {
         // SAFETY: system calls on this thread only.
         unsafe { enter_network(NetworkCut::Namespace) }
-            .map_err(|errno| std::io::Error::from_raw_os_error(errno).to_string())?;
+            .map_err(|errno| RunNamespaceError::Enter(std::io::Error::from_raw_os_error(errno)))?;
         std::fs::File::open("/proc/thread-self/ns/net")
             .map(OwnedFd::from)
-            .map_err(|e| e.to_string())
+            .map_err(RunNamespaceError::Open)
     });
-    made.join()
-        .unwrap_or_else(|_| Err("the thread making it failed".to_string()))
+    made.join().unwrap_or(Err(RunNamespaceError::ThreadFailed))
 }
 
 /// Whether this process may give a server a network namespace of its own, tried

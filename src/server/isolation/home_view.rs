@@ -24,21 +24,54 @@ pub(crate) struct HomeView {
     outside: Vec<(OwnedFd, bool)>,
 }
 
+/// Why the real home cannot be hidden from a server.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HomeViewError {
+    /// `HOME` is unset or empty.
+    #[error("HOME is not set")]
+    Unset,
+    /// `HOME` names nothing that can be resolved.
+    #[error("the home {} cannot be resolved: {source}", home.display())]
+    Unresolvable {
+        /// `HOME`, as given.
+        home: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `HOME` is `/`, which holds everything.
+    #[error("the home is `/`")]
+    IsRoot,
+    /// A folder above the home cannot be listed.
+    #[error("cannot list {}: {source}", folder.display())]
+    List {
+        /// The folder.
+        folder: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 impl HomeView {
     /// The view of `home` (a path as `HOME` gives it); `Err` says why it cannot be
     /// hidden (no such folder, or it is `/`).
-    pub(crate) fn of(home: &Path) -> Result<HomeView, String> {
-        let home = std::fs::canonicalize(home)
-            .map_err(|e| format!("the home {} cannot be resolved: {e}", home.display()))?;
+    pub(crate) fn of(home: &Path) -> Result<HomeView, HomeViewError> {
+        let home = std::fs::canonicalize(home).map_err(|source| HomeViewError::Unresolvable {
+            home: home.to_path_buf(),
+            source,
+        })?;
         if home.parent().is_none() {
-            return Err("the home is `/`".to_string());
+            return Err(HomeViewError::IsRoot);
         }
         let mut outside = Vec::new();
         let mut above = home.as_path();
         while let Some(parent) = above.parent() {
             let toward: Option<OsString> = above.file_name().map(|n| n.to_owned());
-            let entries = std::fs::read_dir(parent)
-                .map_err(|e| format!("cannot list {}: {e}", parent.display()))?;
+            let entries = std::fs::read_dir(parent).map_err(|source| HomeViewError::List {
+                folder: parent.to_path_buf(),
+                source,
+            })?;
             for entry in entries.flatten() {
                 if Some(entry.file_name()) == toward {
                     continue;

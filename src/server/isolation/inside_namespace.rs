@@ -14,14 +14,10 @@ use tokio::net::TcpSocket;
 
 /// toolspec's own network namespace, opened once, to step back into.
 fn own_namespace() -> io::Result<&'static OwnedFd> {
-    static OWN: OnceLock<Result<OwnedFd, String>> = OnceLock::new();
-    OWN.get_or_init(|| {
-        std::fs::File::open("/proc/thread-self/ns/net")
-            .map(OwnedFd::from)
-            .map_err(|e| e.to_string())
-    })
-    .as_ref()
-    .map_err(|why| io::Error::other(format!("cannot open toolspec's network namespace: {why}")))
+    static OWN: OnceLock<io::Result<OwnedFd>> = OnceLock::new();
+    OWN.get_or_init(|| std::fs::File::open("/proc/thread-self/ns/net").map(OwnedFd::from))
+        .as_ref()
+        .map_err(|why| io::Error::other(format!("cannot open toolspec's network namespace: {why}")))
 }
 
 /// A TCP socket (IPv6 when `v6`) made inside the namespace `namespace`.

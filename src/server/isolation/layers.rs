@@ -28,10 +28,12 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::confinement::{make_run_namespace, try_network, Confinement, Hardening, NetworkCut};
-use super::home_view::HomeView;
+use super::confinement::{
+    make_run_namespace, try_network, Confinement, Hardening, NetworkCut, RunNamespaceError,
+};
+use super::home_view::{HomeView, HomeViewError};
 use super::resource_limits::{cgroups, Limits, ServerCgroup};
-use super::sandbox::{landlock_abi, ruleset, write_rights, RulesFor};
+use super::sandbox::{landlock_abi, ruleset, write_rights, NoLandlock, RulesFor};
 use super::server_init::try_view;
 use super::syscall_filter;
 use super::view_folders::ViewFolders;
@@ -148,16 +150,41 @@ impl Layer {
 /// What this kernel and this process can give, found once per run.
 struct Kernel {
     /// Landlock's ABI, or why there is none.
-    landlock: Result<i32, String>,
+    landlock: Result<i32, NoLandlock>,
     /// How a server gets a network namespace, or why it cannot.
-    namespace: Result<NetworkCut, String>,
+    namespace: Result<NetworkCut, NoNetworkNamespace>,
     /// The run's network namespace, which every server joins, when toolspec is root.
     run_namespace: Option<OwnedFd>,
     /// The real home, or why it cannot be hidden.
-    home: Result<HomeView, String>,
+    home: Result<HomeView, HomeViewError>,
     /// The folders every view is made in, where a server can have a view and a
     /// pid namespace of its own, or why it cannot.
-    view: Result<ViewFolders, String>,
+    view: Result<ViewFolders, NoView>,
+}
+
+/// Why a server cannot have a network namespace of its own.
+#[derive(Debug, thiserror::Error)]
+enum NoNetworkNamespace {
+    /// As root: the run's namespace could not be made.
+    #[error("no network namespace can be made here ({0})")]
+    RunNamespace(#[source] RunNamespaceError),
+    /// Not root: a child could not make one in a user namespace.
+    #[error("no network namespace can be made here ({0})")]
+    UserNamespace(#[source] std::io::Error),
+}
+
+/// Why a server cannot have a view (and a pid namespace) of its own.
+#[derive(Debug, thiserror::Error)]
+enum NoView {
+    /// No user namespace, so no mount namespace either.
+    #[error("no user namespace can be made here")]
+    NoUserNamespace,
+    /// A child could not make a mount and pid namespace.
+    #[error("no mount and pid namespace can be made here ({0})")]
+    NoNamespaces(#[source] std::io::Error),
+    /// The temporary folder the views are made in could not be made.
+    #[error("the folder views are made in cannot be made ({0})")]
+    Folders(#[source] std::io::Error),
 }
 
 /// The first ABI with TCP port rules.
@@ -178,7 +205,7 @@ fn kernel() -> &'static Kernel {
         };
         let home = match std::env::var_os("HOME") {
             Some(home) if !home.is_empty() => HomeView::of(Path::new(&home)),
-            _ => Err("HOME is not set".to_string()),
+            _ => Err(HomeViewError::Unset),
         };
         let view = match &namespace {
             Ok(cut) => {
@@ -188,19 +215,10 @@ fn kernel() -> &'static Kernel {
                     _ => NetworkCut::Open,
                 };
                 try_view(cut)
-                    .map_err(|errno| {
-                        format!(
-                            "no mount and pid namespace can be made here ({})",
-                            std::io::Error::from_raw_os_error(errno)
-                        )
-                    })
-                    .and_then(|()| {
-                        ViewFolders::make().map_err(|e| {
-                            format!("the folder views are made in cannot be made ({e})")
-                        })
-                    })
+                    .map_err(|errno| NoView::NoNamespaces(std::io::Error::from_raw_os_error(errno)))
+                    .and_then(|()| ViewFolders::make().map_err(NoView::Folders))
             }
-            Err(_) => Err("no user namespace can be made here".to_string()),
+            Err(_) => Err(NoView::NoUserNamespace),
         };
         let kernel = Kernel {
             landlock,
@@ -219,19 +237,16 @@ fn kernel() -> &'static Kernel {
 /// How this process can give a server a network namespace: as root, the run's own,
 /// made here once; else one per server in a user namespace of its own, tried once
 /// in a child.
-fn network_namespace() -> Result<(NetworkCut, Option<OwnedFd>), String> {
+fn network_namespace() -> Result<(NetworkCut, Option<OwnedFd>), NoNetworkNamespace> {
     if running_as_root() {
         return make_run_namespace()
             .map(|made| (NetworkCut::Namespace, Some(made)))
-            .map_err(|why| format!("no network namespace can be made here ({why})"));
+            .map_err(NoNetworkNamespace::RunNamespace);
     }
     try_network(NetworkCut::UserNamespace)
         .map(|()| (NetworkCut::UserNamespace, None))
         .map_err(|errno| {
-            format!(
-                "no network namespace can be made here ({})",
-                std::io::Error::from_raw_os_error(errno)
-            )
+            NoNetworkNamespace::UserNamespace(std::io::Error::from_raw_os_error(errno))
         })
 }
 

@@ -22,7 +22,7 @@
 //! is not the root); else a cgroup v1 hierarchy with that controller mounted.
 
 use std::fs::{self, OpenOptions};
-use std::io::{ErrorKind, Write};
+use std::io::{self, ErrorKind, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -369,17 +369,128 @@ impl Cgroups {
 /// Finding out writes to this process's own cgroup v2 `cgroup.subtree_control`
 /// when cgroup v2 offers the controllers there, since that is the only way to
 /// learn whether it lets them be handed down.
-pub(crate) fn cgroups() -> &'static Result<Cgroups, String> {
+pub(crate) fn cgroups() -> &'static Result<Cgroups, NoCgroups> {
     FOUND.get_or_init(discover)
 }
 
 /// [`cgroups`], once found.
-static FOUND: OnceLock<Result<Cgroups, String>> = OnceLock::new();
+static FOUND: OnceLock<Result<Cgroups, NoCgroups>> = OnceLock::new();
+
+/// Why no cgroup can be made on this machine: one reason per limit (or the one
+/// file of `/proc` that could not be read), joined by `; `. Kept once per process
+/// and handed to every server, hence a message and not the errors themselves.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}", reasons.join("; "))]
+pub(crate) struct NoCgroups {
+    /// Each reason, as said to the user.
+    reasons: Vec<String>,
+}
+
+/// What failed while finding or making a server's cgroup: a file or folder of
+/// the cgroup file system, or the place a controller should be.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CgroupError {
+    /// No cgroup can be made at all.
+    #[error(transparent)]
+    Unavailable(#[from] NoCgroups),
+    /// A small file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A cgroup file could not be opened for writing.
+    #[error("cannot open {} to write: {source}", path.display())]
+    OpenToWrite {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A value could not be written to a cgroup file.
+    #[error("cannot write `{value}` to {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What was written.
+        value: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A cgroup folder could not be made.
+    #[error("cannot make {}: {source}", path.display())]
+    MakeFolder {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A server folder's `cgroup.procs` could not be opened for the supervisor.
+    #[error("cannot open {}/cgroup.procs: {source}", folder.display())]
+    OpenProcs {
+        /// The server's folder.
+        folder: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// Every `server-<n>` name under the run's folder is taken.
+    #[error("every server folder name under {} is taken", run.display())]
+    NamesTaken {
+        /// The run's folder.
+        run: PathBuf,
+    },
+    /// No cgroup v2 file system is mounted.
+    #[error("no cgroup v2 is mounted")]
+    NoV2Mount,
+    /// This process belongs to no cgroup v2.
+    #[error("/proc/self/cgroup names no cgroup v2 of this process")]
+    NoV2Membership,
+    /// This process's cgroup v2 is not under the v2 mount.
+    #[error("this process's cgroup v2 {cgroup} is outside what is mounted at {}", point.display())]
+    V2OutsideMount {
+        /// The cgroup, as `/proc/self/cgroup` names it.
+        cgroup: String,
+        /// Where cgroup v2 is mounted.
+        point: PathBuf,
+    },
+    /// No cgroup v1 hierarchy this process belongs to has the controller.
+    #[error("no cgroup v1 hierarchy has {controller}")]
+    NoV1Hierarchy {
+        /// The controller's name.
+        controller: &'static str,
+    },
+    /// The controller's v1 hierarchy is mounted, but not over this process's cgroup.
+    #[error("this process's {controller} cgroup {cgroup} is outside every mount of it")]
+    V1OutsideMounts {
+        /// The controller's name.
+        controller: &'static str,
+        /// The cgroup, as `/proc/self/cgroup` names it.
+        cgroup: String,
+    },
+    /// The controller's v1 hierarchy is not mounted.
+    #[error("the cgroup v1 hierarchy with {controller} is not mounted")]
+    V1NotMounted {
+        /// The controller's name.
+        controller: &'static str,
+    },
+}
 
 /// [`cgroups`], found.
-fn discover() -> Result<Cgroups, String> {
-    let mounts = parse_mounts(&read_text(Path::new("/proc/self/mountinfo"))?);
-    let memberships = parse_memberships(&read_text(Path::new("/proc/self/cgroup"))?);
+fn discover() -> Result<Cgroups, NoCgroups> {
+    let read = |path: &str| {
+        read_text(Path::new(path)).map_err(|e| NoCgroups {
+            reasons: vec![e.to_string()],
+        })
+    };
+    let mounts = parse_mounts(&read("/proc/self/mountinfo")?);
+    let memberships = parse_memberships(&read("/proc/self/cgroup")?);
     let run_name = format!("{RUN_PREFIX}{}", std::process::id());
     let mut places: Vec<Place> = Vec::new();
     let mut notes: Vec<(Controller, String)> = Vec::new();
@@ -395,11 +506,17 @@ fn discover() -> Result<Cgroups, String> {
                         pids: served.contains(&Controller::Pids),
                         memory: served.contains(&Controller::Memory),
                     }),
-                    Err(why) => notes.extend(served.iter().map(|c| (*c, why.clone()))),
+                    Err(why) => {
+                        let why = why.to_string();
+                        notes.extend(served.iter().map(|c| (*c, why.clone())));
+                    }
                 }
             }
         }
-        Err(why) => notes.extend(Controller::ALL.iter().map(|c| (*c, why.clone()))),
+        Err(why) => {
+            let why = why.to_string();
+            notes.extend(Controller::ALL.iter().map(|c| (*c, why.clone())));
+        }
     }
 
     for controller in Controller::ALL {
@@ -409,7 +526,7 @@ fn discover() -> Result<Cgroups, String> {
         let base = match v1_base(&mounts, &memberships, controller) {
             Ok(base) => base,
             Err(why) => {
-                notes.push((controller, why));
+                notes.push((controller, why.to_string()));
                 continue;
             }
         };
@@ -430,7 +547,7 @@ fn discover() -> Result<Cgroups, String> {
                 place.add(controller);
                 places.push(place);
             }
-            Err(why) => notes.push((controller, why)),
+            Err(why) => notes.push((controller, why.to_string())),
         }
     }
 
@@ -447,7 +564,7 @@ fn discover() -> Result<Cgroups, String> {
         })
         .collect();
     if places.is_empty() {
-        return Err(missing.join("; "));
+        return Err(NoCgroups { reasons: missing });
     }
     Ok(Cgroups { places, missing })
 }
@@ -457,21 +574,18 @@ fn discover() -> Result<Cgroups, String> {
 const RUN_PREFIX: &str = "toolspec-";
 
 /// This process's own cgroup v2 folder, or why there is none to use.
-fn v2_base(mounts: &[Mount], memberships: &[Membership]) -> Result<PathBuf, String> {
+fn v2_base(mounts: &[Mount], memberships: &[Membership]) -> Result<PathBuf, CgroupError> {
     let mount = mounts
         .iter()
         .find(|m| m.kind == Kind::V2)
-        .ok_or("no cgroup v2 is mounted")?;
+        .ok_or(CgroupError::NoV2Mount)?;
     let ours = memberships
         .iter()
         .find(|m| m.is_v2())
-        .ok_or("/proc/self/cgroup names no cgroup v2 of this process")?;
-    folder_under(mount, &ours.path).ok_or_else(|| {
-        format!(
-            "this process's cgroup v2 {} is outside what is mounted at {}",
-            ours.path,
-            mount.point.display()
-        )
+        .ok_or(CgroupError::NoV2Membership)?;
+    folder_under(mount, &ours.path).ok_or_else(|| CgroupError::V2OutsideMount {
+        cgroup: ours.path.clone(),
+        point: mount.point.clone(),
     })
 }
 
@@ -483,6 +597,7 @@ fn v2_hand_down(base: &Path, notes: &mut Vec<(Controller, String)>) -> Vec<Contr
     let offered = match read_text(&offered_file) {
         Ok(text) => text,
         Err(why) => {
+            let why = why.to_string();
             notes.extend(Controller::ALL.iter().map(|c| (*c, why.clone())));
             return Vec::new();
         }
@@ -517,8 +632,13 @@ fn v2_hand_down(base: &Path, notes: &mut Vec<(Controller, String)>) -> Vec<Contr
 }
 
 /// What `EBUSY` from writing `cgroup.subtree_control` means, said plainly.
-fn busy_hint(why: &str) -> &'static str {
-    if why.contains(&std::io::Error::from_raw_os_error(libc::EBUSY).to_string()) {
+fn busy_hint(why: &CgroupError) -> &'static str {
+    let busy = |source: &io::Error| source.raw_os_error() == Some(libc::EBUSY);
+    let is_busy = match why {
+        CgroupError::OpenToWrite { source, .. } | CgroupError::Write { source, .. } => busy(source),
+        _ => false,
+    };
+    if is_busy {
         " (this process's cgroup holds processes, and cgroup v2 hands controllers \
          only to the cgroups below one that has none: run toolspec in a cgroup of \
          its own, a child of one with pids and memory delegated)"
@@ -533,13 +653,13 @@ fn v1_base(
     mounts: &[Mount],
     memberships: &[Membership],
     controller: Controller,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, CgroupError> {
     let name = controller.name();
     let has = |options: &[String]| options.iter().any(|o| o == name);
     let ours = memberships
         .iter()
         .find(|m| !m.is_v2() && has(&m.controllers))
-        .ok_or_else(|| format!("no cgroup v1 hierarchy has {name}"))?;
+        .ok_or(CgroupError::NoV1Hierarchy { controller: name })?;
     let mut seen = false;
     for mount in mounts
         .iter()
@@ -551,12 +671,12 @@ fn v1_base(
         }
     }
     Err(if seen {
-        format!(
-            "this process's {name} cgroup {} is outside every mount of it",
-            ours.path
-        )
+        CgroupError::V1OutsideMounts {
+            controller: name,
+            cgroup: ours.path.clone(),
+        }
     } else {
-        format!("the cgroup v1 hierarchy with {name} is not mounted")
+        CgroupError::V1NotMounted { controller: name }
     })
 }
 
@@ -569,13 +689,13 @@ fn make_run_folder(
     name: &str,
     kind: Kind,
     controllers: &[Controller],
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, CgroupError> {
     remove_leftover_runs(base);
     let run = base.join(name);
     match fs::create_dir(&run) {
         Ok(()) => {}
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(format!("cannot make {}: {e}", run.display())),
+        Err(source) => return Err(CgroupError::MakeFolder { path: run, source }),
     }
     if kind == Kind::V2 {
         let subtree = run.join("cgroup.subtree_control");
@@ -636,19 +756,29 @@ fn process_gone(pid: u32) -> bool {
 }
 
 /// The whole of a small text file, or an error naming it.
-fn read_text(path: &Path) -> Result<String, String> {
-    fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+fn read_text(path: &Path) -> Result<String, CgroupError> {
+    fs::read_to_string(path).map_err(|source| CgroupError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes `value` to the cgroup file `path` in one write, as the kernel wants it,
 /// without creating the file if it is missing.
-fn write_value(path: &Path, value: &str) -> Result<(), String> {
+fn write_value(path: &Path, value: &str) -> Result<(), CgroupError> {
     let mut file = OpenOptions::new()
         .write(true)
         .open(path)
-        .map_err(|e| format!("cannot open {} to write: {e}", path.display()))?;
+        .map_err(|source| CgroupError::OpenToWrite {
+            path: path.to_path_buf(),
+            source,
+        })?;
     file.write_all(value.as_bytes())
-        .map_err(|e| format!("cannot write `{value}` to {}: {e}", path.display()))
+        .map_err(|source| CgroupError::Write {
+            path: path.to_path_buf(),
+            value: value.to_string(),
+            source,
+        })
 }
 
 /// One folder of a server's cgroup, in one hierarchy; removed when dropped.
@@ -672,7 +802,7 @@ static NEXT_SERVER: AtomicU64 = AtomicU64::new(0);
 impl Folder {
     /// Makes a server's folder in `place` with the limits `pids` and `memory` in
     /// it (`None`: not set here), and opens its `cgroup.procs`.
-    fn make(place: &Place, pids: Option<u64>, memory: Option<u64>) -> Result<Folder, String> {
+    fn make(place: &Place, pids: Option<u64>, memory: Option<u64>) -> Result<Folder, CgroupError> {
         if let Some(kept) = take_kept(place, pids, memory) {
             return Ok(kept);
         }
@@ -684,9 +814,12 @@ impl Folder {
             .open(path.join("cgroup.procs"))
         {
             Ok(file) => OwnedFd::from(file),
-            Err(e) => {
+            Err(source) => {
                 let _ = fs::remove_dir(&path);
-                return Err(format!("cannot open {}/cgroup.procs: {e}", path.display()));
+                return Err(CgroupError::OpenProcs {
+                    folder: path,
+                    source,
+                });
             }
         };
         let folder = Folder {
@@ -708,7 +841,7 @@ impl Folder {
 
     /// Sets the memory limit, and the same for memory and swap together where
     /// swap is accounted, so a server cannot go on in swap.
-    fn limit_memory(&self, bytes: u64) -> Result<(), String> {
+    fn limit_memory(&self, bytes: u64) -> Result<(), CgroupError> {
         let bytes = bytes.to_string();
         let (memory, swap, swap_value) = match self.kind {
             Kind::V2 => ("memory.max", "memory.swap.max", "0"),
@@ -831,20 +964,19 @@ fn remove_kept_and_runs() {
 
 /// Makes a new server folder `server-<n>` under `run`, skipping names an earlier
 /// process with this pid left behind.
-fn make_fresh_folder(run: &Path) -> Result<PathBuf, String> {
+fn make_fresh_folder(run: &Path) -> Result<PathBuf, CgroupError> {
     for _ in 0..1_000 {
         let number = NEXT_SERVER.fetch_add(1, Ordering::Relaxed);
         let path = run.join(format!("server-{number}"));
         match fs::create_dir(&path) {
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot make {}: {e}", path.display())),
+            Err(source) => return Err(CgroupError::MakeFolder { path, source }),
         }
     }
-    Err(format!(
-        "every server folder name under {} is taken",
-        run.display()
-    ))
+    Err(CgroupError::NamesTaken {
+        run: run.to_path_buf(),
+    })
 }
 
 /// How long a dropped server folder is retried while its last processes are
@@ -883,7 +1015,7 @@ impl ServerCgroup {
     /// join. A limit no hierarchy on this machine serves is not set
     /// ([`Cgroups::missing`] says which and why); with neither set there is no
     /// folder at all.
-    pub(crate) fn make(limits: &Limits) -> Result<ServerCgroup, String> {
+    pub(crate) fn make(limits: &Limits) -> Result<ServerCgroup, CgroupError> {
         let cgroups = cgroups().as_ref().map_err(Clone::clone)?;
         let mut made = ServerCgroup {
             limits: *limits,
@@ -1042,16 +1174,16 @@ mod tests {
         let mounts = parse_mounts(HYBRID_MOUNTINFO);
         let lines = parse_memberships(HYBRID_CGROUP);
         assert_eq!(
-            v1_base(&mounts, &lines, Controller::Memory),
-            Ok(PathBuf::from("/sys/fs/cgroup/memory/process_api/3a43"))
+            v1_base(&mounts, &lines, Controller::Memory).ok(),
+            Some(PathBuf::from("/sys/fs/cgroup/memory/process_api/3a43"))
         );
         assert_eq!(
-            v1_base(&mounts, &lines, Controller::Pids),
-            Ok(PathBuf::from("/sys/fs/cgroup/pids"))
+            v1_base(&mounts, &lines, Controller::Pids).ok(),
+            Some(PathBuf::from("/sys/fs/cgroup/pids"))
         );
         assert_eq!(
-            v2_base(&mounts, &lines),
-            Ok(PathBuf::from("/sys/fs/cgroup/unified"))
+            v2_base(&mounts, &lines).ok(),
+            Some(PathBuf::from("/sys/fs/cgroup/unified"))
         );
         let bound = Mount {
             root: "/user.slice".to_string(),
@@ -1131,7 +1263,7 @@ mod tests {
             }
             Err(why) => {
                 eprintln!("no cgroups here: {why}");
-                assert!(!why.is_empty());
+                assert!(!why.to_string().is_empty());
                 None
             }
         }

@@ -130,8 +130,22 @@ fn fitted(access: BitFlags<AccessFs>, folder: bool) -> BitFlags<AccessFs> {
     }
 }
 
+/// Why Landlock is not there.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NoLandlock {
+    /// The kernel was built without it.
+    #[error("this kernel has no Landlock")]
+    NotBuiltIn,
+    /// Built in, but not among the security modules turned on.
+    #[error("Landlock is turned off on this kernel")]
+    TurnedOff,
+    /// Any other answer to asking its ABI version.
+    #[error("Landlock answers {0}")]
+    Answers(#[source] io::Error),
+}
+
 /// The Landlock ABI of this kernel (0: none), or why Landlock is not there.
-pub(crate) fn landlock_abi() -> Result<i32, String> {
+pub(crate) fn landlock_abi() -> Result<i32, NoLandlock> {
     const VERSION: libc::c_uint = 1;
     // SAFETY: asks the kernel its ABI version; no memory is passed.
     let abi = unsafe {
@@ -147,8 +161,8 @@ pub(crate) fn landlock_abi() -> Result<i32, String> {
     }
     let why = io::Error::last_os_error();
     Err(match why.raw_os_error() {
-        Some(libc::ENOSYS) => "this kernel has no Landlock".to_string(),
-        Some(libc::EOPNOTSUPP) => "Landlock is turned off on this kernel".to_string(),
-        _ => format!("Landlock answers {why}"),
+        Some(libc::ENOSYS) => NoLandlock::NotBuiltIn,
+        Some(libc::EOPNOTSUPP) => NoLandlock::TurnedOff,
+        _ => NoLandlock::Answers(why),
     })
 }

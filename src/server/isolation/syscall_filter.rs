@@ -104,9 +104,36 @@ enum Verdict {
     NamespaceFlags,
 }
 
+/// Why there is no seccomp filter: an architecture it does not know, or a program
+/// that cannot be laid out (a bug in this file, never the user's).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum FilterError {
+    /// This build's architecture has no `AUDIT_ARCH_*` value here.
+    #[error("no seccomp filter for {arch}")]
+    UnknownArch {
+        /// `std::env::consts::ARCH`.
+        arch: &'static str,
+    },
+    /// A system call number that does not fit the filter's 32 bits.
+    #[error("system call number {call} out of range")]
+    NumberOutOfRange {
+        /// The number.
+        call: libc::c_long,
+    },
+    /// A jump to a label placed before it, or never placed.
+    #[error("the filter jumps back or nowhere (label {label})")]
+    BadJump {
+        /// The label.
+        label: Label,
+    },
+    /// A conditional jump farther than 255 instructions.
+    #[error("the filter's jump is too long")]
+    JumpTooLong,
+}
+
 /// The numbers the filter names, sorted, each with its verdict; every other native
 /// number is allowed.
-fn named_calls() -> Result<Vec<(u32, Verdict)>, String> {
+fn named_calls() -> Result<Vec<(u32, Verdict)>, FilterError> {
     let named = REFUSED.iter().map(|&call| (call, Verdict::Refused)).chain([
         (libc::SYS_clone3, Verdict::Absent),
         (libc::SYS_ioctl, Verdict::TerminalRequests),
@@ -116,7 +143,7 @@ fn named_calls() -> Result<Vec<(u32, Verdict)>, String> {
         .map(|(call, verdict)| {
             u32::try_from(call)
                 .map(|number| (number, verdict))
-                .map_err(|_| format!("system call number {call} out of range"))
+                .map_err(|_| FilterError::NumberOutOfRange { call })
         })
         .collect::<Result<Vec<_>, _>>()?;
     calls.sort_unstable_by_key(|&(number, _)| number);
@@ -234,7 +261,7 @@ impl Layout {
 
     /// The instructions, each jump resolved to its offset; `Err` if one is farther
     /// than a conditional jump reaches (255 instructions).
-    fn resolve(self) -> Result<Vec<libc::sock_filter>, String> {
+    fn resolve(self) -> Result<Vec<libc::sock_filter>, FilterError> {
         let mut at = vec![usize::MAX; self.labels];
         let mut index = 0;
         for piece in &self.pieces {
@@ -250,15 +277,14 @@ impl Layout {
         let mut program = Vec::with_capacity(index);
         for piece in &self.pieces {
             let from = program.len() + 1;
-            let offset = |label: &Label| -> Result<u32, String> {
+            let offset = |label: &Label| -> Result<u32, FilterError> {
                 at.get(*label)
                     .and_then(|&to| to.checked_sub(from))
                     .and_then(|jump| u32::try_from(jump).ok())
-                    .ok_or_else(|| format!("the filter jumps back or nowhere (label {label})"))
+                    .ok_or(FilterError::BadJump { label: *label })
             };
-            let short = |label: &Label| -> Result<u8, String> {
-                u8::try_from(offset(label)?)
-                    .map_err(|_| "the filter's jump is too long".to_string())
+            let short = |label: &Label| -> Result<u8, FilterError> {
+                u8::try_from(offset(label)?).map_err(|_| FilterError::JumpTooLong)
             };
             let instruction = |code: u32, jt: u8, jf: u8, k: u32| libc::sock_filter {
                 code: code as u16,
@@ -293,7 +319,7 @@ impl Layout {
 }
 
 /// The program: the architecture checked, the number searched, then the endings.
-fn lay_out(arch: u32, calls: &[(u32, Verdict)]) -> Result<Vec<libc::sock_filter>, String> {
+fn lay_out(arch: u32, calls: &[(u32, Verdict)]) -> Result<Vec<libc::sock_filter>, FilterError> {
     let mut layout = Layout {
         pieces: Vec::new(),
         labels: 0,
@@ -350,15 +376,16 @@ pub(crate) struct Filter {
 }
 
 /// The filter of this process, once laid out.
-static FILTER: OnceLock<Result<Filter, String>> = OnceLock::new();
+static FILTER: OnceLock<Result<Filter, FilterError>> = OnceLock::new();
 
 /// The filter for this machine's architecture, laid out once per process; `Err`
 /// says why there is none (an architecture it does not know). Called before a
 /// fork, so that the child only installs it.
-pub(crate) fn filter() -> &'static Result<Filter, String> {
+pub(crate) fn filter() -> &'static Result<Filter, FilterError> {
     FILTER.get_or_init(|| {
-        let arch = native_arch()
-            .ok_or_else(|| format!("no seccomp filter for {}", std::env::consts::ARCH))?;
+        let arch = native_arch().ok_or(FilterError::UnknownArch {
+            arch: std::env::consts::ARCH,
+        })?;
         let program = lay_out(arch, &named_calls()?)?;
         Ok(Filter { program })
     })
@@ -366,7 +393,7 @@ pub(crate) fn filter() -> &'static Result<Filter, String> {
 
 /// The filter if [`filter`] laid it out already: between `fork` and `exec`,
 /// where allocating is not allowed.
-pub(crate) fn compiled() -> Option<&'static Result<Filter, String>> {
+pub(crate) fn compiled() -> Option<&'static Result<Filter, FilterError>> {
     FILTER.get()
 }
 

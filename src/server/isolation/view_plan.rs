@@ -153,8 +153,37 @@ pub(crate) struct PackageCache {
 /// folders; hidden, so a listing of the server's `TMPDIR` shows what it made.
 const OVERLAYS: &str = ".toolspec-overlays";
 
+/// A path that cannot be put in a server's view, and why.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ViewError {
+    /// A link (or the fixture root) whose target cannot be found.
+    #[error("{} cannot be resolved: {source}", path.display())]
+    Unresolvable {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A place given as a relative path.
+    #[error("{} is not an absolute path", path.display())]
+    NotAbsolute {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A path the kernel cannot be given, with a NUL byte in it.
+    #[error("{} has a NUL byte in it", path.display())]
+    NulByte {
+        /// The path.
+        path: PathBuf,
+    },
+    /// An overlay's mount options with a NUL byte in them.
+    #[error(transparent)]
+    OverlayOptions(#[from] std::ffi::NulError),
+}
+
 /// The view for `of`; `Err` names a path that cannot be put in it.
-pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
+pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, ViewError> {
     let mut builder = shared_part(of)?;
     let Places {
         root,
@@ -165,8 +194,10 @@ pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
     for place in beside {
         builder.place(place, beside_writable)?;
     }
-    let start_in = std::fs::canonicalize(root)
-        .map_err(|e| format!("{} cannot be resolved: {e}", root.display()))?;
+    let start_in = std::fs::canonicalize(root).map_err(|source| ViewError::Unresolvable {
+        path: root.to_path_buf(),
+        source,
+    })?;
     Ok(ViewPlan {
         new_root: c_path(of.new_root)?,
         steps: builder.steps,
@@ -182,7 +213,7 @@ pub(crate) fn plan(of: &ViewOf) -> Result<ViewPlan, String> {
 /// planned once per key (each path looked at and resolved once, not once per
 /// server: that was a fifth of a millisecond a server) and copied for each
 /// server.
-fn shared_part(of: &ViewOf) -> Result<Builder, String> {
+fn shared_part(of: &ViewOf) -> Result<Builder, ViewError> {
     static PLANNED: Mutex<Vec<(SharedKey, Builder)>> = Mutex::new(Vec::new());
     let key = SharedKey {
         new_root: of.new_root.to_path_buf(),
@@ -216,7 +247,7 @@ struct SharedKey {
     caches: Vec<PackageCache>,
 }
 
-fn plan_shared_part(of: &ViewOf) -> Result<Builder, String> {
+fn plan_shared_part(of: &ViewOf) -> Result<Builder, ViewError> {
     let mut builder = Builder {
         new_root: of.new_root.to_path_buf(),
         steps: Vec::new(),
@@ -316,13 +347,13 @@ struct Builder {
 
 impl Builder {
     /// `path` as a path inside the new root.
-    fn inside(&self, path: &Path) -> Result<CString, String> {
+    fn inside(&self, path: &Path) -> Result<CString, ViewError> {
         let relative = path.strip_prefix("/").unwrap_or(path);
         c_path(&self.new_root.join(relative))
     }
 
     /// Makes `folder` and each of its parents not made yet.
-    fn folder(&mut self, folder: &Path) -> Result<(), String> {
+    fn folder(&mut self, folder: &Path) -> Result<(), ViewError> {
         let mut path = PathBuf::from("/");
         for part in folder.components() {
             if let Component::Normal(name) = part {
@@ -339,16 +370,21 @@ impl Builder {
     /// Puts `path` (a folder or a file) in the view at its own path: a link is made
     /// again as a link and its target put in too (resolved); a missing path is
     /// left out. Places inside one already there are not bound twice.
-    fn place(&mut self, path: &Path, writable: bool) -> Result<(), String> {
+    fn place(&mut self, path: &Path, writable: bool) -> Result<(), ViewError> {
         if !path.is_absolute() {
-            return Err(format!("{} is not an absolute path", path.display()));
+            return Err(ViewError::NotAbsolute {
+                path: path.to_path_buf(),
+            });
         }
         let Ok(meta) = std::fs::symlink_metadata(path) else {
             return Ok(());
         };
         if meta.file_type().is_symlink() {
-            let resolved = std::fs::canonicalize(path)
-                .map_err(|e| format!("{} cannot be resolved: {e}", path.display()))?;
+            let resolved =
+                std::fs::canonicalize(path).map_err(|source| ViewError::Unresolvable {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
             if let (Some(parent), Ok(target)) = (path.parent(), std::fs::read_link(path)) {
                 let at = self.inside(path)?;
                 if self.made.insert(path.to_path_buf()) {
@@ -394,9 +430,11 @@ impl Builder {
 
     /// A tmpfs of the server's own at `scratch`, always (a place bound before may
     /// hold that path, but never the server's scratch), with `home` made in it.
-    fn scratch(&mut self, scratch: &Path, home: Option<&Path>) -> Result<(), String> {
+    fn scratch(&mut self, scratch: &Path, home: Option<&Path>) -> Result<(), ViewError> {
         if !scratch.is_absolute() {
-            return Err(format!("{} is not an absolute path", scratch.display()));
+            return Err(ViewError::NotAbsolute {
+                path: scratch.to_path_buf(),
+            });
         }
         self.folder(scratch)?;
         self.steps.push(Step::Scratch(self.inside(scratch)?));
@@ -414,7 +452,7 @@ impl Builder {
         scratch: &Path,
         index: usize,
         cache: &PackageCache,
-    ) -> Result<(), String> {
+    ) -> Result<(), ViewError> {
         let own = scratch.join(OVERLAYS).join(index.to_string());
         let (upper, work) = (own.join("upper"), own.join("work"));
         let paths = [&cache.machine, &cache.private, &upper, &work];
@@ -425,7 +463,7 @@ impl Builder {
         for folder in [&upper, &work, &cache.private] {
             self.folder(folder)?;
         }
-        let inside = |p: &Path| -> Result<String, String> {
+        let inside = |p: &Path| -> Result<String, ViewError> {
             let at = self.inside(p)?;
             Ok(at.to_string_lossy().into_owned())
         };
@@ -436,14 +474,14 @@ impl Builder {
             inside(&work)?
         );
         self.steps.push(Step::Overlay {
-            options: CString::new(options).map_err(|e| e.to_string())?,
+            options: CString::new(options)?,
             at: self.inside(&cache.private)?,
         });
         Ok(())
     }
 
     /// Binds the file `from` at `at` (both paths of the machine).
-    fn bind_file(&mut self, from: &Path, at: &Path, writable: bool) -> Result<(), String> {
+    fn bind_file(&mut self, from: &Path, at: &Path, writable: bool) -> Result<(), ViewError> {
         self.steps.push(Step::Bind {
             from: c_path(from)?,
             to: self.inside(at)?,
@@ -457,7 +495,7 @@ impl Builder {
     /// not own; no tmpfs of its own, one less to make and end a server) with the
     /// common devices, a shared-memory tmpfs, and the links to the server's own
     /// descriptors.
-    fn devices(&mut self) -> Result<(), String> {
+    fn devices(&mut self) -> Result<(), ViewError> {
         let dev = Path::new("/dev");
         self.folder(dev)?;
         for device in DEVICES {
@@ -581,9 +619,10 @@ impl ViewPlan {
     }
 }
 
-fn c_path(path: &Path) -> Result<CString, String> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| format!("{} has a NUL byte in it", path.display()))
+fn c_path(path: &Path) -> Result<CString, ViewError> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| ViewError::NulByte {
+        path: path.to_path_buf(),
+    })
 }
 
 #[cfg(test)]

@@ -123,7 +123,8 @@ fn the_suite(
                 ))
             })?;
             let text = suite_yaml(&args.suite, convention);
-            let suite = unwritten_suite(specs, &args.suite, &text).map_err(refuse)?;
+            let suite =
+                unwritten_suite(specs, &args.suite, &text).map_err(|e| refuse(e.to_string()))?;
             Ok((suite, Some(text)))
         }
     }

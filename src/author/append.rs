@@ -2,7 +2,28 @@
 //! bytes after the file's last, nothing before them touched; or a new file
 //! holding it. `toolspec record` writes through it.
 
-use super::yaml_nodes::{parse, Shape};
+use super::yaml_nodes::{parse, Shape, YamlError};
+
+/// Why a scenario cannot be added at the end of a file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AppendError {
+    #[error(transparent)]
+    Yaml(#[from] YamlError),
+    #[error("the file is not a mapping with `scenarios:`")]
+    NotAMapping,
+    #[error("`scenarios:` is not the file's last key, so a scenario cannot be added at its end without moving what follows; add it by hand")]
+    NotLastKey,
+    #[error("the file has no `scenarios:`")]
+    NoScenarios,
+    #[error("`scenarios:` is not a block list (`- name: ...` lines), so a scenario cannot be added in its style; add it by hand")]
+    NotABlockList,
+    #[error("`scenarios:` is empty")]
+    EmptyList,
+    #[error("the first scenario's `-` was not found")]
+    NoDash,
+    #[error("the first scenario's line does not start with its `-`")]
+    DashNotFirst,
+}
 
 /// `source` (None: no file yet) with `item`, a scenario's lines written at two
 /// spaces (`  - name: ...`), added as the last scenario: re-indented to the
@@ -12,39 +33,37 @@ pub(crate) fn appended(
     source: Option<&str>,
     requirement: &str,
     item: &str,
-) -> Result<String, String> {
+) -> Result<String, AppendError> {
     let Some(source) = source else {
         return Ok(format!("requirement: {requirement}\nscenarios:\n{item}"));
     };
     let root = parse(source)?;
     let Shape::Mapping { entries, .. } = &root.shape else {
-        return Err("the file is not a mapping with `scenarios:`".into());
+        return Err(AppendError::NotAMapping);
     };
     let last_key = entries.last().and_then(|(k, _)| match &k.shape {
         Shape::Scalar { value, .. } => Some(value.as_str()),
         _ => None,
     });
     if last_key != Some("scenarios") {
-        return Err("`scenarios:` is not the file's last key, so a scenario cannot be added at its end without moving what follows; add it by hand".into());
+        return Err(AppendError::NotLastKey);
     }
     let Some(list) = root.get("scenarios") else {
-        return Err("the file has no `scenarios:`".into());
+        return Err(AppendError::NoScenarios);
     };
     let Shape::Sequence { items, flow: false } = &list.shape else {
-        return Err("`scenarios:` is not a block list (`- name: ...` lines), so a scenario cannot be added in its style; add it by hand".into());
+        return Err(AppendError::NotABlockList);
     };
-    let first = items.first().ok_or("`scenarios:` is empty")?;
+    let first = items.first().ok_or(AppendError::EmptyList)?;
     // The indentation of the list's dashes: the spaces before the first item's
     // `- ` on its line.
     let line_start = source[..first.span.start]
         .rfind('\n')
         .map_or(0, |at| at + 1);
     let before = &source[line_start..first.span.start];
-    let dash = before
-        .find('-')
-        .ok_or("the first scenario's `-` was not found")?;
+    let dash = before.find('-').ok_or(AppendError::NoDash)?;
     if !before[..dash].chars().all(|c| c == ' ') {
-        return Err("the first scenario's line does not start with its `-`".into());
+        return Err(AppendError::DashNotFirst);
     }
     let indent = " ".repeat(dash);
     let mut out = source.to_string();
@@ -89,10 +108,13 @@ mod tests {
 
     #[test]
     fn a_list_that_cannot_grow_at_the_end_is_refused() {
-        let why = appended(Some("scenarios: [{name: a}]\n"), "R", ITEM).expect_err("flow");
+        let why = appended(Some("scenarios: [{name: a}]\n"), "R", ITEM)
+            .expect_err("flow")
+            .to_string();
         assert!(why.contains("block list"), "{why}");
-        let why =
-            appended(Some("scenarios:\n  - name: a\nnote: after\n"), "R", ITEM).expect_err("after");
+        let why = appended(Some("scenarios:\n  - name: a\nnote: after\n"), "R", ITEM)
+            .expect_err("after")
+            .to_string();
         assert!(why.contains("last key"), "{why}");
     }
 }

@@ -181,6 +181,19 @@ pub(crate) struct Written {
     pub dropped: Vec<(String, String)>,
 }
 
+/// Why a suite could not be written.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WriteSuiteError {
+    #[error(transparent)]
+    Folder(#[from] suite_folder::SuiteFolderError),
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Writes `out/<suite>/`: the suite's own files, then for each case of `observed`
 /// one scenario file of the scenarios that passed their round trip against
 /// `oracle` (and failed against `subject`).
@@ -190,7 +203,7 @@ pub(crate) fn write_suite(
     observed: &[Observed],
     oracle: &crate::server::Target,
     subject: Option<&crate::server::Target>,
-) -> Result<Written, String> {
+) -> Result<Written, WriteSuiteError> {
     let target = suite_folder::prepare(out, suite)?;
     let mut written = Written {
         dir: target.dir.clone(),
@@ -222,7 +235,7 @@ pub(crate) fn write_suite(
         };
         let path = target.dir.join(&draft.file_name);
         std::fs::write(&path, &draft.text)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            .map_err(|source| WriteSuiteError::Write { path, source })?;
         written.files.push((draft.file_name, kept.len()));
     }
     Ok(written)

@@ -9,7 +9,12 @@ use std::path::Path;
 use serde_json::json;
 
 use super::scenario_text::yaml_value;
-use crate::scenario::{suite_file_from_text, Convention, Suite};
+use crate::scenario::{suite_file_from_text, Convention, LoadError, Suite};
+
+/// The new suite's `suite.yaml` does not load; the loader's error.
+#[derive(Debug, thiserror::Error)]
+#[error("the new suite.yaml would not load: {0}")]
+pub(crate) struct NewSuiteError(#[source] pub LoadError);
 
 /// The `suite.yaml` of a new suite `name` of `convention`.
 pub(crate) fn suite_yaml(name: &str, convention: Convention) -> String {
@@ -27,10 +32,14 @@ pub(crate) fn suite_yaml(name: &str, convention: Convention) -> String {
 
 /// The suite `specs/<name>` would load as with `text` for its `suite.yaml` and
 /// no scenario file yet.
-pub(crate) fn unwritten_suite(specs: &Path, name: &str, text: &str) -> Result<Suite, String> {
+pub(crate) fn unwritten_suite(
+    specs: &Path,
+    name: &str,
+    text: &str,
+) -> Result<Suite, NewSuiteError> {
     let dir = specs.join(name);
-    let config = suite_file_from_text(&dir.join("suite.yaml"), text, name)
-        .map_err(|e| format!("the new suite.yaml would not load: {e}"))?;
+    let config =
+        suite_file_from_text(&dir.join("suite.yaml"), text, name).map_err(NewSuiteError)?;
     Ok(Suite {
         name: name.to_string(),
         fixtures_dir: specs.parent().map_or_else(
@@ -64,6 +73,7 @@ mod tests {
         );
         assert!(wrong
             .expect_err("a folder of another name")
+            .to_string()
             .contains("does not match"));
     }
 }

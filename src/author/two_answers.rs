@@ -7,6 +7,16 @@
 
 use serde_json::Value;
 
+/// Two answers that differ where no placeholder can stand: where (` at PATH`,
+/// or nothing at the root) and the two values.
+#[derive(Debug, thiserror::Error)]
+#[error("the two runs answered differently{at} ({a} and {b}), where no placeholder can stand")]
+pub(crate) struct Unmergeable {
+    pub at: String,
+    pub a: Value,
+    pub b: Value,
+}
+
 /// One value made to hold for two answers, and what was loosened.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Merged {
@@ -20,7 +30,7 @@ pub(crate) struct Merged {
 /// (`text`, a file's text, a `json` string: placeholders allowed) or exact
 /// (`code`, `is_error`), or an error when they differ where no placeholder can
 /// stand.
-pub(crate) fn merged(first: &Value, second: &Value, template: bool) -> Result<Merged, String> {
+pub(crate) fn merged(first: &Value, second: &Value, template: bool) -> Result<Merged, Unmergeable> {
     let mut loosened = Vec::new();
     let value = merge(first, second, template, "", &mut loosened)?;
     Ok(Merged { value, loosened })
@@ -32,7 +42,7 @@ fn merge(
     template: bool,
     path: &str,
     loosened: &mut Vec<String>,
-) -> Result<Value, String> {
+) -> Result<Value, Unmergeable> {
     if a == b {
         return Ok(a.clone());
     }
@@ -78,9 +88,11 @@ fn merge(
             loosened.push(format!("`{marker}`{at} for {a} and {b}"));
             Ok(Value::String(marker.to_string()))
         }
-        _ => Err(format!(
-            "the two runs answered differently{at} ({a} and {b}), where no placeholder can stand"
-        )),
+        _ => Err(Unmergeable {
+            at,
+            a: a.clone(),
+            b: b.clone(),
+        }),
     }
 }
 

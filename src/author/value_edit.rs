@@ -184,15 +184,20 @@ fn block_scalar_edit(
     })
 }
 
+/// Edits that would write over each other's bytes.
+#[derive(Debug, thiserror::Error)]
+#[error("two edits of the file overlap")]
+pub(crate) struct EditsOverlap;
+
 /// `source` with `edits` made (they do not overlap).
-pub(crate) fn apply(source: &str, edits: &[Edit]) -> Result<String, String> {
+pub(crate) fn apply(source: &str, edits: &[Edit]) -> Result<String, EditsOverlap> {
     let mut sorted: Vec<&Edit> = edits.iter().collect();
     sorted.sort_by_key(|e| e.range.start);
     let mut out = String::with_capacity(source.len());
     let mut at = 0;
     for edit in sorted {
         if edit.range.start < at || edit.range.end > source.len() {
-            return Err("two edits of the file overlap".into());
+            return Err(EditsOverlap);
         }
         out.push_str(&source[at..edit.range.start]);
         out.push_str(&edit.text);
@@ -210,10 +215,10 @@ mod tests {
 
     /// `source` with the value at `key` of the root mapping made `new`.
     fn edited(source: &str, key: &str, new: Value) -> Result<String, String> {
-        let root = parse(source)?;
+        let root = parse(source).map_err(|e| e.to_string())?;
         let (k, v) = root.entry(key).ok_or("no such key")?;
         let made = edits(source, k.span.end, v, &new, false)?;
-        apply(source, &made)
+        apply(source, &made).map_err(|e| e.to_string())
     }
 
     #[test]

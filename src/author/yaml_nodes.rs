@@ -6,7 +6,26 @@
 
 use std::ops::Range;
 
-use granit_parser::{Event, Parser, ScalarStyle, StructureStyle};
+use granit_parser::{Event, Parser, ScalarStyle, ScanError, StructureStyle};
+
+/// Why a file's nodes could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum YamlError {
+    #[error("the YAML does not parse: {0}")]
+    Parse(#[source] ScanError),
+    #[error("the YAML parser gave no byte offsets")]
+    NoOffsets,
+    #[error("the file holds more than one YAML document")]
+    ManyDocuments,
+    #[error("the file holds no YAML value")]
+    NoValue,
+    /// The events stop inside a collection: `a list`, `a mapping`, `a mapping entry`.
+    #[error("the YAML ends inside {0}")]
+    EndsInside(&'static str),
+    /// An event no node starts with, as the parser writes it.
+    #[error("unexpected YAML event {0}")]
+    UnexpectedEvent(String),
+}
 
 /// One node and where it was written.
 #[derive(Debug)]
@@ -82,19 +101,17 @@ impl Node {
 }
 
 /// The root node of `source`'s one document.
-pub(crate) fn parse(source: &str) -> Result<Node, String> {
+pub(crate) fn parse(source: &str) -> Result<Node, YamlError> {
     let mut events = Parser::new_from_str(source);
     // Comments are no nodes: they stay where they are, between the bytes edited.
-    let mut next = || -> Result<Option<(Event<'_>, Range<usize>)>, String> {
+    let mut next = || -> Result<Option<(Event<'_>, Range<usize>)>, YamlError> {
         loop {
             return match events.next() {
                 None => Ok(None),
-                Some(Err(e)) => Err(format!("the YAML does not parse: {e}")),
+                Some(Err(e)) => Err(YamlError::Parse(e)),
                 Some(Ok((Event::Comment(..), _))) => continue,
                 Some(Ok((event, span))) => {
-                    let range = span
-                        .byte_range()
-                        .ok_or("the YAML parser gave no byte offsets")?;
+                    let range = span.byte_range().ok_or(YamlError::NoOffsets)?;
                     Ok(Some((event, range)))
                 }
             };
@@ -108,23 +125,23 @@ pub(crate) fn parse(source: &str) -> Result<Node, String> {
             Event::DocumentStart(..) => {
                 documents += 1;
                 if documents > 1 {
-                    return Err("the file holds more than one YAML document".into());
+                    return Err(YamlError::ManyDocuments);
                 }
             }
             other => root = Some(node(other, range, &mut next)?),
         }
     }
-    root.ok_or_else(|| "the file holds no YAML value".to_string())
+    root.ok_or(YamlError::NoValue)
 }
 
-type NextEvent<'a, 's> = dyn FnMut() -> Result<Option<(Event<'s>, Range<usize>)>, String> + 'a;
+type NextEvent<'a, 's> = dyn FnMut() -> Result<Option<(Event<'s>, Range<usize>)>, YamlError> + 'a;
 
 /// The node that starts with `event`, reading its children from `next`.
 fn node<'s>(
     event: Event<'s>,
     range: Range<usize>,
     next: &mut NextEvent<'_, 's>,
-) -> Result<Node, String> {
+) -> Result<Node, YamlError> {
     let marked = |anchor: usize, tagged: bool| {
         if anchor != 0 {
             Some("an anchor (`&name`)")
@@ -151,7 +168,7 @@ fn node<'s>(
         Event::SequenceStart(style, anchor, tag) => {
             let mut items = Vec::new();
             loop {
-                let (child, child_range) = next()?.ok_or("the YAML ends inside a list")?;
+                let (child, child_range) = next()?.ok_or(YamlError::EndsInside("a list"))?;
                 if let Event::SequenceEnd = child {
                     let flow = style == StructureStyle::Flow;
                     let end = if flow { child_range.end } else { range.start };
@@ -167,7 +184,7 @@ fn node<'s>(
         Event::MappingStart(style, anchor, tag) => {
             let mut entries = Vec::new();
             loop {
-                let (child, child_range) = next()?.ok_or("the YAML ends inside a mapping")?;
+                let (child, child_range) = next()?.ok_or(YamlError::EndsInside("a mapping"))?;
                 if let Event::MappingEnd = child {
                     let flow = style == StructureStyle::Flow;
                     let end = if flow { child_range.end } else { range.start };
@@ -178,12 +195,13 @@ fn node<'s>(
                     });
                 }
                 let key = node(child, child_range, next)?;
-                let (value, value_range) = next()?.ok_or("the YAML ends inside a mapping entry")?;
+                let (value, value_range) =
+                    next()?.ok_or(YamlError::EndsInside("a mapping entry"))?;
                 let value = node(value, value_range, next)?;
                 entries.push((key, value));
             }
         }
-        other => Err(format!("unexpected YAML event {other:?}")),
+        other => Err(YamlError::UnexpectedEvent(format!("{other:?}"))),
     }
 }
 

@@ -123,7 +123,8 @@ fn the_suite(
                 ))
             })?;
             let text = suite_yaml(&args.suite, convention);
-            let suite = unwritten_suite(specs, &args.suite, &text).map_err(refuse)?;
+            let suite =
+                unwritten_suite(specs, &args.suite, &text).map_err(|e| refuse(e.to_string()))?;
             Ok((suite, Some(text)))
         }
     }
@@ -182,7 +183,7 @@ pub(crate) fn record_command(
         };
         let made = record_scenario(&recording, &options).map_err(|why| match &args.log {
             Some(_) => refuse(format!("{}: {why}", recording.name)),
-            None => refuse(why),
+            None => refuse(why.to_string()),
         })?;
         recorded.push((recording.name, made));
     }
@@ -194,8 +195,8 @@ pub(crate) fn record_command(
         None => format!("{}, recorded", args.tool.as_deref().unwrap_or_default()),
     };
     let items: Vec<_> = recorded.iter().map(|(_, made)| made).collect();
-    let (path, before, after) =
-        with_scenarios(&suite, &args.into, &requirement, &items).map_err(refuse)?;
+    let (path, before, after) = with_scenarios(&suite, &args.into, &requirement, &items)
+        .map_err(|e| refuse(e.to_string()))?;
     let suite_file = suite.dir.join("suite.yaml");
     if let Some(text) = &new_suite {
         show_diff(None, text, &suite_file);

@@ -187,7 +187,7 @@ pub(crate) fn explore_session(
         None => None,
     };
     if let Some(out) = request.out {
-        free_folder(out, &suite.name).map_err(ExploreError::Out)?;
+        free_folder(out, &suite.name).map_err(|e| ExploreError::Out(e.to_string()))?;
     }
     reporter.event(SessionEvent::Began(request))?;
     reporter.event(SessionEvent::Settings {
@@ -269,8 +269,8 @@ pub(crate) fn explore_session(
     reporter.event(SessionEvent::Finished(&findings))?;
     if let Some(out) = request.out {
         let observed = observe_new(&plan.sides, &classified, request.seed);
-        let written =
-            write_suite(out, suite, &observed, oracle, Some(subject)).map_err(ExploreError::Out)?;
+        let written = write_suite(out, suite, &observed, oracle, Some(subject))
+            .map_err(|e| ExploreError::Out(e.to_string()))?;
         reporter.event(SessionEvent::Wrote(&written))?;
     }
     if let Some(path) = request.write_baseline {

@@ -11,8 +11,25 @@
 
 use serde_json::Value;
 
-use crate::author::value_edit::{apply, edits, Edit};
-use crate::author::yaml_nodes::{parse, Node};
+use crate::author::value_edit::{apply, edits, Edit, EditsOverlap};
+use crate::author::yaml_nodes::{parse, Node, YamlError};
+
+/// Why a file's blessings could not be written at all (one blessing refused is
+/// said in [`BlessedFile::refused`] instead).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BlessFileError {
+    #[error(transparent)]
+    Yaml(#[from] YamlError),
+    #[error(transparent)]
+    Overlap(#[from] EditsOverlap),
+    /// The edited text does not load; the loader's message.
+    #[error("the edited file would not load ({0}); nothing written")]
+    WouldNotLoad(String),
+    #[error(
+        "the edited file reads `{key}` back as {read}, not as the value written; nothing written"
+    )]
+    ReadsBack { key: String, read: Value },
+}
 
 /// One expectation to bless: its scenario's place in the file's `scenarios:`,
 /// the judge's key for it (`text`, `files[a.txt]`) and the value to write.
@@ -46,7 +63,10 @@ pub(crate) fn blessable(key: &str) -> bool {
 /// whose place cannot be edited in place is refused with the reason and the
 /// others are still written. The new text is read back: each blessed value must
 /// read as the value given, or nothing is written.
-pub(crate) fn bless_file(source: &str, blessings: &[Blessing]) -> Result<BlessedFile, String> {
+pub(crate) fn bless_file(
+    source: &str,
+    blessings: &[Blessing],
+) -> Result<BlessedFile, BlessFileError> {
     let root = parse(source)?;
     let mut all: Vec<Edit> = Vec::new();
     let mut done = BlessedFile::default();
@@ -61,14 +81,8 @@ pub(crate) fn bless_file(source: &str, blessings: &[Blessing]) -> Result<Blessed
     }
     done.text = apply(source, &all)?;
     let reread: Value =
-        crate::scenario::parse_yaml_str(std::path::Path::new("blessed.yaml"), &done.text).map_err(
-            |e| {
-                format!(
-                    "the edited file would not load ({}); nothing written",
-                    e.message
-                )
-            },
-        )?;
+        crate::scenario::parse_yaml_str(std::path::Path::new("blessed.yaml"), &done.text)
+            .map_err(|e| BlessFileError::WouldNotLoad(e.message))?;
     for &index in &done.written {
         let blessing = &blessings[index];
         let then = &reread["scenarios"][blessing.scenario]["then"];
@@ -80,10 +94,10 @@ pub(crate) fn bless_file(source: &str, blessings: &[Blessing]) -> Result<Blessed
             None => then[blessing.key.as_str()].clone(),
         };
         if !same_value(&read, &blessing.value) {
-            return Err(format!(
-                "the edited file reads `{}` back as {read}, not as the value written; nothing written",
-                blessing.key
-            ));
+            return Err(BlessFileError::ReadsBack {
+                key: blessing.key.clone(),
+                read,
+            });
         }
     }
     Ok(done)

@@ -14,13 +14,57 @@ pub(crate) mod in_place;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::author::two_answers::merged;
+use crate::author::two_answers::{merged, Unmergeable};
 use crate::execute::standing::Standing;
 use crate::execute::{run_scenario, RunOptions, ScenarioReport, Verdict};
 use crate::judge::Mismatch;
 use crate::scenario::{parse_yaml_str, Scenario, ScenarioFile, Suite, SuiteScenarioFile};
 use crate::server::Target;
-use in_place::{bless_file, blessable, BlessedFile, Blessing};
+use in_place::{bless_file, blessable, BlessFileError, BlessedFile, Blessing};
+
+/// `TOOLSPEC_BLESS` set to what is neither `diff` nor `write`.
+#[derive(Debug, thiserror::Error)]
+#[error("{BLESS_ENV}={value:?}: say `diff` or `write`")]
+pub(crate) struct BlessEnvError {
+    pub value: String,
+}
+
+/// Why one failed expectation is not blessed.
+#[derive(Debug, thiserror::Error)]
+enum NotBlessed {
+    #[error("needs a person: it says what must or must not appear, not what the answer is")]
+    NotBlessable,
+    #[error(
+        "needs a person: the answer cannot be written there (no value was read, or its text \
+         holds what a template reads as a placeholder, such as `{{int}}` or `[..]`)"
+    )]
+    NoValue,
+    #[error("not blessed: it held on a second run in a fresh fixture")]
+    HeldAgain,
+    #[error("not blessed: {0}")]
+    Differs(#[source] Unmergeable),
+}
+
+/// Why one file's blessings were not written.
+#[derive(Debug, thiserror::Error)]
+enum FileNotBlessed {
+    #[error("cannot read it: {0}")]
+    Unreadable(#[source] std::io::Error),
+    /// It changed on disk and no longer loads; the loader's error.
+    #[error("it changed on disk since the run loaded it and no longer loads ({0})")]
+    NoLongerLoads(#[source] crate::scenario::LoadError),
+    #[error("it changed on disk since the run loaded it; nothing written, so no edit is lost (run again)")]
+    Changed,
+    #[error(transparent)]
+    Edit(#[from] BlessFileError),
+    /// The blessed text does not load in its suite; the first error.
+    #[error("the blessed file would not load ({0}); nothing written")]
+    WouldNotLoad(String),
+    #[error("it changed on disk while it was being blessed; nothing written")]
+    ChangedWhileBlessed,
+    #[error("cannot write it: {0}")]
+    Unwritable(#[source] std::io::Error),
+}
 
 /// What `--bless` does with what it would change.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,12 +93,12 @@ pub const BLESS_ENV: &str = "TOOLSPEC_BLESS";
 impl BlessMode {
     /// The mode `TOOLSPEC_BLESS` names: None when unset or empty, an error for a
     /// value that is neither `diff` nor `write`.
-    pub(crate) fn from_env() -> Result<Option<BlessMode>, String> {
+    pub(crate) fn from_env() -> Result<Option<BlessMode>, BlessEnvError> {
         match std::env::var(BLESS_ENV) {
             Ok(v) if v == "diff" => Ok(Some(BlessMode::Diff)),
             Ok(v) if v == "write" => Ok(Some(BlessMode::Write)),
             Ok(v) if v.is_empty() => Ok(None),
-            Ok(v) => Err(format!("{BLESS_ENV}={v:?}: say `diff` or `write`")),
+            Ok(value) => Err(BlessEnvError { value }),
             Err(_) => Ok(None),
         }
     }
@@ -214,24 +258,19 @@ fn blessing_of(
     mismatch: &Mismatch,
     second: &[Mismatch],
     place: usize,
-) -> Result<(Blessing, Vec<String>), String> {
+) -> Result<(Blessing, Vec<String>), NotBlessed> {
     let key = &mismatch.key;
     if !blessable(key) {
-        return Err(
-            "needs a person: it says what must or must not appear, not what the answer is".into(),
-        );
+        return Err(NotBlessed::NotBlessable);
     }
-    let value = mismatch.blessed.as_ref().ok_or(
-        "needs a person: the answer cannot be written there (no value was read, or its text \
-             holds what a template reads as a placeholder, such as `{int}` or `[..]`)",
-    )?;
+    let value = mismatch.blessed.as_ref().ok_or(NotBlessed::NoValue)?;
     let again = second
         .iter()
         .find(|m| m.key == *key)
         .and_then(|m| m.blessed.as_ref())
-        .ok_or("not blessed: it held on a second run in a fresh fixture")?;
+        .ok_or(NotBlessed::HeldAgain)?;
     let template = !matches!(key.as_str(), "code" | "is_error");
-    let merged = merged(value, again, template).map_err(|why| format!("not blessed: {why}"))?;
+    let merged = merged(value, again, template).map_err(NotBlessed::Differs)?;
     Ok((
         Blessing {
             scenario: place,
@@ -268,16 +307,11 @@ fn bless_one_file(
     plan: &FilePlan<'_>,
     mode: BlessMode,
     say: &mut dyn FnMut(&str),
-) -> Result<BlessedFile, String> {
-    let source = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let now: ScenarioFile = parse_yaml_str(path, &source).map_err(|e| {
-        format!("it changed on disk since the run loaded it and no longer loads ({e})")
-    })?;
+) -> Result<BlessedFile, FileNotBlessed> {
+    let source = std::fs::read_to_string(path).map_err(FileNotBlessed::Unreadable)?;
+    let now: ScenarioFile = parse_yaml_str(path, &source).map_err(FileNotBlessed::NoLongerLoads)?;
     if format!("{now:?}") != format!("{:?}", plan.loaded) {
-        return Err(
-            "it changed on disk since the run loaded it; nothing written, so no edit is lost (run again)"
-                .into(),
-        );
+        return Err(FileNotBlessed::Changed);
     }
     let done = bless_file(&source, &plan.blessings)?;
     if done.written.is_empty() {
@@ -290,18 +324,17 @@ fn bless_one_file(
         &done.text,
     )
     .map_err(|errors| {
-        let first = errors.first().map(ToString::to_string).unwrap_or_default();
-        format!("the blessed file would not load ({first}); nothing written")
+        FileNotBlessed::WouldNotLoad(errors.first().map(ToString::to_string).unwrap_or_default())
     })?;
     for line in file_diff(Some(&source), &done.text, path).lines() {
         say(line);
     }
     if mode == BlessMode::Write {
-        let again = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
+        let again = std::fs::read_to_string(path).map_err(FileNotBlessed::Unreadable)?;
         if again != source {
-            return Err("it changed on disk while it was being blessed; nothing written".into());
+            return Err(FileNotBlessed::ChangedWhileBlessed);
         }
-        write_in_place(path, &done.text).map_err(|e| format!("cannot write it: {e}"))?;
+        write_in_place(path, &done.text).map_err(FileNotBlessed::Unwritable)?;
     }
     Ok(done)
 }
@@ -410,7 +443,8 @@ mod tests {
         let edited = FILE.replace("'OLD'", "'MINE'");
         std::fs::write(&path, &edited).expect("an edit of one's own");
         let why = bless_one_file(&path, &plan(&suite), BlessMode::Write, &mut |_| {})
-            .expect_err("refused");
+            .expect_err("refused")
+            .to_string();
         assert!(
             why.contains("changed on disk since the run loaded it"),
             "{why}"

@@ -13,6 +13,38 @@ use serde_json::{Map, Value};
 /// and a log that holds a longer one is refused rather than read whole.
 pub(crate) const MAX_LINE: u64 = 8 * 1024 * 1024;
 
+/// Why the log could not be read, naming its line.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CallLogError {
+    #[error("line {line}: cannot read: {source}")]
+    Read {
+        line: usize,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("line {line}: longer than {} MiB; a log line is one JSON-RPC message", MAX_LINE / 1024 / 1024)]
+    TooLong { line: usize },
+    /// `column`: the 1-based column of the first bad byte.
+    #[error("line {line}: not UTF-8 text (a bad byte at column {column})")]
+    NotUtf8 { line: usize, column: usize },
+    #[error("line {line}: not JSON: {source}")]
+    NotJson {
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error(
+        "line {line}: a JSON value that is not an object; each line must be one JSON-RPC message"
+    )]
+    NotAnObject { line: usize },
+    #[error("line {line}: a tools/call request without `params`")]
+    NoParams { line: usize },
+    #[error("line {line}: a tools/call request whose `params.name` is not a string")]
+    NameNotAString { line: usize },
+    #[error("line {line}: a tools/call request whose `params.arguments` is not an object")]
+    ArgumentsNotAnObject { line: usize },
+}
+
 /// One `tools/call` request of the log.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LoggedCall {
@@ -45,7 +77,7 @@ impl CallLog {
 }
 
 /// Reads the log from `source`.
-pub(crate) fn read_call_log(source: impl Read) -> Result<CallLog, String> {
+pub(crate) fn read_call_log(source: impl Read) -> Result<CallLog, CallLogError> {
     let mut reader = std::io::BufReader::new(source);
     let mut log = CallLog::default();
     let mut bytes = Vec::new();
@@ -54,21 +86,16 @@ pub(crate) fn read_call_log(source: impl Read) -> Result<CallLog, String> {
         let read = (&mut reader)
             .take(MAX_LINE + 1)
             .read_until(b'\n', &mut bytes)
-            .map_err(|e| format!("line {line}: cannot read: {e}"))?;
+            .map_err(|source| CallLogError::Read { line, source })?;
         if read == 0 {
             break;
         }
         if bytes.len() as u64 > MAX_LINE {
-            return Err(format!(
-                "line {line}: longer than {} MiB; a log line is one JSON-RPC message",
-                MAX_LINE / 1024 / 1024
-            ));
+            return Err(CallLogError::TooLong { line });
         }
-        let text = std::str::from_utf8(&bytes).map_err(|e| {
-            format!(
-                "line {line}: not UTF-8 text (a bad byte at column {})",
-                e.valid_up_to() + 1
-            )
+        let text = std::str::from_utf8(&bytes).map_err(|e| CallLogError::NotUtf8 {
+            line,
+            column: e.valid_up_to() + 1,
         })?;
         let text = text.trim();
         if text.is_empty() {
@@ -76,11 +103,9 @@ pub(crate) fn read_call_log(source: impl Read) -> Result<CallLog, String> {
             continue;
         }
         let message: Value =
-            serde_json::from_str(text).map_err(|e| format!("line {line}: not JSON: {e}"))?;
+            serde_json::from_str(text).map_err(|source| CallLogError::NotJson { line, source })?;
         let Value::Object(message) = message else {
-            return Err(format!(
-                "line {line}: a JSON value that is not an object; each line must be one JSON-RPC message"
-            ));
+            return Err(CallLogError::NotAnObject { line });
         };
         match (message.get("method"), message.contains_key("id")) {
             (None, _) => log.responses += 1,
@@ -93,22 +118,19 @@ pub(crate) fn read_call_log(source: impl Read) -> Result<CallLog, String> {
 }
 
 /// The tool and arguments of the `tools/call` request on `line`.
-fn call(line: usize, message: &Map<String, Value>) -> Result<LoggedCall, String> {
+fn call(line: usize, message: &Map<String, Value>) -> Result<LoggedCall, CallLogError> {
     let params = message
         .get("params")
         .and_then(Value::as_object)
-        .ok_or_else(|| format!("line {line}: a tools/call request without `params`"))?;
-    let tool = params.get("name").and_then(Value::as_str).ok_or_else(|| {
-        format!("line {line}: a tools/call request whose `params.name` is not a string")
-    })?;
+        .ok_or(CallLogError::NoParams { line })?;
+    let tool = params
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or(CallLogError::NameNotAString { line })?;
     let args = match params.get("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(args)) => args.clone(),
-        Some(_) => {
-            return Err(format!(
-                "line {line}: a tools/call request whose `params.arguments` is not an object"
-            ))
-        }
+        Some(_) => return Err(CallLogError::ArgumentsNotAnObject { line }),
     };
     Ok(LoggedCall {
         line,
@@ -180,7 +202,7 @@ mod tests {
             ),
         ];
         for (bytes, want) in cases {
-            let why = read_call_log(bytes.as_slice()).expect_err(want);
+            let why = read_call_log(bytes.as_slice()).expect_err(want).to_string();
             assert!(why.starts_with(want), "{why}");
         }
     }

@@ -9,15 +9,15 @@
 //! at the end of a suite file (`author::append`), shown first as a diff.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use crate::author::append::appended;
+use crate::author::append::{appended, AppendError};
 use crate::author::scenario_text::yaml_value;
-use crate::author::two_answers::merged;
+use crate::author::two_answers::{merged, Unmergeable};
 use crate::execute::{run_scenario, RunOptions, Verdict};
-use crate::scenario::{scenario_file_from_text, Suite};
+use crate::scenario::{scenario_file_from_text, LoadError, Suite};
 use crate::server::Target;
 
 /// What to record.
@@ -34,40 +34,114 @@ pub(crate) struct Recording<'a> {
     pub into: String,
 }
 
+/// Why a file or folder cannot be a fixture's, naming its path.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FixtureFileError {
+    #[error("cannot read {}: {source}", .path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is not under {}", .path.display(), .folder.display())]
+    NotUnder { path: PathBuf, folder: PathBuf },
+    #[error("{} is not a UTF-8 name", .0.display())]
+    NotUtf8Name(PathBuf),
+    #[error("{}: only text files are recorded ({source})", .path.display())]
+    NotText {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: only files and folders are recorded, not links or devices", .0.display())]
+    NotAFile(PathBuf),
+}
+
+/// Why a call could not be recorded, or its scenarios not added to the file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RecordError {
+    /// The server gave no answer: what happened, and the end of its stderr.
+    #[error("`{target}` gave no answer: {what}{}", stderr_shown(.stderr_tail))]
+    NoAnswer {
+        target: String,
+        what: String,
+        stderr_tail: String,
+    },
+    /// The probe came to a verdict that says nothing of the answer (its headline).
+    #[error("the call came to {0}")]
+    CameTo(String),
+    #[error("the call was not answered with a tool result: {0}")]
+    NotAToolResult(String),
+    /// The probe scenario written for the call does not load.
+    #[error("{}", LoadError::one_a_line(.0))]
+    ProbeDoesNotLoad(Vec<LoadError>),
+    #[error("the recorded scenario did not load")]
+    NoProbe,
+    #[error("one call was answered with a tool result and the other with a JSON-RPC error")]
+    MixedAnswers,
+    #[error("the two calls did not both give `is_error`")]
+    NoFlag,
+    #[error("the two calls did not both give a `text`")]
+    NoText,
+    #[error(transparent)]
+    Unmergeable(#[from] Unmergeable),
+    #[error(transparent)]
+    Append(#[from] AppendError),
+    #[error("no scenario to add")]
+    NoScenario,
+    /// The file with the scenarios added does not load; its first error.
+    #[error("the file with the recorded scenarios would not load ({0})")]
+    WouldNotLoad(String),
+}
+
+/// The end of a server's stderr, on lines of its own after the reason.
+fn stderr_shown(tail: &str) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("\nits stderr ended:\n{tail}")
+    }
+}
+
 /// The files of `folder`, for a fixture: each file's text, each empty folder;
 /// a link, or a file that is not UTF-8 text, is refused with its path.
-pub(crate) fn folder_files(folder: &Path) -> Result<BTreeMap<String, Option<String>>, String> {
+pub(crate) fn folder_files(
+    folder: &Path,
+) -> Result<BTreeMap<String, Option<String>>, FixtureFileError> {
     let mut files = BTreeMap::new();
     let mut pending = vec![folder.to_path_buf()];
     while let Some(dir) = pending.pop() {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let unreadable = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| FixtureFileError::Unreadable { path, source }
+        };
+        let entries = std::fs::read_dir(&dir).map_err(unreadable(&dir))?;
         let mut empty = true;
         for entry in entries {
             empty = false;
-            let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+            let entry = entry.map_err(unreadable(&dir))?;
             let path = entry.path();
-            let kind = entry
-                .file_type()
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let kind = entry.file_type().map_err(unreadable(&path))?;
             let relative = path
                 .strip_prefix(folder)
-                .map_err(|_| format!("{} is not under {}", path.display(), folder.display()))?
+                .map_err(|_| FixtureFileError::NotUnder {
+                    path: path.clone(),
+                    folder: folder.to_path_buf(),
+                })?
                 .to_str()
-                .ok_or_else(|| format!("{} is not a UTF-8 name", path.display()))?
+                .ok_or_else(|| FixtureFileError::NotUtf8Name(path.clone()))?
                 .to_string();
             if kind.is_dir() {
                 pending.push(path);
             } else if kind.is_file() {
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    format!("{}: only text files are recorded ({e})", path.display())
-                })?;
+                let text =
+                    std::fs::read_to_string(&path).map_err(|source| FixtureFileError::NotText {
+                        path: path.clone(),
+                        source,
+                    })?;
                 files.insert(relative, Some(text));
             } else {
-                return Err(format!(
-                    "{}: only files and folders are recorded, not links or devices",
-                    path.display()
-                ));
+                return Err(FixtureFileError::NotAFile(path));
             }
         }
         if empty && dir != folder {
@@ -151,7 +225,7 @@ fn answer(
     recording: &Recording<'_>,
     scenario: &crate::scenario::Scenario,
     options: &RunOptions,
-) -> Result<Answer, String> {
+) -> Result<Answer, RecordError> {
     let report = run_scenario(
         recording.suite,
         &recording.into,
@@ -163,17 +237,13 @@ fn answer(
     let mismatches = match report.verdict {
         Verdict::Fail(mismatches) => mismatches,
         Verdict::Error { what, stderr_tail } => {
-            return Err(format!(
-                "`{}` gave no answer: {what}{}",
-                recording.target.name,
-                if stderr_tail.is_empty() {
-                    String::new()
-                } else {
-                    format!("\nits stderr ended:\n{stderr_tail}")
-                }
-            ))
+            return Err(RecordError::NoAnswer {
+                target: recording.target.name.clone(),
+                what,
+                stderr_tail,
+            })
         }
-        other => return Err(format!("the call came to {}", other.headline())),
+        other => return Err(RecordError::CameTo(other.headline())),
     };
     if let Some(refused) = mismatches.iter().find(|m| m.key == "result") {
         // The judge gives a JSON-RPC error's code as the `protocol_error` that
@@ -184,10 +254,7 @@ fn answer(
             .and_then(|held| held["code"].as_i64());
         return match code {
             Some(code) => Ok(Answer::Protocol(code)),
-            None => Err(format!(
-                "the call was not answered with a tool result: {}",
-                refused.detail
-            )),
+            None => Err(RecordError::NotAToolResult(refused.detail.clone())),
         };
     }
     let mut values: BTreeMap<String, Value> = mismatches
@@ -215,7 +282,7 @@ fn as_json(text: &Value) -> Option<Value> {
 pub(crate) fn record_scenario(
     recording: &Recording<'_>,
     options: &RunOptions,
-) -> Result<RecordedScenario, String> {
+) -> Result<RecordedScenario, RecordError> {
     let suite = recording.suite;
     let convention = suite.config.convention;
     let has_codes = convention.has_codes();
@@ -232,19 +299,9 @@ pub(crate) fn record_scenario(
         item(recording, &probe)
     );
     let path = suite.dir.join(format!("{}.yaml", recording.into));
-    let file = scenario_file_from_text(&suite.config, &suite.fixtures_dir, &path, &draft).map_err(
-        |errors| {
-            errors
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n")
-        },
-    )?;
-    let scenario = file
-        .scenarios
-        .first()
-        .ok_or("the recorded scenario did not load")?;
+    let file = scenario_file_from_text(&suite.config, &suite.fixtures_dir, &path, &draft)
+        .map_err(RecordError::ProbeDoesNotLoad)?;
+    let scenario = file.scenarios.first().ok_or(RecordError::NoProbe)?;
     let once = RunOptions {
         repeat: 1,
         ..options.clone()
@@ -269,12 +326,7 @@ pub(crate) fn record_scenario(
             });
         }
         (Answer::Result(a), Answer::Result(b)) => (a, b),
-        _ => {
-            return Err(
-                "one call was answered with a tool result and the other with a JSON-RPC error"
-                    .into(),
-            )
-        }
+        _ => return Err(RecordError::MixedAnswers),
     };
     let error = first.get("is_error") == Some(&json!(true));
     let json_answers = match (first.get("text"), second.get("text")) {
@@ -284,7 +336,7 @@ pub(crate) fn record_scenario(
     let mut values: Vec<(&str, Value, Value)> = Vec::new();
     let flag = |answers: &BTreeMap<String, Value>| answers.get("is_error").cloned();
     let (Some(a), Some(b)) = (flag(&first), flag(&second)) else {
-        return Err("the two calls did not both give `is_error`".into());
+        return Err(RecordError::NoFlag);
     };
     values.push(("is_error", a, b));
     match (has_codes && error, first.get("code"), second.get("code")) {
@@ -293,7 +345,7 @@ pub(crate) fn record_scenario(
             Some((a, b)) => values.push(("json", a, b)),
             None => match (first.get("text"), second.get("text")) {
                 (Some(a), Some(b)) => values.push(("text", a.clone(), b.clone())),
-                _ => return Err("the two calls did not both give a `text`".into()),
+                _ => return Err(RecordError::NoText),
             },
         },
     }
@@ -318,7 +370,7 @@ pub(crate) fn with_scenarios(
     into: &str,
     requirement: &str,
     items: &[&RecordedScenario],
-) -> Result<(std::path::PathBuf, Option<String>, String), String> {
+) -> Result<(PathBuf, Option<String>, String), RecordError> {
     let path = suite.dir.join(format!("{into}.yaml"));
     let before = std::fs::read_to_string(&path).ok();
     let mut after = before.clone();
@@ -329,11 +381,10 @@ pub(crate) fn with_scenarios(
             &recorded.item,
         )?);
     }
-    let after = after.ok_or("no scenario to add")?;
+    let after = after.ok_or(RecordError::NoScenario)?;
     scenario_file_from_text(&suite.config, &suite.fixtures_dir, &path, &after).map_err(
         |errors| {
-            let first = errors.first().map(ToString::to_string).unwrap_or_default();
-            format!("the file with the recorded scenarios would not load ({first})")
+            RecordError::WouldNotLoad(errors.first().map(ToString::to_string).unwrap_or_default())
         },
     )?;
     Ok((path, before, after))

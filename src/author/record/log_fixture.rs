@@ -7,12 +7,59 @@
 //! the log line: the call would reach past its fixture.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::call_log::LoggedCall;
-use super::live_call::folder_files;
+use super::live_call::{folder_files, FixtureFileError};
+
+/// Why a logged call cannot be recorded: an argument names a path past the
+/// folder, or a file it names cannot be a fixture's. Each names the log line.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LogFixtureError {
+    /// A path under the folder with `..` in it.
+    #[error("line {line}: argument `{at}` names {text:?}, a path with `..`; only paths inside {} are recorded", .from.display())]
+    Dotted {
+        line: usize,
+        at: String,
+        text: String,
+        from: PathBuf,
+    },
+    /// An absolute path outside the folder (`why`: with `..`, or outside it).
+    #[error("line {line}: argument `{at}` names {text:?}, {why}; only calls on paths inside {} are recorded (--log-root says where the log saw that folder)", .from.display())]
+    Outside {
+        line: usize,
+        at: String,
+        text: String,
+        why: &'static str,
+        from: PathBuf,
+    },
+    /// A path with `..` that starts inside a longer text (a command).
+    #[error("line {line}: argument `{at}` names {logged}/{relative}, a path with `..`; only paths inside {} are recorded", .from.display())]
+    DottedInText {
+        line: usize,
+        at: String,
+        logged: String,
+        relative: String,
+        from: PathBuf,
+    },
+    #[error("line {line}: {source}")]
+    File {
+        line: usize,
+        #[source]
+        source: TakeError,
+    },
+}
+
+/// Why a file or folder an argument names cannot be taken into the fixture.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TakeError {
+    #[error("{}: reaches outside {} through a link", .path.display(), .from.display())]
+    ThroughLink { path: PathBuf, from: PathBuf },
+    #[error(transparent)]
+    File(#[from] FixtureFileError),
+}
 
 /// A logged call as it is recorded: arguments with `{root}`, and its fixture.
 #[derive(Debug, PartialEq)]
@@ -30,7 +77,10 @@ pub(crate) struct Folder<'a> {
 }
 
 /// The fixture and arguments of `call`.
-pub(crate) fn call_fixture(call: &LoggedCall, folder: &Folder<'_>) -> Result<CallFixture, String> {
+pub(crate) fn call_fixture(
+    call: &LoggedCall,
+    folder: &Folder<'_>,
+) -> Result<CallFixture, LogFixtureError> {
     let mut files = BTreeMap::new();
     let mut args = Map::new();
     for (key, value) in &call.args {
@@ -46,7 +96,7 @@ fn rewritten(
     line: usize,
     folder: &Folder<'_>,
     files: &mut BTreeMap<String, Option<String>>,
-) -> Result<Value, String> {
+) -> Result<Value, LogFixtureError> {
     Ok(match value {
         Value::String(text) => Value::String(rewritten_text(text, at, line, folder, files)?),
         Value::Array(items) => Value::Array(
@@ -79,7 +129,7 @@ fn rewritten_text(
     line: usize,
     folder: &Folder<'_>,
     files: &mut BTreeMap<String, Option<String>>,
-) -> Result<String, String> {
+) -> Result<String, LogFixtureError> {
     let logged = folder.logged.trim_end_matches('/');
     let under = match text.strip_prefix(logged) {
         Some("") => Some(""),
@@ -90,13 +140,16 @@ fn rewritten_text(
     let dotted = |path: &str| path.split('/').any(|part| part == "..");
     if let Some(relative) = under {
         if dotted(relative) {
-            return Err(format!(
-                "line {line}: argument `{at}` names {text:?}, a path with `..`; only paths inside {} are recorded",
-                folder.from.display()
-            ));
+            return Err(LogFixtureError::Dotted {
+                line,
+                at: at.to_string(),
+                text: text.to_string(),
+                from: folder.from.to_path_buf(),
+            });
         }
         let relative = relative.trim_end_matches('/');
-        take(folder.from, relative, files).map_err(|why| format!("line {line}: {why}"))?;
+        take(folder.from, relative, files)
+            .map_err(|source| LogFixtureError::File { line, source })?;
         return Ok(if relative.is_empty() {
             "{root}".to_string()
         } else {
@@ -109,20 +162,25 @@ fn rewritten_text(
         } else {
             "outside the folder"
         };
-        return Err(format!(
-            "line {line}: argument `{at}` names {text:?}, {why}; only calls on paths inside {} are recorded (--log-root says where the log saw that folder)",
-            folder.from.display()
-        ));
+        return Err(LogFixtureError::Outside {
+            line,
+            at: at.to_string(),
+            text: text.to_string(),
+            why,
+            from: folder.from.to_path_buf(),
+        });
     }
     whole_paths_replaced(text, logged, |relative| {
         if dotted(relative) {
-            return Err(format!(
-                "line {line}: argument `{at}` names {}/{relative}, a path with `..`; only paths inside {} are recorded",
-                logged,
-                folder.from.display()
-            ));
+            return Err(LogFixtureError::DottedInText {
+                line,
+                at: at.to_string(),
+                logged: logged.to_string(),
+                relative: relative.to_string(),
+                from: folder.from.to_path_buf(),
+            });
         }
-        take(folder.from, relative, files).map_err(|why| format!("line {line}: {why}"))
+        take(folder.from, relative, files).map_err(|source| LogFixtureError::File { line, source })
     })
 }
 
@@ -130,11 +188,11 @@ fn rewritten_text(
 /// `/`, the end, or a character no path name goes on with) written `{root}`,
 /// and the path it starts (up to a space, a quote or a shell operator) handed
 /// to `found`, relative to it.
-fn whole_paths_replaced(
+fn whole_paths_replaced<E>(
     text: &str,
     logged: &str,
-    mut found: impl FnMut(&str) -> Result<(), String>,
-) -> Result<String, String> {
+    mut found: impl FnMut(&str) -> Result<(), E>,
+) -> Result<String, E> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find(logged) {
@@ -167,7 +225,7 @@ fn take(
     from: &Path,
     relative: &str,
     files: &mut BTreeMap<String, Option<String>>,
-) -> Result<(), String> {
+) -> Result<(), TakeError> {
     let path = from.join(relative);
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
         return Ok(());
@@ -175,11 +233,10 @@ fn take(
     // A link among the folders above it would lead out of the folder.
     let parent = path.parent().map(std::fs::canonicalize);
     if !matches!(parent, Some(Ok(ref at)) if at.starts_with(from)) {
-        return Err(format!(
-            "{}: reaches outside {} through a link",
-            path.display(),
-            from.display()
-        ));
+        return Err(TakeError::ThroughLink {
+            path,
+            from: from.to_path_buf(),
+        });
     }
     let prefix = |name: &str| {
         if relative.is_empty() {
@@ -195,14 +252,13 @@ fn take(
         }
         files.extend(inside.into_iter().map(|(name, text)| (prefix(&name), text)));
     } else if meta.is_file() {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("{}: only text files are recorded ({e})", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|source| FixtureFileError::NotText {
+            path: path.clone(),
+            source,
+        })?;
         files.insert(relative.to_string(), Some(text));
     } else {
-        return Err(format!(
-            "{}: only files and folders are recorded, not links or devices",
-            path.display()
-        ));
+        return Err(FixtureFileError::NotAFile(path).into());
     }
     Ok(())
 }
@@ -212,7 +268,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn fixture_of(args: Value, from: &Path, logged: &str) -> Result<CallFixture, String> {
+    fn fixture_of(args: Value, from: &Path, logged: &str) -> Result<CallFixture, LogFixtureError> {
         let Value::Object(args) = args else {
             panic!("arguments are an object")
         };
@@ -266,7 +322,8 @@ mod tests {
             &from,
             "/home/u/proj",
         )
-        .expect_err("through a link");
+        .expect_err("through a link")
+        .to_string();
         assert!(why.contains("reaches outside"), "{why}");
         let made = fixture_of(
             json!({"path": "/home/u/proj//etc/passwd"}),
@@ -286,7 +343,9 @@ mod tests {
                 "`edits[0].path`",
             ),
         ] {
-            let why = fixture_of(args, dir.path(), "/home/u/proj").expect_err(want);
+            let why = fixture_of(args, dir.path(), "/home/u/proj")
+                .expect_err(want)
+                .to_string();
             assert!(why.starts_with("line 7: "), "{why}");
             assert!(why.contains(want), "{why}");
         }

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::call_log::read_call_log;
-use super::live_call::folder_files;
-use super::log_fixture::{call_fixture, Folder};
+use super::call_log::{read_call_log, CallLogError};
+use super::live_call::{folder_files, FixtureFileError};
+use super::log_fixture::{call_fixture, Folder, LogFixtureError};
 
 /// One scenario to record: tool, arguments, fixture, name.
 pub(crate) struct CallToRecord {
@@ -34,9 +34,21 @@ pub(crate) struct LoggedCalls {
 pub(crate) enum CallsError {
     #[error("cannot read {}: {source}", .log.display())]
     UnreadableLog { log: PathBuf, source: io::Error },
-    /// A line of the log that is no call, or a call whose fixture cannot be made.
-    #[error("{}: {why}", .log.display())]
-    Log { log: PathBuf, why: String },
+    /// A line of the log that is no call.
+    #[error("{}: {source}", .log.display())]
+    Log {
+        log: PathBuf,
+        #[source]
+        source: CallLogError,
+    },
+    /// A call whose fixture cannot be made (boxed: it carries the argument's
+    /// place, text and the folder, which would make every `Result` large).
+    #[error("{}: {source}", .log.display())]
+    Fixture {
+        log: PathBuf,
+        #[source]
+        source: Box<LogFixtureError>,
+    },
     #[error("--from {}: {source}", .from.display())]
     UnreadableFrom { from: PathBuf, source: io::Error },
     #[error("{} holds no tools/call request; {skipped}", .log.display())]
@@ -47,7 +59,7 @@ pub(crate) enum CallsError {
     ArgsNotJson(serde_json::Error),
     /// A file of `--files` that cannot be a fixture file.
     #[error("{0}")]
-    Files(String),
+    Files(#[source] FixtureFileError),
 }
 
 /// Every `tools/call` request of the log `log`, each with the files its
@@ -58,15 +70,14 @@ pub(crate) fn calls_from_log(
     from: &Path,
     log_root: Option<&str>,
 ) -> Result<LoggedCalls, CallsError> {
-    let in_log = |why: String| CallsError::Log {
-        log: log.to_path_buf(),
-        why,
-    };
     let opened = std::fs::File::open(log).map_err(|source| CallsError::UnreadableLog {
         log: log.to_path_buf(),
         source,
     })?;
-    let read = read_call_log(opened).map_err(in_log)?;
+    let read = read_call_log(opened).map_err(|source| CallsError::Log {
+        log: log.to_path_buf(),
+        source,
+    })?;
     let canonical = from
         .canonicalize()
         .map_err(|source| CallsError::UnreadableFrom {
@@ -80,7 +91,10 @@ pub(crate) fn calls_from_log(
     };
     let mut calls = Vec::new();
     for logged in &read.calls {
-        let made = call_fixture(logged, &folder).map_err(in_log)?;
+        let made = call_fixture(logged, &folder).map_err(|source| CallsError::Fixture {
+            log: log.to_path_buf(),
+            source: Box::new(source),
+        })?;
         calls.push(CallToRecord {
             name: format!(
                 "{} {} (log line {})",

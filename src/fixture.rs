@@ -29,7 +29,7 @@ mod tree;
 pub(crate) use initial::Initial;
 use initial::SizedFile;
 pub(crate) use live::{make_listed_dir, remove_every_fixture, ListedDir};
-pub(crate) use outside::OutsidePlaces;
+pub(crate) use outside::{CanarySeed, OutsidePlaces};
 pub(crate) use tree::Tree;
 
 /// Where a server under test works: its root, and the places a scenario gave
@@ -84,15 +84,17 @@ impl Fixture {
     /// Creates the files, then symlinks, then mtimes, then modes (modes last, so a
     /// locked directory does not stop its own children from being made).
     pub(crate) fn build(files: &BTreeMap<String, FileSpec>) -> io::Result<Fixture> {
-        Fixture::build_over(None, files, None)
+        Fixture::build_over(None, files, None, CanarySeed::fresh())
     }
 
     /// Copies `tree` (a folder of `fixtures/`) into the root first, then builds
-    /// `files` over it, and makes the places `outside` gives beside it.
+    /// `files` over it, and makes the places `outside` gives beside it, their
+    /// canaries drawn from `canaries`.
     pub(crate) fn build_over(
         tree: Option<&Path>,
         files: &BTreeMap<String, FileSpec>,
         outside: Option<&Outside>,
+        canaries: CanarySeed,
     ) -> io::Result<Fixture> {
         let (dir, listed) = live::make_listed_tempdir("toolspec-")?;
         let container = Dir::open_ambient_dir(dir.path(), cap_std::ambient_authority())?;
@@ -108,6 +110,7 @@ impl Fixture {
                     &at,
                     &entries,
                     outside.writable,
+                    canaries,
                 )?)
             }
             None => None,
@@ -549,7 +552,7 @@ mod tests {
         let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/small-project");
         let mut files = BTreeMap::new();
         files.insert("README.md".to_string(), FileSpec::Text("replaced\n".into()));
-        let fx = Fixture::build_over(Some(&tree), &files, None).unwrap();
+        let fx = Fixture::build_over(Some(&tree), &files, None, CanarySeed::fresh()).unwrap();
         let root = fx.root();
         assert!(root.join("src/text/mod.rs").is_file());
         assert_eq!(fs::read(root.join("README.md")).unwrap(), b"replaced\n");
@@ -573,7 +576,7 @@ mod tests {
         .unwrap();
 
         let below = BTreeMap::from([("out/new.txt".to_string(), FileSpec::Text("x".into()))]);
-        let refused = Fixture::build_over(Some(tree.path()), &below, None)
+        let refused = Fixture::build_over(Some(tree.path()), &below, None, CanarySeed::fresh())
             .err()
             .unwrap();
         assert!(
@@ -593,7 +596,7 @@ mod tests {
                 ..Default::default()
             })),
         )]);
-        let fx = Fixture::build_over(Some(tree.path()), &over, None).unwrap();
+        let fx = Fixture::build_over(Some(tree.path()), &over, None, CanarySeed::fresh()).unwrap();
         let laid = fx.root().join("victim.txt");
         assert!(laid.symlink_metadata().unwrap().file_type().is_file());
         assert_eq!(fs::read(&laid).unwrap(), b"new\n");

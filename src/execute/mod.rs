@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::execute::cancel::Cancel;
-use crate::fixture::Fixture;
+use crate::fixture::{CanarySeed, Fixture};
 use crate::judge::{indent, judge, judge_listed_tools, Mismatch};
 use crate::scenario::{Bindings, Call, Requirement, Scenario, Suite};
 use crate::server::outcome::CallOutcome;
@@ -187,6 +187,7 @@ async fn run(
         tree.as_deref(),
         &scenario.given.files,
         scenario.given.outside.as_ref(),
+        CanarySeed::fresh(),
     ) {
         Ok(f) => f,
         Err(e) => {

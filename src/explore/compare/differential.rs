@@ -19,7 +19,7 @@ use crate::explore::explore_file::TaskRules;
 use crate::explore::generate::argument_gen::{NO_TASK, TASK};
 use crate::explore::generate::call::GeneratedCall;
 use crate::explore::generate::case::Case;
-use crate::fixture::Fixture;
+use crate::fixture::{CanarySeed, Fixture};
 use crate::scenario::{Bindings, Convention, Outside, SuiteConfinement, OUTSIDE_FOLDER};
 use crate::server::outcome::CallOutcome;
 use crate::server::{Session, Target};
@@ -217,11 +217,13 @@ pub(crate) enum SideStartError {
 }
 
 /// Builds one side's fixture, the places beside its root included (writable, so
-/// a write that escapes can happen and be seen), and starts its server in the
-/// root with those places in its view.
-pub(crate) async fn start(
+/// a write that escapes can happen and be seen) and their canaries drawn from
+/// `canaries` (the other side's are the same), and starts its server in the root
+/// with those places in its view.
+async fn start(
     target: &Target,
     case: &Case,
+    canaries: CanarySeed,
     timeout: Duration,
 ) -> Result<Live, SideStartError> {
     let outside = Outside {
@@ -229,7 +231,7 @@ pub(crate) async fn start(
         writable: true,
     };
     let outside = (!outside.files.is_empty()).then_some(&outside);
-    let fixture = Fixture::build_over(None, &case.fixture.file_specs(), outside)
+    let fixture = Fixture::build_over(None, &case.fixture.file_specs(), outside, canaries)
         .map_err(SideStartError::Fixture)?;
     let root = fixture.root().display().to_string();
     let around = match fixture.root().parent() {
@@ -255,12 +257,21 @@ pub(crate) async fn start(
     })
 }
 
+/// Starts both sides of `case`, their fixtures' canaries alike.
+pub(crate) async fn start_both(
+    sides: &Sides<'_>,
+    case: &Case,
+) -> (Result<Live, SideStartError>, Result<Live, SideStartError>) {
+    let canaries = CanarySeed::fresh();
+    tokio::join!(
+        start(sides.oracle, case, canaries, sides.call_timeout),
+        start(sides.subject, case, canaries, sides.call_timeout)
+    )
+}
+
 /// Runs `case` on both sides.
 pub(crate) async fn run_case(sides: &Sides<'_>, case: &Case) -> CaseOutcome {
-    let (oracle, subject) = tokio::join!(
-        start(sides.oracle, case, sides.call_timeout),
-        start(sides.subject, case, sides.call_timeout)
-    );
+    let (oracle, subject) = start_both(sides, case).await;
     let mut oracle = match oracle {
         Ok(live) => live,
         Err(why) => {

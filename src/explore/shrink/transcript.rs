@@ -10,7 +10,7 @@ use cap_std::fs::Dir;
 use serde_json::{Map, Value};
 
 use crate::author::{Answer, FilesAfter, FixtureEntry, Kind, Observed, RecordedCall};
-use crate::explore::compare::differential::{start, Divergence, Live, Sides};
+use crate::explore::compare::differential::{start_both, Divergence, Live, Sides};
 use crate::explore::compare::levels::Level;
 use crate::explore::generate::argument_gen::{NO_TASK, TASK};
 use crate::explore::generate::call::GeneratedCall;
@@ -154,10 +154,7 @@ pub(crate) async fn observe(
     key: String,
     provenance: String,
 ) -> Result<Observed, SideDidNotStart> {
-    let (oracle, subject) = tokio::join!(
-        start(sides.oracle, case, sides.call_timeout),
-        start(sides.subject, case, sides.call_timeout)
-    );
+    let (oracle, subject) = start_both(sides, case).await;
     let (mut oracle, mut subject) = match (oracle, subject) {
         (Ok(o), Ok(s)) => (o, s),
         (o, s) => {

@@ -188,12 +188,15 @@ pub(crate) fn convention_reading(
 }
 
 /// The masked text (with the isError flag), and its JSON when it parses as JSON.
+/// An absent `isError` reads `false`, as MCP defines it (and as `run`'s judge
+/// reads it), so a server that leaves the flag out of a success and one that
+/// writes it `false` do not differ.
 fn text_reading(outcome: &CallOutcome, masking: &Masking<'_>) -> (String, Option<Value>) {
     match outcome {
         CallOutcome::Result(result) => {
             let text = masking.apply(&result.text);
             let json: Option<Value> = serde_json::from_str(&text).ok();
-            let flag = format!("isError {:?}", result.is_error);
+            let flag = format!("isError {}", result.is_error());
             match json {
                 Some(value) => (
                     format!("{flag}\n{}", canonical_json(&value)),
@@ -292,6 +295,24 @@ mod tests {
         .expect("differs");
         assert_eq!(d.level, Level::Text);
         assert!(d.diff.contains("-") && d.diff.contains("+"), "{}", d.diff);
+    }
+
+    #[test]
+    fn an_absent_is_error_is_false_and_true_differs_from_both() {
+        for convention in [Convention::Plain, Convention::JsonResultEnvelope] {
+            let absent = result(None, r#"{"success":true,"data":1}"#);
+            let written = result(Some(false), r#"{"success":true,"data":1}"#);
+            assert_eq!(level(convention, &absent, &written), None, "{convention:?}");
+            assert_eq!(level(convention, &written, &absent), None, "{convention:?}");
+            let flagged = result(Some(true), r#"{"success":true,"data":1}"#);
+            let d = compare_answers(convention, (&absent, &at("/r")), (&flagged, &at("/r")))
+                .expect("isError true is not false");
+            assert!(
+                d.diff.contains("isError false") && d.diff.contains("isError true"),
+                "{}",
+                d.diff
+            );
+        }
     }
 
     #[test]

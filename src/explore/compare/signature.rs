@@ -279,16 +279,16 @@ mod tests {
             &first,
             &diverged(
                 Level::Text,
-                "isError None\n1\talpha beta\nRead 1 line of a.txt (11 bytes)",
-                "isError None\n1\talpha beta\nRead 1 lines of a.txt (11 bytes)",
+                "isError false\n1\talpha beta\nRead 1 line of a.txt (11 bytes)",
+                "isError false\n1\talpha beta\nRead 1 lines of a.txt (11 bytes)",
             ),
         );
         let four = signature(
             &second,
             &diverged(
                 Level::Text,
-                "isError None\n1\tgamma\n2\tcafé 日本\nRead 2 line of main.rs (17 bytes)",
-                "isError None\n1\tgamma\n2\tcafé 日本\nRead 2 lines of main.rs (17 bytes)",
+                "isError false\n1\tgamma\n2\tcafé 日本\nRead 2 line of main.rs (17 bytes)",
+                "isError false\n1\tgamma\n2\tcafé 日本\nRead 2 lines of main.rs (17 bytes)",
             ),
         );
         assert_eq!(three.id(), four.id());

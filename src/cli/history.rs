@@ -134,7 +134,8 @@ pub(crate) fn history(args: &HistoryArgs, specs: Option<&Path>) -> Result<Outcom
         std::fs::write(&path, text).map_err(failed(&path))
     };
     write("index.html", &history_page(&history))?;
-    write("history.json", &history_json(&history))?;
+    let json = history_json(&history).map_err(failed(&args.out.join("history.json")))?;
+    write("history.json", &json)?;
     write("history.md", &history_markdown(&history))?;
     // Line by line through `say`, which makes a server's control characters inert.
     for line in history_text(&history).lines() {

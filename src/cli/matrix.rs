@@ -97,7 +97,8 @@ pub(crate) fn matrix(args: &MatrixArgs, specs: Option<&Path>) -> Result<Outcome,
         std::fs::write(&path, text).map_err(failed(&path))
     };
     write("index.html", &html_page(&matrix))?;
-    write("matrix.json", &matrix_json(&matrix))?;
+    let json = matrix_json(&matrix).map_err(failed(&args.out.join("matrix.json")))?;
+    write("matrix.json", &json)?;
     write("matrix.md", &matrix_markdown(&matrix))?;
     for c in &matrix.columns {
         write(&format!("badges/{}.svg", c.stem), &badge_svg(&c.tally.spec))?;

@@ -15,7 +15,8 @@ use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
 use crate::execute::RunOptions;
 use crate::proof::mutants::hints::{self, Killers};
-use crate::proof::mutants::{self, Progress, Scoring, SuiteScore};
+use crate::proof::mutants::{self, Progress, Scoring, Totals};
+use crate::report::mutants::{write_mutants_json, MutantsText};
 
 /// `toolspec mutants`.
 #[derive(clap::Args, Debug)]
@@ -61,56 +62,10 @@ pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outco
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     let hints_file = hints::file_path(|name| std::env::var(name).ok());
     let mut killers = hints_file.as_deref().map(Killers::load).unwrap_or_default();
-    let started = Instant::now();
-    let mut announced = None;
-    let mut show = |progress: Progress<'_>| match progress {
-        Progress::Mutant { suite, outcome: m } => {
-            announce(&mut announced, suite);
-            let verdict = if m.killed() { "killed  " } else { "SURVIVED" };
-            if args.full {
-                say(format_args!(
-                    "  {verdict} {:<32} {:>3} failing  {}",
-                    m.mutation.name,
-                    m.killed_by.len(),
-                    m.mutation.what
-                ));
-            } else {
-                say(format_args!(
-                    "  {verdict} {:<32} {}",
-                    m.mutation.name, m.mutation.what
-                ));
-            }
-            if args.verbose {
-                for id in &m.killed_by {
-                    say(format_args!("             by {id}"));
-                }
-            }
-        }
-        Progress::Variation { suite, outcome } => {
-            announce(&mut announced, suite);
-            let verdict = if outcome.spared() {
-                "spared  "
-            } else {
-                "FAILED  "
-            };
-            let what = match outcome.variations.as_slice() {
-                [one] => format!("{:<32} {}", one.name, one.what),
-                every => format!("{} variations at once: {}", every.len(), outcome.names()),
-            };
-            say(format_args!("  {verdict} {what}"));
-            for failure in &outcome.false_failures {
-                say(format_args!(
-                    "  false failure: {} fails a conforming answer",
-                    failure.scenario
-                ));
-                for expectation in &failure.expectations {
-                    say(format_args!("             {expectation}"));
-                }
-            }
-        }
-        Progress::Suite(score) => {
-            announce(&mut announced, &score.suite);
-            summarize(score, started);
+    let mut text = MutantsText::new(args.full, args.verbose, Instant::now());
+    let mut show = |progress: Progress<'_>| {
+        for line in text.lines(progress) {
+            say(line);
         }
     };
     let scoring = Scoring {
@@ -136,70 +91,17 @@ pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outco
         }
     }
     if let Some(path) = &args.json {
-        mutants::write_json(path, &scores, args.full).map_err(|source| CliError::WriteReport {
+        write_mutants_json(path, &scores, args.full).map_err(|source| CliError::WriteReport {
             path: path.clone(),
             source,
         })?;
     }
-    let total: usize = scores.iter().map(|s| s.mutants.len()).sum();
-    let killed: usize = scores.iter().map(SuiteScore::killed).sum();
-    let (spared, varied) = scores
-        .iter()
-        .map(SuiteScore::specificity)
-        .fold((0, 0), |(a, b), (s, t)| (a + s, b + t));
-    if scores.len() > 1 {
-        say(format_args!(
-            "all {} suites: {killed} of {total} killed, {spared} of {varied} variations spared in {:.1}s",
-            scores.len(),
-            started.elapsed().as_secs_f64()
-        ));
+    if let Some(line) = text.total(&scores) {
+        say(line);
     }
-    Ok(if killed < total || spared < varied {
-        Outcome::Broken
-    } else {
+    Ok(if Totals::of(&scores).held() {
         Outcome::Held
-    })
-}
-
-/// Prints a suite's heading before its first line.
-fn announce(announced: &mut Option<String>, suite: &str) {
-    if announced.as_deref() != Some(suite) {
-        say(format_args!("{suite}: mutating the bundled server"));
-        *announced = Some(suite.to_string());
-    }
-}
-
-/// A suite's notes, holes and score, once all its mutations are scored.
-fn summarize(score: &SuiteScore, started: Instant) {
-    if !score.not_passing.is_empty() {
-        say(format_args!(
-            "  note: {} scenario(s) do not pass against the honest server and cannot kill: {}",
-            score.not_passing.len(),
-            score.not_passing.join(", ")
-        ));
-    }
-    for m in score.survivors() {
-        say(format_args!(
-            "  hole: no scenario catches `{}` ({}); add one the spec justifies",
-            m.mutation.name, m.mutation.what
-        ));
-    }
-    let total = score.mutants.len();
-    let (spared, varied) = score.specificity();
-    let specificity = if varied == 0 {
-        String::new()
     } else {
-        format!(
-            ", {spared} of {varied} variations spared ({}%)",
-            (spared * 100).checked_div(varied).unwrap_or(100)
-        )
-    };
-    say(format_args!(
-        "{}: {} of {total} mutations killed ({}%){specificity} over {} scenarios in {:.1}s",
-        score.suite,
-        score.killed(),
-        (score.killed() * 100).checked_div(total).unwrap_or(100),
-        score.scenarios,
-        started.elapsed().as_secs_f64()
-    ));
+        Outcome::Broken
+    })
 }

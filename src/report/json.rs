@@ -4,11 +4,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
+use super::records::{sorted_pretty, CountsRecord, SuiteRecord};
+use super::scenario_record::ScenarioRecord;
 use super::spill::Spill;
-use super::{RunFacts, Standing, SuiteFacts, SuiteTallies, Tally};
-use crate::execute::{Excuse, ScenarioReport, Verdict};
+use super::{RunFacts, SuiteTallies, Tally};
+use crate::execute::ScenarioReport;
 
 /// The shape of the run report, as `docs/report.schema.json` describes it: raise it
 /// with any change a reader could notice, and the schema with it.
@@ -18,32 +20,50 @@ pub(super) const REPORT_SCHEMA_VERSION: u64 = 5;
 /// `escape` and the ESCAPE count.
 pub(super) const READABLE_SCHEMA_VERSIONS: [u64; 3] = [3, 4, REPORT_SCHEMA_VERSION];
 
+/// The whole report: the counts of the run and of each suite, and the scenarios.
+#[derive(Serialize)]
+struct RunReport<'r> {
+    schema_version: u64,
+    target: &'r str,
+    isolation: &'r [String],
+    partition: Option<&'r str>,
+    counts: CountsRecord,
+    suites: Vec<SuiteCounts<'r>>,
+    scenarios: Vec<ScenarioRecord<'r>>,
+}
+
+/// A suite of the run with its counts.
+#[derive(Serialize)]
+struct SuiteCounts<'r> {
+    #[serde(flatten)]
+    suite: SuiteRecord<'r>,
+    counts: CountsRecord,
+}
+
 /// Writes the run's counts and every report as JSON to `path`.
 pub(crate) fn write_json(
     path: &Path,
     run: &RunFacts,
     reports: &[ScenarioReport],
 ) -> std::io::Result<()> {
-    let scenarios: Vec<Value> = reports.iter().map(scenario_json).collect();
+    let scenarios = reports.iter().map(ScenarioRecord::of).collect();
     let doc = document(
         run,
         &Tally::of(reports),
         &super::by_suite(reports),
         scenarios,
     );
-    let mut file = std::fs::File::create(path)?;
-    serde_json::to_writer_pretty(&mut file, &doc)?;
-    file.write_all(b"\n")
+    std::fs::write(path, sorted_pretty(&doc)?)
 }
 
 /// The whole report: the counts of the run and of each suite, and `scenarios`.
-fn document(
-    run: &RunFacts,
+fn document<'r>(
+    run: &'r RunFacts,
     total: &Tally,
     tallies: &[(String, Tally)],
-    scenarios: Vec<Value>,
-) -> Value {
-    let suites: Vec<Value> = run
+    scenarios: Vec<ScenarioRecord<'r>>,
+) -> RunReport<'r> {
+    let suites = run
         .suites
         .iter()
         .map(|suite| {
@@ -52,23 +72,21 @@ fn document(
                 .find(|(name, _)| *name == suite.name)
                 .map(|(_, t)| *t)
                 .unwrap_or_default();
-            json!({
-                "name": suite.name,
-                "version": suite.version,
-                "origin": suite.origin,
-                "counts": counts_json(&tally),
-            })
+            SuiteCounts {
+                suite: SuiteRecord::of(suite),
+                counts: CountsRecord::of(&tally),
+            }
         })
         .collect();
-    json!({
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "target": run.target,
-        "isolation": run.isolation,
-        "partition": run.partition,
-        "counts": counts_json(total),
-        "suites": suites,
-        "scenarios": scenarios,
-    })
+    RunReport {
+        schema_version: REPORT_SCHEMA_VERSION,
+        target: &run.target,
+        isolation: &run.isolation,
+        partition: run.partition.as_deref(),
+        counts: CountsRecord::of(total),
+        suites,
+        scenarios,
+    }
 }
 
 /// The JSON report written as the run goes, the same bytes as [`write_json`]
@@ -104,7 +122,8 @@ impl JsonStream {
     pub(crate) fn add(&mut self, report: &ScenarioReport) -> std::io::Result<()> {
         self.total.count(report);
         self.tallies.count(report);
-        let object = serde_json::to_string_pretty(&scenario_json(report))?;
+        let record = serde_json::to_value(ScenarioRecord::of(report))?;
+        let object = serde_json::to_string_pretty(&record)?;
         let mut text = String::with_capacity(object.len() + object.len() / 8);
         if !self.scenarios.is_empty() {
             text.push_str(",\n");
@@ -128,9 +147,7 @@ impl JsonStream {
             .iter()
             .map(|(name, tally)| (name.to_string(), *tally))
             .collect();
-        let mut text =
-            serde_json::to_string_pretty(&document(run, &self.total, &tallies, Vec::new()))?;
-        text.push('\n');
+        let text = sorted_pretty(&document(run, &self.total, &tallies, Vec::new()))?;
         let mut file = std::io::BufWriter::new(std::fs::File::create(&self.path)?);
         match text.find(EMPTY_SCENARIOS) {
             _ if self.scenarios.is_empty() => file.write_all(text.as_bytes())?,
@@ -151,104 +168,4 @@ impl JsonStream {
         }
         file.flush()
     }
-}
-
-/// The suites a run ran (name, version, origin), as the pages' JSON names them.
-pub(super) fn suites_json(suites: &[SuiteFacts]) -> Vec<Value> {
-    suites
-        .iter()
-        .map(|s| {
-            json!({
-                "name": s.name,
-                "version": s.version,
-                "origin": s.origin,
-            })
-        })
-        .collect()
-}
-
-/// The counts of the summary line, by the same names.
-pub(super) fn counts_json(t: &Tally) -> Value {
-    json!({
-        "PASS": t.passed,
-        "FAIL": t.failed,
-        "ERROR": t.errored,
-        "SKIP": t.skipped,
-        "UNSUPPORTED": t.unsupported,
-        "KNOWN": t.known,
-        "FLAKY": t.flaky,
-        "STALE": t.stale,
-        "NEW": t.new,
-        "ESCAPE": t.escaped,
-        "spec": { "passed": t.spec.passed, "total": t.spec.total },
-        "upstream": { "passed": t.upstream.passed, "total": t.upstream.total },
-    })
-}
-
-fn scenario_json(r: &ScenarioReport) -> Value {
-    let (mismatches, error, reason) = match &r.verdict {
-        Verdict::Fail(m) => (
-            m.iter()
-                .map(|m| {
-                    json!({
-                        "id": format!("{}#{}", r.id, m.key),
-                        "expectation": m.expectation,
-                        "detail": m.detail,
-                        "excused": r.excuse.covers(m),
-                    })
-                })
-                .collect(),
-            Value::Null,
-            Value::Null,
-        ),
-        Verdict::Error { what, stderr_tail } => (
-            Vec::new(),
-            json!({ "what": what, "stderr_tail": stderr_tail }),
-            Value::Null,
-        ),
-        Verdict::Skip(why) | Verdict::Unsupported(why) => (Vec::new(), Value::Null, json!(why)),
-        Verdict::Pass | Verdict::Escape(_) => (Vec::new(), Value::Null, Value::Null),
-    };
-    let escape = match &r.verdict {
-        Verdict::Escape(e) => json!({
-            "kind": e.kind.word(),
-            "tool": e.tool,
-            "given": e.given,
-            "reached": e.reached,
-            "line": e.line(),
-        }),
-        _ => Value::Null,
-    };
-    let baseline = match &r.excuse {
-        Excuse::None => Value::Null,
-        Excuse::Whole => json!("scenario"),
-        Excuse::Expectations(keys) => json!(keys),
-    };
-    json!({
-        "id": r.id,
-        "requirement": r.requirement,
-        "covers": r.covers,
-        "since": r.since,
-        "pinned": r.pinned,
-        "basis": match r.basis {
-            crate::scenario::Basis::Spec => "spec",
-            crate::scenario::Basis::Upstream => "upstream",
-        },
-        "verdict": r.verdict.label(),
-        "standing": Standing::of(r).label(),
-        "baseline": baseline,
-        "attempts": r.attempts.iter().map(Verdict::label).collect::<Vec<_>>(),
-        "escape": escape,
-        "mismatches": mismatches,
-        "error": error,
-        "reason": reason,
-        "call": r.call,
-        "answer": r.answer,
-        "warnings": r.warnings,
-        "note": r.note,
-        "fixture_root": r.root,
-        "isolation_denied": r.isolation_denied,
-        "position": r.position,
-        "elapsed_ms": r.elapsed.as_millis() as u64,
-    })
 }

@@ -10,8 +10,11 @@ mod json;
 mod junit;
 mod markdown;
 pub(crate) mod matrix;
+pub(crate) mod mutants;
 mod read;
+mod records;
 mod run_ledger;
+mod scenario_record;
 mod spill;
 pub(crate) mod text;
 

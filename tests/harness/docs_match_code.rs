@@ -1,8 +1,8 @@
 //! What the documents say about the code, checked against the code: the
 //! `schema_version` of each JSON file toolspec writes, as `docs/architecture.md`,
-//! the other guides and each `docs/*.schema.json` state it, against the version the
-//! binary really writes; and the layout table of `docs/architecture.md` against the
-//! entries of `src/`.
+//! the other guides, each `docs/*.schema.json` and the named constant in `src/`
+//! state it, against the version the binary really writes; and the layout table of
+//! `docs/architecture.md` against the entries of `src/`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -174,6 +174,28 @@ fn stated_versions() -> Vec<(String, &'static str, u64)> {
     stated
 }
 
+/// Each schema's version as its named constant in `src/` states it
+/// (`REPORT_SCHEMA_VERSION` for `report`), by constant name.
+fn code_constants() -> BTreeMap<String, u64> {
+    let constant = Regex::new(r"const ([A-Z]+_SCHEMA_VERSION): u64 = (\d+);").expect("regex");
+    let mut found = BTreeMap::new();
+    let mut folders = vec![repo().join("src")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("a folder of src/") {
+            let path = entry.expect("an entry of src/").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                for c in constant.captures_iter(&text) {
+                    found.insert(c[1].to_string(), c[2].parse().expect("digits"));
+                }
+            }
+        }
+    }
+    found
+}
+
 #[test]
 fn every_schema_version_the_docs_state_is_the_one_the_binary_writes() {
     let written = written_versions();
@@ -185,6 +207,18 @@ fn every_schema_version_the_docs_state_is_the_one_the_binary_writes() {
             wrong.push(format!(
                 "docs/{name}.schema.json: const {schema}, but toolspec writes {code}"
             ));
+        }
+    }
+    let constants = code_constants();
+    for (name, _) in SCHEMAS {
+        let constant = format!("{}_SCHEMA_VERSION", name.to_uppercase());
+        match constants.get(&constant) {
+            Some(&version) if version == written[name] => {}
+            Some(version) => wrong.push(format!(
+                "src/: {constant} is {version}, but toolspec writes {}",
+                written[name]
+            )),
+            None => wrong.push(format!("src/ has no constant {constant}")),
         }
     }
     let stated = stated_versions();

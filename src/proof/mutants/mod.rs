@@ -25,15 +25,13 @@
 
 pub(crate) mod catalogue;
 pub(crate) mod hints;
-mod json;
 mod order;
 mod pool;
 mod schedule;
 mod score;
 
 pub(crate) use catalogue::MutantsError;
-pub(crate) use json::write as write_json;
-pub(crate) use score::{FalseFailure, MutantOutcome, SuiteScore, VariationOutcome};
+pub(crate) use score::{FalseFailure, MutantOutcome, SuiteScore, Totals, VariationOutcome};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;

@@ -85,3 +85,34 @@ impl SuiteScore {
         })
     }
 }
+
+/// The counts of a whole scoring run, every suite together.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Totals {
+    pub killed: usize,
+    /// Mutations scored.
+    pub total: usize,
+    /// Variations no scenario failed.
+    pub spared: usize,
+    /// Variations run.
+    pub varied: usize,
+}
+
+impl Totals {
+    pub(crate) fn of(scores: &[SuiteScore]) -> Totals {
+        scores.iter().fold(Totals::default(), |t, score| {
+            let (spared, varied) = score.specificity();
+            Totals {
+                killed: t.killed + score.killed(),
+                total: t.total + score.mutants.len(),
+                spared: t.spared + spared,
+                varied: t.varied + varied,
+            }
+        })
+    }
+
+    /// Whether every mutation was killed and every variation spared.
+    pub(crate) fn held(&self) -> bool {
+        self.killed == self.total && self.spared == self.varied
+    }
+}

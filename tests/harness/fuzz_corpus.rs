@@ -85,49 +85,27 @@ fn replay(target: &str, entry: fn(&[u8]), part: usize) {
 }
 
 /// A module named for what its target's corpus shows, with one test for each of
-/// the [`PARTS`] parts of it; the parts are written out so each is a test libtest
-/// can run on a thread of its own and name when it fails.
+/// the [`PARTS`] parts of it: each a test libtest runs on a thread of its own and
+/// names when it fails. The parts are listed once, in the second arm, and the first
+/// checks at compile time that the list has as many as [`PARTS`].
 macro_rules! replayed_in_parts {
-    ($module:ident, $target:literal, $entry:path) => {
+    ($module:ident, $target:literal, $entry:path, parts: $($part:ident = $index:literal),+) => {
         mod $module {
             use super::{replay, PARTS};
 
-            // Written out below: one test a part, none left out.
-            const _: () = assert!(
-                PARTS == 6,
-                "one test a part: make part_1..part_N match PARTS"
-            );
+            const _: () = assert!([$($index),+].len() == PARTS, "one test a part");
 
-            #[test]
-            fn part_1() {
-                replay($target, $entry, 0);
-            }
-
-            #[test]
-            fn part_2() {
-                replay($target, $entry, 1);
-            }
-
-            #[test]
-            fn part_3() {
-                replay($target, $entry, 2);
-            }
-
-            #[test]
-            fn part_4() {
-                replay($target, $entry, 3);
-            }
-
-            #[test]
-            fn part_5() {
-                replay($target, $entry, 4);
-            }
-
-            #[test]
-            fn part_6() {
-                replay($target, $entry, 5);
-            }
+            $(
+                #[test]
+                fn $part() {
+                    replay($target, $entry, $index);
+                }
+            )+
         }
+    };
+    ($module:ident, $target:literal, $entry:path) => {
+        replayed_in_parts!($module, $target, $entry, parts:
+            part_1 = 0, part_2 = 1, part_3 = 2, part_4 = 3, part_5 = 4, part_6 = 5);
     };
 }
 

@@ -20,10 +20,10 @@ use super::compare::differential::Sides;
 use super::compare::tools_listed::{list_oracle_tools, ToolsListError};
 use super::explore_file::{load_explore_data, ExploreData};
 use super::shrink::transcript::observe;
-use super::triage::baseline::{Baseline, BaselineError, FoundClass, Witness};
+use super::triage::baseline::{Baseline, BaselineError, FoundClass, KnownClass, Witness};
 use super::triage::baseline_file::{baseline_text, is_yaml, read_baseline};
 use super::triage::baseline_yaml::baseline_yaml;
-use super::triage::classes::{classify, shrink_new, Classified};
+use super::triage::classes::{classify, shrink_new, Classified, DivergenceClass};
 use super::triage::stale::{recheck_unseen, WitnessRun};
 use super::triage::tally::Tally;
 use crate::author::suite_folder::free_folder;
@@ -81,13 +81,30 @@ pub(crate) struct Findings<'f> {
     pub elapsed: Duration,
 }
 
-impl Findings<'_> {
+impl<'f> Findings<'f> {
+    /// The baseline's class that `class` belongs to; None when the run was given
+    /// no baseline or the baseline does not know it. One answer for the text
+    /// and the JSON report, which both name the known class.
+    pub(crate) fn known_class(&self, class: &DivergenceClass<'_>) -> Option<&'f KnownClass> {
+        self.baseline
+            .zip(class.known)
+            .and_then(|(baseline, index)| baseline.classes.get(index))
+    }
+
+    /// The baseline's classes whose witness no longer shows them, as (class
+    /// index, what the witness showed instead), in class order: what fails the
+    /// run and what the text report lists line by line, so the two cannot
+    /// disagree.
+    pub(crate) fn stale(&self) -> impl Iterator<Item = (usize, &'f str)> {
+        self.rechecked.iter().filter_map(|(index, run)| match run {
+            WitnessRun::Stale(why) => Some((*index, why.as_str())),
+            WitnessRun::Shows => None,
+        })
+    }
+
     /// How many of the baseline's classes no longer diverge.
     pub(crate) fn stale_count(&self) -> usize {
-        self.rechecked
-            .iter()
-            .filter(|(_, run)| matches!(run, WitnessRun::Stale(_)))
-            .count()
+        self.stale().count()
     }
 }
 

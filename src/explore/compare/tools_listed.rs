@@ -56,32 +56,22 @@ pub(crate) fn listed_in_suite_names(listed: Vec<ListedTool>, target: &Target) ->
         .collect()
 }
 
-/// Why a target's tools/list could not be read.
+/// Why the oracle's tools/list could not be read: the preflight's own error (it
+/// is the same start on an empty fixture), told as the oracle's, since explore
+/// has no run to go on with and stops on it.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ToolsListError {
-    #[error("cannot build an empty fixture: {0}")]
-    Fixture(#[source] std::io::Error),
-    #[error("cannot start an async runtime: {0}")]
-    Runtime(#[source] std::io::Error),
-    /// The server did not start or answer `initialize` (its message).
-    #[error("the oracle did not start: {0}")]
-    Start(String),
-    /// It started, but its tools/list failed (why).
-    #[error("the oracle's tools/list: {0}")]
-    List(String),
-    /// It broke out of its containment while it was asked.
-    #[error("the oracle broke out of its containment: {0}")]
-    Containment(String),
-}
+#[error("{}", oracle_words(.0))]
+pub(crate) struct ToolsListError(#[from] PreflightError);
 
-impl From<PreflightError> for ToolsListError {
-    fn from(error: PreflightError) -> Self {
-        match error {
-            PreflightError::Runtime(e) => ToolsListError::Runtime(e),
-            PreflightError::Fixture(e) => ToolsListError::Fixture(e),
-            PreflightError::Start(message) => ToolsListError::Start(message),
-            PreflightError::List(why) => ToolsListError::List(why.to_string()),
-            PreflightError::Containment(broken) => ToolsListError::Containment(broken),
+/// `why` in the words of an explore that needs the oracle's tools.
+fn oracle_words(why: &PreflightError) -> String {
+    match why {
+        PreflightError::Runtime(_) => why.to_string(),
+        PreflightError::Fixture(e) => format!("cannot build an empty fixture: {e}"),
+        PreflightError::Start(message) => format!("the oracle did not start: {message}"),
+        PreflightError::List(e) => format!("the oracle's tools/list: {e}"),
+        PreflightError::Containment(broken) => {
+            format!("the oracle broke out of its containment: {broken}")
         }
     }
 }
@@ -135,5 +125,26 @@ mod tests {
         assert!(back[0].input_schema.pointer("/properties/file").is_none());
         assert_eq!(back[0].input_schema["required"][0], "path");
         assert_eq!(back[1].name, "bash");
+    }
+
+    #[test]
+    fn a_preflight_error_is_told_as_the_oracles() {
+        let told = |why| ToolsListError::from(why).to_string();
+        assert_eq!(
+            told(PreflightError::Start("exit status 2".into())),
+            "the oracle did not start: exit status 2"
+        );
+        assert_eq!(
+            told(PreflightError::Fixture(std::io::Error::other("disk full"))),
+            "cannot build an empty fixture: disk full"
+        );
+        assert_eq!(
+            told(PreflightError::Runtime(std::io::Error::other("no threads"))),
+            "cannot start an async runtime: no threads"
+        );
+        assert_eq!(
+            told(PreflightError::Containment("wrote /etc/x".into())),
+            "the oracle broke out of its containment: wrote /etc/x"
+        );
     }
 }

@@ -29,14 +29,24 @@ pub(crate) struct DivergenceClass<'a> {
 /// Every divergence of a run, each with its class.
 pub(crate) struct Classified<'a> {
     pub classes: Vec<DivergenceClass<'a>>,
-    /// Case number -> the index of its class.
-    pub class_of: BTreeMap<u64, usize>,
+    /// Case number -> the index of its class; read through
+    /// [`Classified::class_of_case`], so no reporter indexes `classes` itself.
+    class_of: BTreeMap<u64, usize>,
 }
 
-impl Classified<'_> {
+impl<'a> Classified<'a> {
     /// How many classes the baseline does not list.
     pub(crate) fn new_count(&self) -> usize {
         self.classes.iter().filter(|c| c.known.is_none()).count()
+    }
+
+    /// The class the divergence of case `number` fell in; None for a case that
+    /// did not diverge (or was not run). The text and the JSON report both ask
+    /// it, so a case names the same signature in each.
+    pub(crate) fn class_of_case(&self, number: u64) -> Option<&DivergenceClass<'a>> {
+        self.class_of
+            .get(&number)
+            .and_then(|&index| self.classes.get(index))
     }
 }
 

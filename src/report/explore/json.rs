@@ -202,7 +202,6 @@ fn divergence<'r>(
     case: &'r Case,
     d: &'r Divergence,
 ) -> DivergenceRecord<'r> {
-    let classified = findings.classified;
     DivergenceRecord {
         case: case.number,
         call: d.at_call.map(|i| i + 1),
@@ -220,10 +219,9 @@ fn divergence<'r>(
         settings: &case.settings,
         oracle: &d.difference.oracle,
         subject: &d.difference.subject,
-        signature: classified
-            .class_of
-            .get(&case.number)
-            .and_then(|&i| classified.classes.get(i))
+        signature: findings
+            .classified
+            .class_of_case(case.number)
             .map(|c| c.signature.id()),
     }
 }
@@ -241,11 +239,7 @@ fn signature<'r>(
         call: &class.signature.call,
         cases: &class.cases,
         known: class.known.is_some(),
-        class: findings
-            .baseline
-            .zip(class.known)
-            .and_then(|(baseline, i)| baseline.classes.get(i))
-            .map(|k| k.name.as_str()),
+        class: findings.known_class(class).map(|k| k.name.as_str()),
         shrunk: class.shrunk.as_ref().map(|shrunk| ShrunkRecord {
             runs: shrunk.runs,
             stopped_by_budget: shrunk.stopped_by_budget,

@@ -3,7 +3,7 @@
 //! summary, what became of the baseline, and what `--out` wrote. Lines only: the
 //! command prints them (making a server's control characters inert on the way).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
@@ -152,12 +152,7 @@ pub(crate) fn findings(findings: &Findings<'_>) -> Vec<String> {
         tally.agreement().shown()
     ));
     if let Some(baseline) = findings.baseline {
-        lines.extend(baseline_lines(
-            suite,
-            baseline,
-            findings.seen,
-            findings.rechecked,
-        ));
+        lines.extend(baseline_lines(findings, baseline));
     }
     lines
 }
@@ -206,11 +201,7 @@ fn divergences(findings: &Findings<'_>) -> Vec<String> {
             level.label(),
             case.number
         ));
-        let Some(class) = classified
-            .class_of
-            .get(&case.number)
-            .and_then(|&i| classified.classes.get(i))
-        else {
+        let Some(class) = classified.class_of_case(case.number) else {
             continue;
         };
         let id = class.signature.id();
@@ -221,11 +212,7 @@ fn divergences(findings: &Findings<'_>) -> Vec<String> {
             ));
             continue;
         }
-        let known = findings
-            .baseline
-            .zip(class.known)
-            .and_then(|(baseline, i)| baseline.classes.get(i));
-        if let Some(known) = known {
+        if let Some(known) = findings.known_class(class) {
             lines.push(format!(
                 "  signature {id}, in the baseline as {} ({})",
                 known.name,
@@ -333,20 +320,14 @@ pub(crate) fn written(written: &Written) -> Vec<String> {
 
 /// What became of the baseline's classes: how many the run saw, how many it did
 /// not whose witness still shows them, and each stale one on a line of its own.
-fn baseline_lines(
-    suite: &str,
-    baseline: &Baseline,
-    seen: &BTreeSet<usize>,
-    rechecked: &[(usize, WitnessRun)],
-) -> Vec<String> {
+fn baseline_lines(findings: &Findings<'_>, baseline: &Baseline) -> Vec<String> {
+    let suite = &findings.request.suite.name;
+    let (seen, rechecked) = (findings.seen, findings.rechecked);
     let still = rechecked
         .iter()
         .filter(|(_, run)| *run == WitnessRun::Shows)
         .count();
-    let stale: Vec<&(usize, WitnessRun)> = rechecked
-        .iter()
-        .filter(|(_, run)| matches!(run, WitnessRun::Stale(_)))
-        .collect();
+    let stale: Vec<(usize, &str)> = findings.stale().collect();
     let unchecked = baseline.classes.len() - seen.len() - rechecked.len();
     let mut lines = vec![format!(
         "explore {suite}: baseline {}: {}, {} seen, {} not reached whose witness still shows {}, {} without a witness, {} stale",
@@ -358,14 +339,14 @@ fn baseline_lines(
         unchecked,
         stale.len()
     )];
-    for (index, run) in stale {
-        let (Some(class), WitnessRun::Stale(why)) = (baseline.classes.get(*index), run) else {
+    for (index, why) in stale {
+        let Some(class) = baseline.classes.get(index) else {
             continue;
         };
         lines.push(format!(
             "STALE {} ({}): its witness case {} {why}; the class no longer diverges, so remove it from the baseline",
             class.name,
-            baseline.place(*index),
+            baseline.place(index),
             class.witness.map(Witness::shown).unwrap_or_default(),
         ));
     }

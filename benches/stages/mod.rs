@@ -338,7 +338,7 @@ fn bare_lifecycle(ctx: &Ctx) {
     const IDLE: usize = 2000;
     let Some((file, scenario)) = ctx.suite.scenarios().find(|(_, s)| {
         s.given.calls.is_empty()
-            && s.given.files.is_empty()
+            && s.given.files.iter().next().is_none()
             && s.given.tree.is_none()
             && s.given.settings.is_empty()
             && s.when.0.len() == 1
@@ -864,7 +864,12 @@ fn largest_fixture(suite: &Suite) -> (String, BTreeMap<String, FileSpec>) {
     suite
         .scenarios()
         .map(|(file, s)| (suite.scenario_id(file, s), &s.given.files))
-        .max_by_key(|(_, files)| (files.len(), files.values().map(spec_bytes).sum::<usize>()))
+        .max_by_key(|(_, files)| {
+            (
+                files.iter().count(),
+                files.values().map(spec_bytes).sum::<usize>(),
+            )
+        })
         .map(|(id, files)| {
             let files = files.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             (id, files)

@@ -46,14 +46,6 @@ impl<V> SortedMap<V> {
     pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
         self.0.iter().map(|(_, v)| v)
     }
-
-    pub(crate) fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl SortedMap<Value> {
@@ -103,7 +95,7 @@ mod tests {
         assert_eq!(map.get("a"), Some(&4));
         assert_eq!(map.get("c"), Some(&3));
         assert_eq!(map.get("d"), None);
-        assert_eq!(map.len(), 3);
-        assert!(SortedMap::<u32>::default().is_empty());
+        assert_eq!(map.iter().count(), 3);
+        assert_eq!(SortedMap::<u32>::default().iter().count(), 0);
     }
 }

@@ -90,9 +90,9 @@ impl Fixture {
     /// Copies `tree` (a folder of `fixtures/`) into the root first, then builds
     /// `files` over it, and makes the places `outside` gives beside it, their
     /// canaries drawn from `canaries`.
-    pub(crate) fn build_over(
+    pub(crate) fn build_over<'f>(
         tree: Option<&Path>,
-        files: &BTreeMap<String, FileSpec>,
+        files: impl IntoIterator<Item = (&'f String, &'f FileSpec)>,
         outside: Option<&Outside>,
         canaries: CanarySeed,
     ) -> io::Result<Fixture> {
@@ -134,7 +134,10 @@ impl Fixture {
     }
 
     /// Builds `files` over what the root holds already (a copied tree).
-    fn lay_files(&mut self, files: &BTreeMap<String, FileSpec>) -> io::Result<()> {
+    fn lay_files<'f>(
+        &mut self,
+        files: impl IntoIterator<Item = (&'f String, &'f FileSpec)>,
+    ) -> io::Result<()> {
         let mut links = Vec::new();
         let mut mtimes = Vec::new();
         let mut modes = Vec::new();

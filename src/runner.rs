@@ -165,10 +165,10 @@ fn main_with(
     };
     crate::server::end_what_escaped();
     crate::server::stop_spawner();
-    if let (Some(file), Ok(measured)) = (&durations_file, measured.lock()) {
+    if let (Some(file), Ok(mut measured)) = (&durations_file, measured.lock()) {
         // A cache, as under `toolspec run`: one that cannot be kept only starts
         // the next run slower.
-        let _ = measured.save(file);
+        let _ = std::mem::take(&mut *measured).save(file);
     }
     match blessed {
         Some(true) => ExitCode::SUCCESS,

@@ -338,7 +338,7 @@ fn bare_lifecycle(ctx: &Ctx) {
     const IDLE: usize = 2000;
     let Some((file, scenario)) = ctx.suite.scenarios().find(|(_, s)| {
         s.given.calls.is_empty()
-            && s.given.files.is_empty()
+            && s.given.files.iter().next().is_none()
             && s.given.tree.is_none()
             && s.given.settings.is_empty()
             && s.when.0.len() == 1
@@ -351,7 +351,7 @@ fn bare_lifecycle(ctx: &Ctx) {
     let root = tempfile::tempdir().expect("a root for the bare client");
     let root_path = root.path().canonicalize().expect("canonical root");
     let argv = argv_for(&ctx.target, &root_path);
-    let args = serde_json::to_string(&scenario.when.0[0].args)
+    let args = serde_json::to_string(&scenario.when.0[0].args.to_map())
         .expect("arguments as JSON")
         .replace("{root}", &root_path.to_string_lossy());
     let measure = |label: &str| {
@@ -558,9 +558,14 @@ fn bare_call(program: &Path, argv: &[String], args: &str) {
 /// 10,000 one-call scenarios (100 files of 100, each with a fixture file, a
 /// `contains` and two `matches` regexes) written to a temporary folder, and
 /// `toolspec` run on them as a user runs it: `list`, a `run` filtered to one
-/// scenario (the cost of loading and checking them all), and a whole `run` with
-/// `--json` and `--junit`. Each command's CPU time and peak memory are its own, as
-/// the kernel accounts them (`wait4`).
+/// scenario (the cost of loading and checking them all), a whole `run` with
+/// `--json` and `--junit`, and the filtered `run` again, once the whole run has
+/// left the time of every scenario in the cache folder. Each command's CPU time
+/// and peak memory are its own, as the kernel accounts them (`wait4`). Each build
+/// has a cache folder of its own in the temporary folder, empty as the bench
+/// starts, so the figures do not depend on what earlier runs left in the user's.
+/// With `TOOLSPEC_BENCH_BEFORE` naming another `toolspec` (an earlier build), the
+/// two run each command in turn, so both are measured on the machine as it is.
 fn scale_suite(ctx: &Ctx) {
     const FILES: usize = 100;
     const PER_FILE: usize = 100;
@@ -575,36 +580,47 @@ fn scale_suite(ctx: &Ctx) {
         .to_string_lossy()
         .into_owned();
     let junit = dir.path().join("report.xml").to_string_lossy().into_owned();
+    let mut builds = vec![("this build", ctx.exe.clone())];
+    if let Some(before) = std::env::var_os("TOOLSPEC_BENCH_BEFORE") {
+        builds.insert(0, ("before", PathBuf::from(before)));
+    }
     let scenarios = (FILES * PER_FILE) as f64;
     println!(
-        "   {:<40} {:>9} {:>9} {:>9} {:>12}",
+        "   {:<44} {:>9} {:>9} {:>9} {:>12}",
         "command (10,000 scenarios)", "wall", "cpu", "peak MiB", "cpu/scenario"
     );
-    let commands: [(&str, Vec<&str>); 3] = [
+    let filter = vec!["run", "--suite", "big", "--filter", "gen-000::view 0"];
+    let commands: [(&str, Vec<&str>); 4] = [
         ("list --suite big", vec!["list", "--suite", "big"]),
-        (
-            "run --filter (one scenario)",
-            vec!["run", "--suite", "big", "--filter", "gen-000::view 0"],
-        ),
+        ("run --filter (one scenario)", filter.clone()),
         (
             "run --json --junit (all)",
             vec!["run", "--suite", "big", "--json", &json, "--junit", &junit],
         ),
+        ("run --filter, every time kept", filter),
     ];
     for (what, args) in commands {
         let mut argv = vec!["--specs", specs.as_str()];
         argv.extend(args);
-        let Some(usage) = measured(&ctx.exe, &argv) else {
-            println!("   {what:<40} (could not run)");
-            continue;
-        };
-        println!(
-            "   {what:<40} {:>9} {:>9} {:>9.1} {:>12}",
-            fmt_dur(usage.wall),
-            fmt_dur(usage.cpu),
-            usage.peak_kib as f64 / 1024.0,
-            fmt_dur(usage.cpu.div_f64(scenarios)),
-        );
+        for (k, (build, exe)) in builds.iter().enumerate() {
+            let what = match builds.len() {
+                1 => what.to_string(),
+                _ => format!("{what} [{build}]"),
+            };
+            let cache = dir.path().join(format!("cache-{k}"));
+            let Some(usage) = measured_in(exe, &argv, &[("TOOLSPEC_CACHE_DIR", cache.as_os_str())])
+            else {
+                println!("   {what:<44} (could not run)");
+                continue;
+            };
+            println!(
+                "   {what:<44} {:>9} {:>9} {:>9.1} {:>12}",
+                fmt_dur(usage.wall),
+                fmt_dur(usage.cpu),
+                usage.peak_kib as f64 / 1024.0,
+                fmt_dur(usage.cpu.div_f64(scenarios)),
+            );
+        }
     }
 }
 
@@ -735,10 +751,16 @@ struct Usage {
 /// Runs `exe` with `argv` (its output thrown away) and reads its own usage from the
 /// kernel when it is reaped.
 fn measured(exe: &Path, argv: &[&str]) -> Option<Usage> {
+    measured_in(exe, argv, &[])
+}
+
+/// [`measured`], with `env` set for the command besides what it inherits.
+fn measured_in(exe: &Path, argv: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Option<Usage> {
     use std::process::{Command, Stdio};
     let started = Instant::now();
     let child = Command::new(exe)
         .args(argv)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -842,8 +864,16 @@ fn largest_fixture(suite: &Suite) -> (String, BTreeMap<String, FileSpec>) {
     suite
         .scenarios()
         .map(|(file, s)| (suite.scenario_id(file, s), &s.given.files))
-        .max_by_key(|(_, files)| (files.len(), files.values().map(spec_bytes).sum::<usize>()))
-        .map(|(id, files)| (id, files.clone()))
+        .max_by_key(|(_, files)| {
+            (
+                files.iter().count(),
+                files.values().map(spec_bytes).sum::<usize>(),
+            )
+        })
+        .map(|(id, files)| {
+            let files = files.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            (id, files)
+        })
         .expect("the boris suite has scenarios")
 }
 

@@ -31,12 +31,13 @@ pub(crate) fn cache_file_here(file_name: &str) -> Option<PathBuf> {
 /// Writes `value` to `path` as pretty JSON, whole or not at all: into a
 /// temporary file beside it, then renamed over it, so that two runs ending at
 /// once never leave a torn file (the last one's wins).
-pub(crate) fn write_json(path: &Path, value: &serde_json::Value) -> std::io::Result<()> {
+pub(crate) fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
     let folder = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(folder)?;
-    let mut file = tempfile::NamedTempFile::new_in(folder)?;
+    let mut file = std::io::BufWriter::new(tempfile::NamedTempFile::new_in(folder)?);
     serde_json::to_writer_pretty(&mut file, value)?;
     file.write_all(b"\n")?;
+    let file = file.into_inner().map_err(|e| e.into_error())?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

@@ -8,9 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{json, Value};
-
-use super::cache_folder::{cache_file_here, write_json};
+use super::cache_folder::cache_file_here;
+use super::durations_file::{self, Measured};
 use super::parallel::Planned;
 
 /// The file's name in the cache folder.
@@ -60,20 +59,11 @@ impl KeptDurations {
 
     /// Saves the durations for the next run. A cache: a run that cannot keep it
     /// only starts the next one slower, so a failure is no error.
-    pub(crate) fn save(&self) {
+    pub(crate) fn save(self) {
         if let Some(file) = &self.file {
             let _ = self.durations.save(file);
         }
     }
-}
-
-/// One scenario's last time, and which save of the file measured it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Measured {
-    ms: u64,
-    /// The file's run count when it was saved with this time; 0 for a time not
-    /// saved yet.
-    run: u64,
 }
 
 /// Per target name, per scenario id, the wall time of its last run in
@@ -96,28 +86,11 @@ impl Durations {
     }
 
     /// The durations in a file's text; anything not of the expected shape is
-    /// left out.
+    /// left out (`durations_file`).
     fn parse(text: &str) -> Durations {
-        let Ok(doc) = serde_json::from_str::<Value>(text) else {
+        let Some(by_target) = durations_file::parse(text, VERSION) else {
             return Durations::default();
         };
-        if doc["version"].as_u64() != Some(VERSION) {
-            return Durations::default();
-        }
-        let mut by_target = BTreeMap::new();
-        for (target, scenarios) in doc["targets"].as_object().into_iter().flatten() {
-            let times: BTreeMap<String, Measured> = scenarios
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter_map(|(id, pair)| {
-                    let ms = pair[0].as_u64()?;
-                    let run = pair[1].as_u64()?;
-                    Some((id.clone(), Measured { ms, run }))
-                })
-                .collect();
-            by_target.insert(target.clone(), times);
-        }
         let newest_run = by_target
             .values()
             .flat_map(|times| times.values().map(|m| m.run))
@@ -146,31 +119,21 @@ impl Durations {
     }
 
     /// Writes these durations over those in `path`, keeping what it holds of
-    /// other targets and scenarios, up to [`MOST_KEPT`] times in all.
-    pub(crate) fn save(&self, path: &Path) -> std::io::Result<()> {
+    /// other targets and scenarios, up to [`MOST_KEPT`] times in all. Taken by
+    /// value, so the times move into what is written instead of being copied.
+    pub(crate) fn save(self, path: &Path) -> std::io::Result<()> {
         let mut merged = Durations::load(path);
         merged.newest_run += 1;
         let run = merged.newest_run;
-        for (target, times) in &self.by_target {
-            merged.by_target.entry(target.clone()).or_default().extend(
+        for (target, times) in self.by_target {
+            merged.by_target.entry(target).or_default().extend(
                 times
-                    .iter()
-                    .map(|(id, m)| (id.clone(), Measured { ms: m.ms, run })),
+                    .into_iter()
+                    .map(|(id, m)| (id, Measured { ms: m.ms, run })),
             );
         }
         merged.keep_the_newest(MOST_KEPT);
-        let targets: serde_json::Map<String, Value> = merged
-            .by_target
-            .iter()
-            .map(|(target, times)| {
-                let times: serde_json::Map<String, Value> = times
-                    .iter()
-                    .map(|(id, m)| (id.clone(), json!([m.ms, m.run])))
-                    .collect();
-                (target.clone(), Value::Object(times))
-            })
-            .collect();
-        write_json(path, &json!({ "version": VERSION, "targets": targets }))
+        durations_file::write(path, &merged.by_target, VERSION)
     }
 
     /// Drops the times of the oldest runs until at most `most` are left, but

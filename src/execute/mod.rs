@@ -7,6 +7,7 @@
 pub(crate) mod cache_folder;
 pub(crate) mod cancel;
 pub(crate) mod durations;
+mod durations_file;
 pub(crate) mod escape;
 pub(crate) mod parallel;
 pub(crate) mod plan;
@@ -344,7 +345,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
             let answer = outcome.answer_text(ANSWER_LIMIT);
             if let Some(escape) = escape::escape_of(
                 fixture,
-                (&call.tool, &call.args),
+                (&call.tool, &call.args.to_map()),
                 &answer,
                 &session.stderr_tail(),
             ) {
@@ -385,7 +386,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     if confined {
         if let Some(escape) = escape::escape_of(
             fixture,
-            (&last.tool, &last.args),
+            (&last.tool, &last.args.to_map()),
             answer,
             &session.stderr_tail(),
         ) {

@@ -9,6 +9,7 @@ mod model;
 mod partition;
 mod pattern;
 mod placeholders;
+mod sorted_map;
 mod validate;
 mod yaml;
 

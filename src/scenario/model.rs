@@ -14,6 +14,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::pattern::{check_syntax, Pattern};
+use super::sorted_map::SortedMap;
 
 /// `specs/<suite>/suite.yaml`.
 #[derive(Debug, Clone, Deserialize)]
@@ -277,7 +278,7 @@ pub(crate) struct Given {
     #[serde(default)]
     pub tree: Option<String>,
     #[serde(default)]
-    pub files: BTreeMap<String, FileSpec>,
+    pub files: SortedMap<FileSpec>,
     /// Server settings this scenario needs; a target that cannot express one skips it.
     #[serde(default)]
     pub settings: BTreeMap<String, Value>,
@@ -412,7 +413,7 @@ pub(crate) struct Outside {
 pub(crate) struct Call {
     pub tool: String,
     #[serde(default)]
-    pub args: serde_json::Map<String, Value>,
+    pub args: SortedMap<Value>,
     /// Make the same call this many times (set-up only).
     #[serde(default = "one")]
     pub repeat: u32,

@@ -12,6 +12,7 @@ use super::model::{
 };
 use super::pattern::{check_syntax, Pattern};
 use super::placeholders::{captures_used, check_capture_name, unquoted_values, Bindings};
+use super::sorted_map::SortedMap;
 
 /// Every problem in `file`, each with the line of the scenario it belongs to.
 pub(crate) fn validate_file(
@@ -544,7 +545,7 @@ fn check_relative(name: &str) -> Result<(), PathProblem> {
 /// symlink (the fixture is built without following links, so nothing goes inside
 /// one), below such an entry of `given.tree`, or naming the same path as another
 /// entry (`a` and `a/`).
-fn placement_problems(files: &BTreeMap<String, FileSpec>, tree: Option<&Path>) -> Vec<String> {
+fn placement_problems(files: &SortedMap<FileSpec>, tree: Option<&Path>) -> Vec<String> {
     let mut problems = Vec::new();
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     for name in files.keys() {

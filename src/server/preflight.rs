@@ -71,7 +71,7 @@ pub(crate) fn calls_of(suite: &Suite, target: &Target) -> BTreeMap<String, BTree
             &scenario.when.0[..]
         };
         for call in scenario.given.calls.iter().chain(judged) {
-            let (tool, args) = target.translate(&call.tool, call.args.clone());
+            let (tool, args) = target.translate(&call.tool, call.args.to_map());
             used.entry(tool).or_default().extend(args.keys().cloned());
         }
     }

@@ -72,6 +72,9 @@ pub(crate) enum CliError {
     /// `record` could not read the calls to make.
     #[error("record: {0}")]
     RecordCalls(#[from] CallsError),
+    /// `list --json` could not put its object together.
+    #[error("list --json: {0}")]
+    ListJson(#[source] serde_json::Error),
     /// `confinement` could not read the server's tools or write its suite.
     #[error("confinement: {0}")]
     Confinement(String),

@@ -9,7 +9,7 @@ use super::error::CliError;
 use super::outcome::Outcome;
 use super::output::{print, say};
 use crate::catalogue::Catalogue;
-use crate::scenario::Suite;
+use crate::report::list_json::list_json;
 use crate::server::load_target_file;
 
 /// `toolspec list [--suite NAME]... [--since N] [--json [--target FILE]]`.
@@ -35,7 +35,7 @@ pub(crate) struct ListArgs {
 
 pub(crate) fn list(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, CliError> {
     if args.json {
-        return list_json(catalogue, args);
+        return list_suites_json(catalogue, args);
     }
     let suites = catalogue.select(&args.suite)?;
     for suite in &suites {
@@ -79,7 +79,7 @@ pub(crate) fn list(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, Cl
 
 /// `list --json`: `{"suites": [{"name", "title", "version", "scenarios": [{"id",
 /// "requirement", "basis"}]}]}`, the suites chosen as `run` chooses them.
-fn list_json(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, CliError> {
+fn list_suites_json(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, CliError> {
     let mut names = args.suite.clone();
     if names.is_empty() {
         if let Some(file) = &args.target {
@@ -87,31 +87,9 @@ fn list_json(catalogue: &Catalogue, args: &ListArgs) -> Result<Outcome, CliError
         }
     }
     let suites = catalogue.select(&names)?;
-    let listed: Vec<serde_json::Value> = suites.iter().map(suite_json).collect();
+    let listed = list_json(&suites).map_err(CliError::ListJson)?;
     // Printed as it is: the ids come from suite files, and a program reading them
     // must get them exact (`say` would mark a C1 control inside one).
-    print(&format!("{}\n", serde_json::json!({ "suites": listed })));
+    print(&format!("{listed}\n"));
     Ok(Outcome::Held)
-}
-
-fn suite_json(suite: &Suite) -> serde_json::Value {
-    let scenarios: Vec<serde_json::Value> = suite
-        .scenarios()
-        .map(|(file, scenario)| {
-            serde_json::json!({
-                "id": suite.scenario_id(file, scenario),
-                "requirement": file.content.requirement,
-                "basis": match scenario.basis {
-                    crate::scenario::Basis::Spec => "spec",
-                    crate::scenario::Basis::Upstream => "upstream",
-                },
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "name": suite.name,
-        "title": suite.config.title,
-        "version": suite.config.version,
-        "scenarios": scenarios,
-    })
 }

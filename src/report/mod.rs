@@ -8,6 +8,7 @@ pub(crate) mod history;
 mod html;
 mod json;
 mod junit;
+pub(crate) mod list_json;
 mod markdown;
 pub(crate) mod matrix;
 pub(crate) mod mutants;

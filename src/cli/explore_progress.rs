@@ -156,6 +156,7 @@ mod tests {
             outcome: CaseOutcome::Ran {
                 calls: 1,
                 divergence,
+                passed_over: Vec::new(),
             },
         }
     }

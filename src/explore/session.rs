@@ -17,6 +17,7 @@ use super::cases::budget::{Budget, Shard};
 use super::cases::run::{run_cases, ExplorePlan, Explored};
 use super::cases::watch::Watch;
 use super::compare::differential::Sides;
+use super::compare::pass_over::KnownSignatures;
 use super::compare::tools_listed::{list_oracle_tools, ToolsListError};
 use super::explore_file::{load_explore_data, ExploreData};
 use super::shrink::transcript::observe;
@@ -238,6 +239,7 @@ pub(crate) fn explore_session(
             call_timeout,
             subject_lacks: &subject_lacks,
             confinement: suite.config.confinement.as_ref(),
+            known: baseline.as_ref().map(|b| b as &dyn KnownSignatures),
         },
         data: &data,
         seed: request.seed,

@@ -135,7 +135,8 @@ fn gemini_cli_drop_trailing_period_is_found_shrunk_and_written() {
 
 /// A run's signatures written as a baseline (or its `--json` file) make the same
 /// run exit 0, each divergence marked as known; a malformed baseline is refused
-/// naming its line.
+/// naming its line. The case (seed 5's case 2, alone in shard 3 of 3) diverges at
+/// its last call, so going on past the known divergence finds nothing after it.
 #[test]
 fn a_baseline_of_known_signatures_lets_only_new_ones_fail() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -151,7 +152,9 @@ fn a_baseline_of_known_signatures_lets_only_new_ones_fail() {
         "--seed",
         "5",
         "--cases",
-        "3",
+        "1",
+        "--partition",
+        "3/3",
     ];
     let (code, stdout, stderr) = explore(
         &[
@@ -268,6 +271,143 @@ fn a_yaml_baseline_accepts_classes_by_rule_and_reports_stale_ones() {
     );
 }
 
+/// With `--baseline`, a case goes on past a divergence the baseline names while
+/// the fixtures agree: boris's `drop-code-prefix`, seed 5, case 28 alone (shard
+/// 29 of 40), reads a missing file with `view` (an error without its code) and
+/// then fails a `str_replace` the same way. A baseline naming the `view` class
+/// passes over the first and finds the second, new, shrunk toward it; the first
+/// counts as its class seen and as a call that disagreed. A baseline naming only
+/// the later class, or none, stops the case at the first, as before.
+#[test]
+fn a_case_goes_on_past_a_known_divergence_and_finds_a_later_new_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let class = |tool: &str, witness: &str| {
+        format!(
+            "- class: {tool}-without-code\n  verdict: departure\n  reason: the mutation drops the prefix\n  \
+             match: {{ level: convention, tool: {tool}, subject: 'error without a code' }}\n{witness}"
+        )
+    };
+    let view = dir.path().join("view.yaml");
+    std::fs::write(&view, class("view", "  witness: '5:28'\n")).expect("write");
+    let str_replace = dir.path().join("str_replace.yaml");
+    std::fs::write(&str_replace, class("str_replace", "")).expect("write");
+    let json = dir.path().join("run.json");
+    let case_28 = [
+        "--suite",
+        "boris",
+        "--mutate",
+        "drop-code-prefix",
+        "--seed",
+        "5",
+        "--cases",
+        "1",
+        "--partition",
+        "29/40",
+        "--shrink-budget",
+        "20",
+    ];
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8 path").to_string();
+    let (code, stdout, stderr) = explore(
+        &[
+            &case_28[..],
+            &["--baseline", &path(&view), "--json", &path(&json)],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "PASSED OVER [convention] case 28 call 1 of 4: view\n  signature convention/view/"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            ", in the baseline as view-without-code (departure)\nDIVERGENCE [convention] case 28 call 2 of 4: str_replace\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(" 1 divergences (escape 0, broken 0, convention 1, text 0, files 0), 1 known, passed over, 0 cases not run"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(": 2 signatures, 1 new, 1 in the baseline"),
+        "{stdout}"
+    );
+    // The class was only passed over, and still counts as seen.
+    assert!(
+        stdout.contains(": 1 class, 1 seen, 0 not reached"),
+        "{stdout}"
+    );
+    let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
+    assert_eq!(written["schema_version"], 6);
+    // Both calls compared, and both disagreed.
+    assert_eq!(written["calls"], 2);
+    assert_eq!(written["agreement"]["convention"], 0.0);
+    let passed = written["passed_over"].as_array().expect("passed_over");
+    assert_eq!(passed.len(), 1, "{passed:?}");
+    assert_eq!(passed[0]["case"], 28);
+    assert_eq!(passed[0]["call"], 1);
+    assert_eq!(passed[0]["class"], "view-without-code");
+    assert_eq!(written["divergences"][0]["call"], 2);
+    let signatures = written["signatures"].as_array().expect("signatures");
+    let new: Vec<_> = signatures.iter().filter(|s| s["known"] == false).collect();
+    assert_eq!(new.len(), 1, "{signatures:?}");
+    assert_eq!(new[0]["tool"], "str_replace");
+    // Shrunk toward the new one: it ends at the str_replace and reads as it did.
+    let shrunk_calls = new[0]["shrunk"]["calls"].as_array().expect("shrunk");
+    assert_eq!(
+        shrunk_calls.last().map(|c| &c["tool"]),
+        Some(&serde_json::json!("str_replace")),
+        "{shrunk_calls:?}"
+    );
+    assert_eq!(new[0]["shrunk"]["oracle"], "error STR_REPLACE_NOT_FOUND");
+    let known: Vec<_> = signatures.iter().filter(|s| s["known"] == true).collect();
+    assert_eq!(known.len(), 1, "{signatures:?}");
+    assert_eq!(known[0]["passed_over"], 1);
+    assert_eq!(written["baseline"]["classes"][0]["signatures_seen"], 1);
+
+    // Its witness is case 28, which passes over the class before it stops: a
+    // run that does not reach it finds it still shown there, not stale.
+    let case_0 = case_28.map(|a| if a == "29/40" { "1/40" } else { a });
+    let (_, stdout, stderr) = explore(&[&case_0[..], &["--baseline", &path(&view)]].concat());
+    assert!(
+        stdout.contains(": 1 class, 0 seen, 1 not reached whose witness still shows it, 0 without a witness, 0 stale"),
+        "{stdout}\n{stderr}"
+    );
+
+    // An unknown first divergence stops the case, as does a run without a
+    // baseline: one call compared, nothing passed over.
+    for baseline in [Some(path(&str_replace)), None] {
+        let mut args: Vec<String> = case_28.iter().map(|a| a.to_string()).collect();
+        args.extend(["--json".to_string(), path(&json)]);
+        if let Some(baseline) = &baseline {
+            args.extend(["--baseline".to_string(), baseline.clone()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, stdout, stderr) = explore(&args);
+        assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("DIVERGENCE [convention] case 28 call 1 of 4: view\n"),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("PASSED OVER"), "{stdout}");
+        assert_eq!(
+            stdout.contains(", 0 known, passed over, 0 cases not run"),
+            baseline.is_some(),
+            "{stdout}"
+        );
+        assert!(
+            !stdout.contains("passed over") || baseline.is_some(),
+            "{stdout}"
+        );
+        let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
+        assert_eq!(written["calls"], 1);
+        assert_eq!(written["passed_over"], serde_json::json!([]));
+    }
+}
+
 #[test]
 fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -328,7 +468,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "{beside}"
     );
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
-    assert_eq!(written["schema_version"], 5);
+    assert_eq!(written["schema_version"], 6);
     assert_eq!(written["seed"], 28);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");

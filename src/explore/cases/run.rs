@@ -29,7 +29,8 @@ pub(crate) struct ExplorePlan<'a> {
 /// What a run explored: the cases worth showing, and only counts of the rest.
 #[derive(Default)]
 pub(crate) struct Explored {
-    /// The cases that diverged or could not be run, in case order.
+    /// The cases that diverged (a known divergence passed over included) or
+    /// could not be run, in case order.
     pub kept: Vec<ExploredCase>,
     /// How many cases ran, kept or not.
     pub cases: u64,
@@ -57,11 +58,14 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
         let number = plan.shard.case_number(index);
         let case = generate_case(plan.seed, number, plan.data);
         let outcome = runtime.block_on(run_case(&plan.sides, &case));
-        let clean_calls = match outcome {
+        // A case that passed over a known divergence is kept, so its report
+        // and classification read what it passed over.
+        let clean_calls = match &outcome {
             CaseOutcome::Ran {
                 calls,
                 divergence: None,
-            } => Some(calls),
+                passed_over,
+            } if passed_over.is_empty() => Some(*calls),
             _ => None,
         };
         let explored = ExploredCase { case, outcome };

@@ -3,8 +3,9 @@
 //! in step (each side's renames applied to its own calls), and after every call,
 //! where the suite's program is meant to stay inside its root, each side judged for
 //! an escape as `run` judges one; then the answers and the files compared. The case
-//! stops at its first divergence, and both servers are stopped and both fixtures
-//! removed however it ends.
+//! stops at its first divergence, but for one the run's baseline already names
+//! while the fixtures still agree (`pass_over.rs`), which is counted and passed
+//! over; both servers are stopped and both fixtures removed however it ends.
 
 use std::time::Duration;
 
@@ -15,6 +16,7 @@ use crate::execute::escape::escape_of;
 use crate::explore::compare::levels::{
     compare_answers, compare_files, difference, is_broken, Difference, Level, Masking,
 };
+use crate::explore::compare::pass_over::{passes_over, KnownSignatures};
 use crate::explore::explore_file::TaskRules;
 use crate::explore::generate::argument_gen::{NO_TASK, TASK};
 use crate::explore::generate::call::GeneratedCall;
@@ -39,6 +41,10 @@ pub(crate) struct Sides<'a> {
     /// The suite's `confinement:`: a case started with settings under which its
     /// program stays inside its root is judged for escapes after every call.
     pub confinement: Option<&'a SuiteConfinement>,
+    /// The run's `--baseline`: a case goes on past a divergence one of its
+    /// classes names (while the fixtures agree), so a known departure does not
+    /// hide the calls after it. None: every case stops at its first divergence.
+    pub known: Option<&'a dyn KnownSignatures>,
 }
 
 impl Sides<'_> {
@@ -94,10 +100,13 @@ pub(crate) struct ExploredCase {
 /// How a case came out.
 #[derive(Debug, Clone)]
 pub(crate) enum CaseOutcome {
-    /// Calls made on both sides, and the divergence that stopped the case, if any.
+    /// Calls made on both sides, the divergence that stopped the case, if any,
+    /// and the known ones it went on past, in call order (empty without a
+    /// baseline).
     Ran {
         calls: usize,
         divergence: Option<Divergence>,
+        passed_over: Vec<Divergence>,
     },
     /// The case could not be run at all: the fixture could not be built or the
     /// oracle did not start.
@@ -293,10 +302,15 @@ pub(crate) async fn run_case(sides: &Sides<'_>, case: &Case) -> CaseOutcome {
                     difference,
                     stderr_tail: String::new(),
                 }),
+                passed_over: Vec::new(),
             };
         }
     };
-    let (calls, divergence) = make_calls(sides, case, &mut oracle, &mut subject).await;
+    let CallsMade {
+        calls,
+        divergence,
+        passed_over,
+    } = make_calls(sides, case, &mut oracle, &mut subject).await;
     let (_, stopped) = tokio::join!(oracle.session.stop(), subject.session.stop());
     let divergence = divergence.or_else(|| {
         stopped.err().map(|broken| Divergence {
@@ -306,17 +320,33 @@ pub(crate) async fn run_case(sides: &Sides<'_>, case: &Case) -> CaseOutcome {
         })
     });
     drop((oracle.fixture, subject.fixture));
-    CaseOutcome::Ran { calls, divergence }
+    CaseOutcome::Ran {
+        calls,
+        divergence,
+        passed_over,
+    }
 }
 
-/// The calls in step, until the first divergence or a call that broke both.
+/// What the calls of a case came to.
+struct CallsMade {
+    /// How many were made on both sides.
+    calls: usize,
+    /// The divergence that stopped the case.
+    divergence: Option<Divergence>,
+    /// The known divergences the case went on past.
+    passed_over: Vec<Divergence>,
+}
+
+/// The calls in step, until the first divergence the case may not pass over
+/// (`pass_over.rs`) or a call that broke both.
 async fn make_calls(
     sides: &Sides<'_>,
     case: &Case,
     oracle: &mut Live,
     subject: &mut Live,
-) -> (usize, Option<Divergence>) {
+) -> CallsMade {
     let confined = sides.confine(case);
+    let mut passed_over = Vec::new();
     for (index, call) in case.calls.iter().enumerate() {
         if sides.subject_lacks.contains(&call.tool) {
             continue;
@@ -362,14 +392,32 @@ async fn make_calls(
                 difference,
                 stderr_tail,
             };
-            return (index + 1, Some(divergence));
+            let files_agree = || {
+                compare_files(&oracle.listing(sides.masks), &subject.listing(sides.masks)).is_none()
+            };
+            if !passes_over(sides.known, case, &divergence, files_agree) {
+                return CallsMade {
+                    calls: index + 1,
+                    divergence: Some(divergence),
+                    passed_over,
+                };
+            }
+            passed_over.push(divergence);
         }
         if is_broken(&o_outcome) {
             // Both broke: nothing after this call can be compared.
-            return (index + 1, None);
+            return CallsMade {
+                calls: index + 1,
+                divergence: None,
+                passed_over,
+            };
         }
     }
-    (case.calls.len(), None)
+    CallsMade {
+        calls: case.calls.len(),
+        divergence: None,
+        passed_over,
+    }
 }
 
 /// The call as one side is sent it: its root (and task id) filled in, its

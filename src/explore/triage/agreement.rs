@@ -1,6 +1,7 @@
-//! How often the two sides agree: of the calls a run made, counted up to each
-//! case's first divergence (a case stops there), the fraction on which the oracle
-//! and the subject read the same at each level. Levels are compared in order, so a
+//! How often the two sides agree: of the calls a run made, counted up to the
+//! divergence that stopped each case (with `--baseline`, a case goes on past a
+//! known one while the fixtures agree, and the calls after it count), the
+//! fraction on which the oracle and the subject read the same at each level. Levels are compared in order, so a
 //! call that diverged at `text` agreed at `convention`; a `broken` call agrees at
 //! none. It is the figure that says how closely a subject follows the oracle
 //! between the points a suite's scenarios sample.

@@ -17,6 +17,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::explore::compare::levels::Level;
+use crate::explore::compare::pass_over::KnownSignatures;
 use crate::explore::compare::signature::Signature;
 
 /// Why a baseline file cannot be used, naming the file and, where it can, the
@@ -248,6 +249,13 @@ impl Baseline {
             Some(line) => format!("{}:{line}", self.file),
             None => self.file.clone(),
         }
+    }
+}
+
+/// A case goes on past a divergence whose signature one of the classes accepts.
+impl KnownSignatures for Baseline {
+    fn knows(&self, signature: &Signature) -> bool {
+        self.class_of(signature).is_some()
     }
 }
 

@@ -1,6 +1,8 @@
-//! What a run's cases came to in counts: the calls compared (up to each case's
-//! divergence), the divergences by level, the cases not run, and the calls of
-//! tools the subject lacks, which are not made and not counted as compared.
+//! What a run's cases came to in counts: the calls compared (up to the divergence
+//! that stopped each case, the calls after a known one it passed over included),
+//! the divergences by level, those passed over by level, the cases not run, and
+//! the calls of tools the subject lacks, which are not made and not counted as
+//! compared.
 
 use std::collections::BTreeMap;
 
@@ -15,8 +17,10 @@ pub(crate) struct Tally {
     /// Calls made on both sides and compared.
     pub calls: usize,
     pub divergences: usize,
-    /// Divergences by level, in `Level::ALL` order.
+    /// Divergences that stopped a case, by level, in `Level::ALL` order.
     pub by_level: [usize; Level::ALL.len()],
+    /// Known divergences a case went on past, by level, in `Level::ALL` order.
+    pub passed_over_by_level: [usize; Level::ALL.len()],
     /// Cases that could not be run.
     pub failed: usize,
     /// Calls of tools the subject does not list, up to each case's divergence.
@@ -30,12 +34,16 @@ impl Tally {
     pub(crate) fn of(explored: &Explored, subject_lacks: &[String]) -> Tally {
         let mut tally = Tally::default();
         for ExploredCase { case, outcome } in &explored.kept {
-            let (calls, divergence) = match outcome {
+            let (calls, divergence, passed_over) = match outcome {
                 CaseOutcome::Failed(_) => {
                     tally.failed += 1;
                     continue;
                 }
-                CaseOutcome::Ran { calls, divergence } => (*calls, divergence),
+                CaseOutcome::Ran {
+                    calls,
+                    divergence,
+                    passed_over,
+                } => (*calls, divergence, passed_over),
             };
             let unsupported = case
                 .calls
@@ -47,10 +55,10 @@ impl Tally {
             tally.calls += calls - unsupported;
             if let Some(divergence) = divergence {
                 tally.divergences += 1;
-                let level = divergence.difference.level;
-                if let Some(slot) = Level::ALL.iter().position(|l| *l == level) {
-                    tally.by_level[slot] += 1;
-                }
+                count_level(&mut tally.by_level, divergence.difference.level);
+            }
+            for passed in passed_over {
+                count_level(&mut tally.passed_over_by_level, passed.difference.level);
             }
         }
         tally.count_clean_calls(&explored.clean_calls, subject_lacks);
@@ -70,11 +78,28 @@ impl Tally {
         }
     }
 
-    /// How often the two sides agreed over the calls counted.
+    /// How many known divergences the cases went on past.
+    pub(crate) fn passed_over(&self) -> usize {
+        self.passed_over_by_level.iter().sum()
+    }
+
+    /// How often the two sides agreed over the calls counted: a call passed
+    /// over disagreed at its level as much as one that stopped its case.
     pub(crate) fn agreement(&self) -> Agreement {
+        let mut by_level = self.by_level;
+        for (slot, passed) in by_level.iter_mut().zip(self.passed_over_by_level) {
+            *slot += passed;
+        }
         Agreement {
             calls: self.calls,
-            by_level: self.by_level,
+            by_level,
         }
+    }
+}
+
+/// Counts one divergence at `level` in `by_level`.
+fn count_level(by_level: &mut [usize; Level::ALL.len()], level: Level) {
+    if let Some(slot) = Level::ALL.iter().position(|l| *l == level) {
+        by_level[slot] += 1;
     }
 }

@@ -19,7 +19,7 @@ use crate::explore::triage::stale::WitnessRun;
 
 /// The version of the shape written; `docs/explore.schema.json` holds it as
 /// `schema_version`'s `const`, and a change of shape raises both.
-pub(crate) const EXPLORE_SCHEMA_VERSION: u64 = 5;
+pub(crate) const EXPLORE_SCHEMA_VERSION: u64 = 6;
 
 #[derive(Serialize)]
 struct ExploreReport<'r> {
@@ -30,6 +30,7 @@ struct ExploreReport<'r> {
     cases: u64,
     calls: usize,
     divergences: Vec<DivergenceRecord<'r>>,
+    passed_over: Vec<PassedOverRecord<'r>>,
     signatures: Vec<SignatureRecord<'r>>,
     not_run: Vec<NotRun<'r>>,
     unsupported: Unsupported<'r>,
@@ -61,6 +62,20 @@ struct DivergenceRecord<'r> {
     signature: Option<String>,
 }
 
+/// A known divergence a case went on past (version 6).
+#[derive(Serialize)]
+struct PassedOverRecord<'r> {
+    case: u64,
+    /// From 1.
+    call: Option<usize>,
+    level: &'static str,
+    tool: &'r str,
+    oracle: &'r str,
+    subject: &'r str,
+    signature: String,
+    class: Option<&'r str>,
+}
+
 #[derive(Serialize)]
 struct NotRun<'r> {
     case: u64,
@@ -76,6 +91,8 @@ struct SignatureRecord<'r> {
     subject: &'r [String],
     call: &'r str,
     cases: &'r [u64],
+    /// How many times a case went on past it (version 6).
+    passed_over: usize,
     known: bool,
     class: Option<&'r str>,
     shrunk: Option<ShrunkRecord<'r>>,
@@ -155,6 +172,11 @@ fn report<'r>(findings: &'r Findings<'r>) -> ExploreReport<'r> {
                 _ => None,
             })
             .collect(),
+        passed_over: explored
+            .kept
+            .iter()
+            .flat_map(|ExploredCase { case, outcome }| passed_over(findings, case, outcome))
+            .collect(),
         signatures: findings
             .classified
             .classes
@@ -184,6 +206,31 @@ fn report<'r>(findings: &'r Findings<'r>) -> ExploreReport<'r> {
         },
         baseline: baseline(findings),
     }
+}
+
+/// The known divergences `case` went on past, each with its signature and class.
+fn passed_over<'r>(
+    findings: &'r Findings<'r>,
+    case: &'r Case,
+    outcome: &'r CaseOutcome,
+) -> Vec<PassedOverRecord<'r>> {
+    let CaseOutcome::Ran { passed_over, .. } = outcome else {
+        return Vec::new();
+    };
+    passed_over
+        .iter()
+        .zip(findings.classified.passed_over_in_case(case.number))
+        .map(|(d, class)| PassedOverRecord {
+            case: case.number,
+            call: d.at_call.map(|i| i + 1),
+            level: d.difference.level.label(),
+            tool: &class.signature.tool,
+            oracle: &d.difference.oracle,
+            subject: &d.difference.subject,
+            signature: class.signature.id(),
+            class: findings.known_class(class).map(|k| k.name.as_str()),
+        })
+        .collect()
 }
 
 fn calls<'r>(case: &'r Case, divergence: &Divergence) -> Vec<CallRecord<'r>> {
@@ -238,6 +285,7 @@ fn signature<'r>(
         subject: &class.signature.subject,
         call: &class.signature.call,
         cases: &class.cases,
+        passed_over: class.passed_over,
         known: class.known.is_some(),
         class: findings.known_class(class).map(|k| k.name.as_str()),
         shrunk: class.shrunk.as_ref().map(|shrunk| ShrunkRecord {

@@ -1,6 +1,6 @@
 //! `toolspec explore`'s console text, a line at a time: the heading, the settings
-//! drawn, the tools the subject lacks, a block per divergence in case order, the
-//! summary, what became of the baseline, and what `--out` wrote. Lines only: the
+//! drawn, the tools the subject lacks, a block per divergence in case order (a
+//! heading for each known one a case went on past), the summary, what became of the baseline, and what `--out` wrote. Lines only: the
 //! command prints them (making a server's control characters inert on the way).
 
 use std::collections::BTreeMap;
@@ -121,7 +121,7 @@ pub(crate) fn findings(findings: &Findings<'_>) -> Vec<String> {
         ));
     }
     lines.push(format!(
-        "explore {suite}: {} cases, {} calls, {} divergences ({}), {} cases not run",
+        "explore {suite}: {} cases, {} calls, {} divergences ({}), {}{} cases not run",
         findings.explored.cases,
         tally.calls,
         tally.divergences,
@@ -131,6 +131,12 @@ pub(crate) fn findings(findings: &Findings<'_>) -> Vec<String> {
             .map(|(level, n)| format!("{} {n}", level.label()))
             .collect::<Vec<_>>()
             .join(", "),
+        // Only a baseline lets a case go on past a divergence.
+        if findings.baseline.is_some() {
+            format!("{} known, passed over, ", tally.passed_over())
+        } else {
+            String::new()
+        },
         tally.failed
     ));
     lines.push(format!(
@@ -183,24 +189,18 @@ fn divergences(findings: &Findings<'_>) -> Vec<String> {
                 continue;
             }
             CaseOutcome::Ran {
-                divergence: Some(divergence),
+                divergence,
+                passed_over,
                 ..
-            } => divergence,
-            CaseOutcome::Ran { .. } => continue,
+            } => {
+                lines.extend(passed_over_lines(findings, case, passed_over));
+                match divergence {
+                    Some(divergence) => divergence,
+                    None => continue,
+                }
+            }
         };
-        let level = divergence.difference.level;
-        let (place, tool) = match divergence.at_call {
-            Some(i) => (
-                format!("call {} of {}", i + 1, case.calls.len()),
-                case.calls.get(i).map(|c| c.tool.as_str()).unwrap_or("?"),
-            ),
-            None => ("start".to_string(), "-"),
-        };
-        lines.push(format!(
-            "DIVERGENCE [{}] case {} {place}: {tool}",
-            level.label(),
-            case.number
-        ));
+        lines.push(heading_line("DIVERGENCE", case, divergence));
         let Some(class) = classified.class_of_case(case.number) else {
             continue;
         };
@@ -251,6 +251,38 @@ fn divergences(findings: &Findings<'_>) -> Vec<String> {
         lines.push(format!(
             "({SHOWN_IN_FULL} new signatures shown in full; --json FILE has them all)"
         ));
+    }
+    lines
+}
+
+/// `WHAT [level] case N call I of J: tool`, the heading of a divergence.
+fn heading_line(what: &str, case: &Case, divergence: &Divergence) -> String {
+    let (place, tool) = match divergence.at_call {
+        Some(i) => (
+            format!("call {} of {}", i + 1, case.calls.len()),
+            case.calls.get(i).map(|c| c.tool.as_str()).unwrap_or("?"),
+        ),
+        None => ("start".to_string(), "-"),
+    };
+    format!(
+        "{what} [{}] case {} {place}: {tool}",
+        divergence.difference.level.label(),
+        case.number
+    )
+}
+
+/// Each known divergence `case` went on past, a heading and its signature with
+/// the baseline's class: the case was not stopped, so there is no block.
+fn passed_over_lines(findings: &Findings<'_>, case: &Case, passed: &[Divergence]) -> Vec<String> {
+    let classes = findings.classified.passed_over_in_case(case.number);
+    let mut lines = Vec::new();
+    for (divergence, class) in passed.iter().zip(classes) {
+        lines.push(heading_line("PASSED OVER", case, divergence));
+        let known = findings
+            .known_class(class)
+            .map(|k| format!(", in the baseline as {} ({})", k.name, k.verdict.label()))
+            .unwrap_or_default();
+        lines.push(format!("  signature {}{known}", class.signature.id()));
     }
     lines
 }

@@ -222,7 +222,7 @@ mod tests {
             "../outside/secret.txt:1: beside the root"
         );
         let (grepped, _) = answer(ctx, "grep", json!({ "pattern": "root", "glob": "l*" })).await;
-        assert_eq!(grepped["data"]["output"], "link.txt:1: beside the root");
+        assert_eq!(grepped["data"]["output"], "./link.txt:1: beside the root");
         let args = json!({ "command": "cat ../outside/secret.txt" });
         let (ran, _) = answer(ctx, "bash", args).await;
         assert_eq!(ran["data"]["output"], "beside the root");

@@ -16,7 +16,7 @@ use crate::engine::names::display_name;
 
 /// The `path` argument; empty counts as absent, as upstream.
 fn base_arg(args: &Args) -> Result<Option<String>, Failure> {
-    Ok(params::opt_string(&args, "path")?
+    Ok(params::opt_string(args, "path")?
         .filter(|path| !path.is_empty()))
 }
 

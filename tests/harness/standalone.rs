@@ -35,7 +35,7 @@ fn a_lone_copy_lists_and_runs_the_built_in_suites_from_any_folder() {
         .success()
         .stdout(predicate::str::contains("boris: Boris MCP tool errors ("))
         .stdout(predicate::str::contains("ikigai: "))
-        .stdout(predicate::str::contains(", version 1, built-in)"));
+        .stdout(predicate::str::contains(", version 2, built-in)"));
     // The suite's `given.tree` fixtures are built in too.
     lone_copy(dir.path())
         .args(["run", "--suite", "gemini-cli", "--filter", "glob"])
@@ -124,7 +124,7 @@ fn specs_adds_suites_and_replaces_a_built_in_one_of_the_same_name() {
         .assert()
         .success()
         .stdout(predicate::str::contains(format!(
-            "ikigai: my ikigai fork (53 scenarios, version 1, from {})",
+            "ikigai: my ikigai fork (70 scenarios, version 2, from {})",
             out.join("specs").display()
         )))
         .stdout(predicate::str::contains("boris: Boris MCP tool errors ("));

@@ -205,6 +205,21 @@ impl ConfinedFs {
         Ok(file)
     }
 
+    /// Opens directory `real` for reading as if it were a file, as `open(2)`
+    /// with `O_RDONLY` opens a folder: for a dialect whose program reads a
+    /// folder with `fopen` and seeks in it (ikigai's file_read). Reading it
+    /// fails with EISDIR; where its end lies is the file system's to say.
+    pub(crate) fn open_dir_as_file(&self, real: &Path) -> io::Result<std::fs::File> {
+        let file = self
+            .dir_at(real)?
+            .open_with(".", OpenOptions::new().read(true))?
+            .into_std();
+        if !file.metadata()?.is_dir() {
+            return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+        }
+        Ok(file)
+    }
+
     /// Opens `real` for writing without truncating or creating it, refusing a
     /// link at its end (`O_NONBLOCK`, so a FIFO cannot hang the call).
     pub(crate) fn open_write(&self, real: &Path) -> io::Result<std::fs::File> {

@@ -317,6 +317,12 @@ impl PathPolicy {
         self.fs.open_read(&self.follow(path)?)
     }
 
+    /// Opens the directory at `path` for reading as a file (see
+    /// [`ConfinedFs::open_dir_as_file`]).
+    pub(crate) fn open_dir_as_file(&self, path: &Path) -> io::Result<std::fs::File> {
+        self.fs.open_dir_as_file(&self.follow(path)?)
+    }
+
     /// Opens the file at `path` for writing, without truncating it: the
     /// check that an existing file may be written to.
     pub(crate) fn open_write(&self, path: &Path) -> io::Result<std::fs::File> {

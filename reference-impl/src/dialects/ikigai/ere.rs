@@ -32,6 +32,10 @@ const CLASS_NAMES: [&str; 12] = [
 /// Why a pattern is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EreError {
+    /// glibc's REG_BADPAT, which it gives when the pattern ends right after
+    /// a `[` or `[^`, before any member (`regcomp.c` parse_bracket_exp);
+    /// a bracket left open later is [`EreError::UnmatchedBracket`].
+    BadPattern,
     UnmatchedParen,
     UnmatchedBracket,
     UnmatchedBrace,
@@ -49,6 +53,7 @@ pub(crate) enum EreError {
 impl fmt::Display for EreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            EreError::BadPattern => "Invalid regular expression",
             EreError::UnmatchedParen => "Unmatched ( or \\(",
             EreError::UnmatchedBracket => "Unmatched [, [^, [:, [., or [=",
             EreError::UnmatchedBrace => "Unmatched \\{",
@@ -276,6 +281,9 @@ impl Translator {
             self.at += 1;
             class.push('^');
         }
+        if self.peek().is_none() {
+            return Err(EreError::BadPattern);
+        }
         let mut first = true;
         // Set right after a range, where a further `-` may only be the last member.
         let mut after_range = false;
@@ -387,7 +395,17 @@ mod tests {
         let cases = [
             ("(unclosed", EreError::UnmatchedParen),
             ("(()", EreError::UnmatchedParen),
+            ("[", EreError::BadPattern),
+            ("x[", EreError::BadPattern),
+            ("[^", EreError::BadPattern),
+            ("([", EreError::BadPattern),
+            ("[a][", EreError::BadPattern),
             ("[unclosed", EreError::UnmatchedBracket),
+            ("[a", EreError::UnmatchedBracket),
+            ("[[", EreError::UnmatchedBracket),
+            ("[^a", EreError::UnmatchedBracket),
+            ("[a-", EreError::UnmatchedBracket),
+            ("([)", EreError::UnmatchedBracket),
             ("[]", EreError::UnmatchedBracket),
             ("[^]", EreError::UnmatchedBracket),
             ("[[:alpha:]", EreError::UnmatchedBracket),

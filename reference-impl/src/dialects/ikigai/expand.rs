@@ -4,7 +4,8 @@
 //! The pattern is taken relative to a base directory (the `path` argument,
 //! used as written, or the root); each match is shown as the base as written
 //! joined with the matched names, so `path: src, pattern: *.c` shows
-//! `src/a.c` and a pattern alone shows `a.c`. Matching does not recurse
+//! `src/a.c` (and `path: src/` shows `src//a.c`, as the text rel-04 hands
+//! glob(3) reads) and a pattern alone shows `a.c`. Matching does not recurse
 //! beyond what the pattern spells out, and results are sorted by their text.
 //!
 //! Nothing confines the expansion to the root, as nothing confines
@@ -65,15 +66,18 @@ pub(crate) fn expand_with(
     if components.is_empty() {
         return Ok(Vec::new());
     }
-    let start = match base {
-        Some(base) => base.to_string(),
-        None if pattern.starts_with('/') => "/".to_string(),
-        None => String::new(),
+    // rel-04 hands glob(3) the text `<base>/<pattern>` (tool_glob.c:18,
+    // tool_grep.c:142-144), and glob(3) shows the part before the first
+    // wildcard as written: `{root}/` as base shows `{root}//a.txt`.
+    let leading = &pattern[..pattern.len() - pattern.trim_start_matches('/').len()];
+    let (start, shown) = match base {
+        Some(base) => (base.to_string(), format!("{base}/{leading}")),
+        None => (leading.to_string(), leading.to_string()),
     };
     // Each candidate is the text shown and the path it names, built from
     // the names' real bytes (a name that is not UTF-8 is shown replaced but
     // still reached).
-    let mut candidates = vec![(policy.root().join(&start), start)];
+    let mut candidates = vec![(policy.root().join(&start), shown)];
     for (index, component) in components.iter().enumerate() {
         let last = index + 1 == components.len();
         let mut next = Vec::new();
@@ -231,6 +235,10 @@ mod tests {
         assert_eq!(found[0].real, policy.root().join("a.c"));
         let relative = expand(&policy, Some("src"), "*").expect("valid");
         assert_eq!(shown(relative), ["src/deep", "src/x.c"]);
+        let slashed = expand(&policy, Some("src/"), "*.c").expect("valid");
+        assert_eq!(shown(slashed), ["src//x.c"], "the base's own slash kept");
+        let doubled = expand(&policy, Some("src"), "/*.c").expect("valid");
+        assert_eq!(shown(doubled), ["src//x.c"], "the pattern's own slash kept");
         let absolute = expand(&policy, None, &format!("{root}/src/*.c")).expect("valid");
         assert_eq!(shown(absolute), [format!("{root}/src/x.c")]);
     }

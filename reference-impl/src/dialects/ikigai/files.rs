@@ -1,14 +1,14 @@
 //! `file_read` and `file_write`.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use rmcp::model::JsonObject;
 
 use super::mutations::Mutation;
-use super::params::argument_failure;
+use super::params::{self, argument_failure};
 use super::render::Data;
-use super::{is_permission_denied, path_failure, resolve, Outcome};
+use super::{dotdot, is_permission_denied, path_failure, resolve, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::{files, EngineError};
@@ -34,14 +34,18 @@ fn open_failure(err: &io::Error, path: &str) -> Failure {
 
 pub(crate) fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["path"]).map_err(argument_failure)?;
-    let path_arg = args.string("path").map_err(argument_failure)?;
+    let path_arg = params::string(&args, "path")?;
     if path_arg.is_empty() {
         return Err(path_failure("File not found", &path_arg));
     }
     let path = resolve(ctx, &path_arg)?;
     let shown = named(ctx, &path_arg, &path);
+    dotdot::check(ctx, &path_arg).map_err(|err| open_failure(&err, &shown))?;
     // Checked before opening: opening a FIFO would block.
     let meta = ctx.policy.stat(&path).map_err(|err| open_failure(&err, &shown))?;
+    if meta.is_dir() {
+        return read_folder(ctx, &path, &shown);
+    }
     if !meta.is_file() {
         return Err(path_failure("Cannot open file", &path_arg));
     }
@@ -64,22 +68,52 @@ pub(crate) fn file_read(ctx: &Context, raw: &JsonObject) -> Outcome {
         .map_err(|err| open_failure(&err, &shown))?
         .read_to_end(&mut content)
         .map_err(|_| path_failure("Failed to read file", &path_arg))?;
+    let text = String::from_utf8_lossy(&content);
     Ok(Data {
-        output: String::from_utf8_lossy(&content).into_owned(),
+        output: params::until_nul(&text).to_string(),
         ..Data::default()
     }
     .into_reply())
 }
 
+/// A folder read as rel-04 reads a file (file_utils.c:20-63): `fopen` opens
+/// it, the offset of its end is taken for its size, and reading that many
+/// bytes fails, since a folder gives none. Where its end lies depends on the
+/// file system: ext4 puts it past any size rel-04 accepts ("File too large",
+/// file_utils.c:46-48), tmpfs refuses the seek ("Cannot seek file",
+/// tool_file_read.c:58), others give the folder's size ("Failed to read
+/// file", tool_file_read.c:61-62) or 0 (an empty output). The folder is
+/// opened and seeked in here too, so the answer is the one rel-04 gives on
+/// the same file system. Seed 004 says nothing of folders.
+fn read_folder(ctx: &Context, path: &Path, shown: &str) -> Outcome {
+    let end = ctx
+        .policy
+        .open_dir_as_file(path)
+        .map_err(|err| open_failure(&err, shown))?
+        .seek(SeekFrom::End(0))
+        .map_err(|_| path_failure("Cannot seek file", shown))?;
+    if end > u64::from(u32::MAX) - 1 {
+        return Err(path_failure("File too large", shown));
+    }
+    if end > 0 {
+        return Err(path_failure("Failed to read file", shown));
+    }
+    Ok(Data::default().into_reply())
+}
+
 pub(crate) fn file_write(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["path", "content"]).map_err(argument_failure)?;
-    let path_arg = args.string("path").map_err(argument_failure)?;
-    let content = args.string("content").map_err(argument_failure)?;
+    let path_arg = params::string(&args, "path")?;
+    let content = params::string(&args, "content")?;
     if path_arg.is_empty() {
         return Err(path_failure("Cannot open file", &path_arg));
     }
     let path = resolve(ctx, &path_arg)?;
     let shown = named(ctx, &path_arg, &path);
+    dotdot::check(ctx, &path_arg).map_err(|err| match err.kind() {
+        io::ErrorKind::PermissionDenied => path_failure("Permission denied", &shown),
+        _ => path_failure("Cannot open file", &shown),
+    })?;
     // As fopen(…, "w"): the directory must exist, and an existing file must
     // be writable (an atomic rename alone would replace a read-only file).
     let parent_is_dir = path

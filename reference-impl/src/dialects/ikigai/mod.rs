@@ -13,6 +13,10 @@
 //!   Only the operating system refuses a path (EACCES is `Permission
 //!   denied: <path>`), or `--allow-dir`, this server's own option, which
 //!   confines it to the folders named and refuses in the same words.
+//!   A `..` is taken as the kernel takes it: the name before it must be a
+//!   folder (see [`dotdot`]).
+//! - Every string argument, and every `output`, ends at its first NUL, as
+//!   the C strings rel-04 holds them in do (see [`params::until_nul`]).
 //! - `glob` and `grep` expand their pattern like `glob(3)`, relative to
 //!   `path` (or the root) and without recursion beyond what the pattern
 //!   spells out; matches are shown as `path` as written joined with the
@@ -20,9 +24,11 @@
 //!   success with `count` 0 and an empty `output`.
 //! - `grep`'s pattern is a POSIX extended regex (see [`ere`]); it searches
 //!   the regular files that `glob` (default `*`) names under `path`, line by
-//!   line, and writes `<file>:<line>: <text>` per matching line.
+//!   line, and writes `<file>:<line>: <text>` per matching line; without
+//!   `path` it searches `.`, so a file is shown as `./name`.
 //! - `file_read` returns the file's bytes as they are (invalid UTF-8
-//!   replaced); `file_write` needs the parent directory to exist, writes
+//!   replaced); a folder is opened and seeked in as rel-04 does, so its
+//!   answer is the file system's (see [`files`]); `file_write` needs the parent directory to exist, writes
 //!   atomically and reports `Wrote N bytes to <base name>`.
 //! - `bash` returns stdout and stderr merged in the order written (the seed;
 //!   upstream's `popen` only captured stdout) with one trailing newline
@@ -38,11 +44,13 @@
 //!   none).
 //! - A command still running at the timeout is killed, and the call fails
 //!   with `Command execution failed: timed out after …`; a command killed by
-//!   a signal otherwise reports `exit_code` -1.
+//!   a signal otherwise reports `exit_code` -1 (rel-04's 0 would read as
+//!   success, which seed 004 line 65 gives to 0 alone).
 //! - Bad arguments: `Missing required parameter: <name>` (upstream's
 //!   wording), `Invalid type for parameter <name>: …` and `Unknown
 //!   parameter: <name>`.
 
+mod dotdot;
 mod ere;
 mod expand;
 mod files;
@@ -214,7 +222,7 @@ mod tests {
             "../outside/secret.txt:1: beside the root"
         );
         let (grepped, _) = answer(ctx, "grep", json!({ "pattern": "root", "glob": "l*" })).await;
-        assert_eq!(grepped["data"]["output"], "link.txt:1: beside the root");
+        assert_eq!(grepped["data"]["output"], "./link.txt:1: beside the root");
         let args = json!({ "command": "cat ../outside/secret.txt" });
         let (ran, _) = answer(ctx, "bash", args).await;
         assert_eq!(ran["data"]["output"], "beside the root");

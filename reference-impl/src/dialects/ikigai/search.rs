@@ -5,9 +5,9 @@ use rmcp::model::JsonObject;
 
 use super::expand::{expand_with, Found, LeadingDot};
 use super::mutations::Mutation;
-use super::params::argument_failure;
+use super::params::{self, argument_failure};
 use super::render::Data;
-use super::{ere, resolve, Outcome};
+use super::{dotdot, ere, resolve, Outcome};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure};
 use crate::engine::files;
@@ -16,9 +16,7 @@ use crate::engine::names::display_name;
 
 /// The `path` argument; empty counts as absent, as upstream.
 fn base_arg(args: &Args) -> Result<Option<String>, Failure> {
-    Ok(args
-        .opt_string("path")
-        .map_err(argument_failure)?
+    Ok(params::opt_string(args, "path")?
         .filter(|path| !path.is_empty()))
 }
 
@@ -28,6 +26,11 @@ fn base_arg(args: &Args) -> Result<Option<String>, Failure> {
 fn find(ctx: &Context, base: Option<&str>, pattern: &str) -> Result<Vec<Found>, Failure> {
     if let Some(base) = base {
         resolve(ctx, base)?;
+        // glob(3) without GLOB_ERR finds nothing where the kernel cannot
+        // walk the base (a `..` out of a missing folder).
+        if dotdot::check(ctx, base).is_err() {
+            return Ok(Vec::new());
+        }
     }
     let leading_dot = if ctx.mutations.is_active(Mutation::GlobMatchesDotfiles) {
         LeadingDot::Wildcard
@@ -61,7 +64,7 @@ fn counted_result(ctx: &Context, output: String, listed: u64, count: u64) -> Out
 
 pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["pattern", "path"]).map_err(argument_failure)?;
-    let pattern = args.string("pattern").map_err(argument_failure)?;
+    let pattern = params::string(&args, "pattern")?;
     let base = base_arg(&args)?;
     let found = find(ctx, base.as_deref(), &pattern)?;
     search_result(ctx, found.into_iter().map(|f| f.shown).collect())
@@ -69,11 +72,11 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Outcome {
 
 pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["pattern", "path", "glob"]).map_err(argument_failure)?;
-    let pattern = args.string("pattern").map_err(argument_failure)?;
-    let base = base_arg(&args)?;
-    let filter = args
-        .opt_string("glob")
-        .map_err(argument_failure)?
+    let pattern = params::string(&args, "pattern")?;
+    // Without a path rel-04 searches "." (tool_grep.c:138, 144), so every
+    // file is shown as `./name`.
+    let base = base_arg(&args)?.unwrap_or_else(|| ".".to_string());
+    let filter = params::opt_string(&args, "glob")?
         .filter(|glob| !glob.is_empty());
     let ignore_case = ctx.mutations.is_active(Mutation::GrepIgnoreCase);
     let compiled = if ignore_case {
@@ -84,7 +87,7 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
     let regex = compiled.map_err(|err| Failure::new("", format!("Invalid pattern: {err}")))?;
     let regex_source = regex.as_str().to_string();
     let file_pattern = filter.as_deref().unwrap_or("*");
-    let mut files = find(ctx, base.as_deref(), file_pattern)?;
+    let mut files = find(ctx, Some(&base), file_pattern)?;
     if ctx.mutations.is_active(Mutation::GrepRecursive) {
         files = files
             .into_iter()
@@ -113,7 +116,9 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Outcome {
         let Some(content) = readable(ctx, &file) else {
             continue;
         };
-        if by_buffer {
+        // A line holding a NUL is matched and shown up to it, as the C
+        // string rel-04 hands to regexec and printf; the per-line route cuts it.
+        if by_buffer && !content.contains(&0) {
             if let Some(found) = search.search_text(&content) {
                 for (number, line) in found.lines() {
                     out.push(&file.shown, number, separator, line, pattern.regex());
@@ -223,7 +228,8 @@ fn readable(ctx: &Context, file: &Found) -> Option<Vec<u8>> {
 }
 
 /// 1-based numbers and text of the matching lines. A line is what ends at
-/// `\n` (a final line without one counts too); only the `\n` is removed.
+/// `\n` (a final line without one counts too); only the `\n` is removed,
+/// and what follows a NUL in it is neither matched nor shown.
 fn matching_lines<'a>(regex: &Regex, content: &'a str, rules: LineRules) -> Vec<(usize, &'a str)> {
     let body = content.strip_suffix('\n').unwrap_or(content);
     if content.is_empty() {
@@ -235,6 +241,7 @@ fn matching_lines<'a>(regex: &Regex, content: &'a str, rules: LineRules) -> Vec<
     }
     lines
         .into_iter()
+        .map(params::until_nul)
         .map(|line| {
             if rules.strip_carriage_return {
                 line.strip_suffix('\r').unwrap_or(line)
@@ -306,6 +313,11 @@ mod tests {
         );
         assert_eq!(matching_lines(&regex, "b", honest), vec![(1, "b")]);
         assert!(matching_lines(&regex, "", honest).is_empty());
+        assert_eq!(
+            matching_lines(&regex, "a\0b\nb\0a\n", honest),
+            vec![(2, "b")],
+            "a line ends at its NUL"
+        );
         let any = ere::compile("").expect("valid");
         assert_eq!(matching_lines(&any, "\n", honest), vec![(1, "")]);
     }

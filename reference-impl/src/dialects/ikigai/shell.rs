@@ -3,7 +3,7 @@
 use rmcp::model::JsonObject;
 
 use super::mutations::Mutation;
-use super::params::argument_failure;
+use super::params::{self, argument_failure};
 use super::render::Data;
 use super::Outcome;
 use crate::dialects::common::args::Args;
@@ -20,7 +20,7 @@ fn execution_failure(detail: impl std::fmt::Display) -> Failure {
 /// a failure.
 pub(crate) async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
     let args = Args::new(raw, &["command"]).map_err(argument_failure)?;
-    let command = args.string("command").map_err(argument_failure)?;
+    let command = params::string(&args, "command")?;
     let ran = if ctx.mutations.is_active(Mutation::BashStdoutOnly) {
         ctx.shell.run(&command, ctx.default_timeout).await
     } else {
@@ -36,10 +36,13 @@ pub(crate) async fn bash(ctx: &Context, raw: &JsonObject) -> Outcome {
             limit.as_secs_f64()
         )));
     }
+    // As rel-04: one trailing newline of the whole output removed
+    // (tool_bash.c:72-75), then the text up to its first NUL kept.
     let mut output = finished.stdout;
     if output.ends_with('\n') {
         output.pop();
     }
+    output.truncate(params::until_nul(&output).len());
     // `pclose` hands back a wait status, not the exit code; a C server that
     // forgets WEXITSTATUS reports the code shifted left by 8.
     let exit_code =

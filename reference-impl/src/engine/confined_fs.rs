@@ -84,10 +84,14 @@ pub(crate) struct ListedEntry {
     /// A link's own text (where it points, as written), read without
     /// following it; `None` for anything else.
     pub(crate) link_target: Option<PathBuf>,
+    /// For a link, the size of what it leads to, wherever that is (read by the
+    /// same stat as [`ListedEntry::leads_to`]); `None` for anything else, or a
+    /// link that leads nowhere.
+    pub(crate) linked_size: Option<u64>,
 }
 
 /// What a listed entry is once a link is followed, wherever it leads: only the
-/// type is read (see [`type_through_link`]), so a listing can show a link to a
+/// type is read (see [`through_link`]), so a listing can show a link to a
 /// directory as a directory, as the real programs do, without reading or
 /// listing anything through it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,18 +240,19 @@ impl ConfinedFs {
                 .is_symlink()
                 .then(|| dir.read_link_contents(&name).ok())
                 .flatten();
-            let leads_to = if metadata.is_symlink() {
-                type_through_link(&dir, &name)
+            let (leads_to, linked_size) = if metadata.is_symlink() {
+                through_link(&dir, &name)
             } else if metadata.is_dir() {
-                LeadsTo::Directory
+                (LeadsTo::Directory, None)
             } else {
-                LeadsTo::NotADirectory
+                (LeadsTo::NotADirectory, None)
             };
             entries.push(ListedEntry {
                 name,
                 metadata,
                 leads_to,
                 link_target,
+                linked_size,
             });
         }
         Ok(entries)
@@ -309,6 +314,35 @@ impl ConfinedFs {
     /// `real` by [`StagedWrite::persist`] and removed if never persisted. A
     /// caller that changes several files stages them all first.
     pub(crate) fn stage(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<StagedWrite> {
+        self.stage_with(real, content, mode, true)
+    }
+
+    /// [`ConfinedFs::stage`] without the fall-back to writing in place: a
+    /// folder in which no temporary file can be made refuses the write, as
+    /// it does a program that always stages one (agent-tools v0.1.0,
+    /// src/lib/atomic.ts:36-49).
+    pub(crate) fn stage_beside(
+        &self,
+        real: &Path,
+        content: &[u8],
+        mode: u32,
+    ) -> io::Result<StagedWrite> {
+        self.stage_with(real, content, mode, false)
+    }
+
+    /// Replaces (or creates) file `real` as [`ConfinedFs::write_atomic`]
+    /// does, through [`ConfinedFs::stage_beside`].
+    pub(crate) fn write_beside(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<()> {
+        self.stage_beside(real, content, mode)?.persist()
+    }
+
+    fn stage_with(
+        &self,
+        real: &Path,
+        content: &[u8],
+        mode: u32,
+        in_place: bool,
+    ) -> io::Result<StagedWrite> {
         let name = real.file_name().ok_or_else(is_a_directory)?;
         if self.by_name(real) {
             return Ok(StagedWrite::ByName {
@@ -319,7 +353,7 @@ impl ConfinedFs {
         let parent = self.make_dirs(real.parent().ok_or_else(|| outside(real))?)?;
         let (temp_name, mut temp) = match create_temp(&parent) {
             Ok(created) => created,
-            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
+            Err(err) if in_place && err.kind() == io::ErrorKind::PermissionDenied => {
                 // The folder is not writable; an existing, writable file in it
                 // still is (and keeps its mode), else the folder's refusal stands.
                 return open_in_place(&parent, name)
@@ -513,13 +547,14 @@ impl Drop for TempBeside {
     }
 }
 
-/// The type of what link `name` of `dir` leads to, wherever it leads: one
-/// `fstatat` that follows the link from the listing's own directory handle. It
-/// opens nothing and reads no content or entries, so a link out of the
-/// confinement shows only whether it leads to a directory.
-fn type_through_link(dir: &Dir, name: &OsStr) -> LeadsTo {
+/// The type and size of what link `name` of `dir` leads to, wherever it
+/// leads: one `fstatat` that follows the link from the listing's own directory
+/// handle. It opens nothing and reads no content or entries, so a link out of
+/// the confinement shows only whether it leads to a directory and how large
+/// that is (as a program listing with `stat` shows it).
+fn through_link(dir: &Dir, name: &OsStr) -> (LeadsTo, Option<u64>) {
     let Ok(name) = CString::new(name.as_bytes()) else {
-        return LeadsTo::Nowhere;
+        return (LeadsTo::Nowhere, None);
     };
     let mut stat = MaybeUninit::<libc::stat>::uninit();
     // SAFETY: the descriptor is an open directory and `name` a NUL-terminated
@@ -527,14 +562,15 @@ fn type_through_link(dir: &Dir, name: &OsStr) -> LeadsTo {
     let found =
         unsafe { libc::fstatat(dir.as_fd().as_raw_fd(), name.as_ptr(), stat.as_mut_ptr(), 0) };
     if found != 0 {
-        return LeadsTo::Nowhere;
+        return (LeadsTo::Nowhere, None);
     }
     // SAFETY: fstatat returned 0, so it filled `stat`.
     let stat = unsafe { stat.assume_init() };
+    let size = u64::try_from(stat.st_size).ok();
     if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
-        LeadsTo::Directory
+        (LeadsTo::Directory, size)
     } else {
-        LeadsTo::NotADirectory
+        (LeadsTo::NotADirectory, size)
     }
 }
 

@@ -18,7 +18,9 @@
 //!   stat accepted it is one: `open` refuses a UNIX socket with ENXIO. The
 //!   details go to stderr; the caller gets only `internal error`.
 
+mod cascade;
 mod files;
+mod line_ends;
 mod mutations;
 mod params;
 mod render;

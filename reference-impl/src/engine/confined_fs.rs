@@ -241,7 +241,10 @@ impl ConfinedFs {
                 .then(|| dir.read_link_contents(&name).ok())
                 .flatten();
             let (leads_to, linked_size) = if metadata.is_symlink() {
-                through_link(&dir, &name)
+                match through_link(&dir, &name) {
+                    Some(through) => (through.leads_to, Some(through.size)),
+                    None => (LeadsTo::Nowhere, None),
+                }
             } else if metadata.is_dir() {
                 (LeadsTo::Directory, None)
             } else {
@@ -468,6 +471,12 @@ impl OpenedDir {
         self.dir.dir_metadata()
     }
 
+    /// What link `name` leads to, wherever that is, without opening it
+    /// (`None` for a link that leads nowhere); see [`through_link`].
+    pub(crate) fn through_link(&self, name: &OsStr) -> Option<Through> {
+        through_link(&self.dir, name)
+    }
+
     /// Stats `name` itself, a link not followed.
     pub(crate) fn metadata(&self, name: &OsStr) -> io::Result<Metadata> {
         self.dir.symlink_metadata(name)
@@ -547,31 +556,46 @@ impl Drop for TempBeside {
     }
 }
 
-/// The type and size of what link `name` of `dir` leads to, wherever it
-/// leads: one `fstatat` that follows the link from the listing's own directory
-/// handle. It opens nothing and reads no content or entries, so a link out of
-/// the confinement shows only whether it leads to a directory and how large
-/// that is (as a program listing with `stat` shows it).
-fn through_link(dir: &Dir, name: &OsStr) -> (LeadsTo, Option<u64>) {
-    let Ok(name) = CString::new(name.as_bytes()) else {
-        return (LeadsTo::Nowhere, None);
-    };
+/// What a link leads to, read without opening it: see [`through_link`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Through {
+    /// A directory or anything else (never [`LeadsTo::Nowhere`]).
+    pub(crate) leads_to: LeadsTo,
+    pub(crate) size: u64,
+    pub(crate) modified: Option<std::time::SystemTime>,
+}
+
+/// The type, size and time of what link `name` of `dir` leads to, wherever
+/// it leads (`None` for nowhere): one `fstatat` that follows the link from
+/// the listing's own directory handle. It opens nothing and reads no content
+/// or entries, so a link out of the confinement shows only whether it leads
+/// to a directory, how large that is and when it changed (as a program
+/// listing with `stat` shows it).
+fn through_link(dir: &Dir, name: &OsStr) -> Option<Through> {
+    let name = CString::new(name.as_bytes()).ok()?;
     let mut stat = MaybeUninit::<libc::stat>::uninit();
     // SAFETY: the descriptor is an open directory and `name` a NUL-terminated
     // string; fstatat fills `stat` when it returns 0.
     let found =
         unsafe { libc::fstatat(dir.as_fd().as_raw_fd(), name.as_ptr(), stat.as_mut_ptr(), 0) };
     if found != 0 {
-        return (LeadsTo::Nowhere, None);
+        return None;
     }
     // SAFETY: fstatat returned 0, so it filled `stat`.
     let stat = unsafe { stat.assume_init() };
-    let size = u64::try_from(stat.st_size).ok();
-    if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
-        (LeadsTo::Directory, size)
-    } else {
-        (LeadsTo::NotADirectory, size)
-    }
+    let modified = u64::try_from(stat.st_mtime).ok().map(|secs| {
+        let nanos = u32::try_from(stat.st_mtime_nsec).unwrap_or(0);
+        std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos)
+    });
+    Some(Through {
+        leads_to: if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
+            LeadsTo::Directory
+        } else {
+            LeadsTo::NotADirectory
+        },
+        size: u64::try_from(stat.st_size).unwrap_or(0),
+        modified,
+    })
 }
 
 /// Opens directory `name` of `parent` (not through a link), creating it first

@@ -20,6 +20,7 @@
 
 mod cascade;
 mod files;
+mod ignore;
 mod line_ends;
 mod mutations;
 mod params;

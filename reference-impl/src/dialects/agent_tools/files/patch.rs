@@ -27,6 +27,7 @@ use crate::dialects::agent_tools::workspace::{self, with_path, Target};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
 use crate::engine::confined_fs::StagedWrite;
+use crate::engine::error::describe_io;
 
 // ------------------------------------------------------------------ parsing
 
@@ -494,13 +495,13 @@ fn commit(ctx: &Context, changes: Vec<Change>) -> Result<(), Failure> {
         for Staged { temp, target } in staged {
             undo.push((target.real.clone(), ctx.policy.read(&target.real).ok()));
             temp.persist()
-                .map_err(|err| workspace::fs_failure(&err, &target.shown, "write"))?;
+                .map_err(|err| not_applied(&err))?;
         }
         for target in deletes {
             let before = ctx.policy.read(&target.real).ok();
             ctx.policy
                 .remove_file(&target.real)
-                .map_err(|err| workspace::fs_failure(&err, &target.shown, "delete"))?;
+                .map_err(|err| not_applied(&err))?;
             undo.push((target.real.clone(), before));
         }
         Ok(())
@@ -514,11 +515,21 @@ fn commit(ctx: &Context, changes: Vec<Change>) -> Result<(), Failure> {
 }
 
 fn stage(ctx: &Context, target: Target, content: &[u8]) -> Result<Staged, Failure> {
-    let fail = |err: std::io::Error| workspace::fs_failure(&err, &target.shown, "write");
+    let fail = |err: std::io::Error| not_applied(&err);
     let mode = existing_mode(ctx, &target.real);
     let real = ctx.policy.follow(&target.real).map_err(fail)?;
     let temp = ctx.policy.fs().stage_beside(&real, content, mode).map_err(fail)?;
     Ok(Staged { temp, target })
+}
+
+/// A file-system error while the changes are made: io_error naming no path,
+/// whatever the error, as v0.1.0 wraps what `applyOpsAtomic` throws
+/// (src/tools/apply-patch.ts:246-251).
+fn not_applied(err: &std::io::Error) -> Failure {
+    Failure::new(
+        "io_error",
+        format!("Failed to apply patch: {}", describe_io(err)),
+    )
 }
 
 /// The permission bits of the file at `path`, or 0644 for a new one.

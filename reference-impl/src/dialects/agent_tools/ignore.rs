@@ -325,7 +325,7 @@ fn brackets(s: &str) -> String {
         if lead {
             let kept = &end_escape[..end_escape.len() - end_escape.len() % 2];
             format!("\\[{range}{kept}{close}")
-        } else if close == "]" && end_escape.len() % 2 == 0 {
+        } else if close == "]" && end_escape.len().is_multiple_of(2) {
             format!("[{}{end_escape}]", sane_ranges(range))
         } else {
             "[]".to_string()

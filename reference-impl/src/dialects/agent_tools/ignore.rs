@@ -18,6 +18,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use regex::{Regex, RegexBuilder};
 
@@ -213,10 +214,21 @@ fn line_regex(pattern: &str) -> String {
     trailing_wildcard(&s)
 }
 
+/// The package's own patterns for its steps, compiled once.
+fn constant(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("a constant pattern compiles")
+}
+
+static TRAILING_SPACES: LazyLock<Regex> = LazyLock::new(|| constant(r"((?:\\\\)*?)(\\?\s+)$"));
+static ESCAPED_SPACES: LazyLock<Regex> = LazyLock::new(|| constant(r"(\\+?)\s"));
+static LEADING_DOUBLE_STAR: LazyLock<Regex> = LazyLock::new(|| constant(r"^\^*\\\*\\\*\\/"));
+static ESCAPED_ESCAPES: LazyLock<Regex> = LazyLock::new(|| constant(r"\\\\\\([$.|*+(){^])"));
+static BRACKETS: LazyLock<Regex> = LazyLock::new(|| constant(r"(\\)?\[([^\]/]*?)(\\*)($|\])"));
+static RANGES: LazyLock<Regex> = LazyLock::new(|| constant(r"([0-z])-([0-z])"));
+
 /// Spaces at the end are dropped, unless the last is escaped.
 fn trailing_spaces(s: &str) -> String {
-    let re = Regex::new(r"((?:\\\\)*?)(\\?\s+)$").expect("valid");
-    re.replace(s, |c: &regex::Captures| {
+    TRAILING_SPACES.replace(s, |c: &regex::Captures| {
         let kept = if c[2].starts_with('\\') { " " } else { "" };
         format!("{}{kept}", &c[1])
     })
@@ -225,8 +237,7 @@ fn trailing_spaces(s: &str) -> String {
 
 /// A space after backslashes: the escaping one dropped.
 fn escaped_spaces(s: &str) -> String {
-    let re = Regex::new(r"(\\+?)\s").expect("valid");
-    re.replace_all(s, |c: &regex::Captures| {
+    ESCAPED_SPACES.replace_all(s, |c: &regex::Captures| {
         let n = c[1].len();
         format!("{} ", &c[1][..n - n % 2])
     })
@@ -246,8 +257,7 @@ fn escape_specials(s: &str) -> String {
 
 /// A leading `**/` (after any `^`) matches any folders or none.
 fn leading_double_star(s: &str) -> String {
-    let re = Regex::new(r"^\^*\\\*\\\*\\/").expect("valid");
-    re.replace(s, "^(?:.*\\/)?").into_owned()
+    LEADING_DOUBLE_STAR.replace(s, "^(?:.*\\/)?").into_owned()
 }
 
 /// `/**` before a `/` or at the end: any folders between, or everything below.
@@ -309,15 +319,13 @@ fn inner_stars(s: &str) -> String {
 /// An escaped backslash before an escaped special character: the special
 /// character, escaped once.
 fn escaped_escapes(s: &str) -> String {
-    let re = Regex::new(r"\\\\\\([$.|*+(){^])").expect("valid");
-    re.replace_all(s, "\\$1").into_owned()
+    ESCAPED_ESCAPES.replace_all(s, "\\$1").into_owned()
 }
 
 /// Bracket expressions: kept when closed (backwards ranges dropped), a class
 /// that never matches when not.
 fn brackets(s: &str) -> String {
-    let re = Regex::new(r"(\\)?\[([^\]/]*?)(\\*)($|\])").expect("valid");
-    re.replace_all(s, |c: &regex::Captures| {
+    BRACKETS.replace_all(s, |c: &regex::Captures| {
         let lead = c.get(1).is_some();
         let range = &c[2];
         let end_escape = &c[3];
@@ -336,8 +344,7 @@ fn brackets(s: &str) -> String {
 
 /// A range whose ends are backwards is dropped.
 fn sane_ranges(range: &str) -> String {
-    let re = Regex::new(r"([0-z])-([0-z])").expect("valid");
-    re.replace_all(range, |c: &regex::Captures| {
+    RANGES.replace_all(range, |c: &regex::Captures| {
         if c[1] <= c[2] {
             c[0].to_string()
         } else {

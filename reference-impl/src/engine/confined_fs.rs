@@ -84,10 +84,6 @@ pub(crate) struct ListedEntry {
     /// A link's own text (where it points, as written), read without
     /// following it; `None` for anything else.
     pub(crate) link_target: Option<PathBuf>,
-    /// For a link, the size of what it leads to, wherever that is (read by the
-    /// same stat as [`ListedEntry::leads_to`]); `None` for anything else, or a
-    /// link that leads nowhere.
-    pub(crate) linked_size: Option<u64>,
 }
 
 /// What a listed entry is once a link is followed, wherever it leads: only the
@@ -240,22 +236,18 @@ impl ConfinedFs {
                 .is_symlink()
                 .then(|| dir.read_link_contents(&name).ok())
                 .flatten();
-            let (leads_to, linked_size) = if metadata.is_symlink() {
-                match through_link(&dir, &name) {
-                    Some(through) => (through.leads_to, Some(through.size)),
-                    None => (LeadsTo::Nowhere, None),
-                }
+            let leads_to = if metadata.is_symlink() {
+                through_link(&dir, &name).map_or(LeadsTo::Nowhere, |through| through.leads_to)
             } else if metadata.is_dir() {
-                (LeadsTo::Directory, None)
+                LeadsTo::Directory
             } else {
-                (LeadsTo::NotADirectory, None)
+                LeadsTo::NotADirectory
             };
             entries.push(ListedEntry {
                 name,
                 metadata,
                 leads_to,
                 link_target,
-                linked_size,
             });
         }
         Ok(entries)
@@ -561,16 +553,14 @@ impl Drop for TempBeside {
 pub(crate) struct Through {
     /// A directory or anything else (never [`LeadsTo::Nowhere`]).
     pub(crate) leads_to: LeadsTo,
-    pub(crate) size: u64,
     pub(crate) modified: Option<std::time::SystemTime>,
 }
 
-/// The type, size and time of what link `name` of `dir` leads to, wherever
-/// it leads (`None` for nowhere): one `fstatat` that follows the link from
-/// the listing's own directory handle. It opens nothing and reads no content
-/// or entries, so a link out of the confinement shows only whether it leads
-/// to a directory, how large that is and when it changed (as a program
-/// listing with `stat` shows it).
+/// The type and time of what link `name` of `dir` leads to, wherever it
+/// leads (`None` for nowhere): one `fstatat` that follows the link from the
+/// listing's own directory handle. It opens nothing and reads no content or
+/// entries, so a link out of the confinement shows only whether it leads to
+/// a directory and when it changed (the order of a listing sorted by time).
 fn through_link(dir: &Dir, name: &OsStr) -> Option<Through> {
     let name = CString::new(name.as_bytes()).ok()?;
     let mut stat = MaybeUninit::<libc::stat>::uninit();
@@ -593,7 +583,6 @@ fn through_link(dir: &Dir, name: &OsStr) -> Option<Through> {
         } else {
             LeadsTo::NotADirectory
         },
-        size: u64::try_from(stat.st_size).unwrap_or(0),
         modified,
     })
 }

@@ -41,11 +41,18 @@ pub(crate) fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure
     let mut entries = Vec::new();
     for entry in listed {
         // As v0.1.0's `fs.stat` (src/tools/list-dir.ts:40-51): a link is listed
-        // as what it leads to, wherever that is, with that thing's size; a
-        // dangling one as a file of size 0. A folder itself shows no size.
+        // as what it leads to, with that file's size when it is inside the
+        // root; a dangling one as a file of size 0. A link out of the root
+        // shows its type only (size 0), where v0.1.0 shows the outside file's
+        // size: containment comes first, and the baseline names the departure.
+        // A folder itself shows no size.
         let is_dir = entry.leads_to == LeadsTo::Directory;
         let size = if entry.metadata.is_symlink() {
-            entry.linked_size.unwrap_or(0)
+            ctx.policy
+                .stat(&target.real.join(&entry.name))
+                .ok()
+                .filter(|meta| !meta.is_dir())
+                .map_or(0, |meta| meta.len())
         } else if is_dir {
             0
         } else {

@@ -688,7 +688,7 @@ fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
     ]);
     assert_eq!(code, Some(1), "{stdout}\n{stderr}");
     assert!(
-        stdout.contains("settings drawn, one case in three: max_file_bytes 16|64|100000"),
+        stdout.contains("settings drawn, one case in three: max_file_bytes 1024|100000"),
         "{stdout}"
     );
     let headings = stdout

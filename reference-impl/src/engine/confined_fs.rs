@@ -87,7 +87,7 @@ pub(crate) struct ListedEntry {
 }
 
 /// What a listed entry is once a link is followed, wherever it leads: only the
-/// type is read (see [`type_through_link`]), so a listing can show a link to a
+/// type is read (see [`through_link`]), so a listing can show a link to a
 /// directory as a directory, as the real programs do, without reading or
 /// listing anything through it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,7 +252,7 @@ impl ConfinedFs {
                 .then(|| dir.read_link_contents(&name).ok())
                 .flatten();
             let leads_to = if metadata.is_symlink() {
-                type_through_link(&dir, &name)
+                through_link(&dir, &name).map_or(LeadsTo::Nowhere, |through| through.leads_to)
             } else if metadata.is_dir() {
                 LeadsTo::Directory
             } else {
@@ -324,6 +324,35 @@ impl ConfinedFs {
     /// `real` by [`StagedWrite::persist`] and removed if never persisted. A
     /// caller that changes several files stages them all first.
     pub(crate) fn stage(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<StagedWrite> {
+        self.stage_with(real, content, mode, true)
+    }
+
+    /// [`ConfinedFs::stage`] without the fall-back to writing in place: a
+    /// folder in which no temporary file can be made refuses the write, as
+    /// it does a program that always stages one (agent-tools v0.1.0,
+    /// src/lib/atomic.ts:36-49).
+    pub(crate) fn stage_beside(
+        &self,
+        real: &Path,
+        content: &[u8],
+        mode: u32,
+    ) -> io::Result<StagedWrite> {
+        self.stage_with(real, content, mode, false)
+    }
+
+    /// Replaces (or creates) file `real` as [`ConfinedFs::write_atomic`]
+    /// does, through [`ConfinedFs::stage_beside`].
+    pub(crate) fn write_beside(&self, real: &Path, content: &[u8], mode: u32) -> io::Result<()> {
+        self.stage_beside(real, content, mode)?.persist()
+    }
+
+    fn stage_with(
+        &self,
+        real: &Path,
+        content: &[u8],
+        mode: u32,
+        in_place: bool,
+    ) -> io::Result<StagedWrite> {
         let name = real.file_name().ok_or_else(is_a_directory)?;
         if self.by_name(real) {
             return Ok(StagedWrite::ByName {
@@ -334,7 +363,7 @@ impl ConfinedFs {
         let parent = self.make_dirs(real.parent().ok_or_else(|| outside(real))?)?;
         let (temp_name, mut temp) = match create_temp(&parent) {
             Ok(created) => created,
-            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
+            Err(err) if in_place && err.kind() == io::ErrorKind::PermissionDenied => {
                 // The folder is not writable; an existing, writable file in it
                 // still is (and keeps its mode), else the folder's refusal stands.
                 return open_in_place(&parent, name)
@@ -449,6 +478,12 @@ impl OpenedDir {
         self.dir.dir_metadata()
     }
 
+    /// What link `name` leads to, wherever that is, without opening it
+    /// (`None` for a link that leads nowhere); see [`through_link`].
+    pub(crate) fn through_link(&self, name: &OsStr) -> Option<Through> {
+        through_link(&self.dir, name)
+    }
+
     /// Stats `name` itself, a link not followed.
     pub(crate) fn metadata(&self, name: &OsStr) -> io::Result<Metadata> {
         self.dir.symlink_metadata(name)
@@ -528,29 +563,43 @@ impl Drop for TempBeside {
     }
 }
 
-/// The type of what link `name` of `dir` leads to, wherever it leads: one
-/// `fstatat` that follows the link from the listing's own directory handle. It
-/// opens nothing and reads no content or entries, so a link out of the
-/// confinement shows only whether it leads to a directory.
-fn type_through_link(dir: &Dir, name: &OsStr) -> LeadsTo {
-    let Ok(name) = CString::new(name.as_bytes()) else {
-        return LeadsTo::Nowhere;
-    };
+/// What a link leads to, read without opening it: see [`through_link`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Through {
+    /// A directory or anything else (never [`LeadsTo::Nowhere`]).
+    pub(crate) leads_to: LeadsTo,
+    pub(crate) modified: Option<std::time::SystemTime>,
+}
+
+/// The type and time of what link `name` of `dir` leads to, wherever it
+/// leads (`None` for nowhere): one `fstatat` that follows the link from the
+/// listing's own directory handle. It opens nothing and reads no content or
+/// entries, so a link out of the confinement shows only whether it leads to
+/// a directory and when it changed (the order of a listing sorted by time).
+fn through_link(dir: &Dir, name: &OsStr) -> Option<Through> {
+    let name = CString::new(name.as_bytes()).ok()?;
     let mut stat = MaybeUninit::<libc::stat>::uninit();
     // SAFETY: the descriptor is an open directory and `name` a NUL-terminated
     // string; fstatat fills `stat` when it returns 0.
     let found =
         unsafe { libc::fstatat(dir.as_fd().as_raw_fd(), name.as_ptr(), stat.as_mut_ptr(), 0) };
     if found != 0 {
-        return LeadsTo::Nowhere;
+        return None;
     }
     // SAFETY: fstatat returned 0, so it filled `stat`.
     let stat = unsafe { stat.assume_init() };
-    if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
-        LeadsTo::Directory
-    } else {
-        LeadsTo::NotADirectory
-    }
+    let modified = u64::try_from(stat.st_mtime).ok().map(|secs| {
+        let nanos = u32::try_from(stat.st_mtime_nsec).unwrap_or(0);
+        std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos)
+    });
+    Some(Through {
+        leads_to: if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
+            LeadsTo::Directory
+        } else {
+            LeadsTo::NotADirectory
+        },
+        modified,
+    })
 }
 
 /// Opens directory `name` of `parent` (not through a link), creating it first

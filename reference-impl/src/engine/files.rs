@@ -167,6 +167,10 @@ pub(crate) enum Rewrite {
     /// Truncated and written where it is, as Go's `os.WriteFile` does (Boris,
     /// create_file.go:53, str_replace.go:63, 80): the folder's time stays.
     InPlace,
+    /// A temporary file renamed over it, with no other way: a folder the
+    /// server may enter but not write refuses the write, even of a file in it
+    /// it may write (agent-tools v0.1.0 always stages a temporary file).
+    RenamedOnly,
 }
 
 /// Writes `content` to `path` atomically, creating parent directories. Checks
@@ -215,6 +219,7 @@ pub(crate) fn write(
     let fs = policy.fs();
     match (rewrite, &existing) {
         (Rewrite::InPlace, Some(_)) => fs.rewrite_existing(&real, content),
+        (Rewrite::RenamedOnly, _) => fs.write_beside(&real, content, mode),
         _ => fs.write_atomic(&real, content, mode),
     }
     .map_err(write_err)?;

@@ -18,7 +18,10 @@
 //!   stat accepted it is one: `open` refuses a UNIX socket with ENXIO. The
 //!   details go to stderr; the caller gets only `internal error`.
 
+mod cascade;
 mod files;
+mod ignore;
+mod line_ends;
 mod mutations;
 mod params;
 mod render;

@@ -1,6 +1,7 @@
 //! Schema checks beyond the types `args.rs` knows: minimums, enums and the
 //! `edits` array. Every failure here is `invalid_input`, raised before any
-//! file is touched, as upstream's ajv check runs before the tool.
+//! file is touched, as v0.1.0 checks every argument against the tool's schema
+//! before the tool runs (src/core.ts:57-65).
 
 use serde_json::{Map, Value};
 
@@ -81,8 +82,15 @@ pub(crate) fn edits(raw: &Map<String, Value>) -> Result<Vec<EditSpec>, Failure> 
         .iter()
         .enumerate()
         .map(|(i, item)| match item {
-            Value::Object(map) => EditSpec::from_object(map)
-                .map_err(|err| invalid(format!("edits[{i}]: {}", err.message()))),
+            Value::Object(map) => match EditSpec::from_object(map) {
+                Err(err) => Err(invalid(format!("edits[{i}]: {}", err.message()))),
+                // `minLength: 1` in v0.1.0's schema (src/tools/multi-edit.ts:32):
+                // refused with the other arguments, before the file is looked at.
+                Ok(spec) if spec.old_string.is_empty() => Err(invalid(format!(
+                    "edits[{i}]: old_string must not be empty"
+                ))),
+                Ok(spec) => Ok(spec),
+            },
             _ => Err(invalid(format!("edits[{i}] must be an object"))),
         })
         .collect()

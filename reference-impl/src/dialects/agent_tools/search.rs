@@ -1,5 +1,12 @@
 //! `glob` and `grep`. Both list workspace-relative paths of the files
 //! [`walk`] finds. No match is the success `(no matches)`.
+//!
+//! Patterns are read as v0.1.0 reads them in JavaScript: a glob as
+//! tinyglobby does (src/lib/files.ts:44-49; an unclosed `[` is the character
+//! itself, see [`node_glob`]), a regular expression as `new RegExp` does
+//! (src/lib/rg.ts:157; `a{2` is literal, see [`js_regex`]). grep compiles its
+//! pattern only once its path has been resolved and looked at, as v0.1.0's
+//! in-process search does (src/lib/rg.ts:44-62, 139-160).
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -16,18 +23,20 @@ use super::text::{decode, looks_binary, split_lines};
 use super::walk::walk;
 use super::workspace;
 use crate::dialects::common::args::Args;
+use crate::dialects::common::js_regex;
+use crate::dialects::common::node_glob::node_glob;
 use crate::engine::line_search::{matching_lines, LinePattern, LineSearch, Want};
-use crate::engine::search::{compile_glob, compile_regex, FileHits};
+use crate::engine::search::{compile_regex, FileHits};
 use crate::engine::EngineError;
 
 const NO_MATCHES: &str = "(no matches)";
 
-fn glob_failure(err: EngineError, pattern: &str) -> Failure {
-    let detail = match err {
-        EngineError::InvalidGlob { message, .. } => message,
-        other => format!("{other:?}"),
-    };
-    let mut failure = invalid(format!("Invalid glob pattern: {detail}"));
+fn glob_failure(err: &globset::Error, pattern: &str) -> Failure {
+    with_pattern(invalid(format!("Invalid glob pattern: {err}")), pattern)
+}
+
+/// Adds the `pattern` extra field.
+fn with_pattern(mut failure: Failure, pattern: &str) -> Failure {
     failure.extra.insert("pattern".into(), Value::from(pattern));
     failure
 }
@@ -52,7 +61,7 @@ pub(crate) fn glob(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
     if !meta.is_dir() {
         return Err(workspace::not_directory(&base.shown));
     }
-    let matcher = compile_glob(&pattern).map_err(|err| glob_failure(err, &pattern))?;
+    let matcher = node_glob(&pattern, false).map_err(|err| glob_failure(&err, &pattern))?;
     // Each file's modification time and workspace-relative path.
     let mut hits: Vec<(Option<SystemTime>, String)> = Vec::new();
     walk(ctx, &base.real, respect, &mut |found| {
@@ -132,16 +141,22 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         offset: to_usize(int_at_least(&args, "offset", 0)?.unwrap_or(0)),
         head_limit: int_at_least(&args, "head_limit", 1)?.map(to_usize),
     };
-    let regex = compile_regex(&pattern, ignore_case, multiline).map_err(|err| match err {
-        EngineError::InvalidRegex { message } => {
-            invalid(format!("Invalid regular expression: {message}"))
-        }
-        other => workspace::engine_failure(other, &pattern),
-    })?;
-    let lines = LinePattern::new(regex, &pattern, ignore_case, multiline);
+    let target = workspace::resolve(ctx, &path)?;
+    // v0.1.0 names the path of a failed stat absolute (src/lib/rg.ts:45-50).
+    let absolute = target.named.display().to_string();
+    let meta = ctx
+        .policy
+        .stat(&target.real)
+        .map_err(|err| workspace::fs_failure(&err, &absolute, "stat"))?;
+    if !meta.is_dir() && skipped(ctx, &target, &meta) {
+        // Never searched, so the pattern is never compiled either.
+        return Ok(Reply::text(NO_MATCHES));
+    }
     let include = include
-        .map(|g| compile_glob(&g).map_err(|err| glob_failure(err, &g)))
+        .map(|g| node_glob(&g, false).map_err(|err| glob_failure(&err, &g)))
         .transpose()?;
+    let regex = js_pattern(&pattern, ignore_case, multiline)?;
+    let lines = LinePattern::new(regex, &pattern, ignore_case, multiline);
     let want = match mode.as_str() {
         "content" => Want::Lines {
             before: to_usize(before),
@@ -150,9 +165,6 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         _ => Want::Counts,
     };
     let mut search = LineSearch::new(&lines, want);
-    let target = workspace::resolve(ctx, &path)?;
-    let meta = ctx.policy.stat(&target.real)
-        .map_err(|err| workspace::fs_failure(&err, &target.shown, "stat"))?;
     let mut hits: Vec<FileHits> = Vec::new();
     if meta.is_dir() {
         walk(ctx, &target.real, true, &mut |found| {
@@ -169,7 +181,7 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
             let metadata = file.metadata()?;
             Ok((file, metadata))
         });
-        hits.extend(search_file(ctx, opened, target.shown.clone(), &mut search));
+        hits.extend(search_file(ctx, opened, target.display.clone(), &mut search));
     }
     hits.sort_by(|a, b| a.display.cmp(&b.display));
     let (before, after) = if mode == "content" {
@@ -194,6 +206,42 @@ pub(crate) fn grep(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
         }
     };
     Ok(Reply::text(with_footer(body, total, shown, paging.offset)))
+}
+
+/// `pattern` compiled as JavaScript reads it, or `invalid_input` in V8's
+/// words (`Invalid regex: Invalid regular expression: /[/: Unterminated
+/// character class`, src/lib/rg.ts:156-161), naming the pattern.
+fn js_pattern(pattern: &str, ignore_case: bool, multiline: bool) -> Result<regex::Regex, Failure> {
+    let flags = match (multiline, ignore_case) {
+        (true, true) => "gmsi",
+        (true, false) => "gms",
+        (false, true) => "i",
+        (false, false) => "",
+    };
+    let refused = |why: &str| {
+        with_pattern(
+            invalid(format!(
+                "Invalid regex: Invalid regular expression: /{pattern}/{flags}: {why}"
+            )),
+            pattern,
+        )
+    };
+    let spelled = js_regex::for_regex_crate(pattern).map_err(refused)?;
+    compile_regex(&spelled, ignore_case, multiline).map_err(|err| match err {
+        EngineError::InvalidRegex { message } => refused(&message),
+        other => workspace::engine_failure(other, pattern),
+    })
+}
+
+/// A single file v0.1.0's grep answers without searching: over the size
+/// limit, or binary (src/lib/rg.ts:54-59).
+fn skipped(ctx: &Context, target: &workspace::Target, meta: &crate::engine::confined_fs::Metadata) -> bool {
+    if meta.len() > ctx.max_file_size {
+        return true;
+    }
+    ctx.policy
+        .read(&target.real)
+        .is_ok_and(|bytes| looks_binary(&bytes))
 }
 
 fn to_usize(n: i64) -> usize {
@@ -284,14 +332,14 @@ fn with_footer(body: String, total: usize, shown: usize, offset: usize) -> Strin
     if total == 0 {
         return NO_MATCHES.to_string();
     }
+    // v0.1.0's words (src/tools/grep.ts:236-253).
     if offset >= total {
-        return format!("(no results at offset {offset}; {total} in all)");
+        return format!("(no results at offset {offset}; {total} total)");
     }
     let next = offset + shown;
     if next < total {
         return format!(
-            "{body}\n[... results {}-{next} of {total}; call again with offset={next} for more ...]",
-            offset + 1
+            "{body}\n[... showing {offset}..{next} of {total}; call again with offset={next} for more ...]"
         );
     }
     body
@@ -335,12 +383,12 @@ mod tests {
         let (text, total, shown) = render_content(&hits, &first, 0, 0);
         assert_eq!(
             with_footer(text, total, shown, 0),
-            "a:1:m\n[... results 1-1 of 2; call again with offset=1 for more ...]"
+            "a:1:m\n[... showing 0..1 of 2; call again with offset=1 for more ...]"
         );
         assert_eq!(with_footer(String::new(), 0, 0, 0), NO_MATCHES);
         assert_eq!(
             with_footer(String::new(), 2, 0, 5),
-            "(no results at offset 5; 2 in all)"
+            "(no results at offset 5; 2 total)"
         );
     }
 }

@@ -60,7 +60,7 @@ pub(super) async fn bash(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failu
 }
 
 fn working_directory(ctx: &Context, raw: &str) -> Result<std::path::PathBuf, Failure> {
-    let Target { real, shown } = workspace::resolve(ctx, raw)?;
+    let Target { real, shown, .. } = workspace::resolve(ctx, raw)?;
     let meta = ctx.policy.stat(&real).map_err(|err| workspace::fs_failure(&err, &shown, "stat"))?;
     if !meta.is_dir() {
         return Err(workspace::not_directory(&shown));

@@ -25,7 +25,7 @@ pub(super) fn all() -> Vec<Tool> {
             json!({
                 "path": {"type": "string", "description": "file to read, relative to the workspace root"},
                 "offset": {"type": "integer", "description": "first line, 1-based; negative counts from the end; 0 is invalid"},
-                "limit": {"type": "integer", "minimum": 0, "description": "most lines to return (default 2000)"},
+                "limit": {"type": "integer", "minimum": 1, "description": "most lines to return (default 2000)"},
             }),
             &["path"],
         ),

@@ -1,59 +1,26 @@
 //! The walk behind agent-tools' `glob` and `grep`: every file under a
 //! folder, a folder's files in name order and then its subfolders, depth
-//! first; `.git` and what the root `.gitignore` names (plain patterns, no
-//! `!` negation) are left out when asked, a symlink to a directory is never
-//! followed, and a symlinked file is listed only when its target is inside
-//! the root.
+//! first, as v0.1.0's tinyglobby lists them (src/lib/files.ts:38-58): a link
+//! to a file is listed by its own name wherever it leads (its content is
+//! read only where it leads inside the root), a link to a folder is walked
+//! under its own name (only where it leads inside the root: v0.1.0 follows
+//! one out of it too, an escape), and a dangling link is not listed. When
+//! asked, what v0.1.0's ignore rules leave out ([`Ignores`]) is left out.
 //!
 //! Each folder is opened from its parent's handle and each file from its
 //! folder's (see [`OpenedDir`]), without following a link, so the walk
 //! neither leaves the confined root nor looks every path up again from it;
-//! only a symlink to a file goes through the policy by path.
+//! only a link goes through the policy by path.
 
 use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use globset::GlobMatcher;
-
+use super::ignore::Ignores;
 use super::workspace::relative_to;
 use crate::dialects::Context;
-use crate::engine::confined_fs::{Metadata, OpenedDir};
-use crate::engine::search::compile_glob;
-
-/// A root `.gitignore` line.
-struct IgnoreRule {
-    matcher: GlobMatcher,
-    dir_only: bool,
-}
-
-fn ignore_rules(ctx: &Context, root: &Path) -> Vec<IgnoreRule> {
-    let Ok(bytes) = ctx.policy.read(&root.join(".gitignore")) else {
-        return Vec::new();
-    };
-    let Ok(text) = String::from_utf8(bytes) else {
-        return Vec::new();
-    };
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('!'))
-        .filter_map(|line| {
-            let dir_only = line.ends_with('/');
-            let line = line.trim_end_matches('/');
-            // A pattern with an inner slash is anchored at the root; one
-            // without matches a name at any depth.
-            let pattern = match line.strip_prefix('/') {
-                Some(anchored) => anchored.to_string(),
-                None if line.contains('/') => line.to_string(),
-                None => format!("**/{line}"),
-            };
-            compile_glob(&pattern)
-                .ok()
-                .map(|matcher| IgnoreRule { matcher, dir_only })
-        })
-        .collect()
-}
+use crate::engine::confined_fs::{LeadsTo, Metadata, OpenedDir};
 
 /// A file found by [`walk`].
 pub(super) struct Found<'a> {
@@ -71,16 +38,20 @@ pub(super) struct Found<'a> {
 enum Place<'a> {
     /// The folder it was listed in, and its name there.
     Listed { dir: &'a OpenedDir, name: &'a OsStr },
-    /// A symlink, and what it leads to (already stat'ed through the policy).
+    /// A symlink to a file inside the root (already stat'ed through the policy).
     Linked(Metadata),
+    /// A symlink to a file beyond the root: listed, never opened; when it
+    /// was last changed, read through the link without opening it.
+    Beyond(Option<SystemTime>),
 }
 
 impl Found<'_> {
-    /// When the file (a link itself, when it is one) was last modified.
+    /// When the file (what a link leads to, when it is one) was last modified.
     pub(super) fn modified(&self) -> Option<SystemTime> {
         let modified = match &self.place {
             Place::Listed { dir, name } => dir.metadata(name).and_then(|meta| meta.modified()),
             Place::Linked(meta) => meta.modified(),
+            Place::Beyond(modified) => return *modified,
         };
         modified.ok().map(cap_std::time::SystemTime::into_std)
     }
@@ -101,6 +72,10 @@ impl Found<'_> {
                 let metadata = file.metadata()?;
                 Ok((file, metadata))
             }
+            Place::Beyond(_) => Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "a link out of the root is listed, never read",
+            )),
         }
     }
 }
@@ -113,71 +88,78 @@ pub(super) fn walk(
     respect_ignore: bool,
     visit: &mut dyn FnMut(Found<'_>),
 ) {
-    let rules = if respect_ignore {
-        ignore_rules(ctx, ctx.policy.root())
-    } else {
-        Vec::new()
-    };
     let Ok(dir) = ctx.policy.open_dir(base) else {
         return;
     };
     let walk = Walk {
         ctx,
         base,
-        respect_ignore,
-        rules,
+        ignores: respect_ignore.then(|| Ignores::new(ctx)),
     };
-    walk.folder(&dir, base, visit);
+    walk.folder(&dir, base, base, visit);
 }
 
 /// What stays the same through one walk.
 struct Walk<'a> {
     ctx: &'a Context,
     base: &'a Path,
-    respect_ignore: bool,
-    rules: Vec<IgnoreRule>,
+    ignores: Option<Ignores<'a>>,
+}
+
+/// A subfolder to walk once its folder's files are visited.
+enum Subfolder<'a> {
+    /// A folder listed by this name.
+    Named(&'a OsStr),
+    /// A link to a folder inside the root, and where it leads.
+    Linked(PathBuf),
 }
 
 impl Walk<'_> {
-    /// Visits the files of folder `dir` (at `path`), then walks its subfolders.
-    fn folder(&self, dir: &OpenedDir, path: &Path, visit: &mut dyn FnMut(Found<'_>)) {
+    /// Visits the files of folder `dir`, named `path` (links on the way kept)
+    /// and really at `real`, then walks its subfolders.
+    fn folder(&self, dir: &OpenedDir, path: &Path, real: &Path, visit: &mut dyn FnMut(Found<'_>)) {
         let root = self.ctx.policy.root();
         let Ok(mut listed) = dir.entries() else {
             return;
         };
         listed.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut subdirs = Vec::new();
+        let mut subfolders = Vec::new();
         for entry in &listed {
             let name = entry.name.as_os_str();
             let child = path.join(name);
-            // The listing's own type: a symlink is not a directory here.
-            let is_dir = entry.is_dir && !entry.is_symlink;
-            if self.respect_ignore && is_dir && name == ".git" {
-                continue;
-            }
-            // Outside the root only where a confinement bug let the walk out
-            // (an escape mutation): named by its absolute path.
-            let shown = relative_to(root, &child).unwrap_or_else(|| child.display().to_string());
-            if self
-                .rules
-                .iter()
-                .any(|r| (is_dir || !r.dir_only) && r.matcher.is_match(&shown))
-            {
-                continue;
-            }
-            if is_dir {
-                subdirs.push((child, name));
-                continue;
-            }
             let place = if entry.is_symlink {
-                // Followed only where the confinement allows (inside the root).
-                match self.ctx.policy.stat(&child) {
-                    Ok(meta) if meta.is_file() => Place::Linked(meta),
-                    _ => continue,
+                match dir.through_link(name) {
+                    None => continue,
+                    Some(through) if through.leads_to == LeadsTo::Directory => {
+                        // Walked where it leads inside the root, and never into
+                        // a folder the walk is already in.
+                        if let Ok(target) = self.ctx.policy.follow(&child) {
+                            if target.starts_with(root) && !real.starts_with(&target) {
+                                subfolders.push((child, Subfolder::Linked(target)));
+                            }
+                        }
+                        continue;
+                    }
+                    Some(through) => match self.ctx.policy.stat(&child) {
+                        Ok(meta) if meta.is_file() => Place::Linked(meta),
+                        _ => Place::Beyond(through.modified),
+                    },
                 }
+            } else if entry.is_dir {
+                if self.ignores.is_some() && name == ".git" {
+                    continue;
+                }
+                subfolders.push((child, Subfolder::Named(name)));
+                continue;
             } else {
                 Place::Listed { dir, name }
             };
+            // Outside the root only where a confinement bug let the walk out
+            // (an escape mutation): named by its absolute path.
+            let shown = relative_to(root, &child).unwrap_or_else(|| child.display().to_string());
+            if self.ignores.as_ref().is_some_and(|i| i.ignores(&shown)) {
+                continue;
+            }
             visit(Found {
                 under_base: relative_to(self.base, &child).unwrap_or_else(|| shown.clone()),
                 shown,
@@ -185,13 +167,22 @@ impl Walk<'_> {
                 place,
             });
         }
-        for (child, name) in subdirs {
-            // As listing the folder by its path would: the policy must allow it.
-            if self.ctx.policy.check(&child).is_err() {
-                continue;
-            }
-            if let Ok(sub) = dir.subdir(name) {
-                self.folder(&sub, &child, visit);
+        for (child, subfolder) in subfolders {
+            match subfolder {
+                Subfolder::Named(name) => {
+                    // As listing the folder by its path would: the policy must allow it.
+                    if self.ctx.policy.check(&real.join(name)).is_err() {
+                        continue;
+                    }
+                    if let Ok(sub) = dir.subdir(name) {
+                        self.folder(&sub, &child, &real.join(name), visit);
+                    }
+                }
+                Subfolder::Linked(target) => {
+                    if let Ok(sub) = self.ctx.policy.open_dir(&target) {
+                        self.folder(&sub, &child, &target, visit);
+                    }
+                }
             }
         }
     }
@@ -226,9 +217,13 @@ mod tests {
     fn found(ctx: &Context, base: &Path, respect_ignore: bool) -> Vec<(String, String, String)> {
         let mut seen = Vec::new();
         walk(ctx, base, respect_ignore, &mut |found| {
-            let (mut file, _) = found.open(ctx).expect("open");
             let mut text = String::new();
-            file.read_to_string(&mut text).expect("read");
+            match found.open(ctx) {
+                Ok((mut file, _)) => {
+                    file.read_to_string(&mut text).expect("read");
+                }
+                Err(_) => text.push_str("(unread)"),
+            }
             assert!(found.modified().is_some(), "{}", found.shown);
             seen.push((found.shown, found.under_base, text));
         });
@@ -236,7 +231,7 @@ mod tests {
     }
 
     #[test]
-    fn files_come_before_subfolders_and_ignored_or_outside_ones_are_left_out() {
+    fn files_come_before_subfolders_links_are_followed_inside_and_ignored_ones_are_left_out() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = fs::canonicalize(dir.path()).expect("canonical");
         let outside = tempfile::tempdir().expect("tempdir");
@@ -256,6 +251,9 @@ mod tests {
         symlink(outside.path(), root.join("out-dir")).expect("symlink");
         symlink(outside.path().join("secret.txt"), root.join("out-file")).expect("symlink");
         symlink(root.join("a.txt"), root.join("in-file")).expect("symlink");
+        symlink(root.join("src/deep"), root.join("in-dir")).expect("symlink");
+        symlink(root.join("missing"), root.join("dangling")).expect("symlink");
+        symlink(&root, root.join("src/loop")).expect("symlink");
         let ctx = context(&root);
         let shown = |seen: Vec<(String, String, String)>| -> Vec<String> {
             seen.into_iter()
@@ -268,6 +266,8 @@ mod tests {
                 ".gitignore .gitignore build/\n*.log\n/logs\n",
                 "a.txt a.txt a",
                 "in-file in-file a",
+                "out-file out-file (unread)",
+                "in-dir/c.txt in-dir/c.txt c",
                 "node_modules/m.js node_modules/m.js m",
                 "src/b.txt src/b.txt b",
                 "src/deep/c.txt src/deep/c.txt c",

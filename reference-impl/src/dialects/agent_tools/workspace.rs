@@ -1,8 +1,9 @@
 //! Paths in the agent-tools conventions: every path is confined to the
-//! workspace root (after resolving `..` and symlinks), and a message names a
-//! path the way the caller gave it: a relative one relative to that root (with
-//! `.` and `..` folded), an absolute one as it was written, as v0.1.0's
-//! `fsError` echoes it.
+//! workspace root (after resolving `..` and symlinks). A failure names a path
+//! exactly as the caller wrote it (v0.1.0's errors echo their input: an empty
+//! path stays empty, `src/../a.txt` stays as written); an answer names it
+//! relative to the root, `.` and `..` folded, as v0.1.0's `displayPath` does
+//! (src/lib/paths.ts:11-16).
 //!
 //! File-system errors are classified the way upstream's `fsError` does:
 //! ENOENT is `not_found`, EISDIR and ENOTDIR are `not_a_file`, anything else
@@ -18,20 +19,24 @@ use super::mutations::Mutation;
 use crate::engine::error::describe_io;
 use crate::engine::EngineError;
 
-/// A path argument: where it really is, and how messages name it.
+/// A path argument: where it really is, and how answers name it.
 #[derive(Debug, Clone)]
 pub(crate) struct Target {
     /// Absolute, with every symlink resolved; inside the root.
     pub(crate) real: PathBuf,
-    /// How messages name it: workspace-relative (`.` for the root itself), or
-    /// absolute as given.
+    /// Absolute, `.` and `..` folded, links left alone: the path as named,
+    /// whose own last component a write must not go through when it is a link.
+    pub(crate) named: PathBuf,
+    /// How failures name it: as the caller wrote it.
     pub(crate) shown: String,
+    /// How successes name it: relative to the root (`.` for the root itself).
+    pub(crate) display: String,
 }
 
 /// Resolves a path argument and refuses one that ends up outside the root,
 /// whether through `..`, an absolute path or a symlink.
 pub(crate) fn resolve(ctx: &Context, raw: &str) -> Result<Target, Failure> {
-    let shown = display(ctx, raw);
+    let shown = echoed(ctx, raw);
     let real = ctx.policy.resolve(raw).map_err(|err| match err {
         EngineError::AccessDenied { .. } => path_escape(raw),
         other => engine_failure(other, &shown),
@@ -39,7 +44,12 @@ pub(crate) fn resolve(ctx: &Context, raw: &str) -> Result<Target, Failure> {
     if !inside_root(ctx, raw, &real) {
         return Err(path_escape(raw));
     }
-    Ok(Target { real, shown })
+    Ok(Target {
+        real,
+        named: ctx.policy.lexical(raw),
+        display: display(ctx, raw),
+        shown,
+    })
 }
 
 /// Whether `real`, what the policy resolved `raw` to, lies in the root,
@@ -66,18 +76,23 @@ fn path_escape(raw: &str) -> Failure {
     )
 }
 
-/// How messages name `raw`: an absolute path as given; a relative one
-/// relative to the root with `.` and `..` folded, or as given when it leads
-/// outside the root.
+/// How failures name `raw`: as written (absolute against the root under the
+/// `absolute-paths-in-messages` mutation).
+pub(crate) fn echoed(ctx: &Context, raw: &str) -> String {
+    if ctx.mutations.is_active(Mutation::AbsolutePathsInMessages) {
+        return ctx.policy.lexical(raw).display().to_string();
+    }
+    raw.to_string()
+}
+
+/// How successes name `raw`: relative to the root with `.` and `..` folded,
+/// or absolute when it lies outside the root.
 pub(crate) fn display(ctx: &Context, raw: &str) -> String {
     let lexical = ctx.policy.lexical(raw);
     if ctx.mutations.is_active(Mutation::AbsolutePathsInMessages) {
         return lexical.display().to_string();
     }
-    if Path::new(raw).is_absolute() {
-        return raw.to_string();
-    }
-    relative_to(ctx.policy.root(), &lexical).unwrap_or_else(|| raw.to_string())
+    relative_to(ctx.policy.root(), &lexical).unwrap_or_else(|| lexical.display().to_string())
 }
 
 /// `path` relative to `root` (`.` for the root), or `None` outside it.
@@ -89,6 +104,25 @@ pub(crate) fn relative_to(root: &Path, path: &Path) -> Option<String> {
     } else {
         text
     })
+}
+
+/// v0.1.0 never writes through a link: a link at the path as named, whatever
+/// it leads to, is refused with `invalid_input` naming the absolute path
+/// (`assertNotSymlink`, src/lib/atomic.ts:65-71), before anything is written.
+pub(crate) fn refuse_link(ctx: &Context, target: &Target) -> Result<(), Failure> {
+    match ctx.policy.lstat(&target.named) {
+        Ok(meta) if meta.is_symlink() => {
+            let named = target.named.display().to_string();
+            Err(with_path(
+                Failure::new(
+                    "invalid_input",
+                    format!("Refusing to write through a symlink: {named}"),
+                ),
+                &named,
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Adds the `path` extra field.

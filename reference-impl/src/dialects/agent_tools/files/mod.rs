@@ -16,10 +16,10 @@ use rmcp::model::JsonObject;
 use super::super::{Context, Failure, Reply};
 use super::mutations::Mutation;
 use super::params::argument_failure;
-use super::workspace;
+use super::workspace::{self, Target};
 use crate::dialects::common::args::Args;
 use crate::engine::confined_fs::LeadsTo;
-use crate::engine::files::write_atomic;
+use crate::engine::files::{self, Rewrite};
 use crate::engine::names::display_name;
 
 pub(crate) fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure> {
@@ -40,16 +40,23 @@ pub(crate) fn list_dir(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failure
         .map_err(|err| workspace::fs_failure(&err, &target.shown, "list"))?;
     let mut entries = Vec::new();
     for entry in listed {
-        // A symlink is listed as what it leads to, wherever that is (only the
-        // type is read); the size is that of a file inside the root, and 0 for
-        // a dangling link or one to a file outside.
+        // As v0.1.0's `fs.stat` (src/tools/list-dir.ts:40-51): a link is listed
+        // as what it leads to, with that file's size when it is inside the
+        // root; a dangling one as a file of size 0. A link out of the root
+        // shows its type only (size 0), where v0.1.0 shows the outside file's
+        // size: containment comes first, and the baseline names the departure.
+        // A folder itself shows no size.
         let is_dir = entry.leads_to == LeadsTo::Directory;
-        let size = if is_dir {
-            0
-        } else {
+        let size = if entry.metadata.is_symlink() {
             ctx.policy
                 .stat(&target.real.join(&entry.name))
-                .map_or(0, |m| m.len())
+                .ok()
+                .filter(|meta| !meta.is_dir())
+                .map_or(0, |meta| meta.len())
+        } else if is_dir {
+            0
+        } else {
+            entry.metadata.len()
         };
         entries.push(Entry {
             name: display_name(&entry.name),
@@ -103,9 +110,7 @@ pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failu
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => false,
         Err(err) => return Err(workspace::fs_failure(&err, &target.shown, "stat")),
     };
-    // Upstream puts no size limit on writes (too_large is about input files).
-    write_atomic(&ctx.policy, &target.real, content.as_bytes(), u64::MAX)
-        .map_err(|err| workspace::engine_failure(err, &target.shown))?;
+    write_whole(ctx, &target, content.as_bytes())?;
     let bytes = if ctx.mutations.is_active(Mutation::WriteCountsChars) {
         content.chars().count()
     } else {
@@ -114,9 +119,26 @@ pub(crate) fn write_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failu
     Ok(Reply::text(format!(
         "Wrote {} bytes to {} ({}).",
         bytes,
-        target.shown,
+        target.display,
         if existed { "overwritten" } else { "created" }
     )))
+}
+
+/// Writes `content` over `target` as v0.1.0's `writeAtomic` does
+/// (src/lib/atomic.ts:88-101): never through a link, and always by a
+/// temporary file beside it renamed into place, so a folder the server may
+/// not write refuses it. No size limit: too_large is about input files.
+pub(super) fn write_whole(ctx: &Context, target: &Target, content: &[u8]) -> Result<(), Failure> {
+    workspace::refuse_link(ctx, target)?;
+    files::write(
+        &ctx.policy,
+        &target.real,
+        content,
+        u64::MAX,
+        Rewrite::RenamedOnly,
+    )
+    .map(|_| ())
+    .map_err(|err| workspace::engine_failure(err, &target.shown))
 }
 
 #[cfg(test)]

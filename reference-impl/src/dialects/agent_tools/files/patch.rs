@@ -21,11 +21,13 @@ use serde_json::Value;
 
 use crate::dialects::agent_tools::mutations::Mutation;
 use crate::dialects::agent_tools::params::{argument_failure, invalid};
-use crate::dialects::agent_tools::text::{decode, read_text, split_lines};
+use crate::dialects::agent_tools::line_ends::Decoded;
+use crate::dialects::agent_tools::text::{read_text, split_lines};
 use crate::dialects::agent_tools::workspace::{self, with_path, Target};
 use crate::dialects::common::args::Args;
 use crate::dialects::{Context, Failure, Reply};
 use crate::engine::confined_fs::StagedWrite;
+use crate::engine::error::describe_io;
 
 // ------------------------------------------------------------------ parsing
 
@@ -38,8 +40,11 @@ struct Hunk {
     old: Vec<String>,
     /// Context and added lines: what replaces it.
     new: Vec<String>,
-    /// `\ No newline at end of file` after the last new-side line.
-    new_lacks_final_newline: bool,
+    /// `\ No newline at end of file` after a removed line: the old text's
+    /// last line lacks one and the new text's has one.
+    marker_after_old: bool,
+    /// The marker after an added line: the new text's last line lacks one.
+    marker_after_new: bool,
     /// The header is not a range (`@@ this is not a range @@`): v0.1.0's `diff`
     /// parser keeps such a hunk with no position, so it never applies and the
     /// answer is `patch_failed` for it, not a refusal of the whole patch.
@@ -144,8 +149,10 @@ fn parse_hunk(lines: &[&str]) -> Result<(Hunk, usize), String> {
         let line = lines[used];
         let line = line.strip_suffix('\r').unwrap_or(line);
         if let Some(_marker) = line.strip_prefix('\\') {
-            if last != Side::Old {
-                hunk.new_lacks_final_newline = true;
+            match last {
+                Side::Old => hunk.marker_after_old = true,
+                Side::New => hunk.marker_after_new = true,
+                Side::Both => {}
             }
             used += 1;
             continue;
@@ -234,9 +241,26 @@ impl Lines {
 }
 
 /// Applies the hunks in order; `Err(n)` names the first (1-based) that fails.
+/// The file keeps its final newline, or its lack of one, unless the last
+/// hunk's `\ No newline at end of file` markers change it, as v0.1.0's
+/// `applyPatch` (the `diff` package, 9.0.0) does: a marker after an added
+/// line takes the newline away, one after a removed line adds it, and a
+/// change the file's end does not allow (a newline taken from a file without
+/// one) fails the last hunk.
 fn apply_hunks(source: &Lines, hunks: &[Hunk]) -> Result<Lines, usize> {
     let mut lines = source.lines.clone();
     let mut final_newline = source.final_newline;
+    if let Some(last) = hunks.last() {
+        let fails = Err(hunks.len());
+        match (last.marker_after_new, last.marker_after_old) {
+            (true, true) if final_newline => return fails,
+            (true, false) if !final_newline => return fails,
+            (false, true) if final_newline => return fails,
+            (true, false) => final_newline = false,
+            (false, true) => final_newline = true,
+            _ => {}
+        }
+    }
     let mut shift: isize = 0;
     let mut floor = 0usize;
     for (k, hunk) in hunks.iter().enumerate() {
@@ -248,11 +272,6 @@ fn apply_hunks(source: &Lines, hunks: &[Hunk]) -> Result<Lines, usize> {
         lines.splice(at..at + hunk.old.len(), hunk.new.iter().cloned());
         shift += (at as isize - stated) + hunk.new.len() as isize - hunk.old.len() as isize;
         floor = at + hunk.new.len();
-        if hunk.new_lacks_final_newline {
-            final_newline = false;
-        } else if floor == lines.len() && !hunk.new.is_empty() {
-            final_newline = true;
-        }
     }
     Ok(Lines {
         lines,
@@ -298,6 +317,12 @@ pub(in crate::dialects::agent_tools) fn apply_patch(
     {
         return Err(invalid("The patch changes no file: it has no hunks"));
     }
+    // Every name is resolved before any file is read, so a name out of the
+    // root is path_escape whatever the blocks before it hold
+    // (src/tools/apply-patch.ts:106-112).
+    for name in files.iter().flat_map(|f| [&f.old, &f.new]).flatten() {
+        workspace::resolve(ctx, name)?;
+    }
     let not_atomic = ctx.mutations.is_active(Mutation::PatchNotAtomic);
     let mut changes = Vec::new();
     let mut summary = Vec::new();
@@ -331,9 +356,9 @@ fn plan(
             Err(with_path(
                 invalid(format!(
                     "The patch has more than one block for {}; combine them",
-                    target.shown
+                    target.display
                 )),
-                &target.shown,
+                &target.display,
             ))
         }
     };
@@ -348,15 +373,15 @@ fn plan(
             match ctx.policy.lstat(&target.real) {
                 Ok(_) => {
                     return Err(with_path(
-                        invalid(format!("Cannot create {}: it already exists", target.shown)),
-                        &target.shown,
+                        invalid(format!("Cannot create {}: it already exists", target.display)),
+                        &target.display,
                     ))
                 }
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
                 Err(err) => return Err(workspace::fs_failure(&err, &target.shown, "stat")),
             }
             let result = patched(&Lines::from_text(""), file, &target)?;
-            let line = format!("  A {} {counts}", target.shown);
+            let line = format!("  A {} {counts}", target.display);
             Ok((
                 vec![Change::Write {
                     content: result.to_text().into_bytes(),
@@ -368,27 +393,30 @@ fn plan(
         (Some(old), None) => {
             let target = workspace::resolve(ctx, old)?;
             claim(&target)?;
-            let source = Lines::from_text(&decode(&read_text(ctx, &target)?));
+            let source = Lines::from_text(&Decoded::new(&read_text(ctx, &target)?).content);
             if !patched(&source, file, &target)?.lines.is_empty() {
                 return Err(with_path(
                     invalid(format!(
                         "The delete block for {} does not remove every line",
-                        target.shown
+                        target.display
                     )),
-                    &target.shown,
+                    &target.display,
                 ));
             }
-            let line = format!("  D {} {counts}", target.shown);
+            let line = format!("  D {} {counts}", target.display);
             Ok((vec![Change::Delete { target }], line))
         }
         (Some(old), Some(new)) => {
             let from = workspace::resolve(ctx, old)?;
             let to = workspace::resolve(ctx, new)?;
             claim(&from)?;
-            let source = Lines::from_text(&decode(&read_text(ctx, &from)?));
-            let result = patched(&source, file, &from)?.to_text().into_bytes();
+            // Patched as text with `\n` line ends, written back with the
+            // file's own (src/tools/apply-patch.ts:190-196, 237-240).
+            let decoded = Decoded::new(&read_text(ctx, &from)?);
+            let source = Lines::from_text(&decoded.content);
+            let result = decoded.reencode(&patched(&source, file, &from)?.to_text());
             if from.real == to.real {
-                let line = format!("  M {} {counts}", from.shown);
+                let line = format!("  M {} {counts}", from.display);
                 return Ok((
                     vec![Change::Write {
                         target: from,
@@ -402,12 +430,12 @@ fn plan(
                 return Err(with_path(
                     invalid(format!(
                         "Cannot rename onto {}: it already exists",
-                        to.shown
+                        to.display
                     )),
-                    &to.shown,
+                    &to.display,
                 ));
             }
-            let line = format!("  R {} -> {} {counts}", from.shown, to.shown);
+            let line = format!("  R {} -> {} {counts}", from.display, to.display);
             Ok((
                 vec![
                     Change::Write {
@@ -426,11 +454,11 @@ fn patched(source: &Lines, file: &FilePatch, target: &Target) -> Result<Lines, F
     apply_hunks(source, &file.hunks).map_err(|hunk| {
         let mut failure = Failure::new(
             "patch_failed",
-            format!("Hunk did not apply cleanly in {}", target.shown),
+            format!("Hunk did not apply cleanly in {}", target.display),
         );
         failure
             .extra
-            .insert("file".into(), Value::from(target.shown.clone()));
+            .insert("file".into(), Value::from(target.display.clone()));
         failure.extra.insert("hunk".into(), Value::from(hunk));
         failure
     })
@@ -457,18 +485,23 @@ fn commit(ctx: &Context, changes: Vec<Change>) -> Result<(), Failure> {
             Change::Delete { target } => deletes.push(target),
         }
     }
+    // As v0.1.0's `validateTargets` after staging (src/lib/atomic.ts:149-190):
+    // no change goes through a link.
+    for target in staged.iter().map(|s| &s.target).chain(&deletes) {
+        workspace::refuse_link(ctx, target)?;
+    }
     let mut undo: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
     let result = (|| {
         for Staged { temp, target } in staged {
             undo.push((target.real.clone(), ctx.policy.read(&target.real).ok()));
             temp.persist()
-                .map_err(|err| workspace::fs_failure(&err, &target.shown, "write"))?;
+                .map_err(|err| not_applied(&err))?;
         }
         for target in deletes {
             let before = ctx.policy.read(&target.real).ok();
             ctx.policy
                 .remove_file(&target.real)
-                .map_err(|err| workspace::fs_failure(&err, &target.shown, "delete"))?;
+                .map_err(|err| not_applied(&err))?;
             undo.push((target.real.clone(), before));
         }
         Ok(())
@@ -482,11 +515,21 @@ fn commit(ctx: &Context, changes: Vec<Change>) -> Result<(), Failure> {
 }
 
 fn stage(ctx: &Context, target: Target, content: &[u8]) -> Result<Staged, Failure> {
-    let fail = |err: std::io::Error| workspace::fs_failure(&err, &target.shown, "write");
+    let fail = |err: std::io::Error| not_applied(&err);
     let mode = existing_mode(ctx, &target.real);
     let real = ctx.policy.follow(&target.real).map_err(fail)?;
-    let temp = ctx.policy.fs().stage(&real, content, mode).map_err(fail)?;
+    let temp = ctx.policy.fs().stage_beside(&real, content, mode).map_err(fail)?;
     Ok(Staged { temp, target })
+}
+
+/// A file-system error while the changes are made: io_error naming no path,
+/// whatever the error, as v0.1.0 wraps what `applyOpsAtomic` throws
+/// (src/tools/apply-patch.ts:246-251).
+fn not_applied(err: &std::io::Error) -> Failure {
+    Failure::new(
+        "io_error",
+        format!("Failed to apply patch: {}", describe_io(err)),
+    )
 }
 
 /// The permission bits of the file at `path`, or 0644 for a new one.
@@ -569,6 +612,22 @@ mod tests {
         assert_eq!(out.to_text(), "zero\none\nTWO\nthree\n");
         let missing = Lines::from_text("zero\n");
         assert_eq!(apply_hunks(&missing, &files[0].hunks), Err(1));
+    }
+
+    #[test]
+    fn the_final_newline_stays_as_it_was_without_a_marker() {
+        let files = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n").expect("parse");
+        let out = apply_hunks(&Lines::from_text("a"), &files[0].hunks).expect("apply");
+        assert_eq!(out.to_text(), "b");
+        let out = apply_hunks(&Lines::from_text("a\n"), &files[0].hunks).expect("apply");
+        assert_eq!(out.to_text(), "b\n");
+        let added = parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n")
+            .expect("parse");
+        assert_eq!(
+            apply_hunks(&Lines::from_text("a"), &added[0].hunks).map(|l| l.to_text()),
+            Ok("b\n".to_string())
+        );
+        assert_eq!(apply_hunks(&Lines::from_text("a\n"), &added[0].hunks), Err(1));
     }
 
     #[test]

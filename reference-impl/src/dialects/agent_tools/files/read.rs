@@ -20,7 +20,7 @@ use super::super::text_lines::TextLines;
 use super::super::workspace::{self, with_path, Target};
 use crate::dialects::common::args::Args;
 
-/// Lines shown when `limit` is absent or 0, and characters kept per line.
+/// Lines shown when `limit` is absent, and characters kept per line.
 const DEFAULT_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
 const LINE_CUT_MARK: &str = " [... line truncated ...]";
@@ -38,10 +38,12 @@ pub(crate) fn read_file(ctx: &Context, raw: &JsonObject) -> Result<Reply, Failur
         // Treats the offset as a count of lines to skip.
         offset = offset.saturating_add(1);
     }
-    let limit = int_at_least(&args, "limit", 0)?;
+    // `minimum: 1` in v0.1.0's schema (src/tools/read-file.ts:42-45), checked
+    // with the other arguments before the file is looked at.
+    let limit = int_at_least(&args, "limit", 1)?;
     let limit = match limit {
         _ if ctx.mutations.is_active(Mutation::LimitIgnored) => DEFAULT_LIMIT,
-        None | Some(0) => DEFAULT_LIMIT,
+        None => DEFAULT_LIMIT,
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
     };
     let target = workspace::resolve(ctx, &path)?;
@@ -139,7 +141,8 @@ fn number_lines(shown: &[String], first: usize, total: usize) -> String {
     let end = first - 1 + shown.len();
     if end < total {
         rows.push(format!(
-            "[... lines {first}-{end} of {total} shown; continue with offset={} ...]",
+            "[... {} of {total} lines shown; continue with offset={} ...]",
+            shown.len(),
             end + 1
         ));
     }
@@ -195,8 +198,10 @@ mod tests {
         let size = content.len() as u64;
         let text = TextFile::new(file, &real, size, u64::MAX, 8).expect("text");
         let target = Target {
+            named: real.clone(),
             real,
             shown: "f.txt".into(),
+            display: "f.txt".into(),
         };
         numbered_range(TextLines::new(text), offset, limit, &target)
             .expect("read")
@@ -241,7 +246,7 @@ mod tests {
         );
         assert_eq!(
             number_lines(&owned(&["b"]), 2, 3),
-            "     2\tb\n[... lines 2-2 of 3 shown; continue with offset=3 ...]"
+            "     2\tb\n[... 1 of 3 lines shown; continue with offset=3 ...]"
         );
     }
 

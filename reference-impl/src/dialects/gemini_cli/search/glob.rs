@@ -23,7 +23,7 @@ use crate::dialects::gemini_cli::{invalid_params, plain_error, sentence, Context
 use crate::dialects::Reply;
 use crate::engine::walk::{walk_until, DirLinks, NoPrune};
 
-use super::node_glob::node_glob;
+use crate::dialects::common::node_glob::node_glob;
 
 /// How recent a file must be to be listed by time rather than by path.
 pub(crate) const RECENT: Duration = Duration::from_secs(24 * 60 * 60);

@@ -21,8 +21,8 @@ use crate::engine::line_search::{LinePattern, Want};
 use crate::engine::search::{self, FileFilter, FileHits};
 use crate::engine::EngineError;
 
-use super::js_regex;
-use super::node_glob::node_glob;
+use crate::dialects::common::js_regex;
+use crate::dialects::common::node_glob::node_glob;
 
 pub(crate) fn search_file_content(ctx: &Context, raw: &JsonObject) -> Outcome {
     let params = Params::new(raw, &["pattern"]).map_err(invalid_params)?;

@@ -3,8 +3,6 @@
 
 mod glob;
 mod grep;
-mod js_regex;
-mod node_glob;
 
 pub(super) use glob::glob;
 pub(super) use grep::search_file_content;

@@ -1,12 +1,14 @@
-//! Patterns as 0.1.13 reads them: it checks `pattern` with JavaScript's
-//! `new RegExp(pattern)` (grep.js, `validateToolParams`) and words a refusal
-//! with V8's message (`Invalid regular expression: /(/: Unterminated group`).
-//! JavaScript also takes some text literally that the regex crate refuses:
-//! a `{` that starts no quantifier (`a{2`), a lone `}` or `]`, and a `[` inside
-//! a class. So a pattern is scanned once, as V8 scans it, and either refused
-//! with V8's words or spelled for the regex crate with those characters
-//! escaped. Constructs JavaScript has and the regex crate lacks (lookaround,
-//! back-references) still fail to compile there, with its words.
+//! Patterns as JavaScript's `new RegExp(pattern)` reads them, for the
+//! dialects of programs written in it (gemini-cli 0.1.13's grep.js
+//! `validateToolParams`, agent-tools v0.1.0's src/lib/rg.ts:157), each
+//! wording a refusal with V8's message (`Invalid regular expression: /(/:
+//! Unterminated group`). JavaScript also takes some text literally that the
+//! regex crate refuses: a `{` that starts no quantifier (`a{2`), a lone `}` or
+//! `]`, and a `[` inside a class. So a pattern is scanned once, as V8 scans
+//! it, and either refused with V8's words or spelled for the regex crate with
+//! those characters escaped. Constructs JavaScript has and the regex crate
+//! lacks (lookaround, back-references) still fail to compile there, with its
+//! words.
 
 /// The pattern spelled for the regex crate, or V8's reason for refusing it.
 pub(crate) fn for_regex_crate(pattern: &str) -> Result<String, &'static str> {
@@ -161,8 +163,12 @@ fn group_opening(chars: &[char], start: usize, out: &mut String) -> Result<usize
                 .map(|at| name_start + at)
                 .ok_or("Invalid capture group name")?;
             let name = &chars[name_start..close];
-            let valid = name.first().is_some_and(|c| c.is_alphabetic() || matches!(c, '_' | '$'))
-                && name.iter().all(|c| c.is_alphanumeric() || matches!(c, '_' | '$'));
+            let valid = name
+                .first()
+                .is_some_and(|c| c.is_alphabetic() || matches!(c, '_' | '$'))
+                && name
+                    .iter()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$'));
             if !valid {
                 return Err("Invalid capture group name");
             }
@@ -224,11 +230,17 @@ mod tests {
         assert_eq!(for_regex_crate("a}]").as_deref(), Ok("a\\}\\]"));
         assert_eq!(for_regex_crate("[[a&&b]").as_deref(), Ok("[\\[a\\&&b]"));
         assert_eq!(for_regex_crate("x{2,3}?y*?").as_deref(), Ok("x{2,3}?y*?"));
-        assert_eq!(for_regex_crate("^(?:a|b)\\d+$").as_deref(), Ok("^(?:a|b)\\d+$"));
+        assert_eq!(
+            for_regex_crate("^(?:a|b)\\d+$").as_deref(),
+            Ok("^(?:a|b)\\d+$")
+        );
         assert_eq!(for_regex_crate("beta.*").as_deref(), Ok("beta.*"));
         for pattern in ["a{2", "a}]", "[[a&&b]", "x{2,3}?y*?", "[]a", "[^]"] {
             let spelled = for_regex_crate(pattern).expect("valid in JavaScript");
-            assert!(regex::Regex::new(&spelled).is_ok(), "{pattern} as {spelled}");
+            assert!(
+                regex::Regex::new(&spelled).is_ok(),
+                "{pattern} as {spelled}"
+            );
         }
     }
 }

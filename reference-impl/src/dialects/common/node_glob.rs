@@ -1,12 +1,17 @@
-//! Globs as 0.1.13's node-glob reads them: a bracket or a brace that does not
-//! close is the character itself, so no pattern fails to compile (`[` finds a
-//! file named `[`, and nothing where there is none). globset refuses such a
-//! pattern; it is then compiled again with every bracket and brace literal.
+//! Globs as the JavaScript glob libraries read them (gemini-cli 0.1.13's
+//! node-glob; agent-tools v0.1.0's tinyglobby, whose picomatch does the
+//! same): a bracket or a brace that does not close is the character itself,
+//! so no pattern fails to compile (`[` finds a file named `[`, and nothing
+//! where there is none). globset refuses such a pattern; it is then compiled
+//! again with every bracket and brace literal.
 
 use globset::{GlobBuilder, GlobMatcher};
 
 /// `pattern` compiled with `/` matched only by `/`, case ignored when asked.
-pub(crate) fn node_glob(pattern: &str, case_insensitive: bool) -> Result<GlobMatcher, globset::Error> {
+pub(crate) fn node_glob(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<GlobMatcher, globset::Error> {
     let build = |text: &str| {
         GlobBuilder::new(text)
             .literal_separator(true)
@@ -52,6 +57,8 @@ mod tests {
         let glob = node_glob("src/*.{md,txt}", true).expect("compiles");
         assert!(glob.is_match("src/A.TXT"));
         assert!(!glob.is_match("src/deep/a.txt"));
-        assert!(!node_glob("*.txt", false).expect("compiles").is_match("A.TXT"));
+        assert!(!node_glob("*.txt", false)
+            .expect("compiles")
+            .is_match("A.TXT"));
     }
 }

@@ -28,6 +28,7 @@ use crate::execute::durations::{self, Durations};
 use crate::execute::schedule::{StartOrder, BUNDLED_WORKERS_PER_CORE};
 use crate::execute::standing::Standing;
 use crate::execute::{run_scenario, skip_reason, RunOptions, ScenarioReport, Verdict};
+use crate::proof::freedoms::{self, FalseAnswer};
 use crate::scenario::{load_suites, Suite};
 use crate::server::{load_target_file, Target};
 
@@ -119,6 +120,9 @@ fn main_with(
         scenario_timeout_ms: None,
         keep_failed: std::env::var_os(KEEP_ENV).is_some_and(|v| !v.is_empty() && v != "0"),
         repeat: 1,
+        // Against the bundled server, a spec scenario must also pass the answers
+        // derived from the reference's own along its clause's freedoms.
+        keep_judged: external.is_none(),
     };
     // The bundled server lists every tool of its suite, so only an external target
     // is asked for its tool list (once per suite, by the first trial that runs).
@@ -299,6 +303,23 @@ pub(crate) fn trials(
                         if let Ok(mut gathered) = gathered.lock() {
                             gathered.consider(&report, (&suite, file_index, index), &target);
                         }
+                    }
+                    if let Some(judgement) = options
+                        .keep_judged
+                        .then(|| freedoms::judge_derived(&suite, scenario, &report))
+                        .flatten()
+                        .filter(|j| !j.false_answers.is_empty())
+                    {
+                        let said: Vec<String> = judgement
+                            .false_answers
+                            .iter()
+                            .map(FalseAnswer::describe)
+                            .collect();
+                        return Err(Failed::from(format!(
+                            "{} passes on the reference server but {}",
+                            report.id,
+                            said.join("\nand ")
+                        )));
                     }
                     completion(&report, under_nextest)
                 })

@@ -16,8 +16,8 @@ pub(crate) mod standing;
 mod unsupported;
 mod verdict;
 
-pub(crate) use verdict::ANSWER_LIMIT;
 pub use verdict::{Escape, EscapeKind, Excuse, ScenarioReport, Verdict};
+pub(crate) use verdict::{JudgedCall, ANSWER_LIMIT};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -43,6 +43,9 @@ pub struct RunOptions {
     /// Run every scenario this many times, each in a fresh fixture and server, to
     /// catch a server whose verdict changes from run to run (0 and 1: once).
     pub repeat: u32,
+    /// Keep the judged call's outcome in the report ([`ScenarioReport::judged`]),
+    /// for the proof that derives other right answers from it.
+    pub keep_judged: bool,
 }
 
 /// Runs the scenario of `suite` whose id (`suite::file::name`) or bare name is
@@ -237,6 +240,7 @@ async fn run(
         fixture: &fixture,
         root: &root,
         timeout,
+        keep_judged: options.keep_judged,
     };
     let driven = tokio::time::timeout_at(started + deadline, drive(&plan, &mut session, report));
     let verdict = tokio::select! {
@@ -309,6 +313,7 @@ struct Plan<'a> {
     fixture: &'a Fixture,
     root: &'a str,
     timeout: Duration,
+    keep_judged: bool,
 }
 
 async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioReport) -> Verdict {
@@ -319,6 +324,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
         fixture,
         root,
         timeout,
+        keep_judged,
     } = *plan;
     let (last, earlier) = scenario
         .when
@@ -414,6 +420,13 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
             }
             Err(why) => return error(why.to_string(), session.stderr_tail()),
         }
+    }
+    if keep_judged {
+        report.judged = Some(JudgedCall {
+            outcome,
+            bindings,
+            args: last.args.to_map(),
+        });
     }
     if mismatches.is_empty() {
         Verdict::Pass

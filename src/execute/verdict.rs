@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::judge::Mismatch;
-use crate::scenario::Basis;
+use crate::scenario::{Basis, Bindings};
+use crate::server::outcome::CallOutcome;
 
 /// The verdicts of the result model.
 #[derive(Debug, Clone)]
@@ -215,6 +216,19 @@ pub struct ScenarioReport {
     /// The scenario's place among those the run selected, counted across suites
     /// before `--partition` takes its shard: merged shards are put back in this order.
     pub position: usize,
+    /// The judged call's outcome and what judging it needed, when the run kept
+    /// it (`RunOptions::keep_judged`).
+    pub(crate) judged: Option<JudgedCall>,
+}
+
+/// The judged call's outcome, the placeholders bound when it was judged, and its
+/// arguments as written (placeholders unfilled): enough to judge another answer
+/// to the same call as this one was judged.
+#[derive(Debug, Clone)]
+pub(crate) struct JudgedCall {
+    pub outcome: CallOutcome,
+    pub bindings: Bindings,
+    pub args: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ScenarioReport {
@@ -241,6 +255,7 @@ impl ScenarioReport {
             pinned: None,
             elapsed: Duration::ZERO,
             position: 0,
+            judged: None,
         }
     }
 

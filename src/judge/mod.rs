@@ -8,6 +8,7 @@ pub(crate) mod diff;
 pub(crate) mod json_subset;
 pub(crate) mod json_text;
 mod left_file;
+mod line_set;
 pub(crate) mod template;
 mod unchanged;
 
@@ -87,12 +88,40 @@ pub(crate) fn judge(
     bindings: &Bindings,
     deadline: Instant,
 ) -> Vec<Mismatch> {
+    judge_with(
+        then,
+        convention,
+        outcome,
+        Some((fixture, deadline)),
+        bindings,
+    )
+}
+
+/// [`judge`] of the answer alone, the files left aside: for another answer to a
+/// call whose files were judged already. A branch of `any_of` is then judged by
+/// its answer only, so this may pass an answer that `judge` would not.
+pub(crate) fn judge_answer(
+    then: &Then,
+    convention: Convention,
+    outcome: &CallOutcome,
+    bindings: &Bindings,
+) -> Vec<Mismatch> {
+    judge_with(then, convention, outcome, None, bindings)
+}
+
+fn judge_with(
+    then: &Then,
+    convention: Convention,
+    outcome: &CallOutcome,
+    files: Option<(&Fixture, Instant)>,
+    bindings: &Bindings,
+) -> Vec<Mismatch> {
     let reading = Reading::new(convention, then.exact_bytes);
-    let mut found = judge_keys(then, reading, outcome, fixture, bindings, deadline);
+    let mut found = judge_keys(then, reading, outcome, files, bindings);
     let branches: Vec<Vec<Mismatch>> = then
         .branches()
         .iter()
-        .map(|branch| judge_keys(branch, reading, outcome, fixture, bindings, deadline))
+        .map(|branch| judge_keys(branch, reading, outcome, files, bindings))
         .collect();
     if !branches.iter().any(Vec::is_empty) {
         for (i, mismatches) in branches.into_iter().enumerate() {
@@ -130,9 +159,8 @@ fn judge_keys(
     then: &Then,
     reading: Reading,
     outcome: &CallOutcome,
-    fixture: &Fixture,
+    files: Option<(&Fixture, Instant)>,
     bindings: &Bindings,
-    deadline: Instant,
 ) -> Vec<Mismatch> {
     let mut found = Vec::new();
     if let Some(want) = &then.protocol_error {
@@ -159,9 +187,11 @@ fn judge_keys(
         }
         _ => {}
     }
-    for (name, expect) in &then.files {
-        if let Some(m) = judge_file(name, expect, fixture, bindings, deadline) {
-            found.push(m.keyed(format!("files[{name}]")));
+    if let Some((fixture, deadline)) = files {
+        for (name, expect) in &then.files {
+            if let Some(m) = judge_file(name, expect, fixture, bindings, deadline) {
+                found.push(m.keyed(format!("files[{name}]")));
+            }
         }
     }
     found
@@ -385,6 +415,11 @@ fn judge_result(
             found.push(mismatch);
         }
     }
+    if let Some(expected) = &then.lines_in_any_order {
+        if let Some(difference) = line_set::difference(expected, text, bindings) {
+            found.push(Mismatch::new("lines_in_any_order", difference).keyed("lines_in_any_order"));
+        }
+    }
     for (i, needle) in then.contains.iter().enumerate() {
         let needle = bindings.fill(needle);
         if !text.contains(&needle) {
@@ -438,7 +473,13 @@ fn judge_result(
         }
     }
     if respelled {
-        let text_keys = ["text", "contains[", "not_contains[", "matches["];
+        let text_keys = [
+            "text",
+            "lines_in_any_order",
+            "contains[",
+            "not_contains[",
+            "matches[",
+        ];
         for mismatch in &mut found[before..] {
             if text_keys.iter().any(|k| mismatch.key.starts_with(k)) {
                 mismatch.detail.push_str(JSON_READING_NOTE);

@@ -5,5 +5,6 @@
 //! in the pipeline calls back into them.
 
 pub(crate) mod coverage;
+pub(crate) mod freedoms;
 pub(crate) mod mutants;
 pub(crate) mod scaffold;

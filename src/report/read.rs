@@ -257,6 +257,7 @@ fn scenario(path: &Path, s: ScenarioJson) -> Result<ScenarioReport, ReadError> {
         pinned: s.pinned,
         elapsed: Duration::from_millis(s.elapsed_ms),
         position: s.position,
+        judged: None,
     };
     let standing = Standing::of(&report).label();
     if standing != s.standing {

@@ -13,6 +13,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::error::{find_line, LoadError};
+use super::freedom::Freedom;
 use super::yaml::{parse_yaml_str, read_text};
 
 /// The file name of a suite's clause index, beside its `suite.yaml`.
@@ -52,6 +53,10 @@ pub(crate) struct IndexedClause {
     pub title: String,
     /// 1-based line where the clause starts in the indexed document.
     pub line: usize,
+    /// What the document leaves open (`[]`: it fixes everything); `None` when
+    /// nobody has said yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freedoms: Option<Vec<Freedom>>,
 }
 
 /// The clause index in `suite_dir`, or None when the suite has none.
@@ -135,6 +140,14 @@ fn problems(index: &ClauseIndex, path: &Path, source: &str) -> Vec<LoadError> {
                     &clause.id,
                     format!("`{}` lists the clause `{}` twice", document.name, clause.id),
                 ));
+            }
+            for freedom in clause.freedoms.iter().flatten() {
+                if let Some(why) = freedom.problem() {
+                    errors.push(at(
+                        &clause.id,
+                        format!("a freedom of clause `{}`: {why}", clause.id),
+                    ));
+                }
             }
         }
     }

@@ -3,6 +3,7 @@
 
 mod clause_index;
 mod error;
+mod freedom;
 mod id_selection;
 mod load;
 mod model;
@@ -18,6 +19,7 @@ pub(crate) use clause_index::{
 };
 pub(crate) use error::find_line;
 pub use error::LoadError;
+pub(crate) use freedom::{Dimension, Freedom};
 pub(crate) use id_selection::IdSelection;
 pub use load::{load_suite, load_suites, Suite};
 pub(crate) use load::{

@@ -486,6 +486,10 @@ pub(crate) struct Then {
     pub is_error: Option<bool>,
     pub code: Option<String>,
     pub text: Option<String>,
+    /// The text's lines, in any order, are exactly these (each a one-line
+    /// template): for a listing whose document does not fix its order.
+    #[serde(default)]
+    pub lines_in_any_order: Option<Vec<String>>,
     #[serde(default)]
     pub contains: Vec<String>,
     #[serde(default)]
@@ -523,6 +527,7 @@ impl Then {
         self.is_error.is_some()
             || self.code.is_some()
             || self.text.is_some()
+            || self.lines_in_any_order.is_some()
             || !self.contains.is_empty()
             || !self.not_contains.is_empty()
             || !self.matches.is_empty()

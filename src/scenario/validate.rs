@@ -412,6 +412,7 @@ fn then_strings(then: &Then) -> Vec<&str> {
     let mut texts: Vec<&str> = Vec::new();
     texts.extend(then.code.as_deref());
     texts.extend(then.text.as_deref());
+    texts.extend(then.lines_in_any_order.iter().flatten().map(String::as_str));
     for list in [&then.contains, &then.not_contains] {
         texts.extend(list.iter().map(String::as_str));
     }

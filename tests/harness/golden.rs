@@ -252,7 +252,7 @@ fn the_report_schema_refuses_a_report_that_breaks_the_contract() {
 #[test]
 fn the_mutants_schema_refuses_scores_that_break_the_contract() {
     let valid = json!({
-        "schema_version": 3,
+        "schema_version": 4,
         "full_count": true,
         "suites": [{
             "suite": "tiny",
@@ -272,6 +272,13 @@ fn the_mutants_schema_refuses_scores_that_break_the_contract() {
                   "false_failures": [{ "scenario": "tiny::view::bytes",
                                        "expectations": ["text: differs"] }] },
             ],
+            "derived": {
+                "scenarios": 1, "answers": 2,
+                "false_answers": [{ "scenario": "tiny::view::listing", "clause": "listing",
+                                    "dimension": "item-order", "words": "a list",
+                                    "how": "items reversed", "text": "b\na",
+                                    "expectations": ["text: differs"] }],
+            },
             "mutants": [
                 { "name": "lowercase-code", "what": "lower-cases codes", "killed": true,
                   "killed_by": ["tiny::view::a missing file is PATH_NOT_FOUND"] },
@@ -288,6 +295,12 @@ fn the_mutants_schema_refuses_scores_that_break_the_contract() {
             d.as_object_mut().expect("object").remove("schema_version");
         },
         &["missing properties 'schema_version'"],
+    );
+    assert_refused(
+        MUTANTS_SCHEMA,
+        &valid,
+        |d| d["suites"][0]["derived"]["false_answers"][0]["dimension"] = json!("ordering"),
+        &["/suites/0/derived/false_answers/0/dimension"],
     );
     assert_refused(
         MUTANTS_SCHEMA,

@@ -300,3 +300,57 @@ fn a_killed_mutation_cuts_its_running_scenarios_short_and_leaves_nothing() {
     let sleeping = running(&["sleep", "1.51"]);
     assert!(sleeping.is_empty(), "left running: {sleeping:?}");
 }
+
+/// A spec scenario is judged again on the answers derived from the reference's
+/// own along each freedom its clause states (`clauses.yaml`): one that pins what
+/// the document leaves open (the entries' order, a message's words) is a false
+/// failure named with the clause, the dimension, the document's words and the
+/// expectation; the same facts checked in a form the freedom allows pass.
+#[test]
+fn a_spec_scenario_pinning_what_its_clause_leaves_open_fails_a_derived_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("scores.json");
+    let output = toolspec()
+        .args([
+            "--specs",
+            "tests/data/specs",
+            "mutants",
+            "--suite",
+            "pinned-order",
+            "--variation",
+            "result-meta",
+            "--json",
+        ])
+        .arg(&path)
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    for line in [
+        "  false failure: pinned-order::listing::the entries in one order",
+        "fails a conforming answer: clause `listing` leaves `item-order` open (\"the entries, one a line\"); the reference's answer with items reversed was refused by",
+        "  false failure: pinned-order::listing::the message word for word",
+        "clause `missing` leaves `message-wording` open",
+        "matches: ",
+        "2 of 4 derived answers passed",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in:\n{stdout}");
+    }
+    for spared in ["the entries in any order", "the code alone"] {
+        assert!(
+            !stdout.contains(&format!("false failure: pinned-order::listing::{spared}")),
+            "{stdout}"
+        );
+    }
+    let doc = assert_matches_schema(MUTANTS_SCHEMA, &path);
+    let derived = &doc["suites"][0]["derived"];
+    assert_eq!(derived["scenarios"], 4);
+    assert_eq!(derived["answers"], 4);
+    let first = &derived["false_answers"][0];
+    assert_eq!(
+        first["scenario"],
+        "pinned-order::listing::the entries in one order"
+    );
+    assert_eq!(first["dimension"], "item-order");
+    assert_eq!(first["text"], "b.txt\t2\na.txt\t3");
+}

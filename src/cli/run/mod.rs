@@ -63,6 +63,7 @@ pub(crate) fn run(
         scenario_timeout_ms: args.scenario_timeout_ms,
         keep_failed: args.keep_failed,
         repeat: args.repeat,
+        keep_judged: false,
     };
     let styles = Styles::coloured(colour);
     let order = ClauseOrder::of_suites(&suites);

@@ -19,6 +19,15 @@ pub(crate) struct Renamed {
     pub to: IndexedClause,
 }
 
+/// A freedom whose quoted words the document no longer has: what leaves the
+/// dimension open must be read again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct LostWords {
+    pub clause: String,
+    pub open: &'static str,
+    pub words: String,
+}
+
 /// What changed between an index entry and the document read now.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct IndexDrift {
@@ -27,6 +36,8 @@ pub(crate) struct IndexDrift {
     pub added: Vec<IndexedClause>,
     pub removed: Vec<IndexedClause>,
     pub renamed: Vec<Renamed>,
+    /// Freedoms of the index whose words are not in the document.
+    pub lost_words: Vec<LostWords>,
 }
 
 impl IndexDrift {
@@ -62,6 +73,17 @@ impl IndexDrift {
             }
         }
         drift.added = new.into_iter().cloned().collect();
+        for clause in &entry.clauses {
+            for freedom in clause.freedoms.iter().flatten() {
+                if !document.says(&freedom.words) {
+                    drift.lost_words.push(LostWords {
+                        clause: clause.id.clone(),
+                        open: freedom.open.name(),
+                        words: freedom.words.clone(),
+                    });
+                }
+            }
+        }
         drift
     }
 
@@ -69,6 +91,12 @@ impl IndexDrift {
     /// describes the document and must be written again.
     pub(crate) fn clauses_changed(&self) -> bool {
         !(self.added.is_empty() && self.removed.is_empty() && self.renamed.is_empty())
+    }
+
+    /// Whether the index no longer describes the document: its clauses, or the
+    /// words a freedom quotes.
+    pub(crate) fn is_stale(&self) -> bool {
+        self.clauses_changed() || !self.lost_words.is_empty()
     }
 }
 
@@ -83,6 +111,7 @@ mod tests {
             id: id.into(),
             title: title.into(),
             line,
+            freedoms: None,
         }
     }
 
@@ -135,6 +164,34 @@ mod tests {
         assert_eq!(drift.removed, [clause("read/gone", "Gone", 5)]);
         assert_eq!(drift.added, [clause("read/fresh", "Fresh", 4)]);
         assert!(drift.clauses_changed());
+    }
+
+    #[test]
+    fn a_freedom_quoting_words_the_document_lost_is_named_and_whitespace_does_not_count() {
+        use crate::scenario::{Dimension, Freedom};
+        let freedom = |words: &str| Freedom {
+            open: Dimension::ItemOrder,
+            words: words.into(),
+            items: None,
+            keep: None,
+            field: None,
+            at: None,
+            from: None,
+            to: Vec::new(),
+        };
+        let mut entry = entry_for(BEFORE);
+        entry.clauses[0].freedoms = Some(vec![freedom("Ok:**   a"), freedom("in any order")]);
+        let drift =
+            IndexDrift::between(&entry, &SpecDocument::from_text(Path::new("d.md"), BEFORE));
+        assert_eq!(
+            drift.lost_words,
+            [LostWords {
+                clause: "read/ok".into(),
+                open: "item-order",
+                words: "in any order".into(),
+            }]
+        );
+        assert!(drift.is_stale() && !drift.clauses_changed());
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::spec_document::SpecDocument;
-use crate::scenario::{ClauseIndex, IndexedDocument};
+use crate::scenario::{ClauseIndex, Freedom, IndexedClause, IndexedDocument};
 
 /// What `upstream:` says of a new document until someone says where it lives.
 pub(crate) const UPSTREAM_UNKNOWN: &str = "unknown (TODO: where this document is published)";
@@ -23,16 +23,34 @@ pub(crate) fn with_documents(
 ) -> ClauseIndex {
     let mut entries: Vec<IndexedDocument> = existing.map_or_else(Vec::new, |i| i.documents.clone());
     for document in documents {
-        let fresh = |name: String, upstream: String| IndexedDocument {
+        let fresh = |name: String, upstream: String, kept: &[IndexedClause]| IndexedDocument {
             name,
             file: document.name.clone(),
             upstream,
             sha256: document.sha256.clone(),
-            clauses: document.indexed_clauses(),
+            clauses: document
+                .indexed_clauses()
+                .into_iter()
+                .map(|mut clause| {
+                    // A person stated what the clause leaves open: a clause that
+                    // keeps its id keeps that (coverage checks the quoted words).
+                    clause.freedoms = kept
+                        .iter()
+                        .find(|k| k.id == clause.id)
+                        .and_then(|k| k.freedoms.clone());
+                    clause
+                })
+                .collect(),
         };
         match entries.iter_mut().find(|e| e.file == document.name) {
-            Some(entry) => *entry = fresh(entry.name.clone(), entry.upstream.clone()),
-            None => entries.push(fresh(document.name.clone(), UPSTREAM_UNKNOWN.to_string())),
+            Some(entry) => {
+                *entry = fresh(entry.name.clone(), entry.upstream.clone(), &entry.clauses);
+            }
+            None => entries.push(fresh(
+                document.name.clone(),
+                UPSTREAM_UNKNOWN.to_string(),
+                &[],
+            )),
         }
     }
     ClauseIndex { documents: entries }
@@ -66,16 +84,63 @@ pub(crate) fn render(index: &ClauseIndex) -> String {
         }
         let _ = writeln!(text, "    clauses:");
         for clause in &document.clauses {
-            let _ = writeln!(
-                text,
-                "      - {{ id: {}, line: {}, title: {} }}",
-                quoted(&clause.id),
-                clause.line,
-                quoted(&clause.title)
-            );
+            render_clause(&mut text, clause);
         }
     }
     text
+}
+
+/// One clause: on one line, or in block form when it states freedoms (one
+/// flow mapping a line, its keys in a fixed order).
+fn render_clause(text: &mut String, clause: &IndexedClause) {
+    let (id, line, title) = (quoted(&clause.id), clause.line, quoted(&clause.title));
+    match clause.freedoms.as_deref() {
+        None => {
+            let _ = writeln!(text, "      - {{ id: {id}, line: {line}, title: {title} }}");
+        }
+        Some([]) => {
+            let _ = writeln!(
+                text,
+                "      - {{ id: {id}, line: {line}, title: {title}, freedoms: [] }}"
+            );
+        }
+        Some(freedoms) => {
+            let _ = writeln!(
+                text,
+                "      - id: {id}\n        line: {line}\n        title: {title}"
+            );
+            let _ = writeln!(text, "        freedoms:");
+            for freedom in freedoms {
+                let _ = writeln!(text, "          - {}", flow(freedom));
+            }
+        }
+    }
+}
+
+/// A freedom as a one-line flow mapping, its keys in the order they are
+/// documented.
+fn flow(freedom: &Freedom) -> String {
+    let mut pairs = vec![
+        format!("open: {}", freedom.open.name()),
+        format!("words: {}", quoted(&freedom.words)),
+    ];
+    let optional = [
+        ("items", &freedom.items),
+        ("keep", &freedom.keep),
+        ("field", &freedom.field),
+        ("at", &freedom.at),
+        ("from", &freedom.from),
+    ];
+    for (key, value) in optional {
+        if let Some(value) = value {
+            pairs.push(format!("{key}: {}", quoted(value)));
+        }
+    }
+    if !freedom.to.is_empty() {
+        let to: Vec<String> = freedom.to.iter().map(|t| quoted(t)).collect();
+        pairs.push(format!("to: [{}]", to.join(", ")));
+    }
+    format!("{{ {} }}", pairs.join(", "))
 }
 
 /// A YAML double-quoted string (JSON's escapes are valid YAML).

@@ -162,6 +162,14 @@ fn document_origin(out: &mut String, suite: &str, document: &DocumentCoverage) {
             );
         }
     }
+    for lost in &changes.lost_words {
+        let _ = writeln!(
+            out,
+            "  freedom   {}: `open: {}` quotes {:?}, which the document no longer says; \
+             read it again and write what leaves the dimension open (clauses.yaml)",
+            lost.clause, lost.open, lost.words
+        );
+    }
     if changes.clauses_changed() {
         let _ = writeln!(
             out,

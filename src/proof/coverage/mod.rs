@@ -69,9 +69,7 @@ pub(crate) struct DocumentCoverage {
 impl DocumentCoverage {
     /// The document was read and its clauses are not those of its index entry.
     pub(crate) fn index_is_stale(&self) -> bool {
-        self.changes
-            .as_ref()
-            .is_some_and(IndexDrift::clauses_changed)
+        self.changes.as_ref().is_some_and(IndexDrift::is_stale)
     }
 }
 

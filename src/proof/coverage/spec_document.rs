@@ -22,6 +22,9 @@ pub(crate) struct SpecDocument {
     /// Later clauses whose id an earlier clause already has: they cannot be told apart
     /// by `covers:`, so they are reported rather than counted.
     pub duplicates: Vec<Clause>,
+    /// The whole text, each run of whitespace made one space: where a freedom's
+    /// quoted words are looked for.
+    pub words: String,
 }
 
 impl SpecDocument {
@@ -60,13 +63,24 @@ impl SpecDocument {
             sha256: sha256_hex(text.as_bytes()),
             clauses,
             duplicates,
+            words: one_spaced(text),
         }
+    }
+
+    /// Whether `quoted` is in the document, whitespace aside.
+    pub(crate) fn says(&self, quoted: &str) -> bool {
+        self.words.contains(&one_spaced(quoted))
     }
 
     /// Its clauses as an index records them.
     pub(crate) fn indexed_clauses(&self) -> Vec<IndexedClause> {
         self.clauses.iter().map(indexed).collect()
     }
+}
+
+/// `text` with every run of whitespace one space, none at either end.
+fn one_spaced(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -82,5 +96,6 @@ pub(crate) fn indexed(clause: &Clause) -> IndexedClause {
         id: clause.id.clone(),
         title: clause.title.clone(),
         line: clause.line,
+        freedoms: None,
     }
 }

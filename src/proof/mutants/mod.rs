@@ -31,7 +31,9 @@ mod schedule;
 mod score;
 
 pub(crate) use catalogue::MutantsError;
-pub(crate) use score::{FalseFailure, MutantOutcome, SuiteScore, Totals, VariationOutcome};
+pub(crate) use score::{
+    DerivedOutcome, FalseFailure, MutantOutcome, SuiteScore, Totals, VariationOutcome,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -44,6 +46,7 @@ use self::order::{likelihood, mutation_words, scenario_words, Rarity};
 use self::schedule::{Finding, Job, Schedule, Stop};
 use crate::execute::cancel::Cancel;
 use crate::execute::{run_scenario_unless_cancelled, RunOptions, Verdict};
+use crate::proof::freedoms::{self, DerivedJudgement};
 use crate::scenario::{Basis, Scenario, Suite, SuiteScenarioFile};
 use crate::server::Target;
 
@@ -199,6 +202,12 @@ pub(crate) fn score(
     .with_exhaustive(&exhaustive);
     // What each false failure found, by variation run and scenario.
     let found: Mutex<BTreeMap<(usize, usize), Vec<String>>> = Mutex::new(BTreeMap::new());
+    // The honest pass keeps each judged answer, to derive other right ones from.
+    let honest_options = RunOptions {
+        keep_judged: variations_wanted,
+        ..scoring.options.clone()
+    };
+    let derived: Mutex<BTreeMap<usize, DerivedJudgement>> = Mutex::new(BTreeMap::new());
     let run = |job: Job, cancel: &Cancel| -> Finding {
         let Some(entry) = entries.get(job.scenario) else {
             return Finding::Neither;
@@ -210,18 +219,30 @@ pub(crate) fn score(
         let (Some(target), Some(suite)) = (target, suites.get(entry.suite)) else {
             return Finding::Neither;
         };
+        let options = match job.mutation {
+            Some(_) => scoring.options,
+            None => &honest_options,
+        };
         let report = run_scenario_unless_cancelled(
             suite,
             &entry.file.stem,
             entry.scenario,
             target,
-            scoring.options,
+            options,
             None,
             cancel,
         );
         let Some(r) = report else {
             return Finding::Cancelled;
         };
+        if job.mutation.is_none() {
+            if let Some(judgement) = freedoms::judge_derived(suite, entry.scenario, &r) {
+                derived
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(job.scenario, judgement);
+            }
+        }
         let failed = match &r.verdict {
             Verdict::Pass => return Finding::Passed(r.elapsed),
             Verdict::Skip(_) | Verdict::Unsupported(_) => return Finding::Neither,
@@ -254,6 +275,7 @@ pub(crate) fn score(
     };
     let mut tally = Tally {
         found: &found,
+        derived: &derived,
         suites,
         entries: &entries,
         ranges: &ranges,
@@ -327,6 +349,7 @@ fn candidates(
 /// order, as the schedule decides them.
 struct Tally<'a, 's> {
     found: &'a Mutex<BTreeMap<(usize, usize), Vec<String>>>,
+    derived: &'a Mutex<BTreeMap<usize, DerivedJudgement>>,
     suites: &'s [Suite],
     entries: &'a [Entry<'s>],
     ranges: &'a [Range<usize>],
@@ -399,11 +422,13 @@ impl Tally<'_, '_> {
                         suite: self.suites[self.next_suite].name.clone(),
                         scenarios: range.len(),
                         not_passing: range
+                            .clone()
                             .filter(|s| !schedule.passed_honestly(*s))
                             .map(|s| self.entries[s].id.clone())
                             .collect(),
                         mutants: std::mem::take(&mut self.outcomes),
                         variations: std::mem::take(&mut self.variations),
+                        derived: self.derived_of(range),
                     };
                     (self.progress)(Progress::Suite(&score));
                     self.scores.push(score);
@@ -411,6 +436,28 @@ impl Tally<'_, '_> {
                 }
             }
         }
+    }
+}
+
+impl Tally<'_, '_> {
+    /// The derived answers of the scenarios in `range`, gathered in suite order.
+    fn derived_of(&self, range: Range<usize>) -> DerivedOutcome {
+        let derived = self.derived.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut outcome = DerivedOutcome::default();
+        for s in range {
+            let Some(judgement) = derived.get(&s) else {
+                continue;
+            };
+            outcome.scenarios += 1;
+            outcome.answers += judgement.derived;
+            outcome.false_answers.extend(
+                judgement
+                    .false_answers
+                    .iter()
+                    .map(|f| (self.entries[s].id.clone(), f.clone())),
+            );
+        }
+        outcome
     }
 }
 
@@ -460,6 +507,7 @@ mod tests {
                 outcome("survivor", &[]),
             ],
             variations: Vec::new(),
+            derived: DerivedOutcome::default(),
         };
         remember(&[score], &mut hints);
         assert_eq!(hints.of("s", "many"), ["s::f::a", "s::f::b", "s::f::c"]);

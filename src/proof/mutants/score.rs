@@ -3,6 +3,7 @@
 //! (specificity).
 
 use super::catalogue::{Mutation, Variation};
+use crate::proof::freedoms::FalseAnswer;
 
 /// How one mutation fared.
 #[derive(Debug, Clone)]
@@ -30,6 +31,20 @@ pub(crate) struct SuiteScore {
     pub mutants: Vec<MutantOutcome>,
     /// The variations run, each alone (a full count) or all at once (one entry).
     pub variations: Vec<VariationOutcome>,
+    /// The answers derived along the clauses' freedoms (`proof::freedoms`).
+    pub derived: DerivedOutcome,
+}
+
+/// What the answers derived along the documents' freedoms showed, over a
+/// suite's `basis: spec` scenarios that pass honestly.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DerivedOutcome {
+    /// Scenarios judged again.
+    pub scenarios: usize,
+    /// Answers derived and judged.
+    pub answers: usize,
+    /// Each a scenario's id and an answer it failed, in suite order.
+    pub false_answers: Vec<(String, FalseAnswer)>,
 }
 
 /// How one run of conforming variations fared: every scenario that passes
@@ -96,6 +111,10 @@ pub(crate) struct Totals {
     pub spared: usize,
     /// Variations run.
     pub varied: usize,
+    /// Answers derived along the clauses' freedoms.
+    pub derived: usize,
+    /// Derived answers a scenario failed.
+    pub derived_failed: usize,
 }
 
 impl Totals {
@@ -107,12 +126,15 @@ impl Totals {
                 total: t.total + score.mutants.len(),
                 spared: t.spared + spared,
                 varied: t.varied + varied,
+                derived: t.derived + score.derived.answers,
+                derived_failed: t.derived_failed + score.derived.false_answers.len(),
             }
         })
     }
 
-    /// Whether every mutation was killed and every variation spared.
+    /// Whether every mutation was killed, every variation spared and every
+    /// derived answer passed.
     pub(crate) fn held(&self) -> bool {
-        self.killed == self.total && self.spared == self.varied
+        self.killed == self.total && self.spared == self.varied && self.derived_failed == 0
     }
 }

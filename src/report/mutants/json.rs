@@ -12,8 +12,9 @@ use crate::report::records::sorted_pretty;
 /// raise it with any change a reader could notice, and the schema with it. 2:
 /// `full_count`, since `killed_by` holds only the first killer unless `--full`.
 /// 3: each suite's `variations` runs, with their false failures, and the counts
-/// `spared` and `varied`.
-pub(crate) const MUTANTS_SCHEMA_VERSION: u64 = 3;
+/// `spared` and `varied`. 4: each suite's `derived` answers (along the clauses'
+/// freedoms) and the ones a scenario failed.
+pub(crate) const MUTANTS_SCHEMA_VERSION: u64 = 4;
 
 #[derive(Serialize)]
 struct ScoresRecord<'s> {
@@ -34,6 +35,26 @@ struct SuiteRecord<'s> {
     not_passing: &'s [String],
     mutants: Vec<MutantRecord<'s>>,
     variations: Vec<VariationRunRecord<'s>>,
+    derived: DerivedRecord<'s>,
+}
+
+/// The answers derived along the clauses' freedoms, and those failed.
+#[derive(Serialize)]
+struct DerivedRecord<'s> {
+    scenarios: usize,
+    answers: usize,
+    false_answers: Vec<FalseAnswerRecord<'s>>,
+}
+
+#[derive(Serialize)]
+struct FalseAnswerRecord<'s> {
+    scenario: &'s str,
+    clause: &'s str,
+    dimension: &'static str,
+    words: &'s str,
+    how: &'s str,
+    text: &'s str,
+    expectations: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -95,6 +116,28 @@ fn suite(score: &SuiteScore) -> SuiteRecord<'_> {
         not_passing: &score.not_passing,
         mutants: score.mutants.iter().map(mutant).collect(),
         variations: score.variations.iter().map(variation_run).collect(),
+        derived: DerivedRecord {
+            scenarios: score.derived.scenarios,
+            answers: score.derived.answers,
+            false_answers: score
+                .derived
+                .false_answers
+                .iter()
+                .map(|(scenario, f)| FalseAnswerRecord {
+                    scenario,
+                    clause: &f.clause,
+                    dimension: f.dimension.name(),
+                    words: &f.words,
+                    how: &f.how,
+                    text: &f.text,
+                    expectations: f
+                        .mismatches
+                        .iter()
+                        .map(|m| format!("{}: {}", m.expectation, m.detail))
+                        .collect(),
+                })
+                .collect(),
+        },
     }
 }
 

@@ -82,6 +82,15 @@ impl MutantsText {
                 m.mutation.name, m.mutation.what
             ));
         }
+        for (scenario, false_answer) in &score.derived.false_answers {
+            lines.push(format!("  false failure: {scenario}"));
+            lines.extend(
+                false_answer
+                    .describe()
+                    .lines()
+                    .map(|line| format!("             {line}")),
+            );
+        }
         let total = score.mutants.len();
         let (spared, varied) = score.specificity();
         let specificity = if varied == 0 {
@@ -92,8 +101,18 @@ impl MutantsText {
                 (spared * 100).checked_div(varied).unwrap_or(100)
             )
         };
+        let derived = &score.derived;
+        let derived = if derived.answers == 0 {
+            String::new()
+        } else {
+            format!(
+                ", {} of {} derived answers passed",
+                derived.answers - derived.false_answers.len(),
+                derived.answers
+            )
+        };
         lines.push(format!(
-            "{}: {} of {total} mutations killed ({}%){specificity} over {} scenarios in {:.1}s",
+            "{}: {} of {total} mutations killed ({}%){specificity}{derived} over {} scenarios in {:.1}s",
             score.suite,
             score.killed(),
             (score.killed() * 100).checked_div(total).unwrap_or(100),
@@ -109,12 +128,14 @@ impl MutantsText {
         }
         let t = Totals::of(scores);
         Some(format!(
-            "all {} suites: {} of {} killed, {} of {} variations spared in {:.1}s",
+            "all {} suites: {} of {} killed, {} of {} variations spared, {} of {} derived answers passed in {:.1}s",
             scores.len(),
             t.killed,
             t.total,
             t.spared,
             t.varied,
+            t.derived - t.derived_failed,
+            t.derived,
             self.started.elapsed().as_secs_f64()
         ))
     }

@@ -66,11 +66,11 @@ pub(crate) struct Freedom {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep: Option<String>,
     /// `message-wording` of a JSON text (default `message`), `flag-absent`: the
-    /// key.
+    /// key; `item-order`: a JSON string whose lines are the items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
-    /// `extra-field`, `flag-absent`: a JSON pointer to the object (default the
-    /// text's top object).
+    /// `extra-field`, `flag-absent`, and `item-order` or `message-wording` with
+    /// `field`: a JSON pointer to the object (default the text's top object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
     /// `wording`: a regex for the word.
@@ -100,12 +100,21 @@ impl Freedom {
             (
                 "field",
                 self.field.is_some(),
-                matches!(dimension, Dimension::MessageWording | Dimension::FlagAbsent),
+                matches!(
+                    dimension,
+                    Dimension::ItemOrder | Dimension::MessageWording | Dimension::FlagAbsent
+                ),
             ),
             (
                 "at",
                 self.at.is_some(),
-                matches!(dimension, Dimension::ExtraField | Dimension::FlagAbsent),
+                matches!(
+                    dimension,
+                    Dimension::ItemOrder
+                        | Dimension::MessageWording
+                        | Dimension::ExtraField
+                        | Dimension::FlagAbsent
+                ),
             ),
             ("from", self.from.is_some(), dimension == Dimension::Wording),
             ("to", !self.to.is_empty(), dimension == Dimension::Wording),

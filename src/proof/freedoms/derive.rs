@@ -36,7 +36,13 @@ pub(crate) fn derive(
 ) -> Vec<Derived> {
     let text = result.text.as_str();
     let texts: Vec<(String, String)> = match freedom.open {
-        Dimension::ItemOrder => item_orders(text, freedom.items.as_deref()),
+        Dimension::ItemOrder => match &freedom.field {
+            // The lines of one string of a JSON text (ikigai's `data.output`).
+            Some(field) => in_json_string(text, freedom.at.as_deref(), field, |lines| {
+                line_orders(lines, freedom.items.as_deref())
+            }),
+            None => item_orders(text, freedom.items.as_deref()),
+        },
         Dimension::MessageWording => other_words(text, freedom),
         Dimension::PathForm => on_lines(text, freedom.items.as_deref(), |lines| {
             path_forms(lines, args, bindings)
@@ -108,6 +114,11 @@ fn item_orders(text: &str, items: Option<&str>) -> Vec<(String, String)> {
             return vec![("every array reversed".into(), reversed.to_string())];
         }
     }
+    line_orders(text, items)
+}
+
+/// The lines `items` matches reversed and rotated by one, the others in place.
+fn line_orders(text: &str, items: Option<&str>) -> Vec<(String, String)> {
     let is_item = items.and_then(|re| Regex::new(re).ok());
     let (body, ending) = match text.strip_suffix('\n') {
         Some(body) => (body, "\n"),
@@ -159,7 +170,7 @@ fn reverse_arrays(value: &mut Value) {
 fn other_words(text: &str, freedom: &Freedom) -> Vec<(String, String)> {
     if serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object()) {
         let field = freedom.field.as_deref().unwrap_or("message");
-        return edit_json(text, None, |object| {
+        return edit_json(text, freedom.at.as_deref(), |object| {
             let Some(Value::String(message)) = object.get_mut(field) else {
                 return None;
             };
@@ -323,6 +334,32 @@ fn other_wording(text: &str, freedom: &Freedom, bindings: &Bindings) -> Vec<(Str
         .collect()
 }
 
+/// What `derive_lines` makes of the string `field` of the object at pointer
+/// `at` of a JSON text, each put back in its place.
+fn in_json_string(
+    text: &str,
+    at: Option<&str>,
+    field: &str,
+    derive_lines: impl Fn(&str) -> Vec<(String, String)>,
+) -> Vec<(String, String)> {
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let Some(Value::String(inner)) = value.pointer(at.unwrap_or("")).and_then(|o| o.get(field))
+    else {
+        return Vec::new();
+    };
+    derive_lines(inner)
+        .into_iter()
+        .filter_map(|(how, derived)| {
+            edit_json(text, at, |object| {
+                object.insert(field.to_string(), Value::String(derived));
+                Some(format!("{how} in `{field}`"))
+            })
+        })
+        .collect()
+}
+
 /// The JSON text with the object at pointer `at` (the top one by default)
 /// changed by `edit`, which says how or declines (None).
 fn edit_json(
@@ -417,6 +454,26 @@ mod tests {
                 serde_json::json!({"path": "a.txt"})
             ),
             ["Wrote /r/a.txt (not xa.txt nor b/a.txt)"]
+        );
+    }
+
+    #[test]
+    fn the_lines_and_the_message_of_a_nested_json_string_are_derived_too() {
+        let mut f = freedom(Dimension::ItemOrder);
+        f.at = Some("/data".into());
+        f.field = Some("output".into());
+        assert_eq!(
+            texts(&f, r#"{"data":{"output":"a
+b"},"success":true}"#, Value::Null),
+            [r#"{"data":{"output":"b
+a"},"success":true}"#]
+        );
+        let mut f = freedom(Dimension::MessageWording);
+        f.at = Some("/data".into());
+        f.field = Some("output".into());
+        assert_eq!(
+            texts(&f, r#"{"data":{"output":"Wrote 6 bytes"}}"#, Value::Null),
+            [r#"{"data":{"output":"In other words, Wrote 6 bytes"}}"#]
         );
     }
 

@@ -124,7 +124,7 @@ fn specs_adds_suites_and_replaces_a_built_in_one_of_the_same_name() {
         .assert()
         .success()
         .stdout(predicate::str::contains(format!(
-            "ikigai: my ikigai fork (70 scenarios, version 2, from {})",
+            "ikigai: my ikigai fork (75 scenarios, version 3, from {})",
             out.join("specs").display()
         )))
         .stdout(predicate::str::contains("boris: Boris MCP tool errors ("));

@@ -30,9 +30,9 @@
 //!   replaced); a folder is opened and seeked in as rel-04 does, so its
 //!   answer is the file system's (see [`files`]); `file_write` needs the parent directory to exist, writes
 //!   atomically and reports `Wrote N bytes to <base name>`.
-//! - `bash` returns stdout and stderr merged in the order written (the seed;
-//!   upstream's `popen` only captured stdout) with one trailing newline
-//!   removed (upstream), and `exit_code`.
+//! - `bash` returns stdout and stderr merged in the order written (the seed
+//!   asks for them combined, in no order; upstream's `popen` only captured
+//!   stdout) with one trailing newline removed (upstream), and `exit_code`.
 //!
 //! Choices of this server, not upstream's:
 //!

@@ -54,7 +54,7 @@ fn init_maps_renamed_tools_leaves_the_unknown_commented_and_its_target_gates_gre
     assert!(init_out.contains("toolspec run --target"), "{init_out}");
     let text = std::fs::read_to_string(&target).expect("target written");
     for line in [
-        "suites: { \"ikigai\": 2 }",
+        "suites: { \"ikigai\": 3 }",
         "  \"file_read\": \"read_file\"   # confidence",
         "  \"file_write\": \"write_file\"   # confidence",
         "  \"bash\": \"run_shell_command\"   # confidence",

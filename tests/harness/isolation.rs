@@ -600,7 +600,7 @@ fn files_locked_by_their_mode_are_checked_as_root_or_not() {
     for (suite, filter, passing) in [
         ("gemini-cli", "may not read", 1),
         ("gemini-cli", "mode forbids writing", 2),
-        ("ikigai", "Permission denied", 2),
+        ("ikigai", "Permission denied", 4),
     ] {
         let output = std::process::Command::new(exe())
             .current_dir(repo())

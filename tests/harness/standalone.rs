@@ -35,7 +35,8 @@ fn a_lone_copy_lists_and_runs_the_built_in_suites_from_any_folder() {
         .success()
         .stdout(predicate::str::contains("boris: Boris MCP tool errors ("))
         .stdout(predicate::str::contains("ikigai: "))
-        .stdout(predicate::str::contains(", version 2, built-in)"));
+        .stdout(predicate::str::contains(" scenarios, version "))
+        .stdout(predicate::str::contains(", built-in)"));
     // The suite's `given.tree` fixtures are built in too.
     lone_copy(dir.path())
         .args(["run", "--suite", "gemini-cli", "--filter", "glob"])

@@ -463,10 +463,12 @@ mod tests {
         f.at = Some("/data".into());
         f.field = Some("output".into());
         assert_eq!(
-            texts(&f, r#"{"data":{"output":"a
-b"},"success":true}"#, Value::Null),
-            [r#"{"data":{"output":"b
-a"},"success":true}"#]
+            texts(
+                &f,
+                r#"{"data":{"output":"a\nb"},"success":true}"#,
+                Value::Null
+            ),
+            [r#"{"data":{"output":"b\na"},"success":true}"#]
         );
         let mut f = freedom(Dimension::MessageWording);
         f.at = Some("/data".into());

@@ -133,3 +133,36 @@ pub(crate) fn judge_derived(
     }
     Some(found)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every clause of every built-in suite says what its document leaves open
+    /// (`[]` when nothing): an unstated clause would let its spec scenarios pin
+    /// anything unchecked.
+    #[test]
+    fn every_clause_of_the_built_in_suites_states_its_freedoms() {
+        let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        let mut unstated = Vec::new();
+        let mut suites = 0;
+        for entry in std::fs::read_dir(&specs).expect("specs").flatten() {
+            if !entry.path().join("suite.yaml").is_file() {
+                continue;
+            }
+            suites += 1;
+            let suite = crate::scenario::load_suite(&entry.path()).expect("suite loads");
+            let index = suite.clause_index.as_ref().expect("a clause index");
+            for clause in index.documents.iter().flat_map(|d| &d.clauses) {
+                if clause.freedoms.is_none() {
+                    unstated.push(format!("{}: {}", suite.name, clause.id));
+                }
+            }
+        }
+        assert_eq!(suites, 4);
+        assert!(
+            unstated.is_empty(),
+            "clauses stating no freedoms: {unstated:?}"
+        );
+    }
+}

@@ -21,7 +21,7 @@ pub(crate) fn difference(expected: &[String], text: &str, bindings: &Bindings) -
     let fits = |e: usize, a: usize| templates[e].as_ref().is_some_and(|t| t.matches(actual[a]));
     let pairing = max_pairing(expected.len(), actual.len(), fits);
     let unmatched_expected: Vec<String> = (0..expected.len())
-        .filter(|e| !pairing.iter().any(|p| *p == Some(*e)))
+        .filter(|e| !pairing.contains(&Some(*e)))
         .map(|e| format!("  - {}", bindings.fill(&expected[e])))
         .collect();
     let unmatched_actual: Vec<String> = (0..actual.len())

@@ -136,8 +136,6 @@ pub(crate) fn judge_derived(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     /// Every clause of every built-in suite says what its document leaves open
     /// (`[]` when nothing): an unstated clause would let its spec scenarios pin
     /// anything unchecked.

@@ -185,6 +185,40 @@ mod tests {
     }
 
     #[test]
+    fn a_clause_keeps_its_freedoms_when_scaffolded_again_and_they_read_back() {
+        use crate::scenario::{Dimension, Freedom};
+        let text = "## S\n- `x`: one\n- `y`: two\n";
+        let mut stated = with_documents(None, &[document("a.md", text)]);
+        stated.documents[0].clauses[0].freedoms = Some(vec![Freedom {
+            open: Dimension::Wording,
+            words: "one".into(),
+            items: None,
+            keep: None,
+            field: None,
+            at: None,
+            from: Some("\\(empty\\)".into()),
+            to: vec![String::new(), "none".into()],
+        }]);
+        stated.documents[0].clauses[1].freedoms = Some(Vec::new());
+        let again = with_documents(
+            Some(&stated),
+            &[document(
+                "a.md",
+                "## S\n- `x`: one\n- `y`: two\n- `z`: new\n",
+            )],
+        );
+        let clauses = &again.documents[0].clauses;
+        assert_eq!(clauses[0].freedoms, stated.documents[0].clauses[0].freedoms);
+        assert_eq!(clauses[1].freedoms, Some(Vec::new()));
+        assert_eq!(clauses[2].freedoms, None);
+        let rendered = render(&again);
+        assert!(rendered.contains("freedoms: [] }"), "{rendered}");
+        let back: ClauseIndex =
+            parse_yaml_str(Path::new("clauses.yaml"), &rendered).expect("parses");
+        assert_eq!(back, again);
+    }
+
+    #[test]
     fn the_rendered_index_reads_back_as_the_same_index() {
         let index = with_documents(
             None,

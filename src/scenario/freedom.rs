@@ -82,6 +82,22 @@ pub(crate) struct Freedom {
 }
 
 impl Freedom {
+    /// A freedom along `open` with the document's `words` and no parameters
+    /// (the tests' way to write one; files give them in YAML).
+    #[cfg(test)]
+    pub(crate) fn new(open: Dimension, words: impl Into<String>) -> Freedom {
+        Freedom {
+            open,
+            words: words.into(),
+            items: None,
+            keep: None,
+            field: None,
+            at: None,
+            from: None,
+            to: Vec::new(),
+        }
+    }
+
     /// What this freedom's fields cannot say by their shape: a regex that does
     /// not parse, a parameter its dimension does not take, or one it needs.
     pub(crate) fn problem(&self) -> Option<String> {
@@ -164,16 +180,7 @@ mod tests {
     use super::*;
 
     fn freedom(open: Dimension) -> Freedom {
-        Freedom {
-            open,
-            words: "a list".into(),
-            items: None,
-            keep: None,
-            field: None,
-            at: None,
-            from: None,
-            to: Vec::new(),
-        }
+        Freedom::new(open, "a list")
     }
 
     #[test]

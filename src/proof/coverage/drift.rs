@@ -169,16 +169,7 @@ mod tests {
     #[test]
     fn a_freedom_quoting_words_the_document_lost_is_named_and_whitespace_does_not_count() {
         use crate::scenario::{Dimension, Freedom};
-        let freedom = |words: &str| Freedom {
-            open: Dimension::ItemOrder,
-            words: words.into(),
-            items: None,
-            keep: None,
-            field: None,
-            at: None,
-            from: None,
-            to: Vec::new(),
-        };
+        let freedom = |words: &str| Freedom::new(Dimension::ItemOrder, words);
         let mut entry = entry_for(BEFORE);
         entry.clauses[0].freedoms = Some(vec![freedom("Ok:**   a"), freedom("in any order")]);
         let drift =

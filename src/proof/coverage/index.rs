@@ -189,16 +189,10 @@ mod tests {
         use crate::scenario::{Dimension, Freedom};
         let text = "## S\n- `x`: one\n- `y`: two\n";
         let mut stated = with_documents(None, &[document("a.md", text)]);
-        stated.documents[0].clauses[0].freedoms = Some(vec![Freedom {
-            open: Dimension::Wording,
-            words: "one".into(),
-            items: None,
-            keep: None,
-            field: None,
-            at: None,
-            from: Some("\\(empty\\)".into()),
-            to: vec![String::new(), "none".into()],
-        }]);
+        let mut wording = Freedom::new(Dimension::Wording, "one");
+        wording.from = Some("\\(empty\\)".into());
+        wording.to = vec![String::new(), "none".into()];
+        stated.documents[0].clauses[0].freedoms = Some(vec![wording]);
         stated.documents[0].clauses[1].freedoms = Some(Vec::new());
         let again = with_documents(
             Some(&stated),

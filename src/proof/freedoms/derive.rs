@@ -378,16 +378,7 @@ mod tests {
     use super::*;
 
     fn freedom(open: Dimension) -> Freedom {
-        Freedom {
-            open,
-            words: "w".into(),
-            items: None,
-            keep: None,
-            field: None,
-            at: None,
-            from: None,
-            to: Vec::new(),
-        }
+        Freedom::new(open, "w")
     }
 
     fn result(text: &str) -> ToolResult {

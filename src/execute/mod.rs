@@ -424,8 +424,8 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     if keep_judged {
         report.judged = Some(JudgedCall {
             outcome,
+            args: substitute_entries(&last.args, &bindings),
             bindings,
-            args: last.args.to_map(),
         });
     }
     if mismatches.is_empty() {

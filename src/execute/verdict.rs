@@ -222,8 +222,8 @@ pub struct ScenarioReport {
 }
 
 /// The judged call's outcome, the placeholders bound when it was judged, and its
-/// arguments as written (placeholders unfilled): enough to judge another answer
-/// to the same call as this one was judged.
+/// arguments as sent (placeholders filled, the suite's names): enough to judge
+/// another answer to the same call as this one was judged.
 #[derive(Debug, Clone)]
 pub(crate) struct JudgedCall {
     pub outcome: CallOutcome,

@@ -27,7 +27,7 @@ pub(crate) struct Derived {
 }
 
 /// The answers derived from `result` along `freedom`; `args` are the judged
-/// call's arguments with placeholders filled (the paths it named).
+/// call's arguments as sent, placeholders filled (the paths it named).
 pub(crate) fn derive(
     freedom: &Freedom,
     result: &ToolResult,
@@ -44,9 +44,11 @@ pub(crate) fn derive(
             None => item_orders(text, freedom.items.as_deref()),
         },
         Dimension::MessageWording => other_words(text, freedom),
-        Dimension::PathForm => on_lines(text, freedom.items.as_deref(), |lines| {
-            path_forms(lines, args, bindings)
-        }),
+        Dimension::PathForm => on_lines(
+            text,
+            line_filter(freedom.items.as_deref(), |_| true),
+            |lines| path_forms(lines, args, bindings),
+        ),
         Dimension::LineNumbers => line_numbers(text),
         Dimension::ExtraField => edit_json(text, freedom.at.as_deref(), |object| {
             object.insert(EXTRA_FIELD.into(), Value::from(1));
@@ -117,40 +119,30 @@ fn item_orders(text: &str, items: Option<&str>) -> Vec<(String, String)> {
     line_orders(text, items)
 }
 
-/// The lines `items` matches reversed and rotated by one, the others in place.
+/// The lines `items` matches (every non-empty line by default) reversed and
+/// rotated by one, the others in place.
 fn line_orders(text: &str, items: Option<&str>) -> Vec<(String, String)> {
-    let is_item = items.and_then(|re| Regex::new(re).ok());
     let (body, ending) = match text.strip_suffix('\n') {
         Some(body) => (body, "\n"),
         None => (text, ""),
     };
-    let lines: Vec<&str> = body.split('\n').collect();
-    let slots: Vec<usize> = (0..lines.len())
-        .filter(|i| match &is_item {
-            Some(re) => re.is_match(lines[*i]),
-            None => !lines[*i].is_empty(),
-        })
-        .collect();
-    if slots.len() < 2 {
-        return Vec::new();
-    }
-    let items: Vec<&str> = slots.iter().map(|i| lines[*i]).collect();
-    let mut reversed = items.clone();
-    reversed.reverse();
-    let mut rotated = items.clone();
-    rotated.rotate_left(1);
-    [
-        ("items reversed", reversed),
-        ("items rotated by one", rotated),
-    ]
-    .into_iter()
-    .map(|(how, order)| {
-        let mut out = lines.clone();
-        for (slot, item) in slots.iter().zip(order) {
-            out[*slot] = item;
+    let is_item = line_filter(items, |line| !line.is_empty());
+    on_lines(body, is_item, |picked| {
+        let items: Vec<&str> = picked.split('\n').collect();
+        if items.len() < 2 {
+            return Vec::new();
         }
-        (how.to_string(), format!("{}{ending}", out.join("\n")))
+        let mut reversed = items.clone();
+        reversed.reverse();
+        let mut rotated = items;
+        rotated.rotate_left(1);
+        vec![
+            ("items reversed".to_string(), reversed.join("\n")),
+            ("items rotated by one".to_string(), rotated.join("\n")),
+        ]
     })
+    .into_iter()
+    .map(|(how, derived)| (how, format!("{derived}{ending}")))
     .collect()
 }
 
@@ -215,10 +207,10 @@ fn path_forms(text: &str, args: &Map<String, Value>, bindings: &Bindings) -> Vec
         if !(key.contains("path") || key.contains("file") || key.contains("dir") || key == "cwd") {
             continue;
         }
-        let Some(path) = value.as_str().map(|p| bindings.fill(p)) else {
+        let Some(path) = value.as_str() else {
             continue;
         };
-        let relative = path.strip_prefix("./").unwrap_or(&path);
+        let relative = path.strip_prefix("./").unwrap_or(path);
         if relative.is_empty()
             || relative == "."
             || relative.starts_with('/')
@@ -238,29 +230,33 @@ fn path_forms(text: &str, args: &Map<String, Value>, bindings: &Bindings) -> Vec
     forms
 }
 
-/// What `derive_lines` makes of the lines `items` matches (every line by
-/// default), each derived text put back among the lines it did not touch.
+/// Which lines a freedom's `items:` regex chooses, else `default`'s.
+fn line_filter(items: Option<&str>, default: fn(&str) -> bool) -> impl Fn(&str) -> bool {
+    let regex = items.and_then(|re| Regex::new(re).ok());
+    move |line| match &regex {
+        Some(regex) => regex.is_match(line),
+        None => default(line),
+    }
+}
+
+/// What `derive_lines` makes of the lines `chosen` picks (joined by newlines),
+/// each derived text put back among the lines it did not touch.
 fn on_lines(
     text: &str,
-    items: Option<&str>,
+    chosen: impl Fn(&str) -> bool,
     derive_lines: impl Fn(&str) -> Vec<(String, String)>,
 ) -> Vec<(String, String)> {
-    let Some(Ok(is_item)) = items.map(Regex::new) else {
-        return derive_lines(text);
-    };
     let lines: Vec<&str> = text.split('\n').collect();
-    let chosen: Vec<usize> = (0..lines.len())
-        .filter(|i| is_item.is_match(lines[*i]))
-        .collect();
-    let picked: Vec<&str> = chosen.iter().map(|i| lines[*i]).collect();
+    let slots: Vec<usize> = (0..lines.len()).filter(|i| chosen(lines[*i])).collect();
+    let picked: Vec<&str> = slots.iter().map(|i| lines[*i]).collect();
     derive_lines(&picked.join("\n"))
         .into_iter()
         .filter_map(|(how, derived)| {
             let derived: Vec<&str> = derived.split('\n').collect();
             // A derivation that changed how many lines there are cannot be put back.
-            (derived.len() == chosen.len()).then(|| {
+            (derived.len() == slots.len()).then(|| {
                 let mut out: Vec<&str> = lines.clone();
-                for (slot, line) in chosen.iter().zip(&derived) {
+                for (slot, line) in slots.iter().zip(&derived) {
                     out[*slot] = line;
                 }
                 (how, out.join("\n"))

@@ -11,8 +11,6 @@
 
 pub(crate) mod derive;
 
-use serde_json::Value;
-
 use crate::execute::{ScenarioReport, Verdict};
 use crate::judge::{judge_answer, Mismatch};
 use crate::scenario::{Basis, Dimension, Freedom, Scenario, Suite};
@@ -93,42 +91,27 @@ pub(crate) fn judge_derived(
     let CallOutcome::Result(result) = &judged.outcome else {
         return None;
     };
-    let args: serde_json::Map<String, Value> = judged
-        .args
-        .iter()
-        .map(|(key, value)| {
-            let filled = match value {
-                Value::String(text) => Value::String(judged.bindings.fill(text)),
-                other => other.clone(),
-            };
-            (key.clone(), filled)
-        })
-        .collect();
     let mut found = DerivedJudgement::default();
     for freedom in freedoms_of(suite, &scenario.covers) {
-        for derived in derive::derive(freedom, result, &args, &judged.bindings) {
+        for derived in derive::derive(freedom, result, &judged.args, &judged.bindings) {
             found.derived += 1;
-            let outcome = CallOutcome::Result(derived.result);
+            let text = derived.result.text.clone();
             let mismatches = judge_answer(
                 &scenario.then,
                 suite.config.convention,
-                &outcome,
+                &CallOutcome::Result(derived.result),
                 &judged.bindings,
             );
-            if mismatches.is_empty() {
-                continue;
+            if !mismatches.is_empty() {
+                found.false_answers.push(FalseAnswer {
+                    clause: scenario.covers.clone(),
+                    dimension: freedom.open,
+                    words: freedom.words.clone(),
+                    how: derived.how,
+                    text,
+                    mismatches,
+                });
             }
-            let CallOutcome::Result(result) = outcome else {
-                continue;
-            };
-            found.false_answers.push(FalseAnswer {
-                clause: scenario.covers.clone(),
-                dimension: freedom.open,
-                words: freedom.words.clone(),
-                how: derived.how,
-                text: result.text,
-                mismatches,
-            });
         }
     }
     Some(found)

@@ -180,8 +180,11 @@ pub(crate) fn record_command(
     };
     let timeout = args.timeout_ms.unwrap_or(suite.config.call_timeout_ms);
     let tools: Vec<&str> = calls.iter().map(|call| call.tool.as_str()).collect();
-    check_listed(&target, &tools, std::time::Duration::from_millis(timeout))
+    let unchecked = check_listed(&target, &tools, std::time::Duration::from_millis(timeout))
         .map_err(|why| refuse(why.to_string()))?;
+    if let Some(why) = unchecked {
+        say(format!("note: {why}"));
+    }
     let mut recorded = Vec::new();
     for call in calls {
         let recording = Recording {

@@ -55,16 +55,29 @@ fn did_you_mean(nearest: &Option<String>) -> String {
 
 /// Starts `target` once and checks that it lists every tool of `tools` (the
 /// suite's names, in the order the calls make them); the first one it does not
-/// list is refused.
+/// list is refused. A server that starts but does not answer `tools/list` is
+/// not refused for it (the calls may still work): the check is skipped and the
+/// reason returned, to be shown.
 pub(crate) fn check_listed(
     target: &Target,
     tools: &[&str],
     timeout: Duration,
-) -> Result<(), UnlistedError> {
-    let described = describe(target, timeout).map_err(|source| UnlistedError::CannotList {
-        target: target.name.clone(),
-        source,
-    })?;
+) -> Result<Option<String>, UnlistedError> {
+    let described = match describe(target, timeout) {
+        Ok(described) => described,
+        Err(PreflightError::List(why)) => {
+            return Ok(Some(format!(
+                "the tools called are not checked against `{}`'s tools/list: {why}",
+                target.name
+            )))
+        }
+        Err(source) => {
+            return Err(UnlistedError::CannotList {
+                target: target.name.clone(),
+                source,
+            })
+        }
+    };
     let listed: Vec<String> = described.tools.into_iter().map(|t| t.name).collect();
     for asked in tools {
         let tool = target.translate(asked, serde_json::Map::new()).0;
@@ -80,5 +93,5 @@ pub(crate) fn check_listed(
             listed,
         });
     }
-    Ok(())
+    Ok(None)
 }

@@ -17,9 +17,11 @@
 //! `explore` (generated cases on an oracle and a subject, compared call by call) ->
 //! `report` (text, JUnit, JSON, Markdown, what explore found) -> `runner`
 //! (libtest-mimic) and `proof` (coverage, scaffold, mutants) -> `cli`. `visible`
-//! (how server text is shown) sits under them all.
+//! (how server text is shown) and `nearest` (a did-you-mean) sit under them all.
 
 mod visible;
+
+mod nearest;
 
 mod scenario;
 

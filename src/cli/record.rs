@@ -3,7 +3,9 @@
 //! request of a newline-delimited JSON log (`--log FILE --from DIR`). A suite
 //! that does not exist yet is made, its `suite.yaml` of the convention given
 //! with `--convention` and with no reference server. Shown as a diff of each
-//! file and, with `--write`, written.
+//! file and, with `--write`, written. A call to a tool the server does not list
+//! is refused before any call is made; an answer that says the call failed is
+//! shown as a failure and kept only with `--accept-error`.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,7 @@ use super::output::say;
 use super::target_flags::external_target;
 use crate::author::bless::{built_in_refusal, file_diff, write_in_place};
 use crate::author::new_suite::{suite_yaml, unwritten_suite};
+use crate::author::record::listed_tools::check_listed;
 use crate::author::record::live_call::{record_scenario, with_scenarios, Recording};
 use crate::author::record::recorded_calls::{calls_from_log, one_call, CallToRecord};
 use crate::catalogue::{Catalogue, Origin};
@@ -68,6 +71,11 @@ pub(crate) struct RecordArgs {
     /// Write the files; without it, their diff is shown and nothing is written.
     #[arg(long)]
     write: bool,
+    /// Keep an answer that says the call failed (`isError: true`, or a JSON-RPC
+    /// error instead of a result) as the expected one; without it, such an
+    /// answer is shown as a failure, nothing is written, and record exits 1.
+    #[arg(long)]
+    accept_error: bool,
     /// Per-call timeout in milliseconds, overriding the suite's.
     #[arg(long)]
     timeout_ms: Option<u64>,
@@ -170,6 +178,13 @@ pub(crate) fn record_command(
         call_timeout_ms: args.timeout_ms,
         ..RunOptions::default()
     };
+    let timeout = args.timeout_ms.unwrap_or(suite.config.call_timeout_ms);
+    let tools: Vec<&str> = calls.iter().map(|call| call.tool.as_str()).collect();
+    let unchecked = check_listed(&target, &tools, std::time::Duration::from_millis(timeout))
+        .map_err(|why| refuse(why.to_string()))?;
+    if let Some(why) = unchecked {
+        say(format!("note: {why}"));
+    }
     let mut recorded = Vec::new();
     for call in calls {
         let recording = Recording {
@@ -214,6 +229,13 @@ pub(crate) fn record_command(
     if let Some(skipped) = skipped {
         say(format!("skipped: {skipped}"));
     }
+    let failed: Vec<_> = recorded
+        .iter()
+        .filter_map(|(name, made)| Some((name, made.failure.as_deref()?)))
+        .collect();
+    for (name, failure) in &failed {
+        say(format!("FAILURE: `{name}` was answered with {failure}"));
+    }
     let count = match recorded.len() {
         1 => "1 scenario".to_string(),
         n => format!("{n} scenarios"),
@@ -223,6 +245,18 @@ pub(crate) fn record_command(
         None => String::new(),
     };
     let shown = path.display();
+    if !failed.is_empty() && !args.accept_error {
+        let which = match (failed.len(), recorded.len()) {
+            (1, 1) => "the call was answered with a failure".to_string(),
+            (1, n) => format!("1 of the {n} calls was answered with a failure"),
+            (f, n) => format!("{f} of the {n} calls were answered with a failure"),
+        };
+        say(format!(
+            "record: {which}, not kept as the expected answer; nothing written \
+             (pass --accept-error to keep a failure as golden)"
+        ));
+        return Ok(Outcome::Broken);
+    }
     if !args.write {
         say(format!(
             "record: {made}{count} would be added to {shown}; nothing written (review the diff, then --write)"

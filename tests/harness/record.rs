@@ -2,7 +2,9 @@
 //! `--specs` folder), what it writes as each convention reads an answer (the
 //! code, the JSON, a JSON-RPC error), and the log import: each recorded suite
 //! passes against the server it was recorded from and fails against one that
-//! answers otherwise; a bad log is refused naming its line, nothing written.
+//! answers otherwise; a bad log is refused naming its line, nothing written; a
+//! tool the server does not list is refused (exit 2), and an answer that says
+//! the call failed is kept only with `--accept-error` (else exit 1).
 
 use std::path::Path;
 use std::process::Output;
@@ -26,8 +28,9 @@ fn toolspec_in(specs: &Path, args: &[&str]) -> Output {
         .expect("toolspec runs")
 }
 
-/// `record --write` of the log `log` into suite `logged` of `specs`, with the
-/// files from `project` (which the log names `/home/dev/project`).
+/// `record --write --accept-error` of the log `log` into suite `logged` of
+/// `specs`, with the files from `project` (which the log names
+/// `/home/dev/project`).
 fn record_log(specs: &Path, convention: &str, server: &str, log: &Path, project: &Path) -> Output {
     toolspec_in(
         specs,
@@ -46,6 +49,7 @@ fn record_log(specs: &Path, convention: &str, server: &str, log: &Path, project:
             "--log-root",
             "/home/dev/project",
             "--write",
+            "--accept-error",
         ],
     )
 }
@@ -135,8 +139,26 @@ fn record_makes_a_new_suite_that_runs_only_with_a_server_given() {
     let config = std::fs::read_to_string(specs.join("mine/suite.yaml")).expect("suite.yaml");
     assert!(config.contains("dialect: bracket-code\n"), "{config}");
     assert!(!config.contains("reference:"), "{config}");
-    // A second scenario, an error: its code.
-    let out = record(&["--args", r#"{"path": "{root}/gone.txt"}"#, "--write"]);
+    // A second scenario, an error: shown as a failure and not kept without
+    // --accept-error (exit 1, the file as it was); with it, its code.
+    let written = std::fs::read_to_string(specs.join("mine/recorded.yaml")).expect("file");
+    let gone = ["--args", r#"{"path": "{root}/gone.txt"}"#, "--write"];
+    let out = record(&gone);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout} {out:?}");
+    assert!(
+        stdout.contains(
+            "FAILURE: `view {\"path\":\"{root}/gone.txt\"}` was answered with `isError: true`"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("record: the call was answered with a failure, not kept as the expected answer; nothing written (pass --accept-error to keep a failure as golden)"),
+        "{stdout}"
+    );
+    let unchanged = std::fs::read_to_string(specs.join("mine/recorded.yaml")).expect("file");
+    assert_eq!(unchanged, written, "nothing written");
+    let out = record(&[&gone[..], &["--accept-error"]].concat());
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let file = std::fs::read_to_string(specs.join("mine/recorded.yaml")).expect("file");
     assert!(
@@ -220,31 +242,8 @@ fn record_writes_json_as_json_and_a_refused_call_as_a_protocol_error() {
     );
     assert_eq!(code, Some(1), "{stdout}");
 
-    // boris has no tool `ls`: the call is refused with a JSON-RPC error.
-    let boris = server("boris", "");
-    let out = toolspec_in(
-        &specs,
-        &[
-            "record",
-            "--suite",
-            "refused",
-            "--convention",
-            "bracket-code",
-            "--server",
-            &boris,
-            "--tool",
-            "ls",
-            "--write",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let file = std::fs::read_to_string(specs.join("refused/recorded.yaml")).expect("file");
-    assert!(
-        file.contains("    then:\n      protocol_error: {\"code\":-32602}\n"),
-        "{file}"
-    );
-    assert_eq!(run(&specs, "refused", &boris).0, Some(0));
-    // A server that refuses it with another code fails it.
+    // A server that lists its tools and refuses every call with a JSON-RPC
+    // error: shown as a failure, kept only with --accept-error.
     let replay = format!(
         "python3 {} {} {{root}}",
         repo().join("tests/servers/replay.py").display(),
@@ -252,9 +251,99 @@ fn record_writes_json_as_json_and_a_refused_call_as_a_protocol_error() {
             .join("tests/data/tools-list/claude-code.json")
             .display()
     );
-    let (code, stdout) = run(&specs, "refused", &replay);
+    let refused = |extra: &[&str]| {
+        let mut args = vec![
+            "record",
+            "--suite",
+            "refused",
+            "--convention",
+            "plain",
+            "--server",
+            &replay,
+            "--tool",
+            "Read",
+            "--args",
+            r#"{"file_path": "{root}/a.txt"}"#,
+            "--write",
+        ];
+        args.extend_from_slice(extra);
+        toolspec_in(&specs, &args)
+    };
+    let out = refused(&[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout} {out:?}");
+    assert!(
+        stdout
+            .contains("was answered with a JSON-RPC error (code -32601) instead of a tool result"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("pass --accept-error"), "{stdout}");
+    assert!(!specs.join("refused").exists(), "nothing written");
+    let out = refused(&["--accept-error"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let file = std::fs::read_to_string(specs.join("refused/recorded.yaml")).expect("file");
+    assert!(
+        file.contains("    then:\n      protocol_error: {\"code\":-32601}\n"),
+        "{file}"
+    );
+    assert_eq!(run(&specs, "refused", &replay).0, Some(0));
+    // A server that answers the call fails it.
+    let (code, stdout) = run(&specs, "refused", &server("boris", ""));
     assert_eq!(code, Some(1), "{stdout}");
-    assert!(stdout.contains("-32601"), "{stdout}");
+}
+
+/// A tool the server's tools/list does not name is refused before any call,
+/// with the tools it lists and the closest one; exit 2, nothing written. A
+/// target's rename is applied before the list is read.
+#[test]
+fn record_refuses_a_tool_the_server_does_not_list() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let specs = dir.path().join("specs");
+    let boris = server("boris", "");
+    let record = |tool: &str| {
+        toolspec_in(
+            &specs,
+            &[
+                "record",
+                "--suite",
+                "mine",
+                "--convention",
+                "bracket-code",
+                "--server",
+                &boris,
+                "--tool",
+                tool,
+                "--write",
+                "--accept-error",
+            ],
+        )
+    };
+    for (tool, want) in [
+        ("veiw", "lists no tool `veiw`; its tools/list names: "),
+        ("ls", "lists no tool `ls`; its tools/list names: "),
+    ] {
+        let out = record(tool);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{tool}: {stderr}");
+        assert!(stderr.contains(want), "{tool}: {stderr}");
+        assert!(stderr.contains(", view, "), "{tool}: {stderr}");
+        assert!(!specs.exists(), "{tool}: something was written");
+        let guessed = stderr.contains("(did you mean `view`?)");
+        assert_eq!(guessed, tool == "veiw", "{tool}: {stderr}");
+    }
+    // A log that calls an unlisted tool: refused the same way.
+    let project = session(dir.path());
+    let log = dir.path().join("session.ndjson");
+    std::fs::write(
+        &log,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ls","arguments":{}}}"#,
+    )
+    .expect("log");
+    let out = record_log(&specs, "bracket-code", &boris, &log, &project);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("lists no tool `ls`"), "{stderr}");
+    assert!(!specs.exists(), "something was written");
 }
 
 /// A session's folder: what the logged calls name, and what they do not.

@@ -204,11 +204,16 @@ fn item(recording: &Recording<'_>, then: &[(String, Value)]) -> String {
     text
 }
 
-/// One scenario recorded: its lines (at two spaces, for [`appended`]) and a line
-/// per placeholder made.
+/// One scenario recorded: its lines (at two spaces, for [`appended`]), a line
+/// per placeholder made, and whether the answer looks like a failure.
 pub(crate) struct RecordedScenario {
     pub item: String,
     pub loosened: Vec<String>,
+    /// What said the call failed, in words: `isError: true`, or a JSON-RPC
+    /// error instead of a result. Such an answer is kept as golden only when
+    /// the user says so (`record --accept-error`): it is more often a wrong
+    /// call than the behaviour meant to be pinned.
+    pub failure: Option<String>,
 }
 
 /// What one run of the probe said the answer was.
@@ -320,15 +325,24 @@ pub(crate) fn record_scenario(
                     )],
                 )
             };
+            let failure = match a == b {
+                true => format!("a JSON-RPC error (code {a}) instead of a tool result"),
+                false => format!("a JSON-RPC error (codes {a} and {b}) instead of a tool result"),
+            };
             return Ok(RecordedScenario {
                 item: item(recording, &[("protocol_error".into(), value)]),
                 loosened,
+                failure: Some(failure),
             });
         }
         (Answer::Result(a), Answer::Result(b)) => (a, b),
         _ => return Err(RecordError::MixedAnswers),
     };
     let error = first.get("is_error") == Some(&json!(true));
+    let failure = [&first, &second]
+        .iter()
+        .any(|answer| answer.get("is_error") == Some(&json!(true)))
+        .then(|| "`isError: true` (the server says the call failed)".to_string());
     let json_answers = match (first.get("text"), second.get("text")) {
         (Some(a), Some(b)) if convention.speaks_json() => as_json(a).zip(as_json(b)),
         _ => None,
@@ -359,6 +373,7 @@ pub(crate) fn record_scenario(
     Ok(RecordedScenario {
         item: item(recording, &then),
         loosened,
+        failure,
     })
 }
 

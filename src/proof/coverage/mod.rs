@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::nearest::nearest;
 use crate::scenario::{IndexedClause, Suite, UPSTREAM_COVERS};
 use documents::CheckedDocument;
 use drift::IndexDrift;
@@ -234,51 +235,4 @@ fn covers_line(path: &Path, name: &str, covers: &str) -> Option<usize> {
         .position(|l| is_covers(l))
         .map(|i| from + i + 1)
         .or_else(|| lines.iter().position(|l| is_covers(l)).map(|i| i + 1))
-}
-
-/// The known id closest to `id` by edit distance, if within a typo's reach.
-fn nearest<'a>(id: &str, known: &[&'a str]) -> Option<&'a str> {
-    let (best, distance) = known
-        .iter()
-        .map(|k| (*k, edit_distance(id, k)))
-        .min_by_key(|(_, d)| *d)?;
-    (distance <= (id.len() / 4).max(2)).then_some(best)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_near_miss_is_suggested_and_a_far_one_is_not() {
-        let known = ["glob/output", "glob/count", "bash/exit-code"];
-        assert_eq!(nearest("glob/ouptut", &known), Some("glob/output"));
-        assert_eq!(nearest("bash/exit_code", &known), Some("bash/exit-code"));
-        assert_eq!(nearest("write-file/bytes", &known), None);
-        assert_eq!(nearest("x", &[]), None);
-    }
-
-    #[test]
-    fn edit_distance_counts_single_edits() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "ab"), 2);
-        assert_eq!(edit_distance("same", "same"), 0);
-    }
 }

@@ -13,10 +13,28 @@ use std::fmt::Write as _;
 /// cut at `max_chars`: explore renders every file of both fixtures after every
 /// call this way, so it must not cost an allocation a character.
 pub(crate) fn excerpt(text: &str, max_chars: usize) -> String {
-    let mut shown = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
-    for (at, c) in text.chars().enumerate() {
+    excerpt_of(text, max_chars, || text.chars().count())
+}
+
+/// Like [`excerpt`], but starting `from` characters in (marked `…`): where two
+/// long lines differ late, the part that differs is what a reader needs shown.
+pub(crate) fn excerpt_from(text: &str, from: usize, max_chars: usize) -> String {
+    let Some((start, _)) = text.char_indices().nth(from).filter(|_| from > 0) else {
+        return excerpt(text, max_chars);
+    };
+    format!(
+        "…{}",
+        excerpt_of(&text[start..], max_chars, || text.chars().count())
+    )
+}
+
+/// `part` cut at `max_chars`, the count of the whole text it is part of given
+/// when it is cut.
+fn excerpt_of(part: &str, max_chars: usize, whole: impl Fn() -> usize) -> String {
+    let mut shown = String::with_capacity(part.len().min(max_chars.saturating_mul(4)));
+    for (at, c) in part.chars().enumerate() {
         if at == max_chars {
-            let _ = write!(shown, "… ({} chars in all)", text.chars().count());
+            let _ = write!(shown, "… ({} chars in all)", whole());
             return shown;
         }
         shown.push(match c {
@@ -80,6 +98,15 @@ pub(crate) fn inert(line: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_excerpt_can_start_where_two_texts_differ() {
+        let long = format!("{}tail", "a".repeat(100));
+        assert_eq!(excerpt_from(&long, 96, 80), "…aaaatail");
+        assert_eq!(excerpt_from(&long, 0, 3), "aaa… (104 chars in all)");
+        assert_eq!(excerpt_from(&long, 1, 3), "…aaa… (104 chars in all)");
+        assert_eq!(excerpt_from("ab", 5, 3), "ab");
+    }
 
     #[test]
     fn control_characters_are_marked_and_text_is_kept() {

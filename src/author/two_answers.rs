@@ -131,6 +131,10 @@ fn merge_text(a: &str, b: &str, at: &str, loosened: &mut Vec<String>) -> String 
                 return (*p).to_string();
             }
             let line = merge_line(p, q);
+            // Shown from a little before where the two lines part, so a long
+            // line's difference is in the note, not cut off after its start.
+            let parted = p.chars().zip(q.chars()).take_while(|(c, d)| c == d).count();
+            let from = parted.saturating_sub(20);
             loosened.push(format!(
                 "`{}`{at} in line {}: {} and {}",
                 if line.ends_with("[..]") {
@@ -139,8 +143,8 @@ fn merge_text(a: &str, b: &str, at: &str, loosened: &mut Vec<String>) -> String 
                     "{int}"
                 },
                 n + 1,
-                crate::visible::excerpt(p, 80),
-                crate::visible::excerpt(q, 80)
+                crate::visible::excerpt_from(p, from, 80),
+                crate::visible::excerpt_from(q, from, 80)
             ));
             line
         })
@@ -251,6 +255,14 @@ mod tests {
         let made = text("a\nb\nz", "a\nz");
         assert_eq!(made.value, json!("a\n...\nz"));
         assert_eq!(text("same", "same").loosened, Vec::<String>::new());
+        // A long line that differs late is shown where it differs.
+        let head = "x".repeat(120);
+        let made = text(&format!("{head} took 17 ms"), &format!("{head} took 9 ms"));
+        assert!(
+            made.loosened[0].contains("took 17 ms") && made.loosened[0].contains("took 9 ms"),
+            "{:?}",
+            made.loosened
+        );
     }
 
     #[test]

@@ -334,7 +334,7 @@ async fn drive(plan: &Plan<'_>, session: &mut Session, report: &mut ScenarioRepo
     // Set-up calls, then every call of `when` but the last: not judged, but a broken
     // server ends the scenario, an error answer is kept for the report, since the
     // scenario's premise may not hold, and a capture that finds nothing is a FAIL.
-    let mut bindings = Bindings::new(root);
+    let mut bindings = Bindings::new(root).with_places(session.places());
     // A server meant to stay inside its root, given places beside it, is judged by
     // what it did there after every call, set-up calls too; without such places
     // nothing is looked at.

@@ -28,5 +28,5 @@ pub(crate) use load::{
 pub use model::*;
 pub(crate) use partition::{fnv1a, Partition};
 pub(crate) use pattern::{compile_filled, compile_for_one_judging, CompileError};
-pub(crate) use placeholders::Bindings;
+pub(crate) use placeholders::{Bindings, MachinePlaces};
 pub(crate) use yaml::{parse_yaml_str, read_text};

@@ -17,9 +17,51 @@ use std::collections::BTreeMap;
 /// template's `{int}`, the `json:` markers, and the target file's `{value}`,
 /// `{port}` and `{cwd}`. A capture may not take one of them.
 pub(crate) const BUILT_IN: &[&str] = &[
-    "root", "outside", "int", "any", "string", "number", "integer", "bool", "array", "object",
-    "value", "port", "cwd",
+    "root", "outside", "scratch", "home", "tmp", "int", "any", "string", "number", "integer",
+    "bool", "array", "object", "value", "port", "cwd",
 ];
+
+/// The places of the machine a server ran on that a recorded answer may name and
+/// another machine will not have: the server's own temporary folder, its home,
+/// and toolspec's temporary folder (where fixture roots are made). Written back as
+/// `{scratch}`, `{home}` and `{tmp}` (in that order of preference where two are
+/// the same folder, the server's own view first), so a suite recorded here passes
+/// with another `TMPDIR`, another user, or isolation turned on or off.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct MachinePlaces {
+    /// The server's `TMPDIR`: its scratch folder under isolation, the one it
+    /// inherited without (`/tmp` when it inherited none).
+    pub scratch: Option<String>,
+    /// The server's `HOME`.
+    pub home: Option<String>,
+    /// toolspec's own temporary folder.
+    pub tmp: Option<String>,
+}
+
+impl MachinePlaces {
+    /// The places as named, each kept only when it is an absolute path below
+    /// `/` (a home of `/` would be found in every path), without a final `/`.
+    pub(crate) fn new(scratch: Option<&str>, home: Option<&str>, tmp: Option<&str>) -> Self {
+        let place = |path: Option<&str>| {
+            let path = path?.trim_end_matches('/');
+            (path.starts_with('/') && path.len() > 1).then(|| path.to_string())
+        };
+        MachinePlaces {
+            scratch: place(scratch),
+            home: place(home),
+            tmp: place(tmp),
+        }
+    }
+
+    /// toolspec's temporary folder as this process sees it.
+    pub(crate) fn toolspec_tmp() -> Option<String> {
+        Some(std::env::temp_dir().to_string_lossy().into_owned())
+    }
+}
+
+/// The bound names that are places of the machine: written back only where the
+/// path begins and ends (`/tmpfile` is not `{tmp}file`).
+const MACHINE_PLACES: [&str; 3] = ["scratch", "home", "tmp"];
 
 /// The placeholder values of one scenario run: `root`, then each capture as it is
 /// taken.
@@ -42,6 +84,22 @@ impl Bindings {
                 ("outside".to_string(), outside),
             ]),
         }
+    }
+
+    /// These bindings with the machine's places bound too (`{scratch}`, `{home}`,
+    /// `{tmp}`): what a server ran with, for a call's arguments and the judging
+    /// and blessing of its answers.
+    pub(crate) fn with_places(mut self, places: &MachinePlaces) -> Bindings {
+        for (name, value) in [
+            ("scratch", &places.scratch),
+            ("home", &places.home),
+            ("tmp", &places.tmp),
+        ] {
+            if let Some(value) = value {
+                self.bind(name, value);
+            }
+        }
+        self
     }
 
     /// Binds `name` (a capture) to `value`; a later capture of the same name wins.
@@ -71,28 +129,48 @@ impl Bindings {
     /// `text` with every bound value written back as its `{name}`, the longest
     /// value first where two start at one place: what a server said, made an
     /// expectation again (`run --bless` writes the root as `{root}`). An empty
-    /// value is left alone, since it would be found everywhere.
+    /// value is left alone, since it would be found everywhere. Where two values
+    /// are the same, the first of `{root}`, `{outside}`, `{scratch}`, `{home}`,
+    /// `{tmp}` (then a capture) is written; a machine place only where a path
+    /// begins and ends.
     pub(crate) fn unfill(&self, text: &str) -> String {
+        let rank = |name: &str| {
+            BUILT_IN
+                .iter()
+                .position(|built_in| *built_in == name)
+                .unwrap_or(BUILT_IN.len())
+        };
         let mut values: Vec<(&str, &str)> = self
             .values
             .iter()
             .filter(|(_, value)| !value.is_empty())
             .map(|(name, value)| (name.as_str(), value.as_str()))
             .collect();
-        values.sort_by_key(|(_, value)| std::cmp::Reverse(value.len()));
+        values.sort_by_key(|(name, value)| (std::cmp::Reverse(value.len()), rank(name)));
+        let in_a_name = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
+        let mut before: Option<char> = None;
         'scan: while let Some(c) = rest.chars().next() {
             for (name, value) in &values {
-                if let Some(after) = rest.strip_prefix(value) {
-                    out.push('{');
-                    out.push_str(name);
-                    out.push('}');
-                    rest = after;
-                    continue 'scan;
+                let Some(after) = rest.strip_prefix(value) else {
+                    continue;
+                };
+                let place = MACHINE_PLACES.contains(name);
+                let bounded =
+                    !before.is_some_and(in_a_name) && !after.chars().next().is_some_and(in_a_name);
+                if place && !bounded {
+                    continue;
                 }
+                out.push('{');
+                out.push_str(name);
+                out.push('}');
+                before = value.chars().last();
+                rest = after;
+                continue 'scan;
             }
             out.push(c);
+            before = Some(c);
             rest = &rest[c.len_utf8()..];
         }
         out
@@ -175,7 +253,7 @@ pub(crate) fn unquoted_values(text: &str) -> impl Iterator<Item = &str> {
     placeholders(text)
         .filter(|p| !p.shell_quoted)
         .map(|p| p.name)
-        .filter(|name| *name == "root" || !BUILT_IN.contains(name))
+        .filter(|name| *name == "root" || MACHINE_PLACES.contains(name) || !BUILT_IN.contains(name))
 }
 
 /// Why a name cannot name a capture.
@@ -219,6 +297,23 @@ mod tests {
             "at {root}/a and {task}, /tmp/x"
         );
         assert_eq!(b.fill(&b.unfill("/tmp/r/t1 /tmp/r")), "/tmp/r/t1 /tmp/r");
+    }
+
+    #[test]
+    fn machine_places_are_written_back_where_a_path_begins_and_ends() {
+        let places = MachinePlaces::new(Some("/tmp/"), Some("/home/me"), Some("/tmp"));
+        let b = Bindings::new("/tmp/t1/root").with_places(&places);
+        // The root wins by length; the server's own folder wins a tie with
+        // toolspec's; a longer name that only starts with a place is left.
+        assert_eq!(
+            b.unfill("/tmp/t1/root/a /tmp/x /home/me/.cache /tmpfile /home/mew x/tmp"),
+            "{root}/a {scratch}/x {home}/.cache /tmpfile /home/mew x/tmp"
+        );
+        assert_eq!(b.fill("{scratch}/x {home} {tmp}"), "/tmp/x /home/me /tmp");
+        let nothing = MachinePlaces::new(Some("/"), Some("relative"), None);
+        assert_eq!(nothing, MachinePlaces::default());
+        let bare: Vec<&str> = unquoted_values("echo {home} {tmp:sh}").collect();
+        assert_eq!(bare, ["home"]);
     }
 
     #[test]

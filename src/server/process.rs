@@ -15,7 +15,7 @@
 //! did not start is taken for an escaped process.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -36,6 +36,7 @@ use super::spawner;
 use super::supervisor::{become_supervisor, FINISHED, STARTED};
 use super::supervisor_child::{reap_left_running, ServerPipes, SupervisorChild};
 use crate::fixture::{Places, Scratch};
+use crate::scenario::MachinePlaces;
 
 pub(super) struct ServerProcess {
     /// The supervisor, which exits as the server does (same code or signal).
@@ -59,6 +60,36 @@ pub(super) struct ServerProcess {
     /// The server's own network namespace, when it has one and is reached over
     /// HTTP: toolspec connects from inside it.
     namespace: Option<Arc<OwnedFd>>,
+    /// The folders it was given that another machine will not have.
+    places: MachinePlaces,
+}
+
+/// The server's `TMPDIR` and `HOME` as it was given them: the target's `env:`
+/// over isolation's environment over toolspec's own (when it is inherited); a
+/// program with no `TMPDIR` uses `/tmp`.
+fn places_given(
+    isolation: &[(OsString, OsString)],
+    inherit: bool,
+    target: &BTreeMap<String, String>,
+) -> MachinePlaces {
+    let given = |name: &str| -> Option<String> {
+        if let Some(value) = target.get(name) {
+            return Some(value.clone());
+        }
+        if let Some((_, value)) = isolation.iter().rev().find(|(key, _)| key == name) {
+            return Some(value.to_string_lossy().into_owned());
+        }
+        inherit
+            .then(|| std::env::var_os(name))
+            .flatten()
+            .map(|value| value.to_string_lossy().into_owned())
+    };
+    let scratch = given("TMPDIR").unwrap_or_else(|| "/tmp".to_string());
+    MachinePlaces::new(
+        Some(&scratch),
+        given("HOME").as_deref(),
+        MachinePlaces::toolspec_tmp().as_deref(),
+    )
 }
 
 impl ServerProcess {
@@ -93,6 +124,7 @@ impl ServerProcess {
             cgroup,
             scratch,
         } = prepared;
+        let given = places_given(&environment, inherit, env);
         let hardened = confinement.hardening.is_some();
         let own_namespace = matches!(
             confinement.network,
@@ -200,6 +232,7 @@ impl ServerProcess {
             cgroup,
             limits: isolation.limits,
             namespace: None,
+            places: given,
         };
         if matches!(process.child, SupervisorChild::Cloned(_)) {
             process.started_by_spawner()?;
@@ -212,6 +245,11 @@ impl ServerProcess {
             }
         }
         Ok(process)
+    }
+
+    /// The folders the server was given that another machine will not have.
+    pub(super) fn places(&self) -> &MachinePlaces {
+        &self.places
     }
 
     /// The server's own network namespace, when toolspec must connect from inside.

@@ -383,6 +383,12 @@ impl Session {
         Some(info.server_info.as_ref()?.name.clone())
     }
 
+    /// The folders the server was given that another machine will not have
+    /// (`{scratch}`, `{home}`, `{tmp}`).
+    pub(crate) fn places(&self) -> &crate::scenario::MachinePlaces {
+        self.process.places()
+    }
+
     /// The last few KiB the server wrote on stderr.
     pub(crate) fn stderr_tail(&self) -> String {
         let bytes = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();

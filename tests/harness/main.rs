@@ -24,6 +24,8 @@
 //! - a server's isolation (writes, the real home, the network) and each opening of
 //!   it, against a server that tries to escape: `isolation`;
 //! - `mutants`: `mutants`;
+//! - a recorded suite passing on another machine (no path of the recording one
+//!   written: `{scratch}`, `{home}`, `{tmp}`): `portable`;
 //! - `explore` (generated cases against the reference): `explore`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
 //! - `run --html`, `matrix`, badges, `diff` and `history`: `results_page` (the page in a
@@ -55,6 +57,7 @@ mod init;
 mod install_lines;
 mod isolation;
 mod mutants;
+mod portable;
 mod record;
 mod results_page;
 mod scenario_features;

@@ -156,6 +156,16 @@ pub(crate) fn folder_files(
     Ok(files)
 }
 
+/// A server's program as a note names it: its file name only, since the folder
+/// it lies in is a path of the recording machine (`/home/me/...`) that means
+/// nothing on another.
+fn program_name(program: &str) -> &str {
+    Path::new(program)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or(program)
+}
+
 /// The scenario's lines (at two spaces) with `then` as given.
 fn item(recording: &Recording<'_>, then: &[(String, Value)]) -> String {
     let mut text = format!("  - name: {}\n", yaml_value(&json!(recording.name)));
@@ -175,7 +185,7 @@ fn item(recording: &Recording<'_>, then: &[(String, Value)]) -> String {
         yaml_value(&json!(format!(
             "Recorded by toolspec record from `{}`: the expected answer is what that server \
              answered, not checked against a spec.",
-            recording.target.name
+            program_name(&recording.target.name)
         )))
     ));
     if !recording.files.is_empty() {

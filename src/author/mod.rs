@@ -22,13 +22,15 @@
 //! - `append.rs`: a scenario added at the end of a file (`toolspec record`);
 //! - `two_answers.rs`: one value for two runs' answers, what differed made
 //!   placeholders and named;
-//! - `record/`: `toolspec record`, from the calls given or logged to scenarios.
+//! - `record/`: `toolspec record`, from the calls given or logged to scenarios;
+//! - `pending.rs`: a proposal shown and kept beside the suite until written.
 
 pub(crate) mod append;
 pub(crate) mod bless;
 pub(crate) mod covers;
 pub(crate) mod expectation;
 pub(crate) mod new_suite;
+pub(crate) mod pending;
 pub(crate) mod record;
 pub(crate) mod round_trip;
 pub(crate) mod scalar_text;

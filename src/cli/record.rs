@@ -1,25 +1,34 @@
 //! `toolspec record`: live calls to a server written as scenarios of a suite of
-//! one's own (`--specs`): one call (`--tool`, `--args`), or every `tools/call`
-//! request of a newline-delimited JSON log (`--log FILE --from DIR`). A suite
+//! one's own (`--specs`): one call (`--tool`, `--args`), a session of calls
+//! (`--calls FILE`, or typed at a terminal with `--calls -`), or every
+//! `tools/call` request of a newline-delimited JSON log (`--log FILE --from
+//! DIR`). Shown as a diff and kept as a pending proposal beside the suite,
+//! which `--write` writes as shown. A suite
 //! that does not exist yet is made, its `suite.yaml` of the convention given
 //! with `--convention` and with no reference server. Shown as a diff of each
 //! file and, with `--write`, written. A call to a tool the server does not list
 //! is refused before any call is made; an answer that says the call failed is
 //! shown as a failure and kept only with `--accept-error`.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::error::CliError;
 use super::outcome::Outcome;
 use super::output::say;
 use super::target_flags::external_target;
-use crate::author::bless::{built_in_refusal, file_diff, write_in_place};
+use crate::author::bless::{built_in_refusal, file_diff};
 use crate::author::new_suite::{suite_yaml, unwritten_suite};
+use crate::author::pending::{pending_path, relative_to_suite, Pending, PendingFile};
+use crate::author::record::calls_file::{call_of_line, read_calls, ListedCall};
 use crate::author::record::listed_tools::check_listed;
-use crate::author::record::live_call::{record_scenario, with_scenarios, Recording};
-use crate::author::record::recorded_calls::{calls_from_log, one_call, CallToRecord};
+use crate::author::record::live_call::{with_scenarios, RecordedScenario};
+use crate::author::record::recorded_calls::{args_object, calls_from_log};
+use crate::author::record::recording::{names_taken, SessionPlan, SessionRecorder};
+use crate::author::record::session::FixtureSource;
+use crate::author::record::tree_place::place_tree;
 use crate::catalogue::{Catalogue, Origin};
-use crate::execute::RunOptions;
 use crate::scenario::{Convention, Suite};
 use crate::server::Target;
 
@@ -40,17 +49,23 @@ pub(crate) struct RecordArgs {
     /// A target file describing the server (command or URL, renames, settings).
     #[arg(long, required_unless_present = "server")]
     target: Option<PathBuf>,
-    /// The tool to call, by the suite's name for it.
-    #[arg(long, required_unless_present = "log", conflicts_with = "log")]
+    /// The tool to call, by the suite's name for it (a session of one call).
+    #[arg(long, required_unless_present_any = ["log", "calls"], conflicts_with_all = ["log", "calls"])]
     tool: Option<String>,
     /// The call's arguments as a JSON object; write `{root}` for the fixture root.
-    #[arg(long, default_value = "{}", conflicts_with = "log")]
+    #[arg(long, default_value = "{}", conflicts_with_all = ["log", "calls"])]
     args: String,
-    /// A folder whose files are copied into each fresh fixture (`given.files`).
+    /// A session: a YAML list, or one JSON object a line, of calls `{tool, args,
+    /// name?}`, made in order on one fixture by one server; `-` reads them from
+    /// standard input (at a terminal, each call is made as its line is typed).
+    #[arg(long, conflicts_with = "log")]
+    calls: Option<PathBuf>,
+    /// A folder the fixture starts as: put in the suite once, as a fixture tree
+    /// of its fixtures folder, which each scenario names (`given.tree`).
     #[arg(long, conflicts_with = "log")]
     files: Option<PathBuf>,
-    /// The scenario's name (default: the tool and its arguments).
-    #[arg(long, conflicts_with = "log")]
+    /// The scenario's name (default: the tool and its most telling argument).
+    #[arg(long, conflicts_with_all = ["log", "calls"])]
     name: Option<String>,
     /// A newline-delimited JSON log of JSON-RPC messages: one scenario per
     /// `tools/call` request in it (give --from).
@@ -68,7 +83,10 @@ pub(crate) struct RecordArgs {
     /// made when it does not exist.
     #[arg(long, default_value = "recorded")]
     into: String,
-    /// Write the files; without it, their diff is shown and nothing is written.
+    /// Write the files. Without it, their diff is shown, nothing is written to
+    /// the suite, and the proposal is kept in `<suite>/.toolspec/pending/`;
+    /// `--write` with the same arguments then writes that proposal as shown,
+    /// without calling the server again.
     #[arg(long)]
     write: bool,
     /// Keep an answer that says the call failed (`isError: true`, or a JSON-RPC
@@ -144,19 +162,252 @@ fn the_target(args: &RecordArgs) -> Result<Target, CliError> {
         .ok_or_else(|| CliError::Record("say which server: --server or --target".into()))
 }
 
-/// The calls to record: the one of --tool, or those of --log (with what else the
-/// log held, in words).
-fn the_calls(args: &RecordArgs) -> Result<(Vec<CallToRecord>, Option<String>), CliError> {
+/// One session to make: its fixture and its calls (tool, arguments, name).
+struct Group {
+    files: BTreeMap<String, Option<String>>,
+    calls: Vec<ListedCall>,
+}
+
+/// The sessions to record: the one of --tool, of --calls, or one a call of
+/// --log (each logged call has its own fixture: the files it names); with
+/// what else the log held, in words. None for calls typed at a terminal.
+fn the_groups(args: &RecordArgs) -> Result<(Option<Vec<Group>>, Option<String>), CliError> {
+    let refuse = |why: String| CliError::Record(why);
     if let (Some(log), Some(from)) = (&args.log, &args.from) {
         let logged = calls_from_log(log, from, args.log_root.as_deref())?;
-        return Ok((logged.calls, Some(logged.skipped)));
+        let groups = logged
+            .calls
+            .into_iter()
+            .map(|call| Group {
+                files: call.files,
+                calls: vec![ListedCall {
+                    tool: call.tool,
+                    args: call.args,
+                    name: Some(call.name),
+                }],
+            })
+            .collect();
+        return Ok((Some(groups), Some(logged.skipped)));
+    }
+    if let Some(calls) = &args.calls {
+        if calls == Path::new("-") && std::io::stdin().is_terminal() {
+            return Ok((None, None));
+        }
+        let calls = read_calls(calls).map_err(|e| refuse(e.to_string()))?;
+        let group = Group {
+            files: BTreeMap::new(),
+            calls,
+        };
+        return Ok((Some(vec![group]), None));
     }
     let tool = args
         .tool
         .clone()
-        .ok_or_else(|| CliError::Record("say which call: --tool (or --log)".into()))?;
-    let call = one_call(tool, &args.args, args.files.as_deref(), args.name.clone())?;
-    Ok((vec![call], None))
+        .ok_or_else(|| refuse("say which call: --tool, --calls or --log".into()))?;
+    let call = ListedCall {
+        tool,
+        args: args_object(&args.args)?,
+        name: args.name.clone(),
+    };
+    let group = Group {
+        files: BTreeMap::new(),
+        calls: vec![call],
+    };
+    Ok((Some(vec![group]), None))
+}
+
+/// What names the proposal of this command: its arguments but `--write` and
+/// how the server is run (`--server`, `--target`, `--timeout-ms`,
+/// `--no-isolation`: the proposal shown is written whichever server is given
+/// then), and the text of a `--calls` file.
+fn proposal_key(args: &RecordArgs) -> Vec<String> {
+    let mut key = Vec::new();
+    let mut skip_value = false;
+    for arg in std::env::args_os().skip(1) {
+        let arg = arg.to_string_lossy().into_owned();
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        match arg.as_str() {
+            "--write" | "--no-isolation" => continue,
+            "--server" | "--target" | "--timeout-ms" => {
+                skip_value = true;
+                continue;
+            }
+            _ if ["--server=", "--target=", "--timeout-ms="]
+                .iter()
+                .any(|p| arg.starts_with(p)) =>
+            {
+                continue
+            }
+            _ => key.push(arg),
+        }
+    }
+    if let Some(calls) = args.calls.as_deref().filter(|c| *c != Path::new("-")) {
+        key.push(std::fs::read_to_string(calls).unwrap_or_default());
+    }
+    key
+}
+
+/// The fixtures folder a recorded file is checked against before it is
+/// shown: the suite's own, with the tree being recorded linked in when it is
+/// not there yet.
+fn fixtures_for_check(
+    suite: &Suite,
+    tree: Option<(&str, &Path)>,
+) -> Result<(PathBuf, Option<tempfile::TempDir>), CliError> {
+    let Some((name, folder)) = tree else {
+        return Ok((suite.fixtures_dir.clone(), None));
+    };
+    if suite.fixtures_dir.join(name).is_dir() {
+        return Ok((suite.fixtures_dir.clone(), None));
+    }
+    let refuse =
+        |e: std::io::Error| CliError::Record(format!("cannot check the recorded file: {e}"));
+    let scratch = tempfile::tempdir().map_err(refuse)?;
+    if let Ok(entries) = std::fs::read_dir(&suite.fixtures_dir) {
+        for entry in entries.flatten() {
+            std::os::unix::fs::symlink(entry.path(), scratch.path().join(entry.file_name()))
+                .map_err(refuse)?;
+        }
+    }
+    let folder = folder.canonicalize().map_err(refuse)?;
+    std::os::unix::fs::symlink(folder, scratch.path().join(name)).map_err(refuse)?;
+    Ok((scratch.path().to_path_buf(), Some(scratch)))
+}
+
+/// What every session of a command shares.
+struct PlanBase<'a> {
+    suite: &'a Suite,
+    target: &'a Target,
+    timeout: std::time::Duration,
+    tree: Option<&'a Path>,
+    tree_name: Option<&'a str>,
+}
+
+impl<'a> PlanBase<'a> {
+    fn plan(&self, files: &'a BTreeMap<String, Option<String>>) -> SessionPlan<'a> {
+        SessionPlan {
+            suite: self.suite,
+            target: self.target,
+            timeout: self.timeout,
+            source: FixtureSource {
+                tree: self.tree,
+                files,
+            },
+            tree_name: self.tree_name,
+        }
+    }
+}
+
+/// Records the calls of `groups` (or, None, those typed at a terminal).
+fn record_groups<'a>(
+    base: &PlanBase<'a>,
+    groups: Option<&'a [Group]>,
+    target: &Target,
+    taken: &mut BTreeSet<String>,
+    several: bool,
+) -> Result<Vec<RecordedScenario>, CliError> {
+    let refuse = |why: String| CliError::Record(why);
+    let Some(groups) = groups else {
+        return record_typed(base, target, taken);
+    };
+    let tools: Vec<&str> = groups
+        .iter()
+        .flat_map(|g| g.calls.iter().map(|c| c.tool.as_str()))
+        .collect();
+    let mut recorded = Vec::new();
+    for (index, group) in groups.iter().enumerate() {
+        let mut recorder = SessionRecorder::start(base.plan(&group.files))
+            .map_err(|why| refuse(why.to_string()))?;
+        if index == 0 {
+            match check_listed(target, &recorder.listed(), &tools) {
+                Ok(Some(why)) => say(format!("note: {why}")),
+                Ok(None) => {}
+                Err(why) => {
+                    recorder.stop();
+                    return Err(refuse(why.to_string()));
+                }
+            }
+        }
+        for call in &group.calls {
+            match recorder.record(&call.tool, &call.args, call.name.as_deref(), taken) {
+                Ok(made) => recorded.push(made),
+                Err(why) => {
+                    recorder.stop();
+                    let name = call.name.clone().unwrap_or_else(|| call.tool.clone());
+                    return Err(match several {
+                        true => refuse(format!("{name}: {why}")),
+                        false => refuse(why.to_string()),
+                    });
+                }
+            }
+        }
+        recorder.stop();
+    }
+    Ok(recorded)
+}
+
+/// A session typed at a terminal: each line one call, made on both servers
+/// and its scenario printed as soon as it is read; a line that is no call, or
+/// a tool the server does not list, is said and skipped. The end of input
+/// (Ctrl-D) ends the session.
+fn record_typed(
+    base: &PlanBase<'_>,
+    target: &Target,
+    taken: &mut BTreeSet<String>,
+) -> Result<Vec<RecordedScenario>, CliError> {
+    let refuse = |why: String| CliError::Record(why);
+    let empty = BTreeMap::new();
+    let base = PlanBase {
+        suite: base.suite,
+        target: base.target,
+        timeout: base.timeout,
+        tree: base.tree,
+        tree_name: base.tree_name,
+    };
+    let mut recorder =
+        SessionRecorder::start(base.plan(&empty)).map_err(|why| refuse(why.to_string()))?;
+    let listed = recorder.listed();
+    say("record: one call a line, {\"tool\": ..., \"args\": {..}, \"name\": ..}; end with Ctrl-D");
+    let mut recorded = Vec::new();
+    for (index, line) in std::io::stdin().lines().enumerate() {
+        let Ok(line) = line else { break };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let call = match call_of_line(&line, index + 1, "standard input") {
+            Ok(call) => call,
+            Err(why) => {
+                say(format!("skipped: {why}"));
+                continue;
+            }
+        };
+        match check_listed(target, &listed, &[call.tool.as_str()]) {
+            Ok(_) => {}
+            Err(why) => {
+                say(format!("skipped: {why}"));
+                continue;
+            }
+        }
+        match recorder.record(&call.tool, &call.args, call.name.as_deref(), taken) {
+            Ok(made) => {
+                for line in made.item.lines() {
+                    say(line);
+                }
+                recorded.push(made);
+            }
+            Err(why) => {
+                recorder.stop();
+                return Err(refuse(why.to_string()));
+            }
+        }
+    }
+    recorder.stop();
+    if recorded.is_empty() {
+        return Err(refuse("no call was typed; nothing to record".into()));
+    }
+    Ok(recorded)
 }
 
 fn show_diff(before: Option<&str>, after: &str, path: &Path) {
@@ -172,58 +423,108 @@ pub(crate) fn record_command(
 ) -> Result<Outcome, CliError> {
     let refuse = |why: String| CliError::Record(why);
     let (suite, new_suite) = the_suite(catalogue, specs, args)?;
+    let proposal = pending_path(&suite.dir, "record", &proposal_key(args));
+    if args.write {
+        if let Some(pending) = Pending::load(&proposal).map_err(|e| refuse(e.to_string()))? {
+            let written = pending
+                .apply(&suite.dir, &proposal)
+                .map_err(|e| refuse(e.to_string()))?;
+            for path in &written {
+                say(format!("wrote {}", path.display()));
+            }
+            say(format!(
+                "record: wrote the proposal shown ({}), {} files; no server was started",
+                proposal.display(),
+                written.len()
+            ));
+            return Ok(Outcome::Held);
+        }
+    }
     let target = the_target(args)?;
-    let (calls, skipped) = the_calls(args)?;
-    let options = RunOptions {
-        call_timeout_ms: args.timeout_ms,
-        ..RunOptions::default()
+    let (groups, skipped) = the_groups(args)?;
+    let timeout =
+        std::time::Duration::from_millis(args.timeout_ms.unwrap_or(suite.config.call_timeout_ms));
+    let placed = match &args.files {
+        Some(folder) => {
+            Some(place_tree(&suite.fixtures_dir, folder).map_err(|e| refuse(e.to_string()))?)
+        }
+        None => None,
     };
-    let timeout = args.timeout_ms.unwrap_or(suite.config.call_timeout_ms);
-    let tools: Vec<&str> = calls.iter().map(|call| call.tool.as_str()).collect();
-    let unchecked = check_listed(&target, &tools, std::time::Duration::from_millis(timeout))
-        .map_err(|why| refuse(why.to_string()))?;
-    if let Some(why) = unchecked {
-        say(format!("note: {why}"));
-    }
-    let mut recorded = Vec::new();
-    for call in calls {
-        let recording = Recording {
-            suite: &suite,
-            target: &target,
-            tool: &call.tool,
-            args: call.args,
-            files: call.files,
-            name: call.name,
-            into: args.into.clone(),
-        };
-        let made = record_scenario(&recording, &options).map_err(|why| match &args.log {
-            Some(_) => refuse(format!("{}: {why}", recording.name)),
-            None => refuse(why.to_string()),
-        })?;
-        recorded.push((recording.name, made));
-    }
-    let requirement = match &args.log {
-        Some(log) => format!(
+    let tree = args.files.as_deref();
+    let tree_name = placed.as_ref().map(|p| p.name.as_str());
+    let base = PlanBase {
+        suite: &suite,
+        target: &target,
+        timeout,
+        tree,
+        tree_name,
+    };
+    let mut taken = names_taken(&suite, &args.into);
+    let several = args.log.is_some();
+    let recorded = record_groups(&base, groups.as_deref(), &target, &mut taken, several)?;
+    let requirement = match (&args.log, &args.calls) {
+        (Some(log), _) => format!(
             "Recorded from {}",
             log.file_name().unwrap_or_default().to_string_lossy()
         ),
-        None => format!("{}, recorded", args.tool.as_deref().unwrap_or_default()),
+        (None, Some(calls)) if calls != Path::new("-") => format!(
+            "Recorded from {}",
+            calls.file_name().unwrap_or_default().to_string_lossy()
+        ),
+        (None, Some(_)) => "A recorded session".to_string(),
+        (None, None) => format!("{}, recorded", args.tool.as_deref().unwrap_or_default()),
     };
-    let items: Vec<_> = recorded.iter().map(|(_, made)| made).collect();
-    let (path, before, after) = with_scenarios(&suite, &args.into, &requirement, &items)
-        .map_err(|e| refuse(e.to_string()))?;
+    let (check_dir, _scratch) = fixtures_for_check(&suite, tree_name.zip(args.files.as_deref()))?;
+    let items: Vec<_> = recorded.iter().collect();
+    let (path, before, after) =
+        with_scenarios(&suite, &check_dir, &args.into, &requirement, &items)
+            .map_err(|e| refuse(e.to_string()))?;
     let suite_file = suite.dir.join("suite.yaml");
+    let mut files = BTreeMap::new();
+    let mut keep = |path: &Path, before: Option<String>, after: String| -> Result<(), CliError> {
+        let mut name = relative_to_suite(&suite.dir, path)
+            .ok_or_else(|| refuse(format!("{} is outside the suite", path.display())))?;
+        if path.as_os_str().to_string_lossy().ends_with('/') {
+            name.push('/');
+        }
+        files.insert(name, PendingFile { before, after });
+        Ok(())
+    };
     if let Some(text) = &new_suite {
         show_diff(None, text, &suite_file);
+        keep(&suite_file, None, text.clone())?;
     }
     show_diff(before.as_deref(), &after, &path);
-    let several = args.log.is_some();
-    for (name, made) in &recorded {
+    keep(&path, before.clone(), after.clone())?;
+    if let Some(placed) = &placed {
+        let folder = suite.fixtures_dir.join(&placed.name);
+        for (name, text) in &placed.new_files {
+            let at = folder.join(name.trim_end_matches('/'));
+            match text {
+                Some(text) => {
+                    show_diff(None, text, &at);
+                    keep(&at, None, text.clone())?;
+                }
+                None => {
+                    say(format!("+++ {}/ (an empty folder)", at.display()));
+                    keep(&at.join(""), None, String::new())?;
+                }
+            }
+        }
+        if let Some(note) = &placed.note {
+            say(format!("note: {note}"));
+        }
+    }
+    let shown_names = recorded.len() > 1 || several;
+    for made in &recorded {
         for line in &made.loosened {
-            match several {
-                true => say(format!("placeholder: {name}: {line}")),
+            match shown_names {
+                true => say(format!("placeholder: {}: {line}", made.name)),
                 false => say(format!("placeholder: {line}")),
             }
+        }
+        for line in &made.notes {
+            say(format!("note: {}: {line}", made.name));
         }
     }
     if let Some(skipped) = skipped {
@@ -231,7 +532,7 @@ pub(crate) fn record_command(
     }
     let failed: Vec<_> = recorded
         .iter()
-        .filter_map(|(name, made)| Some((name, made.failure.as_deref()?)))
+        .filter_map(|made| Some((&made.name, made.failure.as_deref()?)))
         .collect();
     for (name, failure) in &failed {
         say(format!("FAILURE: `{name}` was answered with {failure}"));
@@ -257,29 +558,24 @@ pub(crate) fn record_command(
         ));
         return Ok(Outcome::Broken);
     }
+    let pending = Pending {
+        format: 1,
+        made_by: "record".into(),
+        command: proposal_key(args),
+        files,
+    };
     if !args.write {
+        pending.save(&proposal).map_err(|e| refuse(e.to_string()))?;
         say(format!(
-            "record: {made}{count} would be added to {shown}; nothing written (review the diff, then --write)"
+            "record: {made}{count} would be added to {shown}; nothing written (review the diff, \
+             then --write, which writes this proposal, kept in {})",
+            proposal.display()
         ));
         return Ok(Outcome::Held);
     }
-    if let Some(text) = &new_suite {
-        std::fs::create_dir_all(&suite.dir)
-            .map_err(|e| refuse(format!("cannot make {}: {e}", suite.dir.display())))?;
-        write_new(&suite_file, text)?;
-    }
-    write_in_place(&path, &after).map_err(|e| refuse(format!("cannot write {shown}: {e}")))?;
+    pending
+        .apply(&suite.dir, &proposal)
+        .map_err(|e| refuse(e.to_string()))?;
     say(format!("record: {made}{count} added to {shown}"));
     Ok(Outcome::Held)
-}
-
-/// Writes a new file, refusing one that appeared since the suite was looked for.
-fn write_new(path: &Path, text: &str) -> Result<(), CliError> {
-    use std::io::Write;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .and_then(|mut file| file.write_all(text.as_bytes()))
-        .map_err(|e| CliError::Record(format!("cannot write {}: {e}", path.display())))
 }

@@ -1,25 +1,16 @@
 //! `record` calls only tools the server lists. A call to a tool it does not list
 //! would come back as the server's "unknown tool" error, and record would
-//! propose that as the golden answer; so the server's `tools/list` is read once
-//! before any call, and a call to a tool not in it is refused with the list (and
+//! propose that as the golden answer; so the server's `tools/list` is read
+//! (on the session's first server) before any call, and a call to a tool not in it is refused with the list (and
 //! the listed name closest to the one given, when one is within a typo's reach).
 
-use std::time::Duration;
-
 use crate::nearest::nearest;
-use crate::server::preflight::{describe, PreflightError};
 use crate::server::Target;
 
 /// Why the calls cannot be made: the list could not be read, or names no tool
 /// the calls need.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum UnlistedError {
-    #[error("`{target}` gave no answer: {source}")]
-    CannotList {
-        target: String,
-        #[source]
-        source: PreflightError,
-    },
     #[error("`{target}` lists no tool `{tool}`{}; {}{}", renamed(.tool, .asked), listed_words(.listed), did_you_mean(.nearest))]
     Unlisted {
         target: String,
@@ -53,32 +44,25 @@ fn did_you_mean(nearest: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
-/// Starts `target` once and checks that it lists every tool of `tools` (the
-/// suite's names, in the order the calls make them); the first one it does not
-/// list is refused. A server that starts but does not answer `tools/list` is
-/// not refused for it (the calls may still work): the check is skipped and the
-/// reason returned, to be shown.
+/// Checks that `listed` (the server's tools/list, or why it could not be
+/// read) names every tool of `tools` (the suite's names, in the order the
+/// calls make them); the first one it does not list is refused. A server that
+/// does not answer `tools/list` is not refused for it (the calls may still
+/// work): the check is skipped and the reason returned, to be shown.
 pub(crate) fn check_listed(
     target: &Target,
+    listed: &Result<Vec<String>, String>,
     tools: &[&str],
-    timeout: Duration,
 ) -> Result<Option<String>, UnlistedError> {
-    let described = match describe(target, timeout) {
-        Ok(described) => described,
-        Err(PreflightError::List(why)) => {
+    let listed = match listed {
+        Ok(listed) => listed,
+        Err(why) => {
             return Ok(Some(format!(
                 "the tools called are not checked against `{}`'s tools/list: {why}",
                 target.name
             )))
         }
-        Err(source) => {
-            return Err(UnlistedError::CannotList {
-                target: target.name.clone(),
-                source,
-            })
-        }
     };
-    let listed: Vec<String> = described.tools.into_iter().map(|t| t.name).collect();
     for asked in tools {
         let tool = target.translate(asked, serde_json::Map::new()).0;
         if listed.contains(&tool) {
@@ -90,7 +74,7 @@ pub(crate) fn check_listed(
             asked: asked.to_string(),
             nearest: nearest(&tool, &names).map(str::to_string),
             tool,
-            listed,
+            listed: listed.clone(),
         });
     }
     Ok(None)

@@ -1,38 +1,23 @@
-//! `toolspec record`: a scenario written from a live call. The call is made
-//! twice, each time in a fresh fixture (the files of a folder the user names,
-//! or those a logged call names: `log_fixture.rs`), what differed between the
-//! two answers made a placeholder (`author::two_answers`), and the scenario's
-//! `then` written as the suite's convention reads an answer: `protocol_error`
-//! for a call refused with a JSON-RPC error; the flag and the code for an error
-//! of a convention with codes; the flag and the JSON as `json:` for a JSON
-//! convention's JSON; else the flag and the exact text. The scenarios are added
-//! at the end of a suite file (`author::append`), shown first as a diff.
+//! `toolspec record`: what a recorded call's answers come to. Each call is made
+//! twice, once in each run of the session (`session.rs`); each answer is read
+//! from the judge's mismatches of a probe `then` that cannot hold, and the two
+//! merged (`author::two_answers`: what differed made a placeholder) into the
+//! `then` the suite's convention reads: `protocol_error` for a call refused
+//! with a JSON-RPC error; the flag and the code for an error of a convention
+//! with codes; the flag and the JSON as `json:` for a JSON convention's JSON;
+//! else the flag and the exact text. The scenarios are added at the end of a
+//! suite file (`author::append`), shown first as a diff.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::author::append::{appended, AppendError};
 use crate::author::scenario_text::yaml_value;
 use crate::author::two_answers::{merged, Unmergeable};
-use crate::execute::{run_scenario, RunOptions, Verdict};
-use crate::scenario::{scenario_file_from_text, LoadError, Suite};
-use crate::server::Target;
-
-/// What to record.
-pub(crate) struct Recording<'a> {
-    pub suite: &'a Suite,
-    pub target: &'a Target,
-    pub tool: &'a str,
-    /// The call's arguments, `{root}` where the fixture root goes.
-    pub args: Map<String, Value>,
-    /// The fixture: path under the root -> the file's text (a folder: None).
-    pub files: BTreeMap<String, Option<String>>,
-    pub name: String,
-    /// The suite file's stem to add the scenario to (made when absent).
-    pub into: String,
-}
+use crate::judge::Mismatch;
+use crate::scenario::{scenario_file_from_text, Convention, LoadError, Suite};
 
 /// Why a file or folder cannot be a fixture's, naming its path.
 #[derive(Debug, thiserror::Error)]
@@ -67,16 +52,8 @@ pub(crate) enum RecordError {
         what: String,
         stderr_tail: String,
     },
-    /// The probe came to a verdict that says nothing of the answer (its headline).
-    #[error("the call came to {0}")]
-    CameTo(String),
     #[error("the call was not answered with a tool result: {0}")]
     NotAToolResult(String),
-    /// The probe scenario written for the call does not load.
-    #[error("{}", LoadError::one_a_line(.0))]
-    ProbeDoesNotLoad(Vec<LoadError>),
-    #[error("the recorded scenario did not load")]
-    NoProbe,
     #[error("one call was answered with a tool result and the other with a JSON-RPC error")]
     MixedAnswers,
     #[error("the two calls did not both give `is_error`")]
@@ -87,6 +64,9 @@ pub(crate) enum RecordError {
     Unmergeable(#[from] Unmergeable),
     #[error(transparent)]
     Append(#[from] AppendError),
+    /// The fixture (or the probe that reads an answer) could not be made.
+    #[error("cannot make the fixture: {0}")]
+    Fixture(String),
     #[error("no scenario to add")]
     NoScenario,
     /// The file with the scenarios added does not load; its first error.
@@ -156,69 +136,14 @@ pub(crate) fn folder_files(
     Ok(files)
 }
 
-/// A server's program as a note names it: its file name only, since the folder
-/// it lies in is a path of the recording machine (`/home/me/...`) that means
-/// nothing on another.
-fn program_name(program: &str) -> &str {
-    Path::new(program)
-        .file_name()
-        .and_then(|name| name.to_str())
-        .unwrap_or(program)
-}
-
-/// The scenario's lines (at two spaces) with `then` as given.
-fn item(recording: &Recording<'_>, then: &[(String, Value)]) -> String {
-    let mut text = format!("  - name: {}\n", yaml_value(&json!(recording.name)));
-    text.push_str(&format!(
-        "    covers: {}\n",
-        yaml_value(&json!(format!(
-            "upstream/recorded-{}",
-            recording
-                .tool
-                .to_ascii_lowercase()
-                .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
-        )))
-    ));
-    text.push_str("    basis: upstream\n");
-    text.push_str(&format!(
-        "    note: {}\n",
-        yaml_value(&json!(format!(
-            "Recorded by toolspec record from `{}`: the expected answer is what that server \
-             answered, not checked against a spec.",
-            program_name(&recording.target.name)
-        )))
-    ));
-    if !recording.files.is_empty() {
-        text.push_str("    given:\n      files:\n");
-        for (path, content) in &recording.files {
-            let value = match content {
-                Some(text) => json!(text),
-                None => json!({ "dir": true }),
-            };
-            text.push_str(&format!(
-                "        {}: {}\n",
-                yaml_value(&json!(path)),
-                yaml_value(&value)
-            ));
-        }
-    }
-    text.push_str(&format!(
-        "    when: {{ tool: {}, args: {} }}\n",
-        yaml_value(&json!(recording.tool)),
-        yaml_value(&Value::Object(recording.args.clone()))
-    ));
-    text.push_str("    then:\n");
-    for (key, value) in then {
-        text.push_str(&format!("      {key}: {}\n", yaml_value(value)));
-    }
-    text
-}
-
 /// One scenario recorded: its lines (at two spaces, for [`appended`]), a line
 /// per placeholder made, and whether the answer looks like a failure.
 pub(crate) struct RecordedScenario {
+    pub name: String,
     pub item: String,
     pub loosened: Vec<String>,
+    /// What else is worth knowing of it (a file checked only to exist).
+    pub notes: Vec<String>,
     /// What said the call failed, in words: `isError: true`, or a JSON-RPC
     /// error instead of a result. Such an answer is kept as golden only when
     /// the user says so (`record --accept-error`): it is more often a wrong
@@ -226,8 +151,9 @@ pub(crate) struct RecordedScenario {
     pub failure: Option<String>,
 }
 
-/// What one run of the probe said the answer was.
-enum Answer {
+/// What one run of a call said the answer was, read from the mismatches of a
+/// probe `then` that cannot hold (`session.rs`).
+pub(crate) enum Answer {
     /// A tool result: each value-expectation key the probe failed with the
     /// value that would have held (`is_error`, `text`, and `code` with codes).
     Result(BTreeMap<String, Value>),
@@ -235,31 +161,9 @@ enum Answer {
     Protocol(i64),
 }
 
-/// Runs `scenario` (the probe) once and reads what came.
-fn answer(
-    recording: &Recording<'_>,
-    scenario: &crate::scenario::Scenario,
-    options: &RunOptions,
-) -> Result<Answer, RecordError> {
-    let report = run_scenario(
-        recording.suite,
-        &recording.into,
-        scenario,
-        recording.target,
-        options,
-        None,
-    );
-    let mismatches = match report.verdict {
-        Verdict::Fail(mismatches) => mismatches,
-        Verdict::Error { what, stderr_tail } => {
-            return Err(RecordError::NoAnswer {
-                target: recording.target.name.clone(),
-                what,
-                stderr_tail,
-            })
-        }
-        other => return Err(RecordError::CameTo(other.headline())),
-    };
+/// The answer the judge's mismatches of the probe `then` describe: the
+/// `files[..]` ones are left to the caller.
+pub(crate) fn read_answer(mismatches: &[Mismatch]) -> Result<Answer, RecordError> {
     if let Some(refused) = mismatches.iter().find(|m| m.key == "result") {
         // The judge gives a JSON-RPC error's code as the `protocol_error` that
         // would have held.
@@ -273,8 +177,9 @@ fn answer(
         };
     }
     let mut values: BTreeMap<String, Value> = mismatches
-        .into_iter()
-        .filter_map(|m| Some((m.key, m.blessed?)))
+        .iter()
+        .filter(|m| !m.key.starts_with("files["))
+        .filter_map(|m| Some((m.key.clone(), m.blessed.clone()?)))
         .collect();
     // What held of the probe is what came.
     values.entry("is_error".into()).or_insert(json!(true));
@@ -289,40 +194,25 @@ fn as_json(text: &Value) -> Option<Value> {
     matches!(parsed, Value::Object(_) | Value::Array(_)).then_some(parsed)
 }
 
-/// Makes the call twice, each time in a fresh fixture, and writes the scenario
-/// whose `then` holds for both answers, read the suite's way: `protocol_error`
-/// for a call refused at the protocol level; the flag and the code for an error
-/// of a convention with codes; the flag and the JSON (`json:`) for a JSON
-/// convention's JSON answer; else the flag and the exact text.
-pub(crate) fn record_scenario(
-    recording: &Recording<'_>,
-    options: &RunOptions,
-) -> Result<RecordedScenario, RecordError> {
-    let suite = recording.suite;
-    let convention = suite.config.convention;
+/// The `then` of a call (without its files) that holds for both runs'
+/// answers, read the suite's way.
+pub(crate) struct AnswerThen {
+    /// Each key and its value, in the order hand-written scenarios use.
+    pub then: Vec<(String, Value)>,
+    pub loosened: Vec<String>,
+    pub failure: Option<String>,
+}
+
+/// The `then` for two runs' answers: `protocol_error` for a call refused at
+/// the protocol level; the flag and the code for an error of a convention with
+/// codes; the flag and the JSON (`json:`) for a JSON convention's JSON answer;
+/// else the flag and the exact text. What differed becomes a placeholder.
+pub(crate) fn answer_then(
+    first: Answer,
+    second: Answer,
+    convention: Convention,
+) -> Result<AnswerThen, RecordError> {
     let has_codes = convention.has_codes();
-    // A first `then` that cannot hold, so that the judge says what came: the
-    // flag, the text and (with codes) the code each fail and carry the answer's.
-    let mut probe = vec![("is_error".to_string(), json!(true))];
-    if has_codes {
-        probe.push(("code".into(), json!("")));
-    }
-    probe.push(("text".into(), json!("\u{0}")));
-    let draft = format!(
-        "requirement: {}\nscenarios:\n{}",
-        yaml_value(&json!("recording")),
-        item(recording, &probe)
-    );
-    let path = suite.dir.join(format!("{}.yaml", recording.into));
-    let file = scenario_file_from_text(&suite.config, &suite.fixtures_dir, &path, &draft)
-        .map_err(RecordError::ProbeDoesNotLoad)?;
-    let scenario = file.scenarios.first().ok_or(RecordError::NoProbe)?;
-    let once = RunOptions {
-        repeat: 1,
-        ..options.clone()
-    };
-    let first = answer(recording, scenario, &once)?;
-    let second = answer(recording, scenario, &once)?;
     let (first, second) = match (first, second) {
         (Answer::Protocol(a), Answer::Protocol(b)) => {
             let (value, loosened) = if a == b {
@@ -339,8 +229,8 @@ pub(crate) fn record_scenario(
                 true => format!("a JSON-RPC error (code {a}) instead of a tool result"),
                 false => format!("a JSON-RPC error (codes {a} and {b}) instead of a tool result"),
             };
-            return Ok(RecordedScenario {
-                item: item(recording, &[("protocol_error".into(), value)]),
+            return Ok(AnswerThen {
+                then: vec![("protocol_error".into(), value)],
                 loosened,
                 failure: Some(failure),
             });
@@ -380,8 +270,8 @@ pub(crate) fn record_scenario(
         loosened.extend(made.loosened.into_iter().map(|l| format!("`{key}`: {l}")));
         then.push((key.to_string(), made.value));
     }
-    Ok(RecordedScenario {
-        item: item(recording, &then),
+    Ok(AnswerThen {
+        then,
         loosened,
         failure,
     })
@@ -392,6 +282,7 @@ pub(crate) fn record_scenario(
 /// (None: new) and after.
 pub(crate) fn with_scenarios(
     suite: &Suite,
+    fixtures_dir: &Path,
     into: &str,
     requirement: &str,
     items: &[&RecordedScenario],
@@ -407,10 +298,8 @@ pub(crate) fn with_scenarios(
         )?);
     }
     let after = after.ok_or(RecordError::NoScenario)?;
-    scenario_file_from_text(&suite.config, &suite.fixtures_dir, &path, &after).map_err(
-        |errors| {
-            RecordError::WouldNotLoad(errors.first().map(ToString::to_string).unwrap_or_default())
-        },
-    )?;
+    scenario_file_from_text(&suite.config, fixtures_dir, &path, &after).map_err(|errors| {
+        RecordError::WouldNotLoad(errors.first().map(ToString::to_string).unwrap_or_default())
+    })?;
     Ok((path, before, after))
 }

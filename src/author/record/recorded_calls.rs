@@ -1,6 +1,5 @@
-//! The calls `toolspec record` makes into scenarios, each with its fixture and
-//! name: the one call of `--tool` and `--args` (its fixture the files of
-//! `--files`), or every `tools/call` request of a newline-delimited JSON log
+//! The calls of an agent's session `toolspec record --log` makes into
+//! scenarios, each with its fixture and name: every `tools/call` request of a newline-delimited JSON log
 //! (`--log`), its fixture the files its arguments name in the folder the session
 //! worked in (`--from`, `log_fixture.rs`).
 
@@ -11,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::call_log::{read_call_log, CallLogError};
-use super::live_call::{folder_files, FixtureFileError};
 use super::log_fixture::{call_fixture, Folder, LogFixtureError};
+use super::names::default_name;
 
 /// One scenario to record: tool, arguments, fixture, name.
 pub(crate) struct CallToRecord {
@@ -57,9 +56,6 @@ pub(crate) enum CallsError {
     ArgsNotAnObject,
     #[error("--args is not JSON: {0}")]
     ArgsNotJson(serde_json::Error),
-    /// A file of `--files` that cannot be a fixture file.
-    #[error("{0}")]
-    Files(#[source] FixtureFileError),
 }
 
 /// Every `tools/call` request of the log `log`, each with the files its
@@ -97,9 +93,8 @@ pub(crate) fn calls_from_log(
         })?;
         calls.push(CallToRecord {
             name: format!(
-                "{} {} (log line {})",
-                logged.tool,
-                Value::Object(made.args.clone()),
+                "{} (log line {})",
+                default_name(&logged.tool, &made.args, false),
                 logged.line
             ),
             tool: logged.tool.clone(),
@@ -119,29 +114,11 @@ pub(crate) fn calls_from_log(
     })
 }
 
-/// The one call of `tool` with the arguments `args` (a JSON object's text), its
-/// fixture the files of the folder `files`, named `name` or else by its tool and
-/// arguments.
-pub(crate) fn one_call(
-    tool: String,
-    args: &str,
-    files: Option<&Path>,
-    name: Option<String>,
-) -> Result<CallToRecord, CallsError> {
-    let args = match serde_json::from_str::<Value>(args) {
-        Ok(Value::Object(map)) => map,
-        Ok(_) => return Err(CallsError::ArgsNotAnObject),
-        Err(e) => return Err(CallsError::ArgsNotJson(e)),
-    };
-    let files = match files {
-        Some(folder) => folder_files(folder).map_err(CallsError::Files)?,
-        None => BTreeMap::new(),
-    };
-    let name = name.unwrap_or_else(|| format!("{tool} {}", Value::Object(args.clone())));
-    Ok(CallToRecord {
-        tool,
-        args,
-        files,
-        name,
-    })
+/// The arguments of `--args`: a JSON object's text.
+pub(crate) fn args_object(args: &str) -> Result<Map<String, Value>, CallsError> {
+    match serde_json::from_str::<Value>(args) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(CallsError::ArgsNotAnObject),
+        Err(e) => Err(CallsError::ArgsNotJson(e)),
+    }
 }

@@ -1,0 +1,247 @@
+//! A recording session: the calls made in order on one fixture by one server,
+//! the way an agent makes them. To tell what the server chose (an id, a time)
+//! from what it must say, the whole session is made twice at once, each run on
+//! a fresh fixture with its own server: two servers in all, however many calls.
+//! Each call is made on both runs before the next is read (so calls can be
+//! typed one after another), the fixture read before and after it, and what it
+//! created, changed or removed there kept as the call's `then.files`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use super::fixture_snapshot::{changes, snapshot, Change};
+use super::live_call::{read_answer, Answer, RecordError};
+use crate::fixture::{CanarySeed, Fixture};
+use crate::judge::judge;
+use crate::scenario::{Bindings, Convention, FileSpec, Then};
+use crate::server::outcome::CallOutcome;
+use crate::server::{Session, Target};
+
+/// What a run's fixture is built from: a folder copied first (`given.tree`),
+/// then files laid over it (`given.files`: path -> text, a folder: None).
+pub(crate) struct FixtureSource<'a> {
+    pub tree: Option<&'a Path>,
+    pub files: &'a BTreeMap<String, Option<String>>,
+}
+
+/// One of the two runs: its fixture, its server, its root's bindings.
+struct Run {
+    fixture: Fixture,
+    session: Session,
+    bindings: Bindings,
+}
+
+/// What a file became after a call, in one run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FileAfter {
+    /// A text file created or changed: its text, the root written `{root}`.
+    Text(String),
+    /// A file created or changed that is not UTF-8 text.
+    Binary,
+    /// Removed (or no longer a file).
+    Removed,
+}
+
+/// One call's answer and file effects in one run.
+pub(crate) struct RunAnswer {
+    pub answer: Answer,
+    pub files: BTreeMap<String, FileAfter>,
+}
+
+/// The two runs, live.
+pub(crate) struct LiveSession {
+    runtime: tokio::runtime::Runtime,
+    runs: Vec<Run>,
+    convention: Convention,
+    timeout: Duration,
+    target: Target,
+}
+
+impl LiveSession {
+    /// Builds two fixtures from `source` and starts `target` on each.
+    pub(crate) fn start(
+        target: &Target,
+        source: &FixtureSource<'_>,
+        convention: Convention,
+        timeout: Duration,
+    ) -> Result<LiveSession, RecordError> {
+        let runtime =
+            crate::server::runtime::thread_runtime().map_err(|e| RecordError::NoAnswer {
+                target: target.name.clone(),
+                what: format!("cannot start an async runtime: {e}"),
+                stderr_tail: String::new(),
+            })?;
+        let specs: BTreeMap<String, FileSpec> = source
+            .files
+            .iter()
+            .map(|(path, text)| {
+                let value = match text {
+                    Some(text) => json!(text),
+                    None => json!({ "dir": true }),
+                };
+                serde_json::from_value(value)
+                    .map(|spec| (path.clone(), spec))
+                    .map_err(|e| RecordError::Fixture(format!("{path}: {e}")))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let fixture = Fixture::build_over(source.tree, &specs, None, CanarySeed::fresh())
+                .map_err(|e| RecordError::Fixture(e.to_string()))?;
+            let root = fixture.root().to_string_lossy().into_owned();
+            let launched = runtime.block_on(Session::launch(
+                target,
+                fixture.places(),
+                &BTreeMap::new(),
+                timeout,
+            ));
+            let session = launched.map_err(|e| RecordError::NoAnswer {
+                target: target.name.clone(),
+                what: e.message,
+                stderr_tail: e.stderr_tail,
+            })?;
+            runs.push(Run {
+                fixture,
+                session,
+                bindings: Bindings::new(&root),
+            });
+        }
+        Ok(LiveSession {
+            runtime,
+            runs,
+            convention,
+            timeout,
+            target: target.clone(),
+        })
+    }
+
+    /// The tools the first run's server lists, or why it could not say.
+    pub(crate) fn listed(&self) -> Result<Vec<String>, String> {
+        let first = self.runs.first().ok_or("no server")?;
+        self.runtime
+            .block_on(first.session.list_tools(self.timeout))
+            .map(|tools| tools.into_iter().map(|tool| tool.name).collect())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Makes the call `tool` with `args` (`{root}` where the root goes) on
+    /// both runs: each run's answer and what the call did to its fixture.
+    pub(crate) fn call(
+        &mut self,
+        tool: &str,
+        args: &Map<String, Value>,
+    ) -> Result<[RunAnswer; 2], RecordError> {
+        let mut answers = Vec::new();
+        for run in &mut self.runs {
+            answers.push(call_on(
+                &self.runtime,
+                run,
+                &self.target,
+                self.convention,
+                self.timeout,
+                (tool, args),
+            )?);
+        }
+        let second = answers.pop().ok_or(RecordError::NoScenario)?;
+        let first = answers.pop().ok_or(RecordError::NoScenario)?;
+        Ok([first, second])
+    }
+
+    /// Stops both servers, with everything they started.
+    pub(crate) fn stop(self) {
+        for run in self.runs {
+            // A server that does not stop cleanly has already answered every call.
+            let _ = self.runtime.block_on(run.session.stop());
+        }
+    }
+}
+
+/// One call on one run: the fixture read before and after it, and its answer
+/// and new file texts read by judging a probe `then` that cannot hold (so the
+/// answer is read the suite's way, the root written `{root}`).
+fn call_on(
+    runtime: &tokio::runtime::Runtime,
+    run: &mut Run,
+    target: &Target,
+    convention: Convention,
+    timeout: Duration,
+    (tool, args): (&str, &Map<String, Value>),
+) -> Result<RunAnswer, RecordError> {
+    let root = run.fixture.root().to_path_buf();
+    let before = snapshot(&root);
+    let filled = fill(&Value::Object(args.clone()), &run.bindings);
+    let Value::Object(filled) = filled else {
+        return Err(RecordError::NoScenario);
+    };
+    let (sent_tool, sent_args) = target.translate(tool, filled);
+    let outcome = runtime.block_on(run.session.call(&sent_tool, sent_args, timeout));
+    if let CallOutcome::Transport(_) | CallOutcome::Timeout(_) = &outcome {
+        return Err(RecordError::NoAnswer {
+            target: target.name.clone(),
+            what: outcome.summary(),
+            stderr_tail: run.session.stderr_tail(),
+        });
+    }
+    let after = snapshot(&root);
+    let changed = changes(&before, &after);
+    let mut probe = json!({ "is_error": true, "text": "\u{0}" });
+    if convention.has_codes() {
+        probe["code"] = json!("");
+    }
+    let mut probed = Map::new();
+    for (path, change) in &changed {
+        if let Change::Text = change {
+            probed.insert(path.clone(), json!("\u{0}"));
+        }
+    }
+    probe["files"] = Value::Object(probed);
+    let probe: Then =
+        serde_json::from_value(probe).map_err(|e| RecordError::Fixture(e.to_string()))?;
+    let mismatches = judge(
+        &probe,
+        convention,
+        &outcome,
+        &run.fixture,
+        &run.bindings,
+        Instant::now() + timeout,
+    );
+    let answer = read_answer(&mismatches)?;
+    let mut files = BTreeMap::new();
+    for (path, change) in changed {
+        let after = match change {
+            Change::Removed => FileAfter::Removed,
+            Change::Binary => FileAfter::Binary,
+            Change::Text => {
+                let key = format!("files[{path}]");
+                let text = mismatches
+                    .iter()
+                    .find(|m| m.key == key)
+                    .and_then(|m| m.blessed.as_ref()?.as_str().map(str::to_string));
+                match text {
+                    Some(text) => FileAfter::Text(text),
+                    // The probe held: the file's text is the probe's own.
+                    None => FileAfter::Text("\u{0}".into()),
+                }
+            }
+        };
+        files.insert(path, after);
+    }
+    Ok(RunAnswer { answer, files })
+}
+
+/// Fills the root (and `{root:sh}`) into every string of a value.
+fn fill(value: &Value, bindings: &Bindings) -> Value {
+    match value {
+        Value::String(s) => Value::String(bindings.fill(s)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| fill(v, bindings)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), fill(v, bindings)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

@@ -103,10 +103,13 @@ impl LiveSession {
                 what: e.message,
                 stderr_tail: e.stderr_tail,
             })?;
+            // The machine's places as this server was given them, so an answer
+            // naming them is written `{scratch}`, `{home}`, `{tmp}`.
+            let bindings = Bindings::new(&root).with_places(session.places());
             runs.push(Run {
                 fixture,
                 session,
-                bindings: Bindings::new(&root),
+                bindings,
             });
         }
         Ok(LiveSession {

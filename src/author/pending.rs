@@ -84,6 +84,75 @@ pub(crate) enum PendingError {
     Changed { path: PathBuf, changed: Vec<String> },
     #[error("{}: {path} is outside the suite's folders", .proposal.display())]
     Outside { proposal: PathBuf, path: String },
+    /// The file was edited since the proposal was made, where the proposal
+    /// changes it too.
+    #[error("{} was edited since the proposal was made, in the lines it changes; nothing written (reject it and make it again)", .file.display())]
+    Conflict { file: PathBuf },
+    #[error("{} was edited while the proposal was being written; nothing more written", .file.display())]
+    ChangedWhileWriting { file: PathBuf },
+}
+
+/// One file of a proposal as it would be written now.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Resolved {
+    pub path: PathBuf,
+    /// A folder to make (its texts are empty).
+    pub folder: bool,
+    /// The file's text now; None: there is none.
+    pub now: Option<String>,
+    /// What is written.
+    pub after: String,
+    /// Whether `after` is the proposal merged onto an edit made since.
+    pub merged: bool,
+}
+
+/// Every proposal kept in the suite folders of `specs`
+/// (`<suite>/.toolspec/pending/*.json`), by suite and then by name: each with
+/// its suite's folder. Only the suites of `only`, when it names any.
+pub(crate) fn proposals_under(
+    specs: &Path,
+    only: &[String],
+) -> Result<Vec<(PathBuf, PathBuf)>, PendingError> {
+    let mut found = Vec::new();
+    let suites = std::fs::read_dir(specs).map_err(io("read", specs))?;
+    let mut suite_dirs: Vec<PathBuf> = suites
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir())
+        .filter(|path| {
+            only.is_empty()
+                || path
+                    .file_name()
+                    .is_some_and(|name| only.iter().any(|o| name == o.as_str()))
+        })
+        .collect();
+    suite_dirs.sort();
+    for suite_dir in suite_dirs {
+        let folder = suite_dir.join(PENDING_DIR);
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut proposals: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "json") && path.is_file())
+            .collect();
+        proposals.sort();
+        found.extend(proposals.into_iter().map(|p| (suite_dir.clone(), p)));
+    }
+    Ok(found)
+}
+
+/// The proposal's text for a file edited since it was made: its change merged
+/// onto the edit, line by line; where both only added to the file's end (two
+/// recordings into one file), the proposal's addition after the edit's. None
+/// where the two change the same lines.
+fn merged_onto(before: &str, now: &str, after: &str) -> Option<String> {
+    if let Ok(merged) = diffy::merge(before, now, after) {
+        return Some(merged);
+    }
+    let (edit, change) = (now.strip_prefix(before)?, after.strip_prefix(before)?);
+    Some(format!("{before}{edit}{change}"))
 }
 
 fn io<'p>(what: &'static str, path: &'p Path) -> impl FnOnce(std::io::Error) -> PendingError + 'p {
@@ -189,6 +258,62 @@ impl Pending {
         Ok(places)
     }
 
+    /// Each file as it is now and as the proposal would leave it.
+    fn now_and_after(
+        &self,
+        suite_dir: &Path,
+        proposal: &Path,
+    ) -> Result<Vec<(Resolved, Option<String>)>, PendingError> {
+        let places = self.places(suite_dir, proposal)?;
+        Ok(places
+            .into_iter()
+            .map(|(path, name, file)| {
+                let folder = name.ends_with('/');
+                let now = match folder {
+                    true => path.is_dir().then(String::new),
+                    false => std::fs::read_to_string(&path).ok(),
+                };
+                let before = match folder {
+                    true => file.before.as_ref().map(|_| String::new()),
+                    false => file.before.clone(),
+                };
+                let resolved = Resolved {
+                    path,
+                    folder,
+                    now,
+                    after: file.after.clone(),
+                    merged: false,
+                };
+                (resolved, before)
+            })
+            .collect())
+    }
+
+    /// Every file as the proposal would write it now: `after` where the file is
+    /// still `before`; where it was edited since, the proposal's change merged
+    /// onto the edit (`Conflict` where they change the same lines).
+    pub(crate) fn resolve(
+        &self,
+        suite_dir: &Path,
+        proposal: &Path,
+    ) -> Result<Vec<Resolved>, PendingError> {
+        let mut resolved = Vec::new();
+        for (mut file, before) in self.now_and_after(suite_dir, proposal)? {
+            if file.now != before && !file.folder {
+                let merged = match (&before, &file.now) {
+                    (Some(before), Some(now)) => merged_onto(before, now, &file.after),
+                    _ => None,
+                };
+                file.after = merged.ok_or_else(|| PendingError::Conflict {
+                    file: file.path.clone(),
+                })?;
+                file.merged = true;
+            }
+            resolved.push(file);
+        }
+        Ok(resolved)
+    }
+
     /// Writes every file's `after`, once every file is seen to be still its
     /// `before` (else nothing is written); the paths written.
     pub(crate) fn apply(
@@ -196,48 +321,56 @@ impl Pending {
         suite_dir: &Path,
         proposal: &Path,
     ) -> Result<Vec<PathBuf>, PendingError> {
-        let places = self.places(suite_dir, proposal)?;
-        let mut changed = Vec::new();
-        for (path, name, file) in &places {
-            let now = match name.ends_with('/') {
-                true => path.is_dir().then(String::new),
-                false => std::fs::read_to_string(path).ok(),
-            };
-            let expected = match name.ends_with('/') {
-                true => file.before.as_ref().map(|_| String::new()),
-                false => file.before.clone(),
-            };
-            if now != expected {
-                changed.push(path.display().to_string());
-            }
-        }
+        let files = self.now_and_after(suite_dir, proposal)?;
+        let changed: Vec<String> = files
+            .iter()
+            .filter(|(file, before)| file.now != *before)
+            .map(|(file, _)| file.path.display().to_string())
+            .collect();
         if !changed.is_empty() {
             return Err(PendingError::Changed {
                 path: proposal.to_path_buf(),
                 changed,
             });
         }
-        let mut written = Vec::new();
-        for (path, name, file) in places {
-            if name.ends_with('/') {
-                std::fs::create_dir_all(&path).map_err(io("make", &path))?;
-                continue;
-            }
-            if let Some(folder) = path.parent() {
-                std::fs::create_dir_all(folder).map_err(io("make", folder))?;
-            }
-            match file.before {
-                None => write_new(&path, &file.after)?,
-                Some(_) => crate::author::bless::write_in_place(&path, &file.after)
-                    .map_err(io("write", &path))?,
-            }
-            written.push(path);
-        }
-        if proposal.exists() {
-            std::fs::remove_file(proposal).map_err(io("remove", proposal))?;
-        }
-        Ok(written)
+        let files: Vec<Resolved> = files.into_iter().map(|(file, _)| file).collect();
+        write_resolved(&files, proposal)
     }
+}
+
+/// Writes each file of a proposal as resolved, each only while it is still as it
+/// was when resolved, and then removes the proposal; the paths written.
+pub(crate) fn write_resolved(
+    files: &[Resolved],
+    proposal: &Path,
+) -> Result<Vec<PathBuf>, PendingError> {
+    let mut written = Vec::new();
+    for file in files {
+        let path = &file.path;
+        if file.folder {
+            std::fs::create_dir_all(path).map_err(io("make", path))?;
+            continue;
+        }
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(io("make", folder))?;
+        }
+        match &file.now {
+            None => write_new(path, &file.after)?,
+            Some(now) => {
+                let again = std::fs::read_to_string(path).map_err(io("read", path))?;
+                if again != *now {
+                    return Err(PendingError::ChangedWhileWriting { file: path.clone() });
+                }
+                crate::author::bless::write_in_place(path, &file.after)
+                    .map_err(io("write", path))?;
+            }
+        }
+        written.push(path.clone());
+    }
+    if proposal.exists() {
+        std::fs::remove_file(proposal).map_err(io("remove", proposal))?;
+    }
+    Ok(written)
 }
 
 /// Writes a new file, refusing one that appeared since it was looked for.

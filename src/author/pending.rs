@@ -103,7 +103,9 @@ pub(crate) fn pending_path(suite_dir: &Path, made_by: &str, key: &[String]) -> P
     }
     let digest = hash.finalize();
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    suite_dir.join(PENDING_DIR).join(format!("{made_by}-{hex}.json"))
+    suite_dir
+        .join(PENDING_DIR)
+        .join(format!("{made_by}-{hex}.json"))
 }
 
 /// `path` (a file of the suite's folder or of the fixtures folder beside
@@ -139,8 +141,7 @@ impl Pending {
             path: path.to_path_buf(),
             why: e.to_string(),
         })?;
-        crate::author::bless::write_in_place(path, &format!("{text}\n"))
-            .map_err(io("write", path))
+        crate::author::bless::write_in_place(path, &format!("{text}\n")).map_err(io("write", path))
     }
 
     /// The proposal at `path`, or None when there is none.
@@ -166,7 +167,11 @@ impl Pending {
 
     /// Each file's path on disk, refusing a path that leaves the suite's
     /// folder and the fixtures folder beside `specs/`.
-    fn places(&self, suite_dir: &Path, proposal: &Path) -> Result<Vec<(PathBuf, &String, &PendingFile)>, PendingError> {
+    fn places(
+        &self,
+        suite_dir: &Path,
+        proposal: &Path,
+    ) -> Result<Vec<(PathBuf, &String, &PendingFile)>, PendingError> {
         let mut places = Vec::new();
         for (name, file) in &self.files {
             let inside = name.strip_prefix("../../fixtures/").unwrap_or(name);
@@ -186,7 +191,11 @@ impl Pending {
 
     /// Writes every file's `after`, once every file is seen to be still its
     /// `before` (else nothing is written); the paths written.
-    pub(crate) fn apply(&self, suite_dir: &Path, proposal: &Path) -> Result<Vec<PathBuf>, PendingError> {
+    pub(crate) fn apply(
+        &self,
+        suite_dir: &Path,
+        proposal: &Path,
+    ) -> Result<Vec<PathBuf>, PendingError> {
         let places = self.places(suite_dir, proposal)?;
         let mut changed = Vec::new();
         for (path, name, file) in &places {
@@ -256,24 +265,47 @@ mod tests {
         let mut files = BTreeMap::new();
         files.insert(
             "recorded.yaml".to_string(),
-            PendingFile { before: Some("old\n".into()), after: "new\n".into() },
+            PendingFile {
+                before: Some("old\n".into()),
+                after: "new\n".into(),
+            },
         );
         let tree = suite.join("../../fixtures/t/a.txt");
         files.insert(
             relative_to_suite(&suite, &dir.path().join("fixtures/t/a.txt")).expect("beside"),
-            PendingFile { before: None, after: "a\n".into() },
+            PendingFile {
+                before: None,
+                after: "a\n".into(),
+            },
         );
-        let pending = Pending { format: 1, made_by: "record".into(), command: vec![], files };
+        let pending = Pending {
+            format: 1,
+            made_by: "record".into(),
+            command: vec![],
+            files,
+        };
         pending.save(&proposal).expect("kept");
-        assert_eq!(Pending::load(&proposal).expect("read"), Some(pending.clone()));
+        assert_eq!(
+            Pending::load(&proposal).expect("read"),
+            Some(pending.clone())
+        );
         assert!(suite.join(".toolspec/.gitignore").is_file());
         std::fs::write(suite.join("recorded.yaml"), "edited\n").expect("edit");
-        let why = pending.apply(&suite, &proposal).expect_err("changed").to_string();
-        assert!(why.contains("changed since the proposal was shown"), "{why}");
+        let why = pending
+            .apply(&suite, &proposal)
+            .expect_err("changed")
+            .to_string();
+        assert!(
+            why.contains("changed since the proposal was shown"),
+            "{why}"
+        );
         assert!(!tree.exists(), "nothing written");
         std::fs::write(suite.join("recorded.yaml"), "old\n").expect("back");
         pending.apply(&suite, &proposal).expect("written");
-        assert_eq!(std::fs::read_to_string(suite.join("recorded.yaml")).expect("r"), "new\n");
+        assert_eq!(
+            std::fs::read_to_string(suite.join("recorded.yaml")).expect("r"),
+            "new\n"
+        );
         assert_eq!(std::fs::read_to_string(&tree).expect("tree"), "a\n");
         assert!(!proposal.exists(), "the proposal is gone once written");
     }

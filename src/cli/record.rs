@@ -162,7 +162,6 @@ fn the_target(args: &RecordArgs) -> Result<Target, CliError> {
         .ok_or_else(|| CliError::Record("say which server: --server or --target".into()))
 }
 
-
 /// One session to make: its fixture and its calls (tool, arguments, name).
 struct Group {
     files: BTreeMap<String, Option<String>>,
@@ -263,7 +262,8 @@ fn fixtures_for_check(
     if suite.fixtures_dir.join(name).is_dir() {
         return Ok((suite.fixtures_dir.clone(), None));
     }
-    let refuse = |e: std::io::Error| CliError::Record(format!("cannot check the recorded file: {e}"));
+    let refuse =
+        |e: std::io::Error| CliError::Record(format!("cannot check the recorded file: {e}"));
     let scratch = tempfile::tempdir().map_err(refuse)?;
     if let Ok(entries) = std::fs::read_dir(&suite.fixtures_dir) {
         for entry in entries.flatten() {
@@ -318,8 +318,8 @@ fn record_groups<'a>(
         .collect();
     let mut recorded = Vec::new();
     for (index, group) in groups.iter().enumerate() {
-        let mut recorder =
-            SessionRecorder::start(base.plan(&group.files)).map_err(|why| refuse(why.to_string()))?;
+        let mut recorder = SessionRecorder::start(base.plan(&group.files))
+            .map_err(|why| refuse(why.to_string()))?;
         if index == 0 {
             match check_listed(target, &recorder.listed(), &tools) {
                 Ok(Some(why)) => say(format!("note: {why}")),
@@ -442,13 +442,12 @@ pub(crate) fn record_command(
     }
     let target = the_target(args)?;
     let (groups, skipped) = the_groups(args)?;
-    let timeout = std::time::Duration::from_millis(
-        args.timeout_ms.unwrap_or(suite.config.call_timeout_ms),
-    );
+    let timeout =
+        std::time::Duration::from_millis(args.timeout_ms.unwrap_or(suite.config.call_timeout_ms));
     let placed = match &args.files {
-        Some(folder) => Some(
-            place_tree(&suite.fixtures_dir, folder).map_err(|e| refuse(e.to_string()))?,
-        ),
+        Some(folder) => {
+            Some(place_tree(&suite.fixtures_dir, folder).map_err(|e| refuse(e.to_string()))?)
+        }
         None => None,
     };
     let tree = args.files.as_deref();
@@ -475,10 +474,7 @@ pub(crate) fn record_command(
         (None, Some(_)) => "A recorded session".to_string(),
         (None, None) => format!("{}, recorded", args.tool.as_deref().unwrap_or_default()),
     };
-    let (check_dir, _scratch) = fixtures_for_check(
-        &suite,
-        tree_name.zip(args.files.as_deref()),
-    )?;
+    let (check_dir, _scratch) = fixtures_for_check(&suite, tree_name.zip(args.files.as_deref()))?;
     let items: Vec<_> = recorded.iter().collect();
     let (path, before, after) =
         with_scenarios(&suite, &check_dir, &args.into, &requirement, &items)

@@ -37,7 +37,11 @@ pub(crate) enum CallsFileError {
 }
 
 /// One NDJSON line as a call.
-pub(crate) fn call_of_line(line: &str, at: usize, where_: &str) -> Result<ListedCall, CallsFileError> {
+pub(crate) fn call_of_line(
+    line: &str,
+    at: usize,
+    where_: &str,
+) -> Result<ListedCall, CallsFileError> {
     serde_json::from_str(line).map_err(|e| CallsFileError::Line {
         where_: where_.to_string(),
         line: at,

@@ -90,7 +90,9 @@ pub(crate) fn changes(before: &Snapshot, after: &Snapshot) -> Vec<(String, Chang
     }
     for path in before.keys() {
         let gone = |p: &str| !after.contains_key(p);
-        let parent_gone = path.rsplit_once('/').is_some_and(|(parent, _)| gone(parent));
+        let parent_gone = path
+            .rsplit_once('/')
+            .is_some_and(|(parent, _)| gone(parent));
         let replaced = matches!(
             (before.get(path), after.get(path)),
             (Some(Entry::File(_) | Entry::Large(..)), Some(Entry::Folder))

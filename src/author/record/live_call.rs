@@ -17,7 +17,7 @@ use crate::author::append::{appended, AppendError};
 use crate::author::scenario_text::yaml_value;
 use crate::author::two_answers::{merged, Unmergeable};
 use crate::judge::Mismatch;
-use crate::scenario::{scenario_file_from_text, Convention, LoadError, Suite};
+use crate::scenario::{scenario_file_from_text, Convention, Suite};
 
 /// Why a file or folder cannot be a fixture's, naming its path.
 #[derive(Debug, thiserror::Error)]
@@ -298,10 +298,8 @@ pub(crate) fn with_scenarios(
         )?);
     }
     let after = after.ok_or(RecordError::NoScenario)?;
-    scenario_file_from_text(&suite.config, fixtures_dir, &path, &after).map_err(
-        |errors| {
-            RecordError::WouldNotLoad(errors.first().map(ToString::to_string).unwrap_or_default())
-        },
-    )?;
+    scenario_file_from_text(&suite.config, fixtures_dir, &path, &after).map_err(|errors| {
+        RecordError::WouldNotLoad(errors.first().map(ToString::to_string).unwrap_or_default())
+    })?;
     Ok((path, before, after))
 }

@@ -100,19 +100,44 @@ mod tests {
     #[test]
     fn names_are_the_tool_and_its_most_telling_argument() {
         let cases = [
-            ("read_text_file", json!({"path": "{root}/src/a.txt"}), false, "read_text_file a.txt"),
-            ("edit_file", json!({"path": "{root}/missing.txt", "edits": []}), true, "edit_file missing.txt (error)"),
+            (
+                "read_text_file",
+                json!({"path": "{root}/src/a.txt"}),
+                false,
+                "read_text_file a.txt",
+            ),
+            (
+                "edit_file",
+                json!({"path": "{root}/missing.txt", "edits": []}),
+                true,
+                "edit_file missing.txt (error)",
+            ),
             ("view", json!({"path": "{root}"}), false, "view ."),
-            ("bash", json!({"command": "echo hello   world"}), false, "bash echo hello world"),
+            (
+                "bash",
+                json!({"command": "echo hello   world"}),
+                false,
+                "bash echo hello world",
+            ),
             (
                 "bash",
                 json!({"command": "for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; done | sort -n"}),
                 false,
                 "bash for i in 1 2 3 4 5 6 7 8 9 10; do echo…",
             ),
-            ("bash", json!({"command": "cd x\nmake"}), false, "bash cd x…"),
+            (
+                "bash",
+                json!({"command": "cd x\nmake"}),
+                false,
+                "bash cd x…",
+            ),
             ("list", json!({}), false, "list"),
-            ("search", json!({"limit": 3, "where": "{root}/b"}), false, "search b"),
+            (
+                "search",
+                json!({"limit": 3, "where": "{root}/b"}),
+                false,
+                "search b",
+            ),
         ];
         for (tool, a, failed, want) in cases {
             assert_eq!(default_name(tool, &args(a), failed), want);

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::call_log::{read_call_log, CallLogError};
-use super::names::default_name;
 use super::log_fixture::{call_fixture, Folder, LogFixtureError};
+use super::names::default_name;
 
 /// One scenario to record: tool, arguments, fixture, name.
 pub(crate) struct CallToRecord {

@@ -67,7 +67,11 @@ impl<'a> SessionRecorder<'a> {
         taken: &mut BTreeSet<String>,
     ) -> Result<RecordedScenario, RecordError> {
         let [first, second] = self.live.call(tool, args)?;
-        let answered = answer_then(first.answer, second.answer, self.plan.suite.config.convention)?;
+        let answered = answer_then(
+            first.answer,
+            second.answer,
+            self.plan.suite.config.convention,
+        )?;
         let mut loosened = answered.loosened;
         let mut notes = Vec::new();
         let mut then_files = Vec::new();

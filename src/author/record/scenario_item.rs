@@ -187,14 +187,23 @@ mod tests {
             then: &then,
             then_files: &then_files,
         });
-        assert!(text.contains("      text: |-\n        1\talpha\n        2\tbeta\n"), "{text}");
-        assert!(text.contains("        a.txt: |+\n          one\n          two\n\n"), "{text}");
+        assert!(
+            text.contains("      text: |-\n        1\talpha\n        2\tbeta\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("        a.txt: |+\n          one\n          two\n\n"),
+            "{text}"
+        );
         assert!(text.contains("  - name: create_file a.txt\n"), "{text}");
         let read: Value =
             parse_yaml_str(Path::new("t.yaml"), &format!("scenarios:\n{text}")).expect("parses");
         let scenario = &read["scenarios"][0];
         assert_eq!(scenario["when"]["args"]["content"], "one\ntwo\n\n");
-        assert_eq!(scenario["given"]["calls"][0]["args"]["content"], "one\ntwo\n\n");
+        assert_eq!(
+            scenario["given"]["calls"][0]["args"]["content"],
+            "one\ntwo\n\n"
+        );
         assert_eq!(scenario["then"]["text"], "1\talpha\n2\tbeta");
         assert_eq!(scenario["then"]["files"]["a.txt"], "one\ntwo\n\n");
         assert_eq!(scenario["then"]["files"]["b.txt"]["absent"], true);

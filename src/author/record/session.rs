@@ -68,13 +68,12 @@ impl LiveSession {
         convention: Convention,
         timeout: Duration,
     ) -> Result<LiveSession, RecordError> {
-        let runtime = crate::server::runtime::thread_runtime().map_err(|e| {
-            RecordError::NoAnswer {
+        let runtime =
+            crate::server::runtime::thread_runtime().map_err(|e| RecordError::NoAnswer {
                 target: target.name.clone(),
                 what: format!("cannot start an async runtime: {e}"),
                 stderr_tail: String::new(),
-            }
-        })?;
+            })?;
         let specs: BTreeMap<String, FileSpec> = source
             .files
             .iter()

@@ -22,13 +22,21 @@ pub(crate) struct PlacedTree {
 }
 
 /// The tree of `fixtures_dir` that `folder` becomes.
-pub(crate) fn place_tree(fixtures_dir: &Path, folder: &Path) -> Result<PlacedTree, FixtureFileError> {
+pub(crate) fn place_tree(
+    fixtures_dir: &Path,
+    folder: &Path,
+) -> Result<PlacedTree, FixtureFileError> {
     let files = folder_files(folder)?;
     let own = folder
         .canonicalize()
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .map(|n| n.replace(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)), "-"))
+        .map(|n| {
+            n.replace(
+                |c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)),
+                "-",
+            )
+        })
         .filter(|n| !n.is_empty() && !n.starts_with('.'))
         .unwrap_or_else(|| "recorded".to_string());
     for n in 1.. {
@@ -79,10 +87,16 @@ mod tests {
         std::fs::create_dir_all(fixtures.join("example")).expect("tree");
         std::fs::write(fixtures.join("example/a.txt"), "alpha\n").expect("same");
         let placed = place_tree(&fixtures, &example).expect("reused");
-        assert_eq!((placed.name.as_str(), placed.new_files.len()), ("example", 0));
+        assert_eq!(
+            (placed.name.as_str(), placed.new_files.len()),
+            ("example", 0)
+        );
         std::fs::write(fixtures.join("example/a.txt"), "other\n").expect("other");
         let placed = place_tree(&fixtures, &example).expect("renamed");
         assert_eq!(placed.name, "example-2");
-        assert!(placed.note.expect("a note").contains("exists with other files"));
+        assert!(placed
+            .note
+            .expect("a note")
+            .contains("exists with other files"));
     }
 }

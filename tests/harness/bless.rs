@@ -142,12 +142,16 @@ fn what_says_what_must_appear_needs_a_person_and_the_rest_is_written() {
 /// adds it at the end of the suite file, and the suite passes.
 #[test]
 fn record_adds_a_scenario_from_a_live_call_that_then_passes() {
-    let dir = tempfile::tempdir().expect("temporary folder");
-    own_suite(dir.path(), OWN);
-    let files = dir.path().join("given");
+    let top = tempfile::tempdir().expect("temporary folder");
+    // The suites in `specs/`, so that the fixture tree record puts in the
+    // fixtures folder beside it stays in the temporary folder.
+    let base = top.path().join("specs");
+    std::fs::create_dir(&base).expect("specs folder");
+    own_suite(&base, OWN);
+    let files = top.path().join("given");
     std::fs::create_dir(&files).expect("folder");
     std::fs::write(files.join("a.txt"), "alpha\nbeta\n").expect("a.txt");
-    let specs = dir.path().to_str().expect("a UTF-8 path");
+    let specs = base.as_path().to_str().expect("a UTF-8 path");
     let server = format!(
         "{} reference-server --dialect boris --root {{root}}",
         crate::support::exe().display()
@@ -188,21 +192,22 @@ fn record_adds_a_scenario_from_a_live_call_that_then_passes() {
         stdout.contains("placeholder: `text`: `{int}` in line 4"),
         "{stdout}"
     );
-    let file = std::fs::read_to_string(dir.path().join("mine/own.yaml")).expect("file");
+    let file = std::fs::read_to_string(base.as_path().join("mine/own.yaml")).expect("file");
     assert!(
         file.starts_with(OWN),
         "what was there is kept byte for byte"
     );
     let added = &file[OWN.len()..];
-    assert!(
-        added.contains("        \"a.txt\": \"alpha\\nbeta\\n\"\n"),
-        "{added}"
+    assert!(added.contains("      tree: given\n"), "{added}");
+    assert_eq!(
+        std::fs::read_to_string(top.path().join("fixtures/given/a.txt")).expect("tree"),
+        "alpha\nbeta\n"
     );
     assert!(
-        added.contains("      text: \"1\\talpha\\n2\\tbeta\\n\"\n"),
+        added.contains("      text: |\n        1\talpha\n        2\tbeta\n"),
         "{added}"
     );
-    assert!(added.contains("stdout:\\n{int}\\n"), "{added}");
+    assert!(added.contains("stdout:\n        {int}\n"), "{added}");
     for recorded in ["view of a.txt", "a random number"] {
         let run = toolspec()
             .args([

@@ -68,13 +68,17 @@ fn run(specs: &Path, suite: &str, server: &str) -> (Option<i32>, String) {
     )
 }
 
-/// Every file under `dir`, relative, sorted.
+/// Every file under `dir`, relative, sorted; a suite's pending proposals
+/// (`.toolspec/`) left out: they are not the suite.
 fn files_under(dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(at) = pending.pop() {
         for entry in std::fs::read_dir(&at).expect("a folder").flatten() {
             let path = entry.path();
+            if path.ends_with(".toolspec") {
+                continue;
+            }
             if path.is_dir() {
                 pending.push(path);
             } else {
@@ -147,9 +151,7 @@ fn record_makes_a_new_suite_that_runs_only_with_a_server_given() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout} {out:?}");
     assert!(
-        stdout.contains(
-            "FAILURE: `view {\"path\":\"{root}/gone.txt\"}` was answered with `isError: true`"
-        ),
+        stdout.contains("FAILURE: `view gone.txt (error)` was answered with `isError: true`"),
         "{stdout}"
     );
     assert!(
@@ -162,11 +164,11 @@ fn record_makes_a_new_suite_that_runs_only_with_a_server_given() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let file = std::fs::read_to_string(specs.join("mine/recorded.yaml")).expect("file");
     assert!(
-        file.contains("    covers: \"upstream/recorded-view\"\n"),
+        file.contains("    covers: upstream/recorded-view\n"),
         "{file}"
     );
     assert!(
-        file.contains("      is_error: true\n      code: \"PATH_NOT_FOUND\"\n"),
+        file.contains("      is_error: true\n      code: PATH_NOT_FOUND\n"),
         "{file}"
     );
 
@@ -386,7 +388,7 @@ fn a_log_becomes_one_scenario_per_call_with_only_the_files_it_names() {
     assert!(file.contains(r#"args: {"path":"{root}/a.txt"}"#), "{file}");
     assert!(file.contains(r#"args: {"path":"{root}/src"}"#), "{file}");
     assert!(
-        file.contains("      files:\n        \"src/empty/\": {\"dir\":true}\n        \"src/main.rs\": \"fn main() {}\\n\"\n"),
+        file.contains("      files:\n        src/empty/: {\"dir\":true}\n        src/main.rs: |\n          fn main() {}\n"),
         "{file}"
     );
     assert!(!file.contains("unnamed"), "{file}");
@@ -489,4 +491,136 @@ fn record_no_isolation_records_what_the_server_answers_without_isolation() {
     assert!(open.contains("outside: wrote"), "{open}");
     assert_eq!(files_under(canary.path()), ["written"]);
     assert!(files_under(&specs).is_empty(), "nothing written");
+}
+
+/// A session from a calls file: the calls made in order on one fixture, each
+/// a scenario whose `given.calls` are the calls before it and whose
+/// `then.files` holds what it changed; the `--files` folder put in the suite
+/// once, as a fixture tree. `--write` then writes the proposal shown without
+/// starting the server (its command does not exist), and the suite passes
+/// three runs in a row and fails against a server that answers otherwise.
+#[test]
+fn a_recorded_session_is_written_as_shown_and_passes_three_runs() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let specs = dir.path().join("work/specs");
+    let example = dir.path().join("example");
+    std::fs::create_dir_all(&example).expect("folder");
+    std::fs::write(example.join("a.txt"), "alpha\nbeta\n").expect("a.txt");
+    let calls = dir.path().join("calls.yaml");
+    std::fs::write(
+        &calls,
+        "- { tool: view, args: { path: \"{root}/a.txt\" } }\n\
+         - { tool: str_replace, args: { path: \"{root}/a.txt\", old_str: beta, new_str: \"gamma\\ndelta\" } }\n\
+         - { tool: bash, args: { command: \"rm {root:sh}/a.txt\" } }\n\
+         - { tool: view, args: { path: \"{root}/a.txt\" } }\n",
+    )
+    .expect("calls");
+    let honest = server("boris", "");
+    let record = |server: &str, extra: &[&str]| {
+        let mut args = vec![
+            "record",
+            "--suite",
+            "mine",
+            "--convention",
+            "bracket-code",
+            "--server",
+            server,
+            "--calls",
+            calls.to_str().expect("UTF-8"),
+            "--files",
+            example.to_str().expect("UTF-8"),
+            "--accept-error",
+        ];
+        args.extend_from_slice(extra);
+        toolspec_in(&specs, &args)
+    };
+    let out = record(&honest, &[]);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{shown} {out:?}");
+    assert!(
+        files_under(dir.path().join("work").as_path()).is_empty(),
+        "nothing written"
+    );
+    let pending = std::fs::read_dir(specs.join("mine/.toolspec/pending"))
+        .expect("a pending folder")
+        .count();
+    assert_eq!(pending, 1, "one proposal kept");
+    for want in [
+        "+  - name: view a.txt\n",
+        "+  - name: str_replace a.txt\n",
+        "+  - name: view a.txt (error)\n",
+        "+      tree: example\n",
+        "+      files:\n+        a.txt: |\n+          alpha\n+          gamma\n+          delta\n",
+        "+        a.txt: {\"absent\":true}\n",
+        "+++ ",
+    ] {
+        assert!(shown.contains(want), "{want:?} in {shown}");
+    }
+    assert_eq!(shown.matches("tree: example").count(), 4, "{shown}");
+    // Written as shown: the server is never started (its command does not exist).
+    let out = record("no-such-program-here {root}", &["--write"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {out:?}");
+    assert!(stdout.contains("no server was started"), "{stdout}");
+    assert_eq!(
+        files_under(dir.path().join("work").as_path()),
+        [
+            "fixtures/example/a.txt",
+            "specs/mine/recorded.yaml",
+            "specs/mine/suite.yaml"
+        ]
+    );
+    let file = std::fs::read_to_string(specs.join("mine/recorded.yaml")).expect("file");
+    let added: String = shown
+        .lines()
+        .skip_while(|l| !l.ends_with("mine/recorded.yaml"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("--- "))
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .map(|l| format!("{}\n", &l[1..]))
+        .collect();
+    assert_eq!(file, added, "what is written is what was shown");
+    assert!(!specs
+        .join("mine/.toolspec/pending")
+        .read_dir()
+        .expect("folder")
+        .any(|_| true));
+    for _ in 0..3 {
+        let (code, stdout) = run(&specs, "mine", &honest);
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(stdout.contains("4 PASS, 0 FAIL"), "{stdout}");
+    }
+    let (code, stdout) = run(
+        &specs,
+        "mine",
+        &server("boris", "--mutate view-fixed-width"),
+    );
+    assert_eq!(code, Some(1), "{stdout}");
+    // The same folder again: the tree is reused. Another folder of the same
+    // name: a new tree, and a note says which.
+    std::fs::write(example.join("a.txt"), "other\n").expect("a.txt");
+    let out = record(&honest, &["--into", "again"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("this one is `example-2`"), "{stdout}");
+    assert!(stdout.contains("+      tree: example-2\n"), "{stdout}");
+    // A suite file changed since the proposal was shown: nothing written.
+    std::fs::copy(
+        specs.join("mine/recorded.yaml"),
+        specs.join("mine/again.yaml"),
+    )
+    .expect("made");
+    let out = record(
+        "no-such-program-here {root}",
+        &["--into", "again", "--write"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("changed since the proposal was shown"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.path().join("work/fixtures/example-2").exists(),
+        "nothing written"
+    );
 }

@@ -17,7 +17,7 @@ use crate::author::append::{appended, AppendError};
 use crate::author::scenario_text::yaml_value;
 use crate::author::two_answers::{merged, Unmergeable};
 use crate::judge::Mismatch;
-use crate::scenario::{scenario_file_from_text, Convention, LoadError, Suite};
+use crate::scenario::{scenario_file_from_text, Convention, Suite};
 
 /// Why a file or folder cannot be a fixture's, naming its path.
 #[derive(Debug, thiserror::Error)]

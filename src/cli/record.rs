@@ -18,6 +18,7 @@ use crate::author::new_suite::{suite_yaml, unwritten_suite};
 use crate::author::record::listed_tools::check_listed;
 use crate::author::record::live_call::{record_scenario, with_scenarios, Recording};
 use crate::author::record::recorded_calls::{calls_from_log, one_call, CallToRecord};
+use crate::author::record::start_time::{learned_start_timeout, suite_line};
 use crate::catalogue::{Catalogue, Origin};
 use crate::execute::RunOptions;
 use crate::scenario::{Convention, Suite};
@@ -171,8 +172,8 @@ pub(crate) fn record_command(
     args: &RecordArgs,
 ) -> Result<Outcome, CliError> {
     let refuse = |why: String| CliError::Record(why);
-    let (suite, new_suite) = the_suite(catalogue, specs, args)?;
-    let target = the_target(args)?;
+    let (suite, mut new_suite) = the_suite(catalogue, specs, args)?;
+    let mut target = the_target(args)?.with_start_timeout_of(&suite);
     let (calls, skipped) = the_calls(args)?;
     let options = RunOptions {
         call_timeout_ms: args.timeout_ms,
@@ -180,10 +181,21 @@ pub(crate) fn record_command(
     };
     let timeout = args.timeout_ms.unwrap_or(suite.config.call_timeout_ms);
     let tools: Vec<&str> = calls.iter().map(|call| call.tool.as_str()).collect();
-    let unchecked = check_listed(&target, &tools, std::time::Duration::from_millis(timeout))
-        .map_err(|why| refuse(why.to_string()))?;
-    if let Some(why) = unchecked {
+    let call_timeout = std::time::Duration::from_millis(timeout);
+    let listed =
+        check_listed(&target, &tools, call_timeout).map_err(|why| refuse(why.to_string()))?;
+    if let Some(why) = listed.unchecked {
         say(format!("note: {why}"));
+    }
+    if let Some(started_in) = listed.started_in {
+        learn_start_time(
+            args,
+            &suite,
+            &mut target,
+            new_suite.as_mut(),
+            started_in,
+            call_timeout,
+        );
     }
     let mut recorded = Vec::new();
     for call in calls {
@@ -271,6 +283,47 @@ pub(crate) fn record_command(
     write_in_place(&path, &after).map_err(|e| refuse(format!("cannot write {shown}: {e}")))?;
     say(format!("record: {made}{count} added to {shown}"));
     Ok(Outcome::Held)
+}
+
+/// A start slower than a third of the start timeout in force: its threefold is
+/// the timeout from now on for this recording, written into a new suite's
+/// `suite.yaml` (when the server is given with --server), else named with the
+/// file to set it in (the target file's key wins over the suite's).
+fn learn_start_time(
+    args: &RecordArgs,
+    suite: &Suite,
+    target: &mut Target,
+    new_suite: Option<&mut String>,
+    started_in: std::time::Duration,
+    call_timeout: std::time::Duration,
+) {
+    let allowed = target.start_timeout(call_timeout);
+    let Some(millis) = learned_start_timeout(started_in, allowed) else {
+        return;
+    };
+    target.start_timeout_ms = Some(millis);
+    let took = format!(
+        "`{}` took {} ms to start and answer initialize, more than a third of the {} ms it is allowed",
+        target.name,
+        started_in.as_millis(),
+        allowed.as_millis()
+    );
+    match (&args.target, new_suite) {
+        (Some(file), _) => say(format!(
+            "note: {took}: set `start_timeout_ms: {millis}` in {} (three times the start)",
+            file.display()
+        )),
+        (None, Some(text)) => {
+            text.push_str(&suite_line(millis, started_in));
+            say(format!(
+                "note: {took}: `start_timeout_ms: {millis}` (three times the start) is written into the new suite.yaml"
+            ));
+        }
+        (None, None) => say(format!(
+            "note: {took}: set `start_timeout_ms: {millis}` in {} (three times the start)",
+            suite.dir.join("suite.yaml").display()
+        )),
+    }
 }
 
 /// Writes a new file, refusing one that appeared since the suite was looked for.

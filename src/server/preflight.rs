@@ -86,7 +86,8 @@ pub(crate) enum PreflightError {
     Runtime(#[source] std::io::Error),
     #[error("{0}")]
     Fixture(#[source] std::io::Error),
-    /// The server did not start or finish the handshake.
+    /// The server did not start or finish the handshake: why, with the lines of
+    /// its stderr that tell it.
     #[error("{0}")]
     Start(String),
     /// `tools/list` failed.
@@ -104,6 +105,9 @@ pub(crate) struct Description {
     pub name: Option<String>,
     /// Its whole tool list.
     pub tools: Vec<ListedTool>,
+    /// How long it took to start and answer `initialize` (what `record` learns
+    /// a start timeout from).
+    pub started_in: Duration,
 }
 
 /// Starts the target once on an empty fixture and reads its name and whole tool
@@ -112,9 +116,11 @@ pub(crate) fn describe(target: &Target, timeout: Duration) -> Result<Description
     let runtime = super::runtime::thread_runtime().map_err(PreflightError::Runtime)?;
     runtime.block_on(async {
         let fixture = Fixture::build(&BTreeMap::new()).map_err(PreflightError::Fixture)?;
+        let starting = std::time::Instant::now();
         let session = Session::launch(target, fixture.places(), &BTreeMap::new(), timeout)
             .await
-            .map_err(|e| PreflightError::Start(e.message))?;
+            .map_err(|e| PreflightError::Start(e.told()))?;
+        let started_in = starting.elapsed();
         let name = session.server_name();
         let listed = session.list_tools(timeout).await;
         session
@@ -122,7 +128,11 @@ pub(crate) fn describe(target: &Target, timeout: Duration) -> Result<Description
             .await
             .map_err(|broken| PreflightError::Containment(broken.to_string()))?;
         let tools = listed.map_err(PreflightError::List)?;
-        Ok(Description { name, tools })
+        Ok(Description {
+            name,
+            tools,
+            started_in,
+        })
     })
 }
 

@@ -62,14 +62,17 @@ pub(crate) fn check_listed(
     target: &Target,
     tools: &[&str],
     timeout: Duration,
-) -> Result<Option<String>, UnlistedError> {
+) -> Result<Listed, UnlistedError> {
     let described = match describe(target, timeout) {
         Ok(described) => described,
         Err(PreflightError::List(why)) => {
-            return Ok(Some(format!(
-                "the tools called are not checked against `{}`'s tools/list: {why}",
-                target.name
-            )))
+            return Ok(Listed {
+                unchecked: Some(format!(
+                    "the tools called are not checked against `{}`'s tools/list: {why}",
+                    target.name
+                )),
+                started_in: None,
+            })
         }
         Err(source) => {
             return Err(UnlistedError::CannotList {
@@ -78,6 +81,7 @@ pub(crate) fn check_listed(
             })
         }
     };
+    let started_in = Some(described.started_in);
     let listed: Vec<String> = described.tools.into_iter().map(|t| t.name).collect();
     for asked in tools {
         let tool = target.translate(asked, serde_json::Map::new()).0;
@@ -93,5 +97,18 @@ pub(crate) fn check_listed(
             listed,
         });
     }
-    Ok(None)
+    Ok(Listed {
+        unchecked: None,
+        started_in,
+    })
+}
+
+/// What the check found besides a refusal.
+pub(crate) struct Listed {
+    /// Why the tools were not checked, when the server did not answer
+    /// tools/list, to be shown.
+    pub unchecked: Option<String>,
+    /// How long the server took to start and answer `initialize`, when it
+    /// listed its tools.
+    pub started_in: Option<Duration>,
 }

@@ -75,6 +75,9 @@ pub(crate) enum CliError {
     /// `list --json` could not put its object together.
     #[error("list --json: {0}")]
     ListJson(#[source] serde_json::Error),
+    /// The server did not start with its own settings (`run`'s first start).
+    #[error("run: {0}")]
+    DidNotStart(#[from] crate::execute::plan::DidNotStart),
     /// `confinement` could not read the server's tools or write its suite.
     #[error("confinement: {0}")]
     Confinement(String),

@@ -120,7 +120,8 @@ pub(crate) fn explore_command(
         Some(path) => load_target_file(path)?,
         None => Target::reference(&exe, suite),
     }
-    .isolated_if(isolated);
+    .isolated_if(isolated)
+    .with_start_timeout_of(suite);
     let subject = match (&args.mutate, &args.server, &args.target) {
         (Some(mutation), _, _) => {
             let known = mutations::read(&exe, suite)?;
@@ -134,7 +135,8 @@ pub(crate) fn explore_command(
             external_target(target.as_deref(), server.as_deref())?.unwrap_or_else(|| oracle.clone())
         }
     }
-    .isolated_if(isolated);
+    .isolated_if(isolated)
+    .with_start_timeout_of(suite);
     let budget = match args.seconds {
         Some(seconds) => Budget::Seconds(Duration::from_secs(seconds)),
         None => Budget::Cases(args.cases),

@@ -27,6 +27,7 @@ use crate::author::record::live_call::{with_scenarios, RecordedScenario};
 use crate::author::record::recorded_calls::{args_object, calls_from_log};
 use crate::author::record::recording::{names_taken, SessionPlan, SessionRecorder};
 use crate::author::record::session::FixtureSource;
+use crate::author::record::start_time::{learned_start_timeout, suite_line};
 use crate::author::record::tree_place::place_tree;
 use crate::catalogue::{Catalogue, Origin};
 use crate::scenario::{Convention, Suite};
@@ -307,10 +308,11 @@ fn record_groups<'a>(
     target: &Target,
     taken: &mut BTreeSet<String>,
     several: bool,
+    started_in: &mut Option<std::time::Duration>,
 ) -> Result<Vec<RecordedScenario>, CliError> {
     let refuse = |why: String| CliError::Record(why);
     let Some(groups) = groups else {
-        return record_typed(base, target, taken);
+        return record_typed(base, target, taken, started_in);
     };
     let tools: Vec<&str> = groups
         .iter()
@@ -321,6 +323,7 @@ fn record_groups<'a>(
         let mut recorder = SessionRecorder::start(base.plan(&group.files))
             .map_err(|why| refuse(why.to_string()))?;
         if index == 0 {
+            *started_in = Some(recorder.started_in());
             match check_listed(target, &recorder.listed(), &tools) {
                 Ok(Some(why)) => say(format!("note: {why}")),
                 Ok(None) => {}
@@ -356,6 +359,7 @@ fn record_typed(
     base: &PlanBase<'_>,
     target: &Target,
     taken: &mut BTreeSet<String>,
+    started_in: &mut Option<std::time::Duration>,
 ) -> Result<Vec<RecordedScenario>, CliError> {
     let refuse = |why: String| CliError::Record(why);
     let empty = BTreeMap::new();
@@ -368,6 +372,7 @@ fn record_typed(
     };
     let mut recorder =
         SessionRecorder::start(base.plan(&empty)).map_err(|why| refuse(why.to_string()))?;
+    *started_in = Some(recorder.started_in());
     let listed = recorder.listed();
     say("record: one call a line, {\"tool\": ..., \"args\": {..}, \"name\": ..}; end with Ctrl-D");
     let mut recorded = Vec::new();
@@ -422,7 +427,7 @@ pub(crate) fn record_command(
     args: &RecordArgs,
 ) -> Result<Outcome, CliError> {
     let refuse = |why: String| CliError::Record(why);
-    let (suite, new_suite) = the_suite(catalogue, specs, args)?;
+    let (suite, mut new_suite) = the_suite(catalogue, specs, args)?;
     let proposal = pending_path(&suite.dir, "record", &proposal_key(args));
     if args.write {
         if let Some(pending) = Pending::load(&proposal).map_err(|e| refuse(e.to_string()))? {
@@ -440,7 +445,7 @@ pub(crate) fn record_command(
             return Ok(Outcome::Held);
         }
     }
-    let target = the_target(args)?;
+    let mut target = the_target(args)?.with_start_timeout_of(&suite);
     let (groups, skipped) = the_groups(args)?;
     let timeout =
         std::time::Duration::from_millis(args.timeout_ms.unwrap_or(suite.config.call_timeout_ms));
@@ -461,7 +466,25 @@ pub(crate) fn record_command(
     };
     let mut taken = names_taken(&suite, &args.into);
     let several = args.log.is_some();
-    let recorded = record_groups(&base, groups.as_deref(), &target, &mut taken, several)?;
+    let mut started_in = None;
+    let recorded = record_groups(
+        &base,
+        groups.as_deref(),
+        &target,
+        &mut taken,
+        several,
+        &mut started_in,
+    )?;
+    if let Some(started_in) = started_in {
+        learn_start_time(
+            args,
+            &suite,
+            &mut target,
+            new_suite.as_mut(),
+            started_in,
+            timeout,
+        );
+    }
     let requirement = match (&args.log, &args.calls) {
         (Some(log), _) => format!(
             "Recorded from {}",
@@ -578,4 +601,44 @@ pub(crate) fn record_command(
         .map_err(|e| refuse(e.to_string()))?;
     say(format!("record: {made}{count} added to {shown}"));
     Ok(Outcome::Held)
+}
+
+/// A start slower than a third of the time allowed: three times it proposed as
+/// `start_timeout_ms`, written into a new suite's `suite.yaml` when the server
+/// was given with `--server`, else named for the file to set it in.
+fn learn_start_time(
+    args: &RecordArgs,
+    suite: &Suite,
+    target: &mut Target,
+    new_suite: Option<&mut String>,
+    started_in: std::time::Duration,
+    call_timeout: std::time::Duration,
+) {
+    let allowed = target.start_timeout(call_timeout);
+    let Some(millis) = learned_start_timeout(started_in, allowed) else {
+        return;
+    };
+    target.start_timeout_ms = Some(millis);
+    let took = format!(
+        "`{}` took {} ms to start and answer initialize, more than a third of the {} ms it is allowed",
+        target.name,
+        started_in.as_millis(),
+        allowed.as_millis()
+    );
+    match (&args.target, new_suite) {
+        (Some(file), _) => say(format!(
+            "note: {took}: set `start_timeout_ms: {millis}` in {} (three times the start)",
+            file.display()
+        )),
+        (None, Some(text)) => {
+            text.push_str(&suite_line(millis, started_in));
+            say(format!(
+                "note: {took}: `start_timeout_ms: {millis}` (three times the start) is written into the new suite.yaml"
+            ));
+        }
+        (None, None) => say(format!(
+            "note: {took}: set `start_timeout_ms: {millis}` in {} (three times the start)",
+            suite.dir.join("suite.yaml").display()
+        )),
+    }
 }

@@ -211,7 +211,7 @@ async fn run(
             .or(scenario.timeout_ms)
             .unwrap_or(suite.config.call_timeout_ms),
     );
-    let deadline = scenario_deadline(suite, options, timeout);
+    let deadline = scenario_deadline(suite, options, timeout, target.start_timeout(timeout));
     let past_deadline = || {
         format!(
             "the scenario ran past its deadline of {} ms (scenario_timeout_ms, at least three \
@@ -267,15 +267,20 @@ async fn run(
 }
 
 /// How long the scenario may run in all: the suite's `scenario_timeout_ms` (or the
-/// run's override), and never less than three call timeouts, so that starting the
-/// server and the judged call always fit.
-fn scenario_deadline(suite: &Suite, options: &RunOptions, call_timeout: Duration) -> Duration {
+/// run's override), and never less than the start timeout and two call timeouts,
+/// so that starting the server and the judged call always fit.
+fn scenario_deadline(
+    suite: &Suite,
+    options: &RunOptions,
+    call_timeout: Duration,
+    start_timeout: Duration,
+) -> Duration {
     let configured = Duration::from_millis(
         options
             .scenario_timeout_ms
             .unwrap_or(suite.config.scenario_timeout_ms),
     );
-    configured.max(call_timeout.saturating_mul(3))
+    configured.max(start_timeout.saturating_add(call_timeout.saturating_mul(2)))
 }
 
 /// Why `scenario` cannot run against `target` on this machine, if it cannot: a

@@ -18,7 +18,7 @@ use super::cases::run::{run_cases, ExplorePlan, Explored};
 use super::cases::watch::Watch;
 use super::compare::differential::Sides;
 use super::compare::pass_over::KnownSignatures;
-use super::compare::tools_listed::{list_oracle_tools, ToolsListError};
+use super::compare::tools_listed::{list_oracle_tools, listed_in_suite_names, ToolsListError};
 use super::explore_file::{load_explore_data, ExploreData};
 use super::shrink::transcript::observe;
 use super::triage::baseline::{Baseline, BaselineError, FoundClass, KnownClass, Witness};
@@ -32,6 +32,7 @@ use crate::author::{write_suite, Observed, Written};
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
 use crate::scenario::{LoadError, Suite};
+use crate::server::preflight::{describe, PreflightError};
 use crate::server::Target;
 
 /// What one run explores and what it writes, the sides already resolved.
@@ -157,6 +158,10 @@ pub(crate) enum ExploreError {
         #[source]
         why: ToolsListError,
     },
+    /// The subject did not start with its own settings: why, with the lines of
+    /// its stderr that tell it.
+    #[error("suite {suite}: the subject did not start: {why}")]
+    Subject { suite: String, why: String },
     /// The suite's explore file does not load.
     #[error("the explore file does not load")]
     ExploreFile(Vec<LoadError>),
@@ -216,7 +221,12 @@ pub(crate) fn explore_session(
     let subject_lacks = if request.subject_is_oracle {
         Vec::new()
     } else {
-        tools_the_subject_lacks(&data, subject, call_timeout)
+        tools_the_subject_lacks(&data, subject, call_timeout).map_err(|why| {
+            ExploreError::Subject {
+                suite: suite.name.clone(),
+                why,
+            }
+        })?
     };
     if !subject_lacks.is_empty() {
         let all = subject_lacks.len() == data.tools.len();
@@ -307,16 +317,24 @@ pub(crate) fn explore_session(
 /// The explored tools the subject does not list in its tools/list (read back
 /// in the suite's names through its renames). None when its tools/list cannot
 /// be read: then every call is made, and a subject that breaks shows as a broken
-/// divergence.
-fn tools_the_subject_lacks(data: &ExploreData, subject: &Target, timeout: Duration) -> Vec<String> {
-    let Ok(listed) = list_oracle_tools(subject, timeout) else {
-        return Vec::new();
+/// divergence. A subject that does not start with its own settings (this is its
+/// first start) would make every case `broken`: the run ends with why.
+fn tools_the_subject_lacks(
+    data: &ExploreData,
+    subject: &Target,
+    timeout: Duration,
+) -> Result<Vec<String>, String> {
+    let listed = match describe(subject, timeout) {
+        Ok(described) => listed_in_suite_names(described.tools, subject),
+        Err(PreflightError::Start(why)) => return Err(why),
+        Err(_) => return Ok(Vec::new()),
     };
-    data.tools
+    Ok(data
+        .tools
         .iter()
         .filter(|tool| !listed.iter().any(|l| l.name == tool.name))
         .map(|tool| tool.name.clone())
-        .collect()
+        .collect())
 }
 
 /// Each new class's case (as shrunk) run once more and described for the writer.

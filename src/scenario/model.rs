@@ -35,6 +35,13 @@ pub(crate) struct SuiteFile {
     /// Per-call timeout in milliseconds unless a scenario overrides it.
     #[serde(default = "default_call_timeout_ms")]
     pub call_timeout_ms: u64,
+    /// How long the server may take to start and answer `initialize`, in
+    /// milliseconds, when that is longer than a call may take (never less than
+    /// the call timeout, which is the start's when this is absent). `record`
+    /// writes three times the start it measured here when a start is slow; a
+    /// target file's `start_timeout_ms` wins over it.
+    #[serde(default)]
+    pub start_timeout_ms: Option<u64>,
     /// The tool arguments a shell runs, by tool (`bash: [command]`): a value filled
     /// into one of them must be quoted for the shell (`{root:sh}`), which loading
     /// checks.

@@ -28,6 +28,7 @@ mod stdout_guard;
 mod supervisor;
 mod supervisor_child;
 mod target_file;
+mod telling_lines;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -86,6 +87,12 @@ pub struct Target {
     pub pins: BTreeMap<String, u32>,
     /// How the server is isolated (`isolation.rs`): on unless opted out of.
     pub isolation: Isolation,
+    /// How long the server may take to start and answer `initialize`, in
+    /// milliseconds (`start_timeout_ms` in a target file, else the suite's):
+    /// a server that loads a model or fetches a package starts slower than it
+    /// answers a call. Never less than the call timeout, which is the start's
+    /// timeout when neither says.
+    pub start_timeout_ms: Option<u64>,
 }
 
 /// A setting whose values go in the command line in place of one of its words,
@@ -127,6 +134,7 @@ impl Target {
             program: exe.to_path_buf(),
             args: full,
             settings,
+            start_timeout_ms: suite.config.start_timeout_ms,
             ..Target::default()
         }
     }
@@ -146,6 +154,21 @@ impl Target {
     /// The layers of isolation a server of this target runs under on this kernel.
     pub(crate) fn isolation_layers(&self) -> Vec<Layer> {
         self.isolation.layers(self.url.is_some())
+    }
+
+    /// The target, with the start timeout of `suite`'s `suite.yaml` unless it
+    /// has one of its own (a target file's is the server's, so it wins).
+    pub(crate) fn with_start_timeout_of(mut self, suite: &Suite) -> Self {
+        self.start_timeout_ms = self.start_timeout_ms.or(suite.config.start_timeout_ms);
+        self
+    }
+
+    /// How long a start may take when a call may take `call_timeout`: the
+    /// target's start timeout, never less than the call's.
+    pub(crate) fn start_timeout(&self, call_timeout: std::time::Duration) -> std::time::Duration {
+        self.start_timeout_ms
+            .map(std::time::Duration::from_millis)
+            .map_or(call_timeout, |start| start.max(call_timeout))
     }
 
     /// The target, isolated only if `on` (and if it was).

@@ -86,7 +86,8 @@ pub(crate) enum PreflightError {
     Runtime(#[source] std::io::Error),
     #[error("{0}")]
     Fixture(#[source] std::io::Error),
-    /// The server did not start or finish the handshake.
+    /// The server did not start or finish the handshake: why, with the lines of
+    /// its stderr that tell it.
     #[error("{0}")]
     Start(String),
     /// `tools/list` failed.
@@ -114,7 +115,7 @@ pub(crate) fn describe(target: &Target, timeout: Duration) -> Result<Description
         let fixture = Fixture::build(&BTreeMap::new()).map_err(PreflightError::Fixture)?;
         let session = Session::launch(target, fixture.places(), &BTreeMap::new(), timeout)
             .await
-            .map_err(|e| PreflightError::Start(e.message))?;
+            .map_err(|e| PreflightError::Start(e.told()))?;
         let name = session.server_name();
         let listed = session.list_tools(timeout).await;
         session

@@ -104,9 +104,24 @@ pub(crate) struct StartError {
     pub denial_lines: Vec<String>,
 }
 
+impl StartError {
+    /// The message with the lines of stderr that tell why the server did not
+    /// start (`telling_lines.rs`), each on a line of its own below it: what a
+    /// command that cannot go on without the server says once.
+    pub(crate) fn told(&self) -> String {
+        let mut told = self.message.clone();
+        for line in super::telling_lines::telling_lines(&self.stderr_tail) {
+            told.push_str("\n  stderr: ");
+            told.push_str(&line);
+        }
+        told
+    }
+}
+
 impl Session {
     /// Starts `target` for a fixture root with the scenario's settings: picks a port
-    /// when the target speaks HTTP, builds its command line, and starts it. Callers
+    /// when the target speaks HTTP, builds its command line, and starts it, giving
+    /// `initialize` the target's start timeout (`timeout`, a call's, at least). Callers
     /// skip scenarios whose settings the target cannot express before they get here.
     pub(crate) async fn launch(
         target: &Target,
@@ -130,6 +145,7 @@ impl Session {
         let argv = target
             .argv(places.root, port, settings)
             .map_err(|u| refuse(u.0))?;
+        let timeout = target.start_timeout(timeout);
         let mut session = Session::start(target, &argv, places, port, timeout).await?;
         session.port = lease;
         Ok(session)
@@ -230,12 +246,18 @@ impl Session {
                 Err(session.start_error(format!("MCP initialize failed: {why}")))
             }
             Err(_) => {
-                let why = session
-                    .explain(&format!(
-                        "no answer to initialize within {} ms",
+                // The wait gave up and dropped the connection, closing the
+                // server's stdin: an exit now is the consequence, not the cause.
+                let fault = session.fault.lock().ok().and_then(|f| f.clone());
+                session.settle_stderr().await;
+                let why = fault.unwrap_or_else(|| {
+                    format!(
+                        "no answer to initialize within {} ms (a server slow to start: \
+                         set `start_timeout_ms` in its target file or the suite's \
+                         suite.yaml, or give --timeout-ms)",
                         timeout.as_millis()
-                    ))
-                    .await;
+                    )
+                });
                 Err(session.start_error(why))
             }
         }

@@ -63,6 +63,9 @@ struct TargetFile {
     /// What of the isolation this server is let out of.
     #[serde(default)]
     isolation: IsolationSection,
+    /// How long the server may take to start and answer `initialize`, in
+    /// milliseconds (`Target::start_timeout_ms`); `record` says what to set.
+    start_timeout_ms: Option<u64>,
     /// Once the switch that turned Landlock on; isolation is the default now, so it
     /// is accepted and does nothing.
     #[serde(default)]
@@ -429,6 +432,7 @@ pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadEr
         arguments: file.arguments,
         baseline,
         require_all_tools: file.require_all_tools,
+        start_timeout_ms: file.start_timeout_ms,
         pins: file.suites,
         isolation: Isolation {
             enabled: true,

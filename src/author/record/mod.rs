@@ -8,7 +8,8 @@
 //! Each call becomes a scenario (`recording.rs`): its answers merged into a
 //! `then` (`live_call.rs`), its name made short (`names.rs`), its YAML written
 //! to be read (`scenario_item.rs`); a `--files` folder becomes a fixture tree
-//! of the suite, once (`tree_place.rs`).
+//! of the suite, once (`tree_place.rs`); the first server's start is timed
+//! (`start_time.rs`: a slow one gets a `start_timeout_ms`).
 
 pub(crate) mod call_log;
 pub(crate) mod calls_file;
@@ -21,4 +22,5 @@ pub(crate) mod recorded_calls;
 pub(crate) mod recording;
 pub(crate) mod scenario_item;
 pub(crate) mod session;
+pub(crate) mod start_time;
 pub(crate) mod tree_place;

@@ -52,6 +52,11 @@ impl<'a> SessionRecorder<'a> {
         })
     }
 
+    /// How long the first server took to start and answer `initialize`.
+    pub(crate) fn started_in(&self) -> Duration {
+        self.live.started_in()
+    }
+
     /// The tools the server lists, or why it could not say.
     pub(crate) fn listed(&self) -> Result<Vec<String>, String> {
         self.live.listed()

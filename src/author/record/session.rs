@@ -58,9 +58,17 @@ pub(crate) struct LiveSession {
     convention: Convention,
     timeout: Duration,
     target: Target,
+    /// How long the first server took to start and answer `initialize`.
+    started_in: Duration,
 }
 
 impl LiveSession {
+    /// How long the first server took to start and answer `initialize`, for
+    /// `record` to learn a start timeout from (`start_time.rs`).
+    pub(crate) fn started_in(&self) -> Duration {
+        self.started_in
+    }
+
     /// Builds two fixtures from `source` and starts `target` on each.
     pub(crate) fn start(
         target: &Target,
@@ -88,21 +96,27 @@ impl LiveSession {
             })
             .collect::<Result<_, _>>()?;
         let mut runs = Vec::new();
+        let mut started_in = None;
         for _ in 0..2 {
             let fixture = Fixture::build_over(source.tree, &specs, None, CanarySeed::fresh())
                 .map_err(|e| RecordError::Fixture(e.to_string()))?;
             let root = fixture.root().to_string_lossy().into_owned();
+            let starting = Instant::now();
             let launched = runtime.block_on(Session::launch(
                 target,
                 fixture.places(),
                 &BTreeMap::new(),
                 timeout,
             ));
+            // The lines of its stderr that tell why, not its whole tail.
             let session = launched.map_err(|e| RecordError::NoAnswer {
                 target: target.name.clone(),
-                what: e.message,
-                stderr_tail: e.stderr_tail,
+                what: e.told(),
+                stderr_tail: String::new(),
             })?;
+            // The first start, timed: the two start at once after it, so the
+            // second's is no measure of the server.
+            started_in.get_or_insert(starting.elapsed());
             // The machine's places as this server was given them, so an answer
             // naming them is written `{scratch}`, `{home}`, `{tmp}`.
             let bindings = Bindings::new(&root).with_places(session.places());
@@ -118,6 +132,7 @@ impl LiveSession {
             convention,
             timeout,
             target: target.clone(),
+            started_in: started_in.unwrap_or_default(),
         })
     }
 

@@ -87,7 +87,7 @@ pub(crate) fn run(
         partition: args.partition,
     };
     let mut plan = RunPlan::new(&suites, &servers, &selection);
-    plan.ask_for_tools(&options);
+    plan.ask_for_tools(&options)?;
     let work = plan.work();
     let suite_of = plan.suite_of();
     let mut durations = KeptDurations::load();

@@ -21,7 +21,19 @@ use std::time::Duration;
 use super::parallel::Planned;
 use super::RunOptions;
 use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
-use crate::server::{preflight, Target};
+use crate::server::preflight::{self, PreflightError};
+use crate::server::Target;
+
+/// A suite's server did not start, or did not answer `initialize`, with its own
+/// settings: no scenario of the run can, so it ends before any starts.
+#[derive(Debug, thiserror::Error)]
+#[error("`{target}` did not start, so no scenario ran: {why}")]
+pub(crate) struct DidNotStart {
+    /// The target's name.
+    pub(crate) target: String,
+    /// Why, with the lines of its stderr that tell it.
+    pub(crate) why: String,
+}
 
 /// The server each suite runs against.
 pub(crate) struct Servers<'a> {
@@ -53,7 +65,7 @@ impl Servers<'_> {
         if self.isolation_off {
             target.isolation.enabled = false;
         }
-        target
+        target.with_start_timeout_of(suite)
     }
 }
 
@@ -132,8 +144,12 @@ impl<'s> RunPlan<'s> {
 
     /// Asks each suite's server for its tool list, all suites at once, before any
     /// scenario runs: what it lacks becomes the suite's notes, what it lists the
-    /// tools its scenarios may call.
-    pub(crate) fn ask_for_tools(&mut self, options: &RunOptions) {
+    /// tools its scenarios may call. This is the first start of each server, with
+    /// its own settings and no scenario's: one that cannot start or answer
+    /// `initialize` here would give every scenario the same ERROR, so the run
+    /// ends at once with [`DidNotStart`]. A server that starts but cannot list
+    /// its tools gets a note, and its scenarios run.
+    pub(crate) fn ask_for_tools(&mut self, options: &RunOptions) -> Result<(), DidNotStart> {
         let answers: Vec<_> = std::thread::scope(|scope| {
             let asking: Vec<_> = self
                 .suites
@@ -155,6 +171,12 @@ impl<'s> RunPlan<'s> {
                     plan.notes = gaps.lines(&plan.target.name);
                     plan.listed = Some(gaps.listed);
                 }
+                Ok(Err(PreflightError::Start(why))) => {
+                    return Err(DidNotStart {
+                        target: plan.target.name.clone(),
+                        why,
+                    })
+                }
                 Ok(Err(why)) => {
                     plan.notes = vec![format!(
                         "note: could not list `{}`'s tools: {why}",
@@ -169,6 +191,7 @@ impl<'s> RunPlan<'s> {
                 }
             }
         }
+        Ok(())
     }
 
     /// The run's work: every suite's scenarios, suite after suite.

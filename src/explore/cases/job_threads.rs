@@ -1,5 +1,6 @@
 //! Numbered jobs on a few threads, each thread with a current-thread tokio runtime
-//! of its own: how explore runs its cases and shrinks what they found. Which
+//! of its own: how explore shrinks what its cases found and runs a baseline's
+//! witnesses again (the cases themselves run with warm spares, `warm.rs`). Which
 //! thread takes which number varies; the results are keyed by number, so what a
 //! run prints never depends on it.
 

@@ -1,7 +1,10 @@
-//! Running many cases: the budget and shard, the job threads, the watcher told of each case, and the allocator kept small.
+//! Running many cases: the budget and shard, the job threads, the warm spares
+//! (servers started ahead of their case), the watcher told of each case, and the
+//! allocator kept small.
 
 pub(crate) mod allocator;
 pub(crate) mod budget;
 pub(crate) mod job_threads;
 pub(crate) mod run;
+pub(crate) mod warm;
 pub(crate) mod watch;

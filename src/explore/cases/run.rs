@@ -3,17 +3,19 @@
 //! memory stays flat however long a run is.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use super::allocator;
 use super::budget::{Budget, Shard};
-use super::job_threads::{self, Ended};
+use super::warm::{Spare, Spares};
 use super::watch::Watch;
-use crate::explore::compare::differential::{run_case, CaseOutcome, ExploredCase, Sides};
+use crate::explore::compare::differential::{
+    run_started, stop_unused, CaseOutcome, ExploredCase, Sides,
+};
 use crate::explore::explore_file::ExploreData;
-use crate::explore::generate::case::generate_case;
+use crate::explore::generate::case::{generate_case, Case};
 
 /// What one run explores.
 pub(crate) struct ExplorePlan<'a> {
@@ -40,56 +42,121 @@ pub(crate) struct Explored {
 }
 
 /// Runs every case of `plan` (its shard, within its budget) on `plan.jobs`
-/// threads. Cases not run because of an interrupt are left out; a case that ran
-/// clean is only counted.
+/// threads, each starting the servers of its next cases ahead of their turn
+/// (`warm.rs`). Cases not run because of an interrupt are left out; a case
+/// that ran clean is only counted.
 pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
     let started = Instant::now();
     let time_up = AtomicBool::new(false);
+    let next = AtomicU64::new(0);
     let counts = Mutex::new((0u64, BTreeMap::<String, u64>::new()));
+    let kept = Mutex::new(BTreeMap::<u64, ExploredCase>::new());
     allocator::share_arenas();
-    let kept = job_threads::run_numbered(plan.jobs, |runtime, index| {
-        if !plan.budget.admits(index, started) {
-            if matches!(plan.budget, Budget::Seconds(_)) && !time_up.swap(true, Ordering::Relaxed) {
-                plan.watch
-                    .phase("time is up, finishing the cases under way");
-            }
-            return Ended::Stop;
-        }
-        let number = plan.shard.case_number(index);
-        let case = generate_case(plan.seed, number, plan.data);
-        let outcome = runtime.block_on(run_case(&plan.sides, &case));
-        // A case that passed over a known divergence is kept, so its report
-        // and classification read what it passed over.
-        let clean_calls = match &outcome {
-            CaseOutcome::Ran {
-                calls,
-                divergence: None,
-                passed_over,
-            } if passed_over.is_empty() => Some(*calls),
-            _ => None,
-        };
-        let explored = ExploredCase { case, outcome };
-        plan.watch.case_ended(&explored);
-        let mut trim_now = false;
-        if let Ok(mut counts) = counts.lock() {
-            counts.0 += 1;
-            trim_now = counts.0 % allocator::TRIM_EVERY == 0;
-            for call in explored.case.calls.iter().take(clean_calls.unwrap_or(0)) {
-                *counts.1.entry(call.tool.clone()).or_insert(0) += 1;
-            }
-        }
-        if trim_now {
-            allocator::trim();
-        }
-        match clean_calls {
-            Some(_) => Ended::Drop,
-            None => Ended::Keep(number, explored),
+    std::thread::scope(|scope| {
+        for _ in 0..plan.jobs.max(1) {
+            scope.spawn(|| {
+                let Ok(runtime) = crate::server::runtime::thread_runtime() else {
+                    return;
+                };
+                let mut spares = Spares::new(
+                    plan.sides.oracle,
+                    plan.sides.subject,
+                    plan.sides.call_timeout,
+                );
+                let mut claiming = true;
+                loop {
+                    // Claim cases up to what this thread wants started ahead.
+                    while claiming && spares.claimed() < spares.wanted() {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if !plan.budget.admits(index, started) {
+                            claiming = false;
+                            break;
+                        }
+                        let number = plan.shard.case_number(index);
+                        spares.claim(index, number, generate_case(plan.seed, number, plan.data));
+                    }
+                    if crate::server::interrupted() {
+                        break;
+                    }
+                    let Some(Spare {
+                        index,
+                        number,
+                        case,
+                        start,
+                    }) = spares.next()
+                    else {
+                        break;
+                    };
+                    if !plan.budget.admits(index, started) {
+                        if !time_up.swap(true, Ordering::Relaxed) {
+                            plan.watch
+                                .phase("time is up, finishing the cases under way");
+                        }
+                        if let Some(unused) = spares.started(&runtime, start) {
+                            spares.run(&runtime, stop_unused(unused));
+                        }
+                        break;
+                    }
+                    let outcome = match spares.started(&runtime, start) {
+                        Some(both) => spares.run(&runtime, run_started(&plan.sides, &case, both)),
+                        None => CaseOutcome::Failed("starting the servers panicked".to_string()),
+                    };
+                    if let Some(explored) = counted(plan, &counts, case, outcome) {
+                        if let Ok(mut kept) = kept.lock() {
+                            kept.insert(number, explored);
+                        }
+                    }
+                }
+                spares.stop_all(&runtime);
+            });
         }
     });
     let (cases, clean_calls) = counts.into_inner().unwrap_or_default();
     Explored {
-        kept: kept.into_values().collect(),
+        kept: kept
+            .into_inner()
+            .unwrap_or_default()
+            .into_values()
+            .collect(),
         cases,
         clean_calls,
+    }
+}
+
+/// Tells the watcher of a case that ended and counts it: a clean one is only
+/// counted (None), one that diverged, passed over a known divergence or could
+/// not run is handed back to keep.
+fn counted(
+    plan: &ExplorePlan<'_>,
+    counts: &Mutex<(u64, BTreeMap<String, u64>)>,
+    case: Case,
+    outcome: CaseOutcome,
+) -> Option<ExploredCase> {
+    // A case that passed over a known divergence is kept, so its report
+    // and classification read what it passed over.
+    let clean_calls = match &outcome {
+        CaseOutcome::Ran {
+            calls,
+            divergence: None,
+            passed_over,
+        } if passed_over.is_empty() => Some(*calls),
+        _ => None,
+    };
+    let explored = ExploredCase { case, outcome };
+    plan.watch.case_ended(&explored);
+    let mut trim_now = false;
+    if let Ok(mut counts) = counts.lock() {
+        counts.0 += 1;
+        trim_now = counts.0 % allocator::TRIM_EVERY == 0;
+        for call in explored.case.calls.iter().take(clean_calls.unwrap_or(0)) {
+            *counts.1.entry(call.tool.clone()).or_insert(0) += 1;
+        }
+    }
+    if trim_now {
+        allocator::trim();
+    }
+    match clean_calls {
+        Some(_) => None,
+        None => Some(explored),
     }
 }

@@ -266,21 +266,51 @@ async fn start(
     })
 }
 
+/// Both sides of a case, each started or not.
+pub(crate) type Started = (Result<Live, SideStartError>, Result<Live, SideStartError>);
+
 /// Starts both sides of `case`, their fixtures' canaries alike.
-pub(crate) async fn start_both(
-    sides: &Sides<'_>,
+pub(crate) async fn start_both(sides: &Sides<'_>, case: &Case) -> Started {
+    start_pair(sides.oracle, sides.subject, case, sides.call_timeout).await
+}
+
+/// Starts `oracle` and `subject` on `case`'s fixture (built whole first) with
+/// its settings, at once: what a warm spare of `cases/warm.rs` is.
+pub(crate) async fn start_pair(
+    oracle: &Target,
+    subject: &Target,
     case: &Case,
-) -> (Result<Live, SideStartError>, Result<Live, SideStartError>) {
+    call_timeout: Duration,
+) -> Started {
     let canaries = CanarySeed::fresh();
     tokio::join!(
-        start(sides.oracle, case, canaries, sides.call_timeout),
-        start(sides.subject, case, canaries, sides.call_timeout)
+        start(oracle, case, canaries, call_timeout),
+        start(subject, case, canaries, call_timeout)
     )
+}
+
+/// Stops both sides of a case that will not run (a spare left over when the
+/// budget ran out): each server with everything it started, its fixture
+/// removed.
+pub(crate) async fn stop_unused(started: Started) {
+    let (oracle, subject) = started;
+    let stop = |side: Result<Live, SideStartError>| async move {
+        if let Ok(live) = side {
+            let _ = live.session.stop().await;
+        }
+    };
+    tokio::join!(stop(oracle), stop(subject));
 }
 
 /// Runs `case` on both sides.
 pub(crate) async fn run_case(sides: &Sides<'_>, case: &Case) -> CaseOutcome {
-    let (oracle, subject) = start_both(sides, case).await;
+    let started = start_both(sides, case).await;
+    run_started(sides, case, started).await
+}
+
+/// Runs `case` on both sides, already started on its fixture.
+pub(crate) async fn run_started(sides: &Sides<'_>, case: &Case, started: Started) -> CaseOutcome {
+    let (oracle, subject) = started;
     let mut oracle = match oracle {
         Ok(live) => live,
         Err(why) => {

@@ -24,7 +24,8 @@
 //! - a server's isolation (writes, the real home, the network) and each opening of
 //!   it, against a server that tries to escape: `isolation`;
 //! - `mutants`: `mutants`;
-//! - `explore` (generated cases against the reference): `explore`;
+//! - `explore` (generated cases against the reference): `explore`; on a suite
+//!   with no `explore.yaml` or no reference, and `--fail-fast`: `explore_own`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
 //! - `run --html`, `matrix`, badges, `diff` and `history`: `results_page` (the page in a
 //!   real browser: the `browser` binary);
@@ -47,6 +48,7 @@ mod containment;
 mod coverage;
 mod docs_match_code;
 mod explore;
+mod explore_own;
 mod fuzz_corpus;
 mod gemini_exactness;
 mod golden;

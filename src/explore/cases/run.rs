@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::allocator;
 use super::budget::{Budget, Shard};
+use super::fail_fast::FailFast;
 use super::job_threads::{self, Ended};
 use super::watch::Watch;
 use crate::explore::compare::differential::{run_case, CaseOutcome, ExploredCase, Sides};
@@ -24,6 +25,10 @@ pub(crate) struct ExplorePlan<'a> {
     pub shard: Shard,
     pub jobs: usize,
     pub watch: &'a dyn Watch,
+    /// `--fail-fast`: no case is started after one shows a new divergence (one
+    /// the baseline does not know), as proptest and Hypothesis stop at their
+    /// first failure.
+    pub fail_fast: bool,
 }
 
 /// What a run explored: the cases worth showing, and only counts of the rest.
@@ -46,8 +51,12 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
     let started = Instant::now();
     let time_up = AtomicBool::new(false);
     let counts = Mutex::new((0u64, BTreeMap::<String, u64>::new()));
+    let fail_fast = FailFast::new(plan.fail_fast);
     allocator::share_arenas();
-    let kept = job_threads::run_numbered(plan.jobs, |runtime, index| {
+    let mut kept = job_threads::run_numbered(plan.jobs, |runtime, index| {
+        if fail_fast.stops(index) {
+            return Ended::Stop;
+        }
         if !plan.budget.admits(index, started) {
             if matches!(plan.budget, Budget::Seconds(_)) && !time_up.swap(true, Ordering::Relaxed) {
                 plan.watch
@@ -69,6 +78,13 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
             _ => None,
         };
         let explored = ExploredCase { case, outcome };
+        let clean_tools = explored.case.calls.iter().take(clean_calls.unwrap_or(0));
+        fail_fast.ended(
+            index,
+            &plan.sides,
+            &explored,
+            clean_tools.map(|c| c.tool.clone()).collect(),
+        );
         plan.watch.case_ended(&explored);
         let mut trim_now = false;
         if let Ok(mut counts) = counts.lock() {
@@ -86,7 +102,14 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
             None => Ended::Keep(number, explored),
         }
     });
-    let (cases, clean_calls) = counts.into_inner().unwrap_or_default();
+    let (mut cases, mut clean_calls) = counts.into_inner().unwrap_or_default();
+    // With --fail-fast, what ran past the first new divergence on other jobs is
+    // left out, so the run reports the same at any --jobs (`fail_fast.rs`).
+    if let Some((first, cut_cases, cut_calls)) = fail_fast.cut() {
+        let last = plan.shard.case_number(first);
+        kept.retain(|&number, _| number <= last);
+        (cases, clean_calls) = (cut_cases, cut_calls);
+    }
     Explored {
         kept: kept.into_values().collect(),
         cases,

@@ -122,13 +122,19 @@ fn write_explore_file_keeps_the_derived_file_and_refuses_to_overwrite_it() {
 /// explored, not refused: those lists are drawn as lists of plain values.
 #[test]
 fn lists_whose_items_declare_no_properties_are_explored() {
+    // The server starts in its fixture, so the script and its list are named whole.
+    let replay = format!(
+        "python3 {} {} {{root}}",
+        repo().join("tests/servers/replay.py").display(),
+        repo().join("tests/data/explore/no-properties.json").display()
+    );
     let (code, stdout, stderr) = explore_in(
         &own_specs(),
         &[
             "--suite",
             "mine",
             "--server",
-            "python3 tests/servers/replay.py tests/data/explore/no-properties.json {root}",
+            &replay,
             "--seed",
             "7",
             "--cases",
@@ -189,7 +195,7 @@ fn fail_fast_stops_at_the_first_new_divergence() {
             stdout.contains("explore boris: --fail-fast: stopped at the first new divergence, case 0, after 1 case of 40"),
             "{stdout}"
         );
-        assert!(stdout.contains("explore boris: 1 case, "), "{stdout}");
+        assert!(stdout.contains("explore boris: 1 cases, "), "{stdout}");
         shown.push(stdout);
     }
     assert_eq!(shown[0], shown[1]);

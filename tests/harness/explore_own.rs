@@ -126,21 +126,14 @@ fn lists_whose_items_declare_no_properties_are_explored() {
     let replay = format!(
         "python3 {} {} {{root}}",
         repo().join("tests/servers/replay.py").display(),
-        repo().join("tests/data/explore/no-properties.json").display()
+        repo()
+            .join("tests/data/explore/no-properties.json")
+            .display()
     );
     let (code, stdout, stderr) = explore_in(
         &own_specs(),
         &[
-            "--suite",
-            "mine",
-            "--server",
-            &replay,
-            "--seed",
-            "7",
-            "--cases",
-            "6",
-            "--jobs",
-            "1",
+            "--suite", "mine", "--server", &replay, "--seed", "7", "--cases", "6", "--jobs", "1",
         ],
     );
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");

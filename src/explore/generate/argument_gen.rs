@@ -377,6 +377,47 @@ mod tests {
     }
 
     #[test]
+    fn lists_of_plain_items_and_values_of_unknown_kinds_are_drawn() {
+        let edit = ExploredTool {
+            name: "edit_file".into(),
+            arguments: BTreeMap::from([
+                ("edits".to_string(), Meaning::Each(Box::new(Meaning::Value))),
+                ("paths".to_string(), Meaning::Each(Box::new(Meaning::Path))),
+                ("mode".to_string(), Meaning::Value),
+            ]),
+            schema: json!({"properties": {
+                "edits": {"type": "array", "items": {"type": "object", "required": ["n"],
+                          "properties": {"n": {"type": "integer"}}}},
+                "paths": {"type": "array", "items": {"type": "string"}},
+                "mode": {"type": ["string", "null"], "enum": ["fast", "slow"]}},
+                "required": ["edits", "paths", "mode"]}),
+        };
+        let fixture = generate_fixture(&mut Rng::with_seed(5));
+        let mut rng = Rng::with_seed(3);
+        let calls: Vec<Map<String, Value>> = (0..200)
+            .map(|_| generate_arguments(&mut rng, &edit, &fixture))
+            .collect();
+        let lists = |name: &str| -> Vec<&Vec<Value>> {
+            calls
+                .iter()
+                .filter_map(|c| c.get(name)?.as_array())
+                .collect()
+        };
+        assert!(lists("edits")
+            .iter()
+            .flat_map(|l| l.iter())
+            .all(|item| item.get("n").is_some_and(Value::is_number)));
+        assert!(lists("paths").iter().any(|l| l
+            .iter()
+            .any(|p| p.as_str().is_some_and(|p| p.starts_with("{root}")))));
+        assert!(lists("paths").iter().all(|l| (1..=3).contains(&l.len())));
+        assert!(calls
+            .iter()
+            .filter_map(|c| c.get("mode")?.as_str())
+            .all(|m| m == "fast" || m == "slow" || m == "seven"));
+    }
+
+    #[test]
     fn one_seed_gives_one_call_and_the_cases_all_turn_up() {
         let fixture = generate_fixture(&mut Rng::with_seed(5));
         let a = generate_arguments(&mut Rng::with_seed(9), &tool(), &fixture);

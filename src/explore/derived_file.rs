@@ -37,13 +37,31 @@ pub(crate) fn derive_explore_text(suite: &str, listed: &[ListedTool]) -> String 
             continue;
         }
         let _ = writeln!(text, "  {}:", key(&tool.name));
-        for (argument, schema) in arguments {
-            let meaning = meaning_of(&tool.name, argument, schema);
+        let meanings: Vec<(&String, Meaning)> = arguments
+            .iter()
+            .map(|(argument, schema)| (*argument, meaning_of(&tool.name, argument, schema)))
+            .collect();
+        let background = meanings.iter().any(|(argument, meaning)| {
+            *meaning == Meaning::Flag && argument.contains("background")
+        });
+        for (argument, meaning) in meanings {
+            // A command the tool may run in the background would race with the
+            // calls made meanwhile if it read or wrote files.
+            let meaning = match meaning {
+                Meaning::Shell if background => Meaning::ShellWithoutFiles,
+                other => other,
+            };
             let _ = writeln!(text, "    {}: {}", key(argument), flow(&meaning));
         }
     }
+    text.push_str(MASKS);
     text
 }
+
+/// The ids a server makes up anew each run (task ids, request ids), which two
+/// honest runs of one case never share: masked from the start, so a server
+/// explored against itself is not found to differ by them.
+const MASKS: &str = "mask:\n  - '\\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\b'   # UUIDs\n  - '\\b[0-9a-f]{16,}\\b'   # long hex ids\n";
 
 /// What an argument means, from its schema first (a listed `enum`, a boolean, a
 /// number, a list) and then, for a string or an untyped one, from its name.
@@ -261,7 +279,11 @@ mod tests {
                 "view_range": {"type": "array", "items": {"type": "integer"}}
             }}),
         );
-        let text = derive_explore_text("mine", &[edit]);
+        let bash = listed(
+            "bash",
+            json!({"properties": {"command": {"type": "string"}, "run_in_background": {"type": "boolean"}}}),
+        );
+        let text = derive_explore_text("mine", &[edit, bash]);
         for line in [
             "  edit_file:\n",
             "    filePath: path\n",
@@ -272,6 +294,7 @@ mod tests {
             "    offset: count\n",
             "    encoding: value\n",
             "    view_range: line-range\n",
+            "    command: shell-without-files\n",
         ] {
             assert!(text.contains(line), "{line:?} in\n{text}");
         }

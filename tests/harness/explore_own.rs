@@ -66,7 +66,7 @@ fn a_recorded_suite_is_explored_against_itself_with_a_derived_file() {
         "      path: path\n",
         "    str_replace:\n",
         "      old_str: find-text\n",
-        "      command: shell\n",
+        "      command: shell-without-files\n",
         "the suite names no reference server, so the subject is explored against itself",
         "explore mine: 8 cases, ",
         " 0 divergences ",

@@ -91,6 +91,15 @@ pub(crate) struct ExploreArgs {
     /// Re-runs each new divergence may take to shrink (0: no shrinking).
     #[arg(long, default_value_t = shrink_case::DEFAULT_BUDGET)]
     shrink_budget: usize,
+    /// Stop starting cases at the first new divergence (one the baseline does
+    /// not know), shrink it, print it and exit 1, as proptest and Hypothesis do.
+    #[arg(long)]
+    fail_fast: bool,
+    /// For a suite without an explore.yaml: write the one derived from the
+    /// oracle's tools/list (which every such run prints) beside its suite.yaml,
+    /// to keep and edit.
+    #[arg(long)]
+    write_explore_file: bool,
     /// Run every server without isolation (docs/isolation.md), as `run
     /// --no-isolation` does: the oracle and the subject alike. The first line
     /// says so.
@@ -106,19 +115,27 @@ pub(crate) fn explore_command(
     let Some(suite) = suites.first() else {
         return Err(CliError::Explore(format!("no suite `{}`", args.suite)));
     };
-    if args.oracle.is_none() || args.mutate.is_some() {
+    // A suite with no reference server (one `record` made) and no --oracle:
+    // the subject given is explored against itself (docs/explore.md).
+    let against_itself = suite.config.reference.is_none()
+        && args.oracle.is_none()
+        && args.mutate.is_none()
+        && (args.server.is_some() || args.target.is_some());
+    if (args.oracle.is_none() || args.mutate.is_some()) && !against_itself {
         refuse_without_reference(
             std::slice::from_ref(suite),
-            "give the oracle with --oracle FILE (and the subject with --server or --target)",
+            "give the server with --server or --target (explored against itself), or the oracle with --oracle FILE",
         )?;
     }
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     // Both sides alike: a side isolated and the other not would diverge on
     // everything the isolation denies, which is no difference of the programs.
     let isolated = !args.no_isolation;
-    let oracle = match &args.oracle {
-        Some(path) => load_target_file(path)?,
-        None => Target::reference(&exe, suite),
+    let oracle = match (&args.oracle, against_itself) {
+        (Some(path), _) => load_target_file(path)?,
+        (None, true) => external_target(args.target.as_deref(), args.server.as_deref())?
+            .ok_or_else(|| CliError::Explore("no server to explore".to_string()))?,
+        (None, false) => Target::reference(&exe, suite),
     }
     .isolated_if(isolated)
     .with_start_timeout_of(suite);
@@ -145,7 +162,8 @@ pub(crate) fn explore_command(
         suite,
         oracle: &oracle,
         subject: &subject,
-        subject_is_oracle: args.mutate.is_none() && args.server.is_none() && args.target.is_none(),
+        subject_is_oracle: against_itself
+            || (args.mutate.is_none() && args.server.is_none() && args.target.is_none()),
         both_bundled: args.oracle.is_none() && args.server.is_none() && args.target.is_none(),
         isolated,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
@@ -157,6 +175,8 @@ pub(crate) fn explore_command(
         shrink_budget: args.shrink_budget,
         out: args.out.as_deref(),
         write_baseline: args.write_baseline.as_deref(),
+        fail_fast: args.fail_fast,
+        write_explore_file: args.write_explore_file,
     };
     let reporter = Printed {
         progress: ExploreProgress::new(&suite.name, budget),
@@ -188,7 +208,16 @@ impl Watch for Printed<'_> {
 impl SessionReporter for Printed<'_> {
     fn event(&self, event: SessionEvent<'_>) -> Result<(), ReportFailed> {
         let lines = match event {
-            SessionEvent::Began(request) => vec![text::heading(request)],
+            SessionEvent::Began(request) => {
+                let mut lines = vec![text::heading(request)];
+                lines.extend(text::against_itself(request));
+                lines
+            }
+            SessionEvent::Derived {
+                suite,
+                text: file,
+                written,
+            } => text::derived(suite, file, written),
             SessionEvent::Settings {
                 request,
                 drawn,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::scenario::{find_line, parse_yaml_str, read_text, LoadError, Suite, EXPLORE_FILE};
+use crate::scenario::{find_line, parse_yaml_str, LoadError, Suite, EXPLORE_FILE};
 use crate::server::ListedTool;
 
 /// What an argument's value stands for, which decides how values are drawn.
@@ -45,8 +45,16 @@ pub(crate) enum Meaning {
     /// does not, a new file).
     Patch,
     /// A list of one to three objects whose fields mean these (`multi_edit`'s
-    /// edits); the fields must be in the schema's `items.properties`.
+    /// edits); where the schema's `items` declares `properties`, the fields must
+    /// be among them (items that declare none are taken on trust).
     ListOf(BTreeMap<String, Meaning>),
+    /// A list of one to three values, each drawn for this meaning (a list of
+    /// paths, of words): for items that are not objects, or declare no fields.
+    Each(Box<Meaning>),
+    /// A plain value of the type the argument's schema gives (a word, a small
+    /// number, a flag, an empty list or object): for an argument whose kind
+    /// neither its schema nor its name tells, so the call is still made.
+    Value,
     /// The id of the background task an earlier call of the case started, which
     /// each side fills in with its own (`{task}`, read with `tasks.started`), or
     /// now and then an id no task has.
@@ -290,32 +298,12 @@ pub(crate) fn explore_file_path(suite: &Suite) -> PathBuf {
     suite.dir.join(EXPLORE_FILE)
 }
 
-/// Reads the suite's `explore.yaml` and checks it against `listed`, the oracle's
-/// tools/list: every tool must be listed, every argument in its input schema, every
-/// `enum` argument must have an `enum` there, and every mask must compile; every
-/// setting must be one the suite's reference server maps to flags
+/// Reads an explore file's text (the suite's `explore.yaml`, or one derived from
+/// the oracle's tools/list, `derived_file.rs`) and checks it against `listed`, the
+/// oracle's tools/list: every tool must be listed, every argument in its input
+/// schema, every `enum` argument must have an `enum` there, and every mask must
+/// compile; every setting must be one the suite's reference server maps to flags
 /// (`reference_settings`, its `reference.settings`).
-pub(crate) fn load_explore_data(
-    suite: &Suite,
-    listed: &[ListedTool],
-    reference_settings: &BTreeMap<String, Vec<String>>,
-) -> Result<ExploreData, Vec<LoadError>> {
-    let path = explore_file_path(suite);
-    if !path.is_file() {
-        return Err(vec![LoadError::new(
-            &path,
-            None,
-            format!(
-                "suite `{}` has no explore file; write one beside its suite.yaml (docs/explore.md)",
-                suite.name
-            ),
-        )]);
-    }
-    let text = read_text(&path).map_err(|e| vec![e])?;
-    explore_data_from_text(&path, &text, listed, reference_settings)
-}
-
-/// [`load_explore_data`] from the file's text.
 pub(crate) fn explore_data_from_text(
     path: &Path,
     text: &str,
@@ -363,12 +351,14 @@ pub(crate) fn explore_data_from_text(
                 ));
                 continue;
             };
-            if let Meaning::ListOf(fields) = meaning {
-                let items = schema
-                    .pointer("/items/properties")
-                    .and_then(|p| p.as_object());
+            // Items that declare no properties (or no schema at all) say nothing
+            // a field could be checked against, so the fields are taken as written.
+            let items = schema
+                .pointer("/items/properties")
+                .and_then(|p| p.as_object());
+            if let (Meaning::ListOf(fields), Some(declared)) = (meaning, items) {
                 for field in fields.keys() {
-                    if !items.is_some_and(|items| items.contains_key(field)) {
+                    if !declared.contains_key(field) {
                         errors.push(LoadError::new(
                             path,
                             line_of_key(text, field, line.unwrap_or(0)),
@@ -553,6 +543,29 @@ mod tests {
         assert!(
             shown.contains("(they have: new_string, old_string)"),
             "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_list_whose_items_declare_no_properties_takes_its_fields_on_trust() {
+        let edit = ListedTool {
+            name: "edit_file".into(),
+            description: String::new(),
+            arguments: Some(vec!["edits".into(), "paths".into()]),
+            input_schema: serde_json::json!({
+                "properties": {
+                    "edits": {"type": "array", "items": {"type": "object"}},
+                    "paths": {"type": "array"}
+                }
+            }),
+        };
+        let text = "tools:\n  edit_file:\n    edits: { list-of: { oldText: find-text, newText: text } }\n    paths: { each: path }\n";
+        let data = explore_data_from_text(Path::new("e.yaml"), text, &[edit], &BTreeMap::new())
+            .expect("loads");
+        assert!(matches!(&data.tools[0].arguments["edits"], Meaning::ListOf(f) if f.len() == 2));
+        assert_eq!(
+            data.tools[0].arguments["paths"],
+            Meaning::Each(Box::new(Meaning::Path))
         );
     }
 

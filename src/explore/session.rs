@@ -19,7 +19,8 @@ use super::cases::watch::Watch;
 use super::compare::differential::Sides;
 use super::compare::pass_over::KnownSignatures;
 use super::compare::tools_listed::{list_oracle_tools, listed_in_suite_names, ToolsListError};
-use super::explore_file::{load_explore_data, ExploreData};
+use super::derived_file::derive_explore_text;
+use super::explore_file::{explore_data_from_text, explore_file_path, ExploreData};
 use super::shrink::transcript::observe;
 use super::triage::baseline::{Baseline, BaselineError, FoundClass, KnownClass, Witness};
 use super::triage::baseline_file::{baseline_text, is_yaml, read_baseline};
@@ -31,8 +32,9 @@ use crate::author::suite_folder::free_folder;
 use crate::author::{write_suite, Observed, Written};
 use crate::execute::parallel::default_jobs;
 use crate::execute::schedule;
-use crate::scenario::{LoadError, Suite};
+use crate::scenario::{read_text, LoadError, Suite};
 use crate::server::preflight::{describe, PreflightError};
+use crate::server::ListedTool;
 use crate::server::Target;
 
 /// What one run explores and what it writes, the sides already resolved.
@@ -62,6 +64,11 @@ pub(crate) struct SessionRequest<'a> {
     pub out: Option<&'a Path>,
     /// Where every signature found is written as a baseline.
     pub write_baseline: Option<&'a Path>,
+    /// Stop starting cases at the first new divergence (`--fail-fast`).
+    pub fail_fast: bool,
+    /// Write the explore file derived for a suite that has none beside its
+    /// `suite.yaml` (`--write-explore-file`).
+    pub write_explore_file: bool,
 }
 
 /// Everything a run found, for the reporters, once its cases have run.
@@ -114,6 +121,13 @@ impl<'f> Findings<'f> {
 pub(crate) enum SessionEvent<'e> {
     /// The run is about to start its cases: its heading.
     Began(&'e SessionRequest<'e>),
+    /// The suite has no explore file, so one was derived from the oracle's
+    /// tools/list: its text, and where it was written, if it was.
+    Derived {
+        suite: &'e str,
+        text: &'e str,
+        written: Option<&'e Path>,
+    },
     /// The settings drawn, and those left out as a side cannot express them.
     Settings {
         request: &'e SessionRequest<'e>,
@@ -167,6 +181,17 @@ pub(crate) enum ExploreError {
     ExploreFile(Vec<LoadError>),
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// `--write-explore-file` for a suite that has an explore file: it is read,
+    /// not derived, so nothing is written over it.
+    #[error("--write-explore-file: suite {suite} already has {}; it is read as it is, and nothing is derived", .path.display())]
+    ExploreFileExists { suite: String, path: PathBuf },
+    /// The derived explore file could not be written.
+    #[error("cannot write the derived explore file {}: {source}", .path.display())]
+    WriteExploreFile {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
     /// `--out` names a folder that cannot take the suite, or writing it failed.
     #[error("{0}")]
     Out(String),
@@ -196,8 +221,10 @@ pub(crate) fn explore_session(
         suite: suite.name.clone(),
         why,
     })?;
-    let mut data = load_explore_data(suite, &listed, suite.config.settings())
-        .map_err(ExploreError::ExploreFile)?;
+    let source = explore_source(request, &listed)?;
+    let mut data =
+        explore_data_from_text(&source.path, &source.text, &listed, suite.config.settings())
+            .map_err(ExploreError::ExploreFile)?;
     let not_drawn = data.keep_settings(|name| oracle.expresses(name) && subject.expresses(name));
     data.confining = suite
         .config
@@ -213,6 +240,21 @@ pub(crate) fn explore_session(
         free_folder(out, &suite.name).map_err(|e| ExploreError::Out(e.to_string()))?;
     }
     reporter.event(SessionEvent::Began(request))?;
+    if source.derived {
+        if request.write_explore_file {
+            std::fs::write(&source.path, &source.text).map_err(|e| {
+                ExploreError::WriteExploreFile {
+                    path: source.path.clone(),
+                    source: e,
+                }
+            })?;
+        }
+        reporter.event(SessionEvent::Derived {
+            suite: &suite.name,
+            text: &source.text,
+            written: request.write_explore_file.then_some(source.path.as_path()),
+        })?;
+    }
     reporter.event(SessionEvent::Settings {
         request,
         drawn: &data.settings,
@@ -250,6 +292,7 @@ pub(crate) fn explore_session(
             subject_lacks: &subject_lacks,
             confinement: suite.config.confinement.as_ref(),
             known: baseline.as_ref().map(|b| b as &dyn KnownSignatures),
+            same_program: request.subject_is_oracle,
         },
         data: &data,
         seed: request.seed,
@@ -259,6 +302,7 @@ pub(crate) fn explore_session(
         // (execute/schedule.rs).
         jobs: schedule::workers(request.jobs, request.both_bundled, 0, default_jobs()),
         watch: reporter,
+        fail_fast: request.fail_fast,
     };
     let started = Instant::now();
     let explored = run_cases(&plan);
@@ -311,6 +355,44 @@ pub(crate) fn explore_session(
         SessionEnd::Held
     } else {
         SessionEnd::Broken
+    })
+}
+
+/// The explore file a run reads: the suite's own, or, when it has none, one
+/// derived from the oracle's tools/list (the same path, so errors name where it
+/// would be kept).
+struct ExploreSource {
+    path: PathBuf,
+    text: String,
+    derived: bool,
+}
+
+/// The suite's explore file, or one derived from `listed` when it has none;
+/// `--write-explore-file` is refused for a suite that has one.
+fn explore_source(
+    request: &SessionRequest<'_>,
+    listed: &[ListedTool],
+) -> Result<ExploreSource, ExploreError> {
+    let suite = request.suite;
+    let path = explore_file_path(suite);
+    if !path.is_file() {
+        return Ok(ExploreSource {
+            text: derive_explore_text(&suite.name, listed),
+            path,
+            derived: true,
+        });
+    }
+    if request.write_explore_file {
+        return Err(ExploreError::ExploreFileExists {
+            suite: suite.name.clone(),
+            path,
+        });
+    }
+    let text = read_text(&path).map_err(|e| ExploreError::ExploreFile(vec![e]))?;
+    Ok(ExploreSource {
+        path,
+        text,
+        derived: false,
     })
 }
 

@@ -26,7 +26,8 @@
 //! - `mutants`: `mutants`;
 //! - a recorded suite passing on another machine (no path of the recording one
 //!   written: `{scratch}`, `{home}`, `{tmp}`): `portable`;
-//! - `explore` (generated cases against the reference): `explore`;
+//! - `explore` (generated cases against the reference): `explore`; on a suite
+//!   with no `explore.yaml` or no reference, and `--fail-fast`: `explore_own`;
 //! - the built-in suites, `--specs`, `suites export`, empty gates: `standalone`;
 //! - `run --html`, `matrix`, badges, `diff` and `history`: `results_page` (the page in a
 //!   real browser: the `browser` binary);
@@ -49,6 +50,7 @@ mod containment;
 mod coverage;
 mod docs_match_code;
 mod explore;
+mod explore_own;
 mod fuzz_corpus;
 mod gemini_exactness;
 mod golden;

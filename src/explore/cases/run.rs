@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::allocator;
 use super::budget::{Budget, Shard};
+use super::fail_fast::FailFast;
 use super::warm::{Spare, Spares};
 use super::watch::Watch;
 use crate::explore::compare::differential::{
@@ -26,6 +27,10 @@ pub(crate) struct ExplorePlan<'a> {
     pub shard: Shard,
     pub jobs: usize,
     pub watch: &'a dyn Watch,
+    /// `--fail-fast`: no case is started after one shows a new divergence (one
+    /// the baseline does not know), as proptest and Hypothesis stop at their
+    /// first failure.
+    pub fail_fast: bool,
 }
 
 /// What a run explored: the cases worth showing, and only counts of the rest.
@@ -51,6 +56,7 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
     let next = AtomicU64::new(0);
     let counts = Mutex::new((0u64, BTreeMap::<String, u64>::new()));
     let kept = Mutex::new(BTreeMap::<u64, ExploredCase>::new());
+    let fail_fast = FailFast::new(plan.fail_fast);
     allocator::share_arenas();
     std::thread::scope(|scope| {
         for _ in 0..plan.jobs.max(1) {
@@ -68,7 +74,7 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
                     // Claim cases up to what this thread wants started ahead.
                     while claiming && spares.claimed() < spares.wanted() {
                         let index = next.fetch_add(1, Ordering::Relaxed);
-                        if !plan.budget.admits(index, started) {
+                        if !plan.budget.admits(index, started) || fail_fast.stops(index) {
                             claiming = false;
                             break;
                         }
@@ -87,6 +93,12 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
                     else {
                         break;
                     };
+                    if fail_fast.stops(index) {
+                        if let Some(unused) = spares.started(&runtime, start) {
+                            spares.run(&runtime, stop_unused(unused));
+                        }
+                        break;
+                    }
                     if !plan.budget.admits(index, started) {
                         if !time_up.swap(true, Ordering::Relaxed) {
                             plan.watch
@@ -101,7 +113,12 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
                         Some(both) => spares.run(&runtime, run_started(&plan.sides, &case, both)),
                         None => CaseOutcome::Failed("starting the servers panicked".to_string()),
                     };
-                    if let Some(explored) = counted(plan, &counts, case, outcome) {
+                    let ended = Ended {
+                        index,
+                        case,
+                        outcome,
+                    };
+                    if let Some(explored) = counted(plan, &counts, &fail_fast, ended) {
                         if let Ok(mut kept) = kept.lock() {
                             kept.insert(number, explored);
                         }
@@ -111,27 +128,43 @@ pub(crate) fn run_cases(plan: &ExplorePlan<'_>) -> Explored {
             });
         }
     });
-    let (cases, clean_calls) = counts.into_inner().unwrap_or_default();
+    let (mut cases, mut clean_calls) = counts.into_inner().unwrap_or_default();
+    let mut kept = kept.into_inner().unwrap_or_default();
+    // With --fail-fast, what ran past the first new divergence on other jobs is
+    // left out, so the run reports the same at any --jobs (`fail_fast.rs`).
+    if let Some((first, cut_cases, cut_calls)) = fail_fast.cut() {
+        let last = plan.shard.case_number(first);
+        kept.retain(|&number, _| number <= last);
+        (cases, clean_calls) = (cut_cases, cut_calls);
+    }
     Explored {
-        kept: kept
-            .into_inner()
-            .unwrap_or_default()
-            .into_values()
-            .collect(),
+        kept: kept.into_values().collect(),
         cases,
         clean_calls,
     }
 }
 
-/// Tells the watcher of a case that ended and counts it: a clean one is only
+/// A case that ran, with its index in the run.
+struct Ended {
+    index: u64,
+    case: Case,
+    outcome: CaseOutcome,
+}
+
+/// Tells `--fail-fast` and the watcher of a case that ended and counts it: a clean one is only
 /// counted (None), one that diverged, passed over a known divergence or could
 /// not run is handed back to keep.
 fn counted(
     plan: &ExplorePlan<'_>,
     counts: &Mutex<(u64, BTreeMap<String, u64>)>,
-    case: Case,
-    outcome: CaseOutcome,
+    fail_fast: &FailFast,
+    ended: Ended,
 ) -> Option<ExploredCase> {
+    let Ended {
+        index,
+        case,
+        outcome,
+    } = ended;
     // A case that passed over a known divergence is kept, so its report
     // and classification read what it passed over.
     let clean_calls = match &outcome {
@@ -143,6 +176,13 @@ fn counted(
         _ => None,
     };
     let explored = ExploredCase { case, outcome };
+    let clean_tools = explored.case.calls.iter().take(clean_calls.unwrap_or(0));
+    fail_fast.ended(
+        index,
+        &plan.sides,
+        &explored,
+        clean_tools.map(|c| c.tool.clone()).collect(),
+    );
     plan.watch.case_ended(&explored);
     let mut trim_now = false;
     if let Ok(mut counts) = counts.lock() {

@@ -45,6 +45,10 @@ pub(crate) struct Sides<'a> {
     /// classes names (while the fixtures agree), so a known departure does not
     /// hide the calls after it. None: every case stops at its first divergence.
     pub known: Option<&'a dyn KnownSignatures>,
+    /// The oracle is the subject's own program (no reference to compare with):
+    /// a call that breaks both sides is then a `broken` divergence, not an
+    /// agreement, since no other program shows it is to be expected.
+    pub same_program: bool,
 }
 
 impl Sides<'_> {
@@ -435,10 +439,20 @@ async fn make_calls(
             passed_over.push(divergence);
         }
         if is_broken(&o_outcome) {
-            // Both broke: nothing after this call can be compared.
+            // Both broke: nothing after this call can be compared. Against
+            // itself, that is what the run is there to find.
+            let divergence = (sides.same_program && is_broken(&s_outcome)).then(|| Divergence {
+                at_call: Some(index),
+                difference: crate::explore::compare::levels::difference(
+                    Level::Broken,
+                    "an answer".to_string(),
+                    s_outcome.summary(),
+                ),
+                stderr_tail: subject.session.stderr_tail(),
+            });
             return CallsMade {
                 calls: index + 1,
-                divergence: None,
+                divergence,
                 passed_over,
             };
         }

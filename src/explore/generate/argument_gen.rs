@@ -143,6 +143,69 @@ fn value_for(
                 .collect();
             Value::Array(objects)
         }
+        Meaning::Each(meaning) => {
+            let items = schema.get("items").unwrap_or(&Value::Null);
+            let values = (0..rng.usize(1..=3))
+                .map(|_| value_for(rng, meaning, items, fixture))
+                .collect();
+            Value::Array(values)
+        }
+        Meaning::Value => plain_value(rng, schema, 0),
+    }
+}
+
+/// A value of the type `schema` gives, for an argument whose kind is not known:
+/// one of its `enum`, a word of the fixtures, a small number, a flag, or a list
+/// or object of such values (an object with the properties it requires). Without
+/// a type, a word: most untyped arguments are strings. `depth` bounds nested
+/// schemas, which may refer to themselves.
+fn plain_value(rng: &mut Rng, schema: &Value, depth: u8) -> Value {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        if !values.is_empty() {
+            return pick(rng, values).clone();
+        }
+    }
+    let kind = match schema.get("type") {
+        Some(Value::String(kind)) => kind.as_str(),
+        // `["string", "null"]`: the first type that is not null.
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| *k != "null")
+            .unwrap_or("null"),
+        _ => "string",
+    };
+    match kind {
+        "integer" => json!(*pick(rng, &[0, 1, 2, 10])),
+        "number" => json!(*pick(rng, &[0.0, 1.0, 2.5])),
+        "boolean" => Value::Bool(rng.bool()),
+        "null" => Value::Null,
+        "array" if depth < 3 => {
+            let items = schema.get("items").unwrap_or(&Value::Null);
+            Value::Array(
+                (0..rng.usize(..=2))
+                    .map(|_| plain_value(rng, items, depth + 1))
+                    .collect(),
+            )
+        }
+        "object" if depth < 3 => {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut object = Map::new();
+            for name in required {
+                let field = schema
+                    .pointer(&format!("/properties/{name}"))
+                    .unwrap_or(&Value::Null);
+                object.insert(name.to_string(), plain_value(rng, field, depth + 1));
+            }
+            Value::Object(object)
+        }
+        "array" => json!([]),
+        "object" => json!({}),
+        _ => json!(*pick(rng, WORDS)),
     }
 }
 
@@ -311,6 +374,47 @@ mod tests {
         assert!(calls
             .iter()
             .any(|c| c.get("path").and_then(Value::as_str) == Some("{root}/link-file")));
+    }
+
+    #[test]
+    fn lists_of_plain_items_and_values_of_unknown_kinds_are_drawn() {
+        let edit = ExploredTool {
+            name: "edit_file".into(),
+            arguments: BTreeMap::from([
+                ("edits".to_string(), Meaning::Each(Box::new(Meaning::Value))),
+                ("paths".to_string(), Meaning::Each(Box::new(Meaning::Path))),
+                ("mode".to_string(), Meaning::Value),
+            ]),
+            schema: json!({"properties": {
+                "edits": {"type": "array", "items": {"type": "object", "required": ["n"],
+                          "properties": {"n": {"type": "integer"}}}},
+                "paths": {"type": "array", "items": {"type": "string"}},
+                "mode": {"type": ["string", "null"], "enum": ["fast", "slow"]}},
+                "required": ["edits", "paths", "mode"]}),
+        };
+        let fixture = generate_fixture(&mut Rng::with_seed(5));
+        let mut rng = Rng::with_seed(3);
+        let calls: Vec<Map<String, Value>> = (0..200)
+            .map(|_| generate_arguments(&mut rng, &edit, &fixture))
+            .collect();
+        let lists = |name: &str| -> Vec<&Vec<Value>> {
+            calls
+                .iter()
+                .filter_map(|c| c.get(name)?.as_array())
+                .collect()
+        };
+        assert!(lists("edits")
+            .iter()
+            .flat_map(|l| l.iter())
+            .all(|item| item.get("n").is_some_and(Value::is_number)));
+        assert!(lists("paths").iter().any(|l| l
+            .iter()
+            .any(|p| p.as_str().is_some_and(|p| p.starts_with("{root}")))));
+        assert!(lists("paths").iter().all(|l| (1..=3).contains(&l.len())));
+        assert!(calls
+            .iter()
+            .filter_map(|c| c.get("mode")?.as_str())
+            .all(|m| m == "fast" || m == "slow" || m == "seven"));
     }
 
     #[test]

@@ -51,6 +51,39 @@ pub(crate) fn heading(request: &SessionRequest<'_>) -> String {
     )
 }
 
+/// For a suite with no reference server explored against the subject itself,
+/// what such a run can find, so a clean one is not read as more than it is.
+pub(crate) fn against_itself(request: &SessionRequest<'_>) -> Option<String> {
+    (request.subject_is_oracle && request.suite.config.reference.is_none()).then(|| {
+        format!(
+            "explore {}: the suite names no reference server, so the subject is explored against itself: each case runs twice, in two copies of its fixture, and a divergence is an answer or a file that differs between the two, a call that breaks the server{}",
+            request.suite.name,
+            if request.suite.config.confinement.is_some() {
+                ", or an escape from its root"
+            } else {
+                ""
+            }
+        )
+    })
+}
+
+/// The explore file derived for a suite that has none: a line saying so, then
+/// the file as it would be kept, so it can be copied or kept with
+/// `--write-explore-file`.
+pub(crate) fn derived(suite: &str, file: &str, written: Option<&std::path::Path>) -> Vec<String> {
+    let mut lines = vec![match written {
+        Some(path) => format!(
+            "explore {suite}: no explore.yaml; derived one from the oracle's tools/list and wrote it to {}:",
+            path.display()
+        ),
+        None => format!(
+            "explore {suite}: no explore.yaml; derived one from the oracle's tools/list (keep it with --write-explore-file):"
+        ),
+    }];
+    lines.extend(file.lines().map(|line| format!("  {line}")));
+    lines
+}
+
 /// The settings drawn and their values (a line only when the suite's
 /// `explore.yaml` names some), and those left out because a side cannot express
 /// them.
@@ -160,7 +193,33 @@ pub(crate) fn findings(findings: &Findings<'_>) -> Vec<String> {
     if let Some(baseline) = findings.baseline {
         lines.extend(baseline_lines(findings, baseline));
     }
+    lines.extend(fail_fast_stop(findings));
     lines
+}
+
+/// With `--fail-fast`, where the run stopped: the case of its first new
+/// divergence, and how many cases ran of those asked for.
+fn fail_fast_stop(findings: &Findings<'_>) -> Option<String> {
+    if !findings.request.fail_fast {
+        return None;
+    }
+    let first = findings
+        .classified
+        .classes
+        .iter()
+        .filter(|class| class.known.is_none())
+        .map(|class| class.first.0.number)
+        .min()?;
+    let asked = match findings.request.budget {
+        Budget::Cases(cases) => format!(" of {cases}"),
+        Budget::Seconds(_) => String::new(),
+    };
+    Some(format!(
+        "explore {}: --fail-fast: stopped at the first new divergence, case {first}, after {} case{}{asked}",
+        findings.request.suite.name,
+        findings.explored.cases,
+        if findings.explored.cases == 1 { "" } else { "s" },
+    ))
 }
 
 /// The timing line for stderr: it differs from run to run, so it stays out of

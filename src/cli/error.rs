@@ -69,6 +69,9 @@ pub(crate) enum CliError {
     /// `record` could not make or write its scenario.
     #[error("record: {0}")]
     Record(String),
+    /// `review` could not find or read the proposals.
+    #[error("review: {0}")]
+    Review(String),
     /// `record` could not read the calls to make.
     #[error("record: {0}")]
     RecordCalls(#[from] CallsError),

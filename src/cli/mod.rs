@@ -21,6 +21,7 @@ mod progress;
 mod record;
 mod report;
 mod report_files;
+mod review;
 mod run;
 mod scaffold;
 mod suites;
@@ -111,6 +112,10 @@ enum Command {
     /// `record --suite S --server 'CMD {root}' --tool T --args JSON`; shows the
     /// suite file's diff, and writes it with --write.
     Record(record::RecordArgs),
+    /// The proposals `record` and `run --bless` kept beside the suites of --specs,
+    /// each shown as a diff and accepted (written), rejected or skipped;
+    /// `--accept-all` / `--reject-all` answer every one.
+    Review(review::ReviewArgs),
     /// Reports already written: `toolspec report merge A.json B.json ...` joins the
     /// shards of a partitioned run.
     #[command(subcommand)]
@@ -136,6 +141,7 @@ pub fn main() -> ExitCode {
         Command::Suites(command) => suites::suites(&command),
         Command::Report(command) => report::report(&command, cli.specs.as_deref()),
         Command::Diff(args) => diff::diff(&args),
+        Command::Review(args) => review::review(&args, cli.specs.as_deref()),
         Command::History(args) => history::history(&args, cli.specs.as_deref()),
         Command::Matrix(args) => {
             crate::server::start_spawner();
@@ -198,6 +204,7 @@ fn dispatch(
         Command::Suites(_)
         | Command::Report(_)
         | Command::Diff(_)
+        | Command::Review(_)
         | Command::History(_)
         | Command::Matrix(_)
         | Command::ReferenceServer { .. } => Ok(Outcome::Held),

@@ -24,6 +24,7 @@
 //! - a server's isolation (writes, the real home, the network) and each opening of
 //!   it, against a server that tries to escape: `isolation`;
 //! - `mutants`: `mutants`;
+//! - `review` of the proposals `record` and `run --bless` keep: `review`;
 //! - a recorded suite passing on another machine (no path of the recording one
 //!   written: `{scratch}`, `{home}`, `{tmp}`): `portable`;
 //! - `explore` (generated cases against the reference): `explore`; on a suite
@@ -62,6 +63,7 @@ mod mutants;
 mod portable;
 mod record;
 mod results_page;
+mod review;
 mod scenario_features;
 mod scenario_loading;
 mod standalone;

@@ -245,7 +245,8 @@ pub(crate) fn bless(
     );
     say(&match mode {
         BlessMode::Diff => format!(
-            "bless: {counts} would change; nothing written (review the diff, then --bless=write)"
+            "bless: {counts} would change; nothing written (review the diff, then --bless=write, \
+             or accept each with `toolspec review`)"
         ),
         BlessMode::Write => format!("bless: {counts} changed and written"),
     });
@@ -329,6 +330,9 @@ fn bless_one_file(
     for line in file_diff(Some(&source), &done.text, path).lines() {
         say(line);
     }
+    if mode == BlessMode::Diff {
+        keep_pending(plan.suite, path, &source, &done.text, say);
+    }
     if mode == BlessMode::Write {
         let again = std::fs::read_to_string(path).map_err(FileNotBlessed::Unreadable)?;
         if again != source {
@@ -337,6 +341,36 @@ fn bless_one_file(
         write_in_place(path, &done.text).map_err(FileNotBlessed::Unwritable)?;
     }
     Ok(done)
+}
+
+/// A file's blessing shown and not written, kept as a pending proposal beside
+/// its suite (one per file, replacing the last one for it), for `toolspec
+/// review` to accept or reject; a proposal that cannot be kept is said, since
+/// the diff was shown anyway.
+fn keep_pending(suite: &Suite, path: &Path, before: &str, after: &str, say: &mut dyn FnMut(&str)) {
+    use crate::author::pending::{pending_path, relative_to_suite, Pending, PendingFile};
+    let Some(name) = relative_to_suite(&suite.dir, path) else {
+        return;
+    };
+    let proposal = pending_path(&suite.dir, "bless", std::slice::from_ref(&name));
+    let pending = Pending {
+        format: 1,
+        made_by: "bless".into(),
+        command: std::env::args().skip(1).collect(),
+        files: BTreeMap::from([(
+            name,
+            PendingFile {
+                before: Some(before.to_string()),
+                after: after.to_string(),
+            },
+        )]),
+    };
+    if let Err(why) = pending.save(&proposal) {
+        say(&format!(
+            "note: the blessing of {} is not kept for review: {why}",
+            path.display()
+        ));
+    }
 }
 
 /// The unified diff that turns `before` into `after` in the file at `path`, as

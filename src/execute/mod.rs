@@ -536,18 +536,6 @@ pub(crate) fn render_call(target: &Target, call: &Call, bindings: &Bindings) -> 
     }
 }
 
-/// Fills placeholders into every string of a value, keys aside.
-fn substitute(value: &Value, bindings: &Bindings) -> Value {
-    match value {
-        Value::String(s) => Value::String(bindings.fill(s)),
-        Value::Array(items) => {
-            Value::Array(items.iter().map(|v| substitute(v, bindings)).collect())
-        }
-        Value::Object(map) => Value::Object(substitute_entries(map, bindings)),
-        other => other.clone(),
-    }
-}
-
 /// Fills placeholders into every value of a map, whichever map type it is.
 fn substitute_entries<'a, C>(
     entries: impl IntoIterator<Item = (&'a String, &'a Value)>,
@@ -558,6 +546,6 @@ where
 {
     entries
         .into_iter()
-        .map(|(k, v)| (k.clone(), substitute(v, bindings)))
+        .map(|(k, v)| (k.clone(), bindings.fill_value(v)))
         .collect()
 }

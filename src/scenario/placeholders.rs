@@ -120,6 +120,22 @@ impl Bindings {
         Some((value, &text[found.len..]))
     }
 
+    /// `value` with every string in it filled (keys aside): a call's arguments,
+    /// settings, a JSON expectation.
+    pub(crate) fn fill_value(&self, value: &serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match value {
+            Value::String(s) => Value::String(self.fill(s)),
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.fill_value(v)).collect()),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), self.fill_value(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
     /// `text` with every bound `{name}` replaced by its value; anything else,
     /// `{int}` included, is left as written.
     pub(crate) fn fill(&self, text: &str) -> String {

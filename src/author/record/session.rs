@@ -190,7 +190,7 @@ fn call_on(
 ) -> Result<RunAnswer, RecordError> {
     let root = run.fixture.root().to_path_buf();
     let before = snapshot(&root);
-    let filled = fill(&Value::Object(args.clone()), &run.bindings);
+    let filled = run.bindings.fill_value(&Value::Object(args.clone()));
     let Value::Object(filled) = filled else {
         return Err(RecordError::NoScenario);
     };
@@ -248,18 +248,4 @@ fn call_on(
         files.insert(path, after);
     }
     Ok(RunAnswer { answer, files })
-}
-
-/// Fills the root (and `{root:sh}`) into every string of a value.
-fn fill(value: &Value, bindings: &Bindings) -> Value {
-    match value {
-        Value::String(s) => Value::String(bindings.fill(s)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| fill(v, bindings)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), fill(v, bindings)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }

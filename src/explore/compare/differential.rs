@@ -474,20 +474,7 @@ fn sent(
     let args = call
         .args
         .iter()
-        .map(|(k, v)| (k.clone(), fill(v, bindings)))
+        .map(|(k, v)| (k.clone(), bindings.fill_value(v)))
         .collect();
     target.translate(&call.tool, args)
-}
-
-fn fill(value: &Value, bindings: &Bindings) -> Value {
-    match value {
-        Value::String(s) => Value::String(bindings.fill(s)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| fill(v, bindings)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), fill(v, bindings)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }

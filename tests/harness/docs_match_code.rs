@@ -283,3 +283,25 @@ fn the_layout_table_names_every_entry_of_src() {
         wrong.join("\n")
     );
 }
+
+/// The walkthrough `docs/authoring.md` gives and the script CI runs
+/// (`docs/walkthrough/own-server.sh`) are the same lines, so what CI proves is
+/// what a reader types.
+#[test]
+fn the_authoring_walkthrough_is_the_script_ci_runs() {
+    let script = std::fs::read_to_string(repo().join("docs/walkthrough/own-server.sh"))
+        .expect("the walkthrough script");
+    let page = std::fs::read_to_string(repo().join("docs/authoring.md")).expect("the page");
+    let start = "# --- walkthrough ---\n";
+    let body = script
+        .split_once(start)
+        .and_then(|(_, rest)| rest.split_once("# --- end ---\n"))
+        .map(|(body, _)| body)
+        .expect("the script's markers");
+    let commands = body.lines().filter(|l| l.starts_with("toolspec ")).count();
+    assert!(commands >= 3, "{body}");
+    assert!(
+        page.contains(&format!("```sh\n{body}```\n")),
+        "docs/authoring.md's walkthrough differs from docs/walkthrough/own-server.sh:\n{body}"
+    );
+}

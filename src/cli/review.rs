@@ -157,10 +157,7 @@ fn show(
     let pending = Pending::load(proposal)
         .map_err(|e| e.to_string())?
         .ok_or("it is gone")?;
-    let suite = suite_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let suite = file_name(suite_dir);
     say(format!(
         "── proposal {at} of {count}: {} into suite `{suite}` ({}) ──",
         pending.made_by,

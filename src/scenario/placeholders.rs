@@ -54,8 +54,8 @@ impl MachinePlaces {
     }
 
     /// toolspec's temporary folder as this process sees it.
-    pub(crate) fn toolspec_tmp() -> Option<String> {
-        Some(std::env::temp_dir().to_string_lossy().into_owned())
+    pub(crate) fn toolspec_tmp() -> String {
+        std::env::temp_dir().to_string_lossy().into_owned()
     }
 }
 

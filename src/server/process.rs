@@ -88,7 +88,7 @@ fn places_given(
     MachinePlaces::new(
         Some(&scratch),
         given("HOME").as_deref(),
-        MachinePlaces::toolspec_tmp().as_deref(),
+        Some(&MachinePlaces::toolspec_tmp()),
     )
 }
 

@@ -5,7 +5,7 @@
 use crate::support::{assert_matches_schema, living, target_file, toolspec, EXPLORE_SCHEMA};
 
 /// Runs `toolspec explore` with `args`, returning the exit code, stdout and stderr.
-fn explore(args: &[&str]) -> (Option<i32>, String, String) {
+pub(crate) fn explore(args: &[&str]) -> (Option<i32>, String, String) {
     let output = toolspec()
         .arg("explore")
         .args(args)

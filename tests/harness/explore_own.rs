@@ -6,21 +6,11 @@
 
 use crate::support::{exe, repo, toolspec};
 
-/// Runs `toolspec --specs tests/data/explore/specs explore ARGS` (`specs`: another
-/// folder), returning the exit code, stdout and stderr.
+/// Runs `toolspec --specs SPECS explore ARGS`, returning the exit code, stdout
+/// and stderr.
 fn explore_in(specs: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let output = toolspec()
-        .arg("--specs")
-        .arg(specs)
-        .arg("explore")
-        .args(args)
-        .output()
-        .expect("toolspec runs");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let specs = specs.to_str().expect("a UTF-8 path");
+    super::explore::explore(&[&["--specs", specs][..], args].concat())
 }
 
 fn own_specs() -> std::path::PathBuf {

@@ -15,6 +15,9 @@
 //! A `harness = false` binary (libtest-mimic), so that where no browser is
 //! installed each test is reported `ignored` with that reason, never passed in
 //! silence. `.ci/run` installs `chromium`; `TOOLSPEC_CHROMIUM` names another binary.
+//! The tests are of the deep tier (README, Set up): `cargo test` reports them
+//! ignored, and `cargo test --test browser -- --ignored`, as `.ci/run` runs it,
+//! runs them.
 
 mod cdp;
 
@@ -96,6 +99,12 @@ fn main() -> ExitCode {
             no_text_over_text,
         ),
     ];
+    // The deep tier: a plain `cargo test` keeps to its half minute without them,
+    // and `cargo test --test browser -- --ignored` (as .ci/run) runs them.
+    let trials = trials
+        .into_iter()
+        .map(|trial| trial.with_ignored_flag(true))
+        .collect();
     let conclusion = libtest_mimic::run(&args, trials);
     // The last hold on the browser: dropping it closes it before the process ends.
     drop(browser);

@@ -509,8 +509,8 @@ fn run_measuring_peak_memory(dir: &Path, scenarios: &str) -> (i32, String, u64) 
 #[test]
 fn large_fixture_files_are_made_and_compared_in_pieces() {
     crate::support::run_in_own_process(&[
-        "cli::a_large_fixture_file_is_not_built_in_memory",
-        "cli::an_unchanged_check_on_a_large_fixture_file_compares_it_in_pieces",
+        "cli::own_process_a_large_fixture_file_is_not_built_in_memory",
+        "cli::own_process_an_unchanged_check_on_a_large_fixture_file_compares_it_in_pieces",
     ]);
 }
 
@@ -518,7 +518,7 @@ fn large_fixture_files_are_made_and_compared_in_pieces() {
 /// 128 MiB fixture file peaks far below 128 MiB of memory.
 #[test]
 #[ignore = "run in a process of its own by large_fixture_files_are_made_and_compared_in_pieces"]
-fn a_large_fixture_file_is_not_built_in_memory() {
+fn own_process_a_large_fixture_file_is_not_built_in_memory() {
     const SIZE: u64 = 128 * 1024 * 1024;
     let dir = tempfile::tempdir().expect("tempdir");
     let (code, output, peak_bytes) = run_measuring_peak_memory(
@@ -540,7 +540,7 @@ fn a_large_fixture_file_is_not_built_in_memory() {
 /// message naming the byte and showing the bytes around it.
 #[test]
 #[ignore = "run in a process of its own by large_fixture_files_are_made_and_compared_in_pieces"]
-fn an_unchanged_check_on_a_large_fixture_file_compares_it_in_pieces() {
+fn own_process_an_unchanged_check_on_a_large_fixture_file_compares_it_in_pieces() {
     const SIZE: u64 = 128 * 1024 * 1024;
     const CHANGED_AT: u64 = 100_000_000;
     let given = format!("{{ files: {{ big.bin: {{ size: {SIZE}, fill: \"0123456789\\n\" }} }} }}");

@@ -158,6 +158,7 @@ fn a_check_of_the_path_text_escapes_and_each_escape_is_named_and_never_excused()
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn a_right_check_never_escapes_whatever_the_words_of_its_refusals() {
     let dir = tempfile::tempdir().expect("tempdir");
     let tmp = tempfile::tempdir().expect("tmp");
@@ -176,6 +177,7 @@ fn a_right_check_never_escapes_whatever_the_words_of_its_refusals() {
 /// that takes a path tried with every kind its job allows, judged by effect only;
 /// the suite it writes (`--out`) runs again under `run` like any other.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn the_confinement_check_finds_each_escape_per_tool_and_kind_with_no_suite_written() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = |check: &str| {

@@ -550,7 +550,9 @@ fn a_server_that_kills_its_supervisor_is_an_error_where_nothing_adopts_what_esca
 fn a_server_that_kills_its_supervisor_leaves_nothing_in_a_test_process_that_adopts() {
     // A test binary whose main is toolspec's runner adopts what escapes; so does
     // this binary when it runs only the test below, in a process of its own.
-    crate::support::run_in_own_process(&["containment::escaped_processes_are_adopted_and_ended"]);
+    crate::support::run_in_own_process(&[
+        "containment::own_process_escaped_processes_are_adopted_and_ended",
+    ]);
     assert_eq!(
         crate::support::running(&["sleep", "625"]),
         Vec::<String>::new()
@@ -559,7 +561,7 @@ fn a_server_that_kills_its_supervisor_leaves_nothing_in_a_test_process_that_adop
 
 #[test]
 #[ignore = "run in a process of its own by a_server_that_kills_its_supervisor_leaves_nothing_in_a_test_process_that_adopts"]
-fn escaped_processes_are_adopted_and_ended() {
+fn own_process_escaped_processes_are_adopted_and_ended() {
     toolspec::adopt_escaped_processes().expect("become a subreaper");
     // Beside the supervisor killers, a slow scenario whose supervisor and server
     // must survive every sweep of what escaped the others.

@@ -305,3 +305,61 @@ fn the_authoring_walkthrough_is_the_script_ci_runs() {
         "docs/authoring.md's walkthrough differs from docs/walkthrough/own-server.sh:\n{body}"
     );
 }
+
+/// The reason every test of the deep tier is ignored with.
+const DEEP_TIER: &str = "deep tier: .ci/run runs it, as does cargo test -- --ignored";
+
+/// No test is left out of every run: a test this binary ignores is either of the
+/// deep tier, which `.ci/run` runs with `--ignored` (skipping the `own_process_`
+/// ones), or an `own_process_` test whose reason names the test that runs it, a
+/// test of the quick tier in the same file. A new `#[ignore]` with any other
+/// reason, or a deep tier `.ci/run` no longer runs, fails here.
+#[test]
+fn every_ignored_test_is_run_by_cargo_test_or_ci() {
+    let ci = std::fs::read_to_string(repo().join(".ci/run")).expect(".ci/run");
+    for deep_run in [
+        "cargo test --locked --test harness -- --ignored --skip own_process_",
+        "cargo test --locked --test browser -- --ignored",
+    ] {
+        assert!(
+            ci.lines()
+                .any(|l| !l.trim_start().starts_with('#') && l.contains(deep_run)),
+            ".ci/run no longer runs the deep tier's `{deep_run}`"
+        );
+    }
+    let ignore = Regex::new(r#"#\[ignore = "([^"]*)"\]\s*\n\s*fn ([a-z0-9_]+)\("#).expect("regex");
+    let test =
+        Regex::new(r"#\[test\]\s*\n((?:\s*#\[[^\n]*\]\n)*)\s*fn ([a-z0-9_]+)\(").expect("regex");
+    let (mut deep, mut own) = (0, 0);
+    let dir = repo().join("tests/harness");
+    for entry in std::fs::read_dir(&dir).expect("tests/harness").flatten() {
+        let path = entry.path();
+        let text = std::fs::read_to_string(&path).expect("a test file");
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        // Every test of the file that runs in the quick tier.
+        let quick: Vec<&str> = test
+            .captures_iter(&text)
+            .filter(|c| !c[1].contains("#[ignore"))
+            .filter_map(|c| c.get(2).map(|m| m.as_str()))
+            .collect();
+        for found in ignore.captures_iter(&text) {
+            let (reason, function) = (&found[1], &found[2]);
+            if reason == DEEP_TIER {
+                assert!(!function.starts_with("own_process_"), "{name}: {function}");
+                deep += 1;
+                continue;
+            }
+            let runner = reason.strip_prefix("run in a process of its own by ");
+            assert!(
+                function.starts_with("own_process_")
+                    && runner.is_some_and(|runner| quick.contains(&runner)),
+                "{name}: {function} is ignored with \"{reason}\", which neither \
+                 .ci/run's deep tier (\"{DEEP_TIER}\") nor a quick test of the file \
+                 (\"run in a process of its own by <test>\", the test named own_process_…) runs"
+            );
+            own += 1;
+        }
+    }
+    assert!(deep > 0 && own > 0, "deep {deep}, own process {own}");
+}

@@ -40,16 +40,19 @@ fn boris_against_itself_finds_nothing() {
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn gemini_cli_against_itself_finds_nothing() {
     finds_nothing_against_itself("gemini-cli");
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn ikigai_against_itself_finds_nothing() {
     finds_nothing_against_itself("ikigai");
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn agent_tools_against_itself_finds_nothing() {
     finds_nothing_against_itself("agent-tools");
 }
@@ -119,16 +122,19 @@ fn boris_drop_code_prefix_is_found_shrunk_and_written() {
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn agent_tools_uppercase_codes_is_found_shrunk_and_written() {
     found_shrunk_and_written("agent-tools", "uppercase-codes", "29", false);
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn ikigai_omit_is_error_is_found_shrunk_and_written() {
     found_shrunk_and_written("ikigai", "omit-is-error", "29", false);
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn gemini_cli_drop_trailing_period_is_found_shrunk_and_written() {
     found_shrunk_and_written("gemini-cli", "drop-trailing-period", "11", false);
 }
@@ -197,6 +203,7 @@ fn a_baseline_of_known_signatures_lets_only_new_ones_fail() {
 /// and a listed class whose witness case no longer diverges is reported STALE and
 /// fails the run, as a run's baseline entry that starts passing does.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn a_yaml_baseline_accepts_classes_by_rule_and_reports_stale_ones() {
     let dir = tempfile::tempdir().expect("tempdir");
     let written = dir.path().join("written.yaml");
@@ -279,6 +286,7 @@ fn a_yaml_baseline_accepts_classes_by_rule_and_reports_stale_ones() {
 /// counts as its class seen and as a call that disagreed. A baseline naming only
 /// the later class, or none, stops the case at the first, as before.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn a_case_goes_on_past_a_known_divergence_and_finds_a_later_new_one() {
     let dir = tempfile::tempdir().expect("tempdir");
     let class = |tool: &str, witness: &str| {
@@ -409,6 +417,7 @@ fn a_case_goes_on_past_a_known_divergence_and_finds_a_later_new_one() {
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("explore.json");
@@ -509,6 +518,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
 /// that give that place (`given.outside`): they pass on the reference and are
 /// ESCAPE on the mutated server, which `run` judges by the same canaries.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn an_escape_is_found_shrunk_and_written_as_scenarios_that_catch_it() {
     let out = tempfile::tempdir().expect("tempdir");
     let json = out.path().join("explore.json");
@@ -609,6 +619,7 @@ fn an_escape_is_found_shrunk_and_written_as_scenarios_that_catch_it() {
 /// against itself finds nothing, and the honest reference as its subject diverges
 /// with the oracle's answer as the mutated one.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn an_oracle_from_a_target_file_is_the_one_compared_against() {
     let dir = tempfile::tempdir().expect("tempdir");
     let oracle = target_file(dir.path(), ", --mutate, drop-code-prefix", "");
@@ -643,6 +654,7 @@ fn an_oracle_from_a_target_file_is_the_one_compared_against() {
 /// A subject that dies mid-call is a divergence of its own level, with its stderr
 /// tail, and the run goes on to the next case.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn a_subject_that_crashes_is_a_broken_divergence() {
     let script = crate::support::repo().join("tests/servers/hostile.sh");
     let server = format!("bash {} exit {{root}}", script.display());
@@ -669,6 +681,7 @@ fn a_subject_that_crashes_is_a_broken_divergence() {
 /// from `explore.yaml` reach both sides through their settings mappings, and
 /// shrinking leaves out every drawn setting but the one the deviation needs.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn a_deviation_under_a_setting_is_found_with_the_setting_shown() {
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("explore.json");
@@ -742,6 +755,7 @@ fn hiding(tools: &[&str]) -> String {
 /// A subject lacking a tool: its calls are UNSUPPORTED, counted and not compared;
 /// lacking every explored tool, the run says so in one line and exits 1.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn calls_of_tools_the_subject_does_not_list_are_unsupported() {
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("explore.json");
@@ -795,6 +809,7 @@ fn calls_of_tools_the_subject_does_not_list_are_unsupported() {
 /// Shard K of N runs every N-th case from K-1, so the shards of `--cases C`
 /// together diverge exactly where one run of `--cases C*N` does.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn the_shards_of_a_partitioned_run_together_find_what_the_whole_run_finds() {
     let dir = tempfile::tempdir().expect("tempdir");
     let common = [

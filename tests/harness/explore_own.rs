@@ -111,6 +111,7 @@ fn write_explore_file_keeps_the_derived_file_and_refuses_to_overwrite_it() {
 /// A server whose list items declare no properties (or no `items` at all) is
 /// explored, not refused: those lists are drawn as lists of plain values.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn lists_whose_items_declare_no_properties_are_explored() {
     // The server starts in its fixture, so the script and its list are named whole.
     let replay = format!(
@@ -188,6 +189,7 @@ fn fail_fast_stops_at_the_first_new_divergence() {
 /// (tests/servers/flaky.sh: every other start is a mutation) is found, and
 /// `--fail-fast` stops there.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn a_flaky_server_explored_against_itself_is_found() {
     let counter = tempfile::tempdir().expect("tempdir");
     let server = format!(

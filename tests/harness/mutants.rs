@@ -8,11 +8,11 @@ use std::path::Path;
 use crate::support::{assert_matches_schema, running, toolspec, MUTANTS_SCHEMA};
 use predicates::prelude::*;
 
-/// The suites a local `cargo test` scores: every one but boris, whose 193
+/// The suites the deep tier scores when run by hand: every one but boris, whose
 /// scenarios, each run honestly, against all its conforming variations at once and
-/// against its 73 mutations, cost about half the CPU of the whole score (3 of 6 s),
-/// and so a tenth of the budget of `cargo test`. `TOOLSPEC_MUTANTS_SUITES=all` (as
-/// `.ci/run` sets) scores every suite, and a comma-separated list names suites.
+/// against its mutations, cost about half the CPU of the whole score.
+/// `TOOLSPEC_MUTANTS_SUITES=all` (as `.ci/run` sets) scores every suite, and a
+/// comma-separated list names suites.
 fn suites_to_score() -> Vec<String> {
     let every: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/specs"))
         .expect("specs")
@@ -32,6 +32,7 @@ fn suites_to_score() -> Vec<String> {
 /// A survivor is a hole in a suite: close it with a scenario, never by weakening
 /// the mutation. The scores written as JSON name one killer per mutation.
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn every_mutation_in_every_catalogue_is_killed_by_its_suite() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("scores.json");
@@ -224,6 +225,7 @@ fn killers_of_bash_stdout_only(extra: &[&str]) -> (Vec<String>, bool) {
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn a_mutation_stops_at_its_first_killer_and_full_names_every_one() {
     let (first, full_count) = killers_of_bash_stdout_only(&[]);
     assert!(!full_count);

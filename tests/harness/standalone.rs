@@ -298,6 +298,7 @@ fn comparable(report: &serde_json::Value) -> serde_json::Value {
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn shards_merged_give_the_same_report_as_one_run() {
     let dir = tempfile::tempdir().expect("tempdir");
     let json = |name: &str| dir.path().join(name);

@@ -35,11 +35,19 @@ pub(crate) fn place_executable(from: &Path, to: &Path) {
     );
 }
 
-/// Runs the ignored tests `names` (full paths) alone in a fresh process of this
+/// Runs the ignored tests `names` (full paths, each named `own_process_…` so
+/// the deep tier's `--ignored` run can skip them) alone in a fresh process of this
 /// test binary, one after another, and asserts that all of them passed: for a
 /// test that needs what a process holds to itself (its peak memory, becoming a
 /// subreaper), away from the tests that run beside it here.
 pub(crate) fn run_in_own_process(names: &[&str]) {
+    for name in names {
+        let test = name.rsplit("::").next().unwrap_or(name);
+        assert!(
+            test.starts_with("own_process_"),
+            "{name}: a test run in its own process is named own_process_…"
+        );
+    }
     let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
         .arg("--exact")
         .args(names)

@@ -27,6 +27,7 @@
 
 pub(crate) mod append;
 pub(crate) mod bless;
+pub(crate) mod clock_readings;
 pub(crate) mod covers;
 pub(crate) mod expectation;
 pub(crate) mod new_suite;

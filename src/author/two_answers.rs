@@ -7,6 +7,8 @@
 
 use serde_json::Value;
 
+use super::clock_readings::{loosen, Recorded};
+
 /// Two answers that differ where no placeholder can stand: where (` at PATH`,
 /// or nothing at the root) and the two values.
 #[derive(Debug, thiserror::Error)]
@@ -30,9 +32,20 @@ pub(crate) struct Merged {
 /// (`text`, a file's text, a `json` string: placeholders allowed) or exact
 /// (`code`, `is_error`), or an error when they differ where no placeholder can
 /// stand.
+///
+/// In a template, the clock readings of both answers are loosened first
+/// (`clock_readings.rs`): two runs at once share most of a timestamp, which no
+/// later run would.
 pub(crate) fn merged(first: &Value, second: &Value, template: bool) -> Result<Merged, Unmergeable> {
     let mut loosened = Vec::new();
-    let value = merge(first, second, template, "", &mut loosened)?;
+    let value = if template {
+        let clock = Recorded::now();
+        let first = loosen(first, clock, false, &mut loosened);
+        let second = loosen(second, clock, false, &mut Vec::new());
+        merge(&first, &second, template, "", &mut loosened)?
+    } else {
+        merge(first, second, template, "", &mut loosened)?
+    };
     Ok(Merged { value, loosened })
 }
 

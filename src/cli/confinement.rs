@@ -37,7 +37,11 @@ pub(crate) fn confinement(mut args: ConfinementArgs, colour: bool) -> Result<Out
             "--suite: the suite is the one written from the server's tools".into(),
         ));
     }
-    let Some(mut target) = external_target(args.run.target.as_deref(), args.run.server.as_deref())?
+    let Some(mut target) = external_target(
+        args.run.target.as_deref(),
+        args.run.server.as_deref(),
+        args.run.noise,
+    )?
     else {
         return Err(CliError::Confinement(
             "give the server: --server 'CMD {root}' or --target FILE".into(),

@@ -105,6 +105,8 @@ pub(crate) struct ExploreArgs {
     /// says so.
     #[arg(long)]
     no_isolation: bool,
+    #[command(flatten)]
+    noise: super::target_flags::NoiseFlag,
 }
 
 pub(crate) fn explore_command(
@@ -133,8 +135,10 @@ pub(crate) fn explore_command(
     let isolated = !args.no_isolation;
     let oracle = match (&args.oracle, against_itself) {
         (Some(path), _) => load_target_file(path)?,
-        (None, true) => external_target(args.target.as_deref(), args.server.as_deref())?
-            .ok_or_else(|| CliError::Explore("no server to explore".to_string()))?,
+        (None, true) => {
+            external_target(args.target.as_deref(), args.server.as_deref(), args.noise)?
+                .ok_or_else(|| CliError::Explore("no server to explore".to_string()))?
+        }
         (None, false) => Target::reference(&exe, suite),
     }
     .isolated_if(isolated)
@@ -149,7 +153,8 @@ pub(crate) fn explore_command(
             }
         }
         (None, server, target) => {
-            external_target(target.as_deref(), server.as_deref())?.unwrap_or_else(|| oracle.clone())
+            external_target(target.as_deref(), server.as_deref(), args.noise)?
+                .unwrap_or_else(|| oracle.clone())
         }
     }
     .isolated_if(isolated)

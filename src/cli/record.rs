@@ -102,6 +102,8 @@ pub(crate) struct RecordArgs {
     /// --no-isolation` does: what it answers then is what is recorded.
     #[arg(long)]
     no_isolation: bool,
+    #[command(flatten)]
+    noise: super::target_flags::NoiseFlag,
 }
 
 /// The suite to record into: one of --specs, or a new one (its `suite.yaml`
@@ -158,7 +160,7 @@ fn the_suite(
 }
 
 fn the_target(args: &RecordArgs) -> Result<Target, CliError> {
-    external_target(args.target.as_deref(), args.server.as_deref())?
+    external_target(args.target.as_deref(), args.server.as_deref(), args.noise)?
         .map(|target| target.isolated_if(!args.no_isolation))
         .ok_or_else(|| CliError::Record("say which server: --server or --target".into()))
 }
@@ -346,7 +348,9 @@ fn record_groups<'a>(
                 }
             }
         }
-        recorder.stop();
+        if let Some(noise) = recorder.stop() {
+            say(format!("note: {noise}"));
+        }
     }
     Ok(recorded)
 }
@@ -408,7 +412,9 @@ fn record_typed(
             }
         }
     }
-    recorder.stop();
+    if let Some(noise) = recorder.stop() {
+        say(format!("note: {noise}"));
+    }
     if recorded.is_empty() {
         return Err(refuse("no call was typed; nothing to record".into()));
     }

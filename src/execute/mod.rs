@@ -252,6 +252,7 @@ async fn run(
     };
     let stderr_tail = session.stderr_tail();
     *denial_lines = session.denial_lines();
+    report.warnings.extend(session.stdout_noise());
     let stopped = session.stop().await;
     // A cancelled scenario's fixture goes with it: nobody will read its verdict.
     let mut verdict = verdict?;

@@ -93,6 +93,13 @@ pub struct Target {
     /// answers a call. Never less than the call timeout, which is the start's
     /// timeout when neither says.
     pub start_timeout_ms: Option<u64>,
+    /// Lines on the server's stdout that are not JSON (a banner, a log line) are
+    /// skipped with a warning in each report instead of ending the session
+    /// (`skip_stdout_noise: true` in a target file, `--skip-stdout-noise`). The
+    /// stdio transport forbids them and toolspec refuses them by default, but the
+    /// MCP SDKs' clients skip them, so a server that logs on stdout works in the
+    /// field and can still have its tools checked.
+    pub skip_stdout_noise: bool,
 }
 
 /// A setting whose values go in the command line in place of one of its words,

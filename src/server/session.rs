@@ -19,7 +19,7 @@ use super::exchange::{Exchange, Recorded};
 use super::http_client::CheckedHttp;
 use super::port_lease::PortLease;
 use super::process::{ServerProcess, StopFault};
-use super::stdout_guard::{guard, Fault};
+use super::stdout_guard::{guard, Fault, Noise};
 use super::supervisor_child::ServerPipes;
 use super::Target;
 use crate::fixture::Places;
@@ -66,6 +66,9 @@ pub(crate) struct Session {
     /// The port it serves on over HTTP, held from before it starts until the
     /// session is gone (`port_lease.rs`).
     port: Option<PortLease>,
+    /// The lines that are not JSON skipped on stdout, when the target lets them
+    /// be (`Target::skip_stdout_noise`).
+    noise: Noise,
 }
 
 /// Why `initialize` did not complete, and whether the server did answer it: an
@@ -205,11 +208,17 @@ impl Session {
             stderr_done,
             stdin: None,
             port: None,
+            noise: target.skip_stdout_noise.then(Arc::default),
         };
         let connected = match &target.url {
             None => {
                 let exchange = Arc::new(Exchange::default());
-                let from_server = guard(stdout, session.fault.clone(), exchange.clone());
+                let from_server = guard(
+                    stdout,
+                    session.fault.clone(),
+                    exchange.clone(),
+                    session.noise.clone(),
+                );
                 let transport =
                     Recorded::new(AsyncRwTransport::new_client(from_server, stdin), exchange);
                 tokio::time::timeout(timeout, ().serve(transport))
@@ -412,6 +421,22 @@ impl Session {
     }
 
     /// The last few KiB the server wrote on stderr.
+    /// A warning that the server wrote lines that are not JSON on stdout, which
+    /// were skipped (`Target::skip_stdout_noise`), if it did.
+    pub(crate) fn stdout_noise(&self) -> Option<String> {
+        let noise = self.noise.as_ref()?.lock().ok()?;
+        let first = noise.first.as_deref()?;
+        let lines = noise.lines;
+        let (plural, are) = if lines == 1 {
+            ("line", "is")
+        } else {
+            ("lines", "are")
+        };
+        Some(format!(
+            "the server wrote {lines} {plural} that {are} not JSON on stdout, skipped (skip_stdout_noise); the first: {first}"
+        ))
+    }
+
     pub(crate) fn stderr_tail(&self) -> String {
         let bytes = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
         String::from_utf8_lossy(&bytes).into_owned()

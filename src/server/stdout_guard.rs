@@ -21,8 +21,27 @@ pub(super) const MAX_TOTAL_BYTES: usize = 256 * 1024 * 1024;
 /// What the guard found wrong, shared with the session for its reports.
 pub(super) type Fault = Arc<Mutex<Option<String>>>;
 
-/// Forwards well-formed lines from `stdout` into the returned stream.
-pub(super) fn guard<R>(stdout: R, fault: Fault, exchange: Arc<Exchange>) -> DuplexStream
+/// The lines that are not JSON a guard skipped, when its target lets it
+/// (`Target::skip_stdout_noise`): how many, and the first, for the warning.
+#[derive(Debug, Default)]
+pub(super) struct SkippedNoise {
+    pub(super) lines: u64,
+    pub(super) first: Option<String>,
+}
+
+/// Where a guard that skips noise counts it; `None` refuses noise instead.
+pub(super) type Noise = Option<Arc<Mutex<SkippedNoise>>>;
+
+/// Forwards well-formed lines from `stdout` into the returned stream. A line that
+/// is not JSON at all ends it too, unless `noise` counts such lines: then it is
+/// skipped, as the MCP SDKs' own clients skip it (JSON that is not a JSON-RPC
+/// message still ends the stream).
+pub(super) fn guard<R>(
+    stdout: R,
+    fault: Fault,
+    exchange: Arc<Exchange>,
+    noise: Noise,
+) -> DuplexStream
 where
     R: AsyncRead + Unpin + Send + 'static,
 {
@@ -52,7 +71,15 @@ where
             if trimmed.is_empty() {
                 continue;
             }
-            if let Err(why) = check_message(trimmed).and_then(|m| Ok(exchange.received(&m)?)) {
+            let checked = check_message(trimmed);
+            if let (Err(StdoutError::NotJson { shown }), Some(noise)) = (&checked, &noise) {
+                if let Ok(mut skipped) = noise.lock() {
+                    skipped.lines += 1;
+                    skipped.first.get_or_insert_with(|| shown.clone());
+                }
+                continue;
+            }
+            if let Err(why) = checked.and_then(|m| Ok(exchange.received(&m)?)) {
                 set(&fault, why.to_string());
                 break;
             }
@@ -92,7 +119,7 @@ enum StdoutError {
         shown: String,
     },
     /// A line that is not JSON.
-    #[error("the server wrote something that is not JSON on stdout: {shown}")]
+    #[error("the server wrote something that is not JSON on stdout: {shown} (the stdio transport carries JSON-RPC messages only; --skip-stdout-noise, or skip_stdout_noise: true in a target file, skips such lines with a warning)")]
     NotJson {
         /// The line.
         shown: String,

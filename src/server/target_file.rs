@@ -66,6 +66,10 @@ struct TargetFile {
     /// How long the server may take to start and answer `initialize`, in
     /// milliseconds (`Target::start_timeout_ms`); `record` says what to set.
     start_timeout_ms: Option<u64>,
+    /// Skip lines on stdout that are not JSON, with a warning
+    /// (`Target::skip_stdout_noise`).
+    #[serde(default)]
+    skip_stdout_noise: bool,
     /// Once the switch that turned Landlock on; isolation is the default now, so it
     /// is accepted and does nothing.
     #[serde(default)]
@@ -433,6 +437,7 @@ pub(crate) fn target_from_text(path: &Path, text: &str) -> Result<Target, LoadEr
         baseline,
         require_all_tools: file.require_all_tools,
         start_timeout_ms: file.start_timeout_ms,
+        skip_stdout_noise: file.skip_stdout_noise,
         pins: file.suites,
         isolation: Isolation {
             enabled: true,

@@ -335,6 +335,82 @@ fn a_server_that_writes_garbage_is_an_error() {
     );
 }
 
+/// A banner or log line on stdout ends the session with an error that names the
+/// way out; with `--skip-stdout-noise` (or `skip_stdout_noise: true` in a target
+/// file) such lines are skipped, the scenario is judged, and its report warns of
+/// them. JSON that is not JSON-RPC is still an error then.
+#[test]
+fn a_banner_on_stdout_is_an_error_unless_skipped_and_then_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let banner = format!(
+        "sh -c 'echo Server running on stdio; exec \"$0\" reference-server --dialect boris --root \"$1\"' {} {{root}}",
+        exe().display()
+    );
+    let run_with = |extra: &[&str], json: &str| {
+        let output = crate::support::toolspec()
+            .args(["run", "--suite", "boris", "--id"])
+            .arg(format!("boris::cross-tool-error-codes::{PROBE}"))
+            // The wrapper runs the test's own build, which only the test's
+            // machine sees: this is about stdout, not isolation.
+            .args(["--no-isolation", "--server", &banner, "--json"])
+            .arg(dir.path().join(json))
+            .args(extra)
+            .output()
+            .expect("toolspec runs");
+        let report = std::fs::read(dir.path().join(json))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .map(|report| report["scenarios"][0].clone());
+        let said = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), report, said)
+    };
+    // The banner comes before `initialize` is answered: the server cannot start,
+    // which ends the run at once (exit 2) with the one error, naming the way out.
+    let (code, report, said) = run_with(&[], "strict.json");
+    assert_eq!(code, Some(2), "{said}");
+    assert!(report.is_none(), "{report:?}");
+    assert!(
+        said.contains("not JSON on stdout: Server running on stdio")
+            && said.contains("--skip-stdout-noise"),
+        "{said}"
+    );
+
+    let (code, skipped, said) = run_with(&["--skip-stdout-noise"], "skipped.json");
+    let skipped = skipped.unwrap_or_else(|| panic!("no report: {said}"));
+    assert_eq!(code, Some(0), "{skipped}");
+    assert_eq!(skipped["verdict"], "PASS", "{skipped}");
+    let warnings = skipped["warnings"].to_string();
+    assert!(
+        warnings.contains("wrote 1 line that is not JSON on stdout, skipped"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("Server running on stdio"), "{warnings}");
+
+    // The target file's key does the same; JSON that is not JSON-RPC still ends it.
+    let target = dir.path().join("noisy.yaml");
+    std::fs::write(
+        &target,
+        format!(
+            "name: noisy\ncommand: [bash, {}, not-jsonrpc]\nskip_stdout_noise: true\n",
+            repo().join("tests/servers/hostile.sh").display()
+        ),
+    )
+    .expect("target file");
+    let output = crate::support::toolspec()
+        .args(["run", "--suite", "boris", "--timeout-ms", "5000", "--id"])
+        .arg(format!("boris::cross-tool-error-codes::{PROBE}"))
+        .arg("--target")
+        .arg(&target)
+        .output()
+        .expect("toolspec runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("not a JSON-RPC 2.0 message on stdout"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn a_server_that_answers_with_a_malformed_result_is_an_error() {
     let boris = suite("specs/boris");

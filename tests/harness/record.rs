@@ -624,3 +624,51 @@ fn a_recorded_session_is_written_as_shown_and_passes_three_runs() {
         "nothing written"
     );
 }
+
+/// Two runs at once read the clock in the same second, so `record` loosens what
+/// reads as the clock of the recording (a date near it, with names or ISO 8601,
+/// a Unix time) and says so; a date far from it stays as it was. The suite then
+/// passes a run made later.
+#[test]
+fn clock_readings_of_the_recording_are_loosened_and_said() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let specs = dir.path().join("specs");
+    let command = "date; date -u +%Y-%m-%dT%H:%M:%SZ; date +%s; date -u -d @978307200";
+    let args = serde_json::json!({ "command": command }).to_string();
+    let out = toolspec_in(
+        &specs,
+        &[
+            "record",
+            "--suite",
+            "clock",
+            "--convention",
+            "bracket-code",
+            "--server",
+            &server("boris", ""),
+            "--tool",
+            "bash",
+            "--args",
+            &args,
+            "--write",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(
+        stdout.matches("a clock reading of the recording").count(),
+        2,
+        "{stdout}"
+    );
+    assert!(stdout.contains("a Unix time of the recording"), "{stdout}");
+    let written = std::fs::read_to_string(specs.join("clock/recorded.yaml")).expect("written");
+    for line in [
+        "[..]",
+        "{int}-{int}-{int}T{int}:{int}:{int}Z",
+        "Mon Jan  1 00:00:00 UTC 2001",
+    ] {
+        assert!(written.contains(line), "no `{line}` in:\n{written}");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (code, ran) = run(&specs, "clock", &server("boris", ""));
+    assert_eq!(code, Some(0), "{ran}");
+}

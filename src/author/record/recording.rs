@@ -134,9 +134,9 @@ impl<'a> SessionRecorder<'a> {
         })
     }
 
-    /// Stops both servers.
-    pub(crate) fn stop(self) {
-        self.live.stop();
+    /// Stops both servers; returns the warning of stdout noise skipped, if any.
+    pub(crate) fn stop(self) -> Option<String> {
+        self.live.stop()
     }
 }
 

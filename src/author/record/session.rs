@@ -168,12 +168,16 @@ impl LiveSession {
         Ok([first, second])
     }
 
-    /// Stops both servers, with everything they started.
-    pub(crate) fn stop(self) {
+    /// Stops both servers, with everything they started; returns the warning
+    /// that the first wrote lines that are not JSON on stdout, skipped
+    /// (`Target::skip_stdout_noise`), if it did.
+    pub(crate) fn stop(self) -> Option<String> {
+        let noise = self.runs.first().and_then(|run| run.session.stdout_noise());
         for run in self.runs {
             // A server that does not stop cleanly has already answered every call.
             let _ = self.runtime.block_on(run.session.stop());
         }
+        noise
     }
 }
 

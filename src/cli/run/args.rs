@@ -87,6 +87,8 @@ pub(crate) struct RunArgs {
     /// home, the network (docs/isolation.md). The summary line says so.
     #[arg(long)]
     pub(in crate::cli) no_isolation: bool,
+    #[command(flatten)]
+    pub(in crate::cli) noise: crate::cli::target_flags::NoiseFlag,
     /// Accepted and does nothing: isolation is the default now.
     #[arg(long, hide = true)]
     pub(super) sandbox: bool,

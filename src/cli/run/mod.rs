@@ -41,7 +41,7 @@ pub(crate) fn run(
              --no-isolation or its target file's `isolation:` section says otherwise"
         );
     }
-    let external = external_target(args.target.as_deref(), args.server.as_deref())?;
+    let external = external_target(args.target.as_deref(), args.server.as_deref(), args.noise)?;
     let ids = IdSelection::gather(&args.ids, args.ids_from.as_deref())?;
     let suites = plan::suites_to_run(catalogue, &args.suite, ids.as_ref(), external.as_ref())?;
     if args.bless.is_some() {

@@ -51,7 +51,7 @@ pub(crate) const PENDING_DIR: &str = ".toolspec/pending";
 #[serde(deny_unknown_fields)]
 pub(crate) struct Pending {
     pub format: u32,
-    /// The command that made it (`record`).
+    /// The command that made it (`record`, `bless` or `explore`).
     pub made_by: String,
     /// Its arguments (the program's name and `--write` left out).
     pub command: Vec<String>,

@@ -4,9 +4,12 @@
 //! command prints them (making a server's control characters inert on the way).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::author::bless::file_diff;
+use crate::author::found_file::Proposed;
 use crate::author::Written;
 use crate::explore::cases::budget::Budget;
 use crate::explore::compare::differential::{CaseOutcome, Divergence, ExploredCase};
@@ -406,6 +409,44 @@ pub(crate) fn written(written: &Written) -> Vec<String> {
     for (file, why) in &written.dropped {
         lines.push(format!("  dropped {file}: {}", first_line(why)));
     }
+    lines
+}
+
+/// What `--into` proposed: the file's diff, each scenario dropped and each
+/// signature the suite already has, and a line saying where it is kept (`kept`)
+/// or that it was written.
+pub(crate) fn proposed(suite: &str, proposed: &Proposed, kept: Option<&Path>) -> Vec<String> {
+    let shown = proposed.path.display();
+    let mut lines = Vec::new();
+    if let Some(after) = &proposed.after {
+        lines.extend(
+            file_diff(proposed.before.as_deref(), after, &proposed.path)
+                .lines()
+                .map(str::to_string),
+        );
+    }
+    for (file, why) in &proposed.dropped {
+        lines.push(format!("  dropped {file}: {}", first_line(why)));
+    }
+    for key in &proposed.known {
+        lines.push(format!(
+            "  left out {key}: a scenario of the suite was written from it already"
+        ));
+    }
+    let count = plural(proposed.scenarios, "scenario");
+    let dropped = match proposed.dropped.len() {
+        0 => String::new(),
+        n => format!(" ({} dropped)", plural(n, "scenario")),
+    };
+    lines.push(match (&proposed.after, kept) {
+        (None, _) => format!("explore {suite}: no scenario to add to {shown}{dropped}; nothing proposed"),
+        (Some(_), Some(kept)) => format!(
+            "explore {suite}: {count} would be added to {shown}{dropped}; nothing written \
+             (review the diff, then accept it with `toolspec review`, or give the same command --write); kept in {}",
+            kept.display()
+        ),
+        (Some(_), None) => format!("explore {suite}: {count} added to {shown}{dropped}"),
+    });
     lines
 }
 

@@ -130,6 +130,21 @@ impl<'f> Findings<'f> {
         })
     }
 
+    /// With `--fail-fast`, the case of the first new divergence, where the run
+    /// stopped starting cases; None without the flag or without a new one. One
+    /// answer for the text and the JSON report.
+    pub(crate) fn fail_fast_stop(&self) -> Option<u64> {
+        if !self.request.fail_fast {
+            return None;
+        }
+        self.classified
+            .classes
+            .iter()
+            .filter(|class| class.known.is_none())
+            .map(|class| class.first.0.number)
+            .min()
+    }
+
     /// How many of the baseline's classes no longer diverge.
     pub(crate) fn stale_count(&self) -> usize {
         self.stale().count()

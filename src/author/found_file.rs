@@ -62,7 +62,7 @@ pub(crate) enum FoundFileError {
 }
 
 /// The file `into` names in `suite`'s folder, or why it cannot be one.
-pub(crate) fn found_file_path(suite: &Suite, into: &str) -> Result<PathBuf, FoundFileError> {
+fn found_file_path(suite: &Suite, into: &str) -> Result<PathBuf, FoundFileError> {
     let bad = into.is_empty()
         || into.starts_with('.')
         || into.ends_with(".yaml")
@@ -72,6 +72,31 @@ pub(crate) fn found_file_path(suite: &Suite, into: &str) -> Result<PathBuf, Foun
         true => Err(FoundFileError::BadName(into.to_string())),
         false => Ok(suite.dir.join(format!("{into}.yaml"))),
     }
+}
+
+/// The file's text now (None: there is none yet).
+fn read_found_file(path: &std::path::Path) -> Result<Option<String>, FoundFileError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(FoundFileError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Whether `into` names a file of `suite` that scenarios can be added to the end
+/// of (or none yet), asked before any case runs so a run is not spent on what
+/// cannot be proposed.
+pub(crate) fn check_found_file(suite: &Suite, into: &str) -> Result<(), FoundFileError> {
+    let path = found_file_path(suite, into)?;
+    if let Some(text) = read_found_file(&path)? {
+        let probe = "  - name: probe\n";
+        appended(Some(&text), "", probe)
+            .map_err(|source| FoundFileError::Append { path, source })?;
+    }
+    Ok(())
 }
 
 /// The scenarios of `observed` that hold (round trip in `suite` against
@@ -84,11 +109,7 @@ pub(crate) fn propose_into(
     subject: Option<&Target>,
 ) -> Result<Proposed, FoundFileError> {
     let path = found_file_path(suite, into)?;
-    let before = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => return Err(FoundFileError::Unreadable { path, source }),
-    };
+    let before = read_found_file(&path)?;
     let mut proposed = Proposed {
         path: path.clone(),
         before: before.clone(),
@@ -140,4 +161,33 @@ fn suite_names(suite: &Suite, key: &str) -> bool {
             .iter()
             .any(|s| s.name.contains(&marker))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_scenarios_cannot_be_added_to_the_end_of_is_refused_before_any_case() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let folder = dir.path().join("specs/boris");
+        std::fs::create_dir_all(&folder).expect("suite folder");
+        let suite_yaml = include_str!("../../tests/data/explore/into/specs/boris/suite.yaml");
+        std::fs::write(folder.join("suite.yaml"), suite_yaml).expect("suite.yaml");
+        let suite = crate::scenario::load_suite(&folder).expect("the suite loads");
+        assert!(check_found_file(&suite, "found").is_ok(), "none yet");
+        for bad in ["x/y", "found.yaml", "suite", ".hidden", ""] {
+            let why = check_found_file(&suite, bad).expect_err(bad).to_string();
+            assert!(why.contains("is no file name"), "{why}");
+        }
+        std::fs::write(
+            folder.join("found.yaml"),
+            "requirement: R\nscenarios:\n  - name: a\nnote: after\n",
+        )
+        .expect("a file");
+        let why = check_found_file(&suite, "found")
+            .expect_err("keys after the list")
+            .to_string();
+        assert!(why.contains("not the file's last key"), "{why}");
+    }
 }

@@ -29,7 +29,7 @@ use super::triage::baseline_yaml::baseline_yaml;
 use super::triage::classes::{classify, shrink_new, Classified, DivergenceClass};
 use super::triage::stale::{recheck_unseen, WitnessRun};
 use super::triage::tally::Tally;
-use crate::author::found_file::{found_file_path, propose_into, Proposed};
+use crate::author::found_file::{check_found_file, propose_into, Proposed};
 use crate::author::pending::{relative_to_suite, Pending, PendingFile};
 use crate::author::suite_folder::free_folder;
 use crate::author::{write_suite, Observed, Written};
@@ -284,7 +284,7 @@ pub(crate) fn explore_session(
         free_folder(out, &suite.name).map_err(|e| ExploreError::Out(e.to_string()))?;
     }
     if let Some(into) = request.into {
-        found_file_path(suite, &into.file).map_err(|e| ExploreError::Into(e.to_string()))?;
+        check_found_file(suite, &into.file).map_err(|e| ExploreError::Into(e.to_string()))?;
     }
     reporter.event(SessionEvent::Began(request))?;
     if source.derived {

@@ -23,13 +23,16 @@
 //! - `two_answers.rs`: one value for two runs' answers, what differed made
 //!   placeholders and named;
 //! - `record/`: `toolspec record`, from the calls given or logged to scenarios;
-//! - `pending.rs`: a proposal shown and kept beside the suite until written.
+//! - `pending.rs`: a proposal shown and kept beside the suite until written;
+//! - `found_file.rs`: `explore --into`, the found scenarios added to one file of
+//!   the explored suite itself (through `append.rs`), for a proposal.
 
 pub(crate) mod append;
 pub(crate) mod bless;
 pub(crate) mod clock_readings;
 pub(crate) mod covers;
 pub(crate) mod expectation;
+pub(crate) mod found_file;
 pub(crate) mod new_suite;
 pub(crate) mod pending;
 pub(crate) mod record;
@@ -197,6 +200,57 @@ pub(crate) enum WriteSuiteError {
     },
 }
 
+/// A case's scenarios that passed their round trip, drafted together: the file
+/// `--out` writes, or the items `--into` appends.
+pub(crate) struct CheckedDraft {
+    pub file_name: String,
+    pub text: String,
+    pub items: String,
+    /// How many scenarios it holds.
+    pub scenarios: usize,
+}
+
+/// The scenarios of `case` (drafted with `suite`'s clauses for `covers:`) that
+/// load in `check_in` and pass their round trip against `oracle` (and fail
+/// against `subject`), drafted together; each dropped one, or the whole case,
+/// added to `dropped` with why. None when none is kept.
+pub(crate) fn checked_draft(
+    case: &Observed,
+    suite: &crate::scenario::Suite,
+    check_in: &crate::scenario::Suite,
+    oracle: &crate::server::Target,
+    subject: Option<&crate::server::Target>,
+    dropped: &mut Vec<(String, String)>,
+) -> Option<CheckedDraft> {
+    let expected = match expectation::expected(case, suite.config.convention) {
+        Ok(expected) => expected,
+        Err(why) => {
+            dropped.push((case.key.clone(), why));
+            return None;
+        }
+    };
+    let mut kept = Vec::new();
+    for index in 0..expected.len() {
+        let Some(alone) = scenario_text::draft(case, &expected, suite, Some(index)) else {
+            continue;
+        };
+        match round_trip::rejection(&alone, check_in, oracle, subject) {
+            None => kept.push(expected[index].clone()),
+            Some(why) => dropped.push((alone.file_name.clone(), why)),
+        }
+    }
+    if kept.is_empty() {
+        return None;
+    }
+    let draft = scenario_text::draft(case, &kept, suite, None)?;
+    Some(CheckedDraft {
+        file_name: draft.file_name,
+        text: draft.text,
+        items: draft.items,
+        scenarios: kept.len(),
+    })
+}
+
 /// Writes `out/<suite>/`: the suite's own files, then for each case of `observed`
 /// one scenario file of the scenarios that passed their round trip against
 /// `oracle` (and failed against `subject`).
@@ -213,33 +267,15 @@ pub(crate) fn write_suite(
         ..Written::default()
     };
     for case in observed {
-        let expected = match expectation::expected(case, suite.config.convention) {
-            Ok(expected) => expected,
-            Err(why) => {
-                written.dropped.push((case.key.clone(), why));
-                continue;
-            }
-        };
-        let mut kept = Vec::new();
-        for index in 0..expected.len() {
-            let Some(alone) = scenario_text::draft(case, &expected, suite, Some(index)) else {
-                continue;
-            };
-            match round_trip::rejection(&alone, &target, oracle, subject) {
-                None => kept.push(expected[index].clone()),
-                Some(why) => written.dropped.push((alone.file_name.clone(), why)),
-            }
-        }
-        if kept.is_empty() {
-            continue;
-        }
-        let Some(draft) = scenario_text::draft(case, &kept, suite, None) else {
+        let Some(draft) =
+            checked_draft(case, suite, &target, oracle, subject, &mut written.dropped)
+        else {
             continue;
         };
         let path = target.dir.join(&draft.file_name);
         std::fs::write(&path, &draft.text)
             .map_err(|source| WriteSuiteError::Write { path, source })?;
-        written.files.push((draft.file_name, kept.len()));
+        written.files.push((draft.file_name, draft.scenarios));
     }
     Ok(written)
 }

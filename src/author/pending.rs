@@ -35,7 +35,9 @@
 //! the whole text it proposes. A key ending in `/` is a folder to make (its
 //! texts are `""`). A later `toolspec review` lists, diffs, accepts (writes
 //! `after` where the file is still `before`) or rejects (removes the JSON)
-//! each proposal.
+//! each proposal; where a file was edited since, the proposal is merged onto
+//! the edit (`resolve`), a scenario file it makes that another proposal made
+//! first getting its scenarios at that file's end.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,7 +53,7 @@ pub(crate) const PENDING_DIR: &str = ".toolspec/pending";
 #[serde(deny_unknown_fields)]
 pub(crate) struct Pending {
     pub format: u32,
-    /// The command that made it (`record`).
+    /// The command that made it (`record`, `bless` or `explore`).
     pub made_by: String,
     /// Its arguments (the program's name and `--write` left out).
     pub command: Vec<String>,
@@ -153,6 +155,20 @@ fn merged_onto(before: &str, now: &str, after: &str) -> Option<String> {
     }
     let (edit, change) = (now.strip_prefix(before)?, after.strip_prefix(before)?);
     Some(format!("{before}{edit}{change}"))
+}
+
+/// The proposal's text for a scenario file it makes new, which another
+/// proposal (of `record`, or of `explore --into`) made first: its scenarios added
+/// to the end of that file, as the command would have added them had the file
+/// been there. None where the proposed file is not one such a command makes
+/// (`requirement: ...` on one line, then `scenarios:` and its list), or where
+/// the file there cannot take them at its end.
+fn made_onto(now: &str, after: &str) -> Option<String> {
+    let (head, items) = after.split_once("\nscenarios:\n")?;
+    if head.contains('\n') || !head.starts_with("requirement:") {
+        return None;
+    }
+    crate::author::append::appended(Some(now), "", items).ok()
 }
 
 fn io<'p>(what: &'static str, path: &'p Path) -> impl FnOnce(std::io::Error) -> PendingError + 'p {
@@ -302,7 +318,8 @@ impl Pending {
             if file.now != before && !file.folder {
                 let merged = match (&before, &file.now) {
                     (Some(before), Some(now)) => merged_onto(before, now, &file.after),
-                    _ => None,
+                    (None, Some(now)) => made_onto(now, &file.after),
+                    (_, None) => None,
                 };
                 file.after = merged.ok_or_else(|| PendingError::Conflict {
                     file: file.path.clone(),
@@ -387,6 +404,19 @@ fn write_new(path: &Path, text: &str) -> Result<(), PendingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_file_two_proposals_make_gets_the_second_ones_scenarios_at_its_end() {
+        let made = "requirement: R\nscenarios:\n  - name: a\n    then: {}\n";
+        let also = "requirement: \"Found\"\nscenarios:\n  - name: b\n    then: {}\n";
+        let both = made_onto(made, also).expect("merged");
+        assert_eq!(both, format!("{made}\n  - name: b\n    then: {{}}\n"));
+        assert_eq!(
+            made_onto(made, "requirement: R\nnote: n\nscenarios:\n  - x\n"),
+            None
+        );
+        assert_eq!(made_onto("[]\n", also), None);
+    }
 
     #[test]
     fn a_proposal_is_written_only_while_its_files_are_as_shown() {

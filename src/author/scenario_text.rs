@@ -17,6 +17,9 @@ use crate::scenario::{Basis, Suite};
 pub(crate) struct Draft {
     pub file_name: String,
     pub text: String,
+    /// The scenarios alone, each at two spaces (`  - name: ...`), as
+    /// `author::append` adds them to the end of an existing file.
+    pub items: String,
 }
 
 /// A value as YAML: its JSON, with every character YAML does not allow raw
@@ -138,7 +141,7 @@ pub(crate) fn draft(
 ) -> Option<Draft> {
     let judged = observed.judged()?;
     let tool = &judged.tool;
-    let mut text = format!(
+    let header = format!(
         "requirement: {}\nnote: {}\nscenarios:\n",
         quoted(&format!("{tool}, explored")),
         quoted(&format!(
@@ -147,6 +150,7 @@ pub(crate) fn draft(
             observed.provenance
         )),
     );
+    let mut text = String::new();
     let spec_cover = expected
         .iter()
         .find(|e| e.basis == Basis::Spec)
@@ -245,7 +249,8 @@ pub(crate) fn draft(
             observed.kind.label(),
             observed.key
         ),
-        text,
+        text: format!("{header}{text}"),
+        items: text,
     })
 }
 

@@ -3,7 +3,8 @@
 //! is printed first, so any run can be made again; timings go to stderr, so the
 //! same seed and number of cases print the same stdout at any `--jobs`.
 //!
-//! This file resolves the two sides from the flags, hands the run to the explore
+//! This file resolves the two sides from the flags (and, for `--into`, where
+//! the proposal is kept), hands the run to the explore
 //! stage (`explore::session`), and prints what the stage reports through the
 //! renderers of `report::explore`.
 
@@ -15,12 +16,14 @@ use super::explore_progress::ExploreProgress;
 use super::outcome::Outcome;
 use super::output::say;
 use super::target_flags::external_target;
-use crate::catalogue::{refuse_without_reference, Catalogue};
+use crate::author::pending::{pending_path, Pending};
+use crate::catalogue::{refuse_without_reference, Catalogue, Origin};
 use crate::explore::cases::budget::{Budget, Shard};
 use crate::explore::cases::watch::Watch;
 use crate::explore::compare::differential::ExploredCase;
 use crate::explore::session::{
-    explore_session, ReportFailed, SessionEnd, SessionEvent, SessionReporter, SessionRequest,
+    explore_session, FoundInto, ReportFailed, SessionEnd, SessionEvent, SessionReporter,
+    SessionRequest,
 };
 use crate::explore::shrink::shrink_case;
 use crate::proof::mutants::catalogue as mutations;
@@ -88,6 +91,18 @@ pub(crate) struct ExploreArgs {
     /// `DIR/<suite>/` (which must not exist or be empty).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Propose each new divergence, shrunk, as scenarios added to the explored
+    /// suite's own file FILE.yaml (default: found.yaml), made or appended to as
+    /// `record --into` does: shown as a diff and kept as a pending proposal
+    /// beside the suite for `toolspec review`; nothing is written into the
+    /// suite without --write.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "found", conflicts_with = "out")]
+    into: Option<String>,
+    /// With --into: write the file at once. Given with the arguments of a run
+    /// that kept a proposal, it writes that proposal as shown, exploring
+    /// nothing again (as `record --write`).
+    #[arg(long, requires = "into")]
+    write: bool,
     /// Re-runs each new divergence may take to shrink (0: no shrinking).
     #[arg(long, default_value_t = shrink_case::DEFAULT_BUDGET)]
     shrink_budget: usize,
@@ -129,6 +144,16 @@ pub(crate) fn explore_command(
             "give the server with --server or --target (explored against itself), or the oracle with --oracle FILE",
         )?;
     }
+    let into = match &args.into {
+        Some(file) => {
+            let into = found_into(catalogue, suite, file, args)?;
+            if let Some(outcome) = write_kept(&into, suite)? {
+                return Ok(outcome);
+            }
+            Some(into)
+        }
+        None => None,
+    };
     let exe = std::env::current_exe().map_err(CliError::OwnExecutable)?;
     // Both sides alike: a side isolated and the other not would diverge on
     // everything the isolation denies, which is no difference of the programs.
@@ -179,6 +204,7 @@ pub(crate) fn explore_command(
         baseline: args.baseline.as_deref(),
         shrink_budget: args.shrink_budget,
         out: args.out.as_deref(),
+        into: into.as_ref(),
         write_baseline: args.write_baseline.as_deref(),
         fail_fast: args.fail_fast,
         write_explore_file: args.write_explore_file,
@@ -191,6 +217,82 @@ pub(crate) fn explore_command(
         SessionEnd::Held => Outcome::Held,
         SessionEnd::Broken => Outcome::Broken,
     })
+}
+
+/// `--into FILE` resolved: refused for a built-in suite (it is rewritten from
+/// the binary each time, so nothing proposed into it could be kept), with the
+/// proposal's place keyed by the arguments as `record`'s is.
+fn found_into(
+    catalogue: &Catalogue,
+    suite: &crate::scenario::Suite,
+    file: &str,
+    args: &ExploreArgs,
+) -> Result<FoundInto, CliError> {
+    if catalogue.origin(&suite.name) == Some(&Origin::BuiltIn) {
+        return Err(CliError::Explore(format!(
+            "--into: the built-in suite {0} cannot take proposals; write it out with `toolspec suites export DIR --suite {0}` and explore the copy with `--specs DIR/specs`",
+            suite.name
+        )));
+    }
+    let command = proposal_key();
+    Ok(FoundInto {
+        file: file.to_string(),
+        proposal: pending_path(&suite.dir, "explore", &command),
+        command,
+        write: args.write,
+    })
+}
+
+/// `--write` given with the arguments of a run that kept a proposal: that
+/// proposal written as it was shown, no case run again. None when there is none.
+fn write_kept(
+    into: &FoundInto,
+    suite: &crate::scenario::Suite,
+) -> Result<Option<Outcome>, CliError> {
+    if !into.write {
+        return Ok(None);
+    }
+    let refuse = |why: String| CliError::Explore(why);
+    let Some(pending) = Pending::load(&into.proposal).map_err(|e| refuse(e.to_string()))? else {
+        return Ok(None);
+    };
+    let written = pending
+        .apply(&suite.dir, &into.proposal)
+        .map_err(|e| refuse(e.to_string()))?;
+    for path in &written {
+        say(format!("wrote {}", path.display()));
+    }
+    say(format!(
+        "explore {}: wrote the proposal shown ({}); no case was run",
+        suite.name,
+        into.proposal.display()
+    ));
+    Ok(Some(Outcome::Held))
+}
+
+/// What names a proposal of `--into`: the command's arguments but `--write` and
+/// those that change how the run goes, not what it finds (`--jobs`, `--json`,
+/// `--timeout-ms`, `--no-isolation`), so the same exploration finds its
+/// proposal again.
+fn proposal_key() -> Vec<String> {
+    let mut key = Vec::new();
+    let mut skip_value = false;
+    for arg in std::env::args_os().skip(1) {
+        let arg = arg.to_string_lossy().into_owned();
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        match arg.as_str() {
+            "--write" | "--no-isolation" => {}
+            "--jobs" | "-j" | "--json" | "--timeout-ms" => skip_value = true,
+            _ if ["--jobs=", "--json=", "--timeout-ms="]
+                .iter()
+                .any(|p| arg.starts_with(p))
+                || (arg.starts_with("-j") && !arg.starts_with("--")) => {}
+            _ => key.push(arg),
+        }
+    }
+    key
 }
 
 /// The console reporter: the live progress line while cases run, the stage's
@@ -243,6 +345,11 @@ impl SessionReporter for Printed<'_> {
                 Vec::new()
             }
             SessionEvent::Wrote(written) => text::written(written),
+            SessionEvent::Proposed {
+                suite,
+                proposed,
+                kept,
+            } => text::proposed(suite, proposed, kept),
         };
         for line in lines {
             say(line);

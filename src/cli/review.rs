@@ -1,4 +1,4 @@
-//! `toolspec review`: the proposals `record` (and `run --bless`) kept beside a
+//! `toolspec review`: the proposals `record`, `run --bless` and `explore --into` kept beside a
 //! suite of `--specs`, one after another, each shown as the diff of every file
 //! it changes, as it would be written now, and taken as the answer says:
 //! accept (written, the proposal gone), reject (the proposal gone, nothing

@@ -2,7 +2,8 @@
 //! oracle's tools read, the explore file loaded, the cases generated and compared,
 //! their divergences classified, the new ones shrunk, the baseline's unseen
 //! witnesses run again, and what was asked for written (`--out`, the found
-//! baseline). The command only resolves the two sides and renders what this tells
+//! baseline), or proposed into the suite itself (`--into`, a pending proposal
+//! for `toolspec review`, or written at once with `--write`). The command only resolves the two sides and renders what this tells
 //! its reporter, in the order a reader wants it: the run's heading, the settings
 //! and the tools the subject lacks before the cases run, the findings after.
 
@@ -28,6 +29,8 @@ use super::triage::baseline_yaml::baseline_yaml;
 use super::triage::classes::{classify, shrink_new, Classified, DivergenceClass};
 use super::triage::stale::{recheck_unseen, WitnessRun};
 use super::triage::tally::Tally;
+use crate::author::found_file::{check_found_file, propose_into, Proposed};
+use crate::author::pending::{relative_to_suite, Pending, PendingFile};
 use crate::author::suite_folder::free_folder;
 use crate::author::{write_suite, Observed, Written};
 use crate::execute::parallel::default_jobs;
@@ -62,6 +65,8 @@ pub(crate) struct SessionRequest<'a> {
     pub shrink_budget: usize,
     /// Where new divergences are written as a suite.
     pub out: Option<&'a Path>,
+    /// Where new divergences are proposed into the explored suite itself.
+    pub into: Option<&'a FoundInto>,
     /// Where every signature found is written as a baseline.
     pub write_baseline: Option<&'a Path>,
     /// Stop starting cases at the first new divergence (`--fail-fast`).
@@ -69,6 +74,20 @@ pub(crate) struct SessionRequest<'a> {
     /// Write the explore file derived for a suite that has none beside its
     /// `suite.yaml` (`--write-explore-file`).
     pub write_explore_file: bool,
+}
+
+/// `--into FILE`: the new divergences' scenarios added to the suite's file
+/// `FILE.yaml`, kept as a pending proposal (`record`'s kind, `made_by:
+/// explore`) or, with `--write`, written at once.
+pub(crate) struct FoundInto {
+    /// The file's name without `.yaml`.
+    pub file: String,
+    /// Where the proposal is kept (`author::pending::pending_path`).
+    pub proposal: PathBuf,
+    /// The command's arguments, for the proposal's `command`.
+    pub command: Vec<String>,
+    /// Write the file at once instead of keeping the proposal.
+    pub write: bool,
 }
 
 /// Everything a run found, for the reporters, once its cases have run.
@@ -111,6 +130,21 @@ impl<'f> Findings<'f> {
         })
     }
 
+    /// With `--fail-fast`, the case of the first new divergence, where the run
+    /// stopped starting cases; None without the flag or without a new one. One
+    /// answer for the text and the JSON report.
+    pub(crate) fn fail_fast_stop(&self) -> Option<u64> {
+        if !self.request.fail_fast {
+            return None;
+        }
+        self.classified
+            .classes
+            .iter()
+            .filter(|class| class.known.is_none())
+            .map(|class| class.first.0.number)
+            .min()
+    }
+
     /// How many of the baseline's classes no longer diverge.
     pub(crate) fn stale_count(&self) -> usize {
         self.stale().count()
@@ -145,6 +179,13 @@ pub(crate) enum SessionEvent<'e> {
     Finished(&'e Findings<'e>),
     /// `--out` wrote a suite.
     Wrote(&'e Written),
+    /// `--into` proposed scenarios into the suite: kept as a proposal at
+    /// `kept`, or, when None, written.
+    Proposed {
+        suite: &'e str,
+        proposed: &'e Proposed,
+        kept: Option<&'e Path>,
+    },
 }
 
 /// A reporter could not write a report file.
@@ -195,6 +236,9 @@ pub(crate) enum ExploreError {
     /// `--out` names a folder that cannot take the suite, or writing it failed.
     #[error("{0}")]
     Out(String),
+    /// `--into` names no file of the suite, or proposing into it failed.
+    #[error("--into: {0}")]
+    Into(String),
     #[error(transparent)]
     Report(#[from] ReportFailed),
 }
@@ -238,6 +282,9 @@ pub(crate) fn explore_session(
     };
     if let Some(out) = request.out {
         free_folder(out, &suite.name).map_err(|e| ExploreError::Out(e.to_string()))?;
+    }
+    if let Some(into) = request.into {
+        check_found_file(suite, &into.file).map_err(|e| ExploreError::Into(e.to_string()))?;
     }
     reporter.event(SessionEvent::Began(request))?;
     if source.derived {
@@ -346,6 +393,17 @@ pub(crate) fn explore_session(
             .map_err(|e| ExploreError::Out(e.to_string()))?;
         reporter.event(SessionEvent::Wrote(&written))?;
     }
+    if let Some(into) = request.into {
+        let observed = observe_new(&plan.sides, &classified, request.seed);
+        let proposed = propose_into(suite, &into.file, &observed, oracle, Some(subject))
+            .map_err(|e| ExploreError::Into(e.to_string()))?;
+        let kept = keep_proposed(suite, into, &proposed)?;
+        reporter.event(SessionEvent::Proposed {
+            suite: &suite.name,
+            proposed: &proposed,
+            kept: kept.then_some(into.proposal.as_path()),
+        })?;
+    }
     if let Some(path) = request.write_baseline {
         write_found_baseline(path, &classified, request.seed)?;
     }
@@ -446,6 +504,43 @@ fn observe_new(sides: &Sides<'_>, classified: &Classified<'_>, seed: u64) -> Vec
                 .ok()
         })
         .collect()
+}
+
+/// `--into`'s scenarios kept as a pending proposal beside the suite (true), or
+/// with `--write` written into the file (false); nothing when there is none.
+fn keep_proposed(
+    suite: &Suite,
+    into: &FoundInto,
+    proposed: &Proposed,
+) -> Result<bool, ExploreError> {
+    let Some(after) = &proposed.after else {
+        return Ok(false);
+    };
+    let fail = |why: String| ExploreError::Into(why);
+    let name = relative_to_suite(&suite.dir, &proposed.path)
+        .ok_or_else(|| fail(format!("{} is outside the suite", proposed.path.display())))?;
+    let pending = Pending {
+        format: 1,
+        made_by: "explore".into(),
+        command: into.command.clone(),
+        files: BTreeMap::from([(
+            name,
+            PendingFile {
+                before: proposed.before.clone(),
+                after: after.clone(),
+            },
+        )]),
+    };
+    if into.write {
+        pending
+            .apply(&suite.dir, &into.proposal)
+            .map_err(|e| fail(e.to_string()))?;
+        return Ok(false);
+    }
+    pending
+        .save(&into.proposal)
+        .map_err(|e| fail(e.to_string()))?;
+    Ok(true)
 }
 
 /// Every class the run found written to `path` as a baseline (YAML with each

@@ -336,7 +336,7 @@ fn a_case_goes_on_past_a_known_divergence_and_finds_a_later_new_one() {
         "{stdout}"
     );
     assert!(
-        stdout.contains(" 1 divergences (escape 0, broken 0, convention 1, text 0, files 0), 1 known, passed over, 0 cases not run"),
+        stdout.contains(" 1 divergence (escape 0, broken 0, convention 1, text 0, files 0), 1 known, passed over, 0 cases not run"),
         "{stdout}"
     );
     assert!(
@@ -349,7 +349,7 @@ fn a_case_goes_on_past_a_known_divergence_and_finds_a_later_new_one() {
         "{stdout}"
     );
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
-    assert_eq!(written["schema_version"], 6);
+    assert_eq!(written["schema_version"], 7);
     // Both calls compared, and both disagreed.
     assert_eq!(written["calls"], 2);
     assert_eq!(written["agreement"]["convention"], 0.0);
@@ -477,7 +477,7 @@ fn one_seed_prints_the_same_at_any_jobs_and_the_json_has_every_divergence() {
         "{beside}"
     );
     let written = assert_matches_schema(EXPLORE_SCHEMA, &json);
-    assert_eq!(written["schema_version"], 6);
+    assert_eq!(written["schema_version"], 7);
     assert_eq!(written["seed"], 28);
     let headings = four.lines().filter(|l| l.starts_with("DIVERGENCE")).count();
     assert!(headings > 0, "{four}");

@@ -28,10 +28,12 @@ fn reference_server() -> String {
 /// A suite as `record` makes it (no explore.yaml, no reference) is explored: the
 /// derived file is printed with each argument's meaning, the server runs against
 /// itself (the line says so), and an honest server shows nothing. With
-/// `--fail-fast` and nothing new, the run goes to its end.
+/// `--fail-fast` and nothing new, the run goes to its end (`stopped` null).
 #[test]
 fn a_recorded_suite_is_explored_against_itself_with_a_derived_file() {
     let server = reference_server();
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let json = dir.path().join("explore.json");
     let (code, stdout, stderr) = explore_in(
         &own_specs(),
         &[
@@ -46,9 +48,18 @@ fn a_recorded_suite_is_explored_against_itself_with_a_derived_file() {
             "--jobs",
             "1",
             "--fail-fast",
+            "--json",
+            json.to_str().expect("a UTF-8 path"),
         ],
     );
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let report = crate::support::assert_matches_schema(crate::support::EXPLORE_SCHEMA, &json);
+    assert_eq!(report["fail_fast"], true);
+    assert_eq!(
+        report["stopped"],
+        serde_json::Value::Null,
+        "it went to its end"
+    );
     for line in [
         "explore mine: no explore.yaml; derived one from the oracle's tools/list (keep it with --write-explore-file):\n",
         "  tools:\n",
@@ -143,11 +154,14 @@ fn lists_whose_items_declare_no_properties_are_explored() {
 }
 
 /// `--fail-fast` stops at the first new divergence: one block, shrunk, a line
-/// saying where, exit 1, and fewer cases run than asked, the same at any --jobs.
+/// saying where, exit 1, and fewer cases run than asked, the same at any --jobs;
+/// the `--json` report says so too (`fail_fast`, `stopped`).
 #[test]
 fn fail_fast_stops_at_the_first_new_divergence() {
+    let dir = tempfile::tempdir().expect("temporary folder");
     let mut shown = Vec::new();
     for jobs in ["1", "3"] {
+        let json = dir.path().join(format!("explore-{jobs}.json"));
         let output = toolspec()
             .args([
                 "explore",
@@ -165,6 +179,8 @@ fn fail_fast_stops_at_the_first_new_divergence() {
                 "--jobs",
                 jobs,
             ])
+            .arg("--json")
+            .arg(&json)
             .output()
             .expect("toolspec runs");
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -179,7 +195,13 @@ fn fail_fast_stops_at_the_first_new_divergence() {
             stdout.contains("explore boris: --fail-fast: stopped at the first new divergence, case 0, after 1 case of 40"),
             "{stdout}"
         );
-        assert!(stdout.contains("explore boris: 1 cases, "), "{stdout}");
+        assert!(stdout.contains("explore boris: 1 case, "), "{stdout}");
+        let report = crate::support::assert_matches_schema(crate::support::EXPLORE_SCHEMA, &json);
+        assert_eq!(report["fail_fast"], true);
+        assert_eq!(
+            report["stopped"],
+            serde_json::json!({ "case": 0, "cases_run": 1 })
+        );
         shown.push(stdout);
     }
     assert_eq!(shown[0], shown[1]);

@@ -19,7 +19,7 @@ use crate::explore::triage::stale::WitnessRun;
 
 /// The version of the shape written; `docs/explore.schema.json` holds it as
 /// `schema_version`'s `const`, and a change of shape raises both.
-pub(crate) const EXPLORE_SCHEMA_VERSION: u64 = 6;
+pub(crate) const EXPLORE_SCHEMA_VERSION: u64 = 7;
 
 #[derive(Serialize)]
 struct ExploreReport<'r> {
@@ -36,6 +36,19 @@ struct ExploreReport<'r> {
     unsupported: Unsupported<'r>,
     agreement: AgreementRecord,
     baseline: Option<BaselineRecord<'r>>,
+    /// Whether the run was given `--fail-fast` (version 7).
+    fail_fast: bool,
+    /// Where `--fail-fast` stopped the run; None when it did not (version 7).
+    stopped: Option<StoppedRecord>,
+}
+
+/// Where `--fail-fast` stopped starting cases (version 7).
+#[derive(Serialize)]
+struct StoppedRecord {
+    /// The case of the first new divergence.
+    case: u64,
+    /// How many cases ran before the stop (`cases`).
+    cases_run: u64,
 }
 
 #[derive(Serialize)]
@@ -205,6 +218,11 @@ fn report<'r>(findings: &'r Findings<'r>) -> ExploreReport<'r> {
             files: agreement.fraction(Level::Files),
         },
         baseline: baseline(findings),
+        fail_fast: findings.request.fail_fast,
+        stopped: findings.fail_fast_stop().map(|case| StoppedRecord {
+            case,
+            cases_run: explored.cases,
+        }),
     }
 }
 

@@ -4,9 +4,12 @@
 //! command prints them (making a server's control characters inert on the way).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::author::bless::file_diff;
+use crate::author::found_file::Proposed;
 use crate::author::Written;
 use crate::explore::cases::budget::Budget;
 use crate::explore::compare::differential::{CaseOutcome, Divergence, ExploredCase};
@@ -30,7 +33,7 @@ pub(crate) fn heading(request: &SessionRequest<'_>) -> String {
         request.suite.name,
         request.seed,
         match request.budget {
-            Budget::Cases(cases) => format!("{cases} cases"),
+            Budget::Cases(cases) => plural(cases as usize, "case"),
             Budget::Seconds(limit) => match limit.as_secs() {
                 1 => "1 second".to_string(),
                 n => format!("{n} seconds"),
@@ -149,15 +152,15 @@ pub(crate) fn findings(findings: &Findings<'_>) -> Vec<String> {
     let classified = findings.classified;
     if tally.unsupported > 0 {
         lines.push(format!(
-            "explore {suite}: {} calls UNSUPPORTED (not made)",
-            tally.unsupported
+            "explore {suite}: {} UNSUPPORTED (not made)",
+            plural(tally.unsupported, "call")
         ));
     }
     lines.push(format!(
-        "explore {suite}: {} cases, {} calls, {} divergences ({}), {}{} cases not run",
-        findings.explored.cases,
-        tally.calls,
-        tally.divergences,
+        "explore {suite}: {}, {}, {} ({}), {}{} not run",
+        plural(findings.explored.cases as usize, "case"),
+        plural(tally.calls, "call"),
+        plural(tally.divergences, "divergence"),
         Level::ALL
             .iter()
             .zip(tally.by_level)
@@ -170,11 +173,11 @@ pub(crate) fn findings(findings: &Findings<'_>) -> Vec<String> {
         } else {
             String::new()
         },
-        tally.failed
+        plural(tally.failed, "case")
     ));
     lines.push(format!(
-        "explore {suite}: {} signatures, {} new{}",
-        classified.classes.len(),
+        "explore {suite}: {}, {} new{}",
+        plural(classified.classes.len(), "signature"),
         classified.new_count(),
         if findings.baseline.is_some() {
             format!(
@@ -200,25 +203,15 @@ pub(crate) fn findings(findings: &Findings<'_>) -> Vec<String> {
 /// With `--fail-fast`, where the run stopped: the case of its first new
 /// divergence, and how many cases ran of those asked for.
 fn fail_fast_stop(findings: &Findings<'_>) -> Option<String> {
-    if !findings.request.fail_fast {
-        return None;
-    }
-    let first = findings
-        .classified
-        .classes
-        .iter()
-        .filter(|class| class.known.is_none())
-        .map(|class| class.first.0.number)
-        .min()?;
+    let first = findings.fail_fast_stop()?;
     let asked = match findings.request.budget {
         Budget::Cases(cases) => format!(" of {cases}"),
         Budget::Seconds(_) => String::new(),
     };
     Some(format!(
-        "explore {}: --fail-fast: stopped at the first new divergence, case {first}, after {} case{}{asked}",
+        "explore {}: --fail-fast: stopped at the first new divergence, case {first}, after {}{asked}",
         findings.request.suite.name,
-        findings.explored.cases,
-        if findings.explored.cases == 1 { "" } else { "s" },
+        plural(findings.explored.cases as usize, "case"),
     ))
 }
 
@@ -227,8 +220,8 @@ fn fail_fast_stop(findings: &Findings<'_>) -> Option<String> {
 pub(crate) fn timing(findings: &Findings<'_>) -> String {
     let seconds = findings.elapsed.as_secs_f64();
     format!(
-        "explore: {} cases in {seconds:.1}s ({:.1} cases/s, {:.1} calls/s)",
-        findings.explored.cases,
+        "explore: {} in {seconds:.1}s ({:.1} cases/s, {:.1} calls/s)",
+        plural(findings.explored.cases as usize, "case"),
         findings.explored.cases as f64 / seconds.max(1e-9),
         findings.tally.calls as f64 / seconds.max(1e-9),
     )
@@ -398,14 +391,53 @@ fn case_block(case: &Case, divergence: &Divergence) -> Vec<String> {
 pub(crate) fn written(written: &Written) -> Vec<String> {
     let scenarios: usize = written.files.iter().map(|(_, n)| n).sum();
     let mut lines = vec![format!(
-        "wrote {} scenario files ({scenarios} scenarios) to {}; {} scenarios dropped",
-        written.files.len(),
+        "wrote {} ({}) to {}; {} dropped",
+        plural(written.files.len(), "scenario file"),
+        plural(scenarios, "scenario"),
         written.dir.display(),
-        written.dropped.len()
+        plural(written.dropped.len(), "scenario")
     )];
     for (file, why) in &written.dropped {
         lines.push(format!("  dropped {file}: {}", first_line(why)));
     }
+    lines
+}
+
+/// What `--into` proposed: the file's diff, each scenario dropped and each
+/// signature the suite already has, and a line saying where it is kept (`kept`)
+/// or that it was written.
+pub(crate) fn proposed(suite: &str, proposed: &Proposed, kept: Option<&Path>) -> Vec<String> {
+    let shown = proposed.path.display();
+    let mut lines = Vec::new();
+    if let Some(after) = &proposed.after {
+        lines.extend(
+            file_diff(proposed.before.as_deref(), after, &proposed.path)
+                .lines()
+                .map(str::to_string),
+        );
+    }
+    for (file, why) in &proposed.dropped {
+        lines.push(format!("  dropped {file}: {}", first_line(why)));
+    }
+    for key in &proposed.known {
+        lines.push(format!(
+            "  left out {key}: a scenario of the suite was written from it already"
+        ));
+    }
+    let count = plural(proposed.scenarios, "scenario");
+    let dropped = match proposed.dropped.len() {
+        0 => String::new(),
+        n => format!(" ({} dropped)", plural(n, "scenario")),
+    };
+    lines.push(match (&proposed.after, kept) {
+        (None, _) => format!("explore {suite}: no scenario to add to {shown}{dropped}; nothing proposed"),
+        (Some(_), Some(kept)) => format!(
+            "explore {suite}: {count} would be added to {shown}{dropped}; nothing written \
+             (review the diff, then accept it with `toolspec review`, or give the same command --write); kept in {}",
+            kept.display()
+        ),
+        (Some(_), None) => format!("explore {suite}: {count} added to {shown}{dropped}"),
+    });
     lines
 }
 

@@ -23,6 +23,7 @@ mod process;
 pub(crate) mod runtime;
 mod server_exec;
 mod session;
+pub(crate) mod spare_count;
 mod spawner;
 mod stdout_guard;
 mod supervisor;

@@ -55,7 +55,7 @@ struct Spare<'a> {
 
 enum State<'a> {
     Opening(Pin<Box<dyn Future<Output = Opened> + 'a>>),
-    Opened(Opened),
+    Opened(Box<Opened>),
 }
 
 impl Spare<'_> {
@@ -63,7 +63,7 @@ impl Spare<'_> {
     fn go_on(&mut self, cx: &mut Context<'_>) {
         if let State::Opening(opening) = &mut self.state {
             if let Poll::Ready(opened) = opening.as_mut().poll(cx) {
-                self.state = State::Opened(opened);
+                self.state = State::Opened(Box::new(opened));
             }
         }
     }
@@ -139,7 +139,7 @@ impl<R> Worker<R> for WarmWorker<'_, R> {
             return (self.ended)(index, number, report);
         };
         let opened = match state {
-            State::Opened(opened) => opened,
+            State::Opened(opened) => *opened,
             State::Opening(opening) => runtime.block_on(alongside(opening, &mut self.spares)),
         };
         self.measured.started(opened.took());

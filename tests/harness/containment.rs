@@ -654,7 +654,11 @@ fn a_slow_server_is_started_ahead_on_one_job_and_nothing_is_left() {
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("4 PASS"), "{stdout}");
     let starts = starts(dir.path());
-    assert_eq!(starts.len(), 5, "the tool list's start, then one a scenario");
+    assert_eq!(
+        starts.len(),
+        5,
+        "the tool list's start, then one a scenario"
+    );
     // One job, run cold, starts each server after the last scenario (or the
     // tool list) ended, so at least the 1 s sleep after the one before; a
     // spare starts while the scenario before it is still starting or running.

@@ -156,12 +156,17 @@ impl<R> Worker<R> for WarmWorker<'_, R> {
     }
 }
 
-/// Runs `work` to its end while the spares go on opening.
+/// Runs `work` to its end while the spares go on opening. `work` is polled
+/// first, so where it and a spare start a server in the same turn, the
+/// scenario due first starts first.
 async fn alongside<T>(work: impl Future<Output = T>, spares: &mut VecDeque<Spare<'_>>) -> T {
     let mut work = std::pin::pin!(work);
     std::future::poll_fn(|cx| {
-        spares.iter_mut().for_each(|spare| spare.go_on(cx));
-        work.as_mut().poll(cx)
+        let polled = work.as_mut().poll(cx);
+        if polled.is_pending() {
+            spares.iter_mut().for_each(|spare| spare.go_on(cx));
+        }
+        polled
     })
     .await
 }

@@ -75,7 +75,7 @@ pub(crate) fn mutants(catalogue: &Catalogue, args: &MutantsArgs) -> Result<Outco
         // The bundled server's scenarios mostly wait (on a background task, a
         // timeout, a sleeping command), and the variations run every one of them,
         // the slow ones too: as for `run`, four a core unless --jobs says.
-        jobs: schedule::workers(args.jobs, true, 0, default_jobs()),
+        jobs: schedule::workers(args.jobs, true, 0, default_jobs()).count,
         full_count: args.full,
         hints: &killers,
         isolated: !args.no_isolation,

@@ -15,6 +15,7 @@ pub(crate) mod schedule;
 pub(crate) mod standing;
 mod unsupported;
 mod verdict;
+mod warm;
 
 pub use verdict::{Escape, EscapeKind, Excuse, ScenarioReport, Verdict};
 pub(crate) use verdict::{JudgedCall, ANSWER_LIMIT};
@@ -100,87 +101,144 @@ pub(crate) fn run_scenario_unless_cancelled(
     if cancel.is_cancelled() {
         return None;
     }
-    let started = Instant::now();
-    let id = scenario_id(suite, file_stem, scenario);
-    let requirement = suite
-        .files
-        .iter()
-        .find(|f| f.stem == file_stem)
-        .map(|f| f.content.requirement.clone())
-        .unwrap_or_default();
-    let mut report = ScenarioReport {
-        excuse: Excuse::of(&target.baseline, &id),
-        requirement,
-        covers: scenario.covers.clone(),
-        note: scenario.note.clone(),
-        basis: scenario.basis,
-        since: scenario.since,
-        pinned: target.pins.get(&suite.name).copied(),
-        ..ScenarioReport::blank(id, Verdict::Pass)
+    let run = ScenarioRun {
+        suite,
+        file_stem,
+        scenario,
+        target,
+        options,
+        listed,
     };
     let runtime = match crate::server::runtime::thread_runtime() {
         Ok(rt) => rt,
         Err(e) => {
+            let mut report = run.begin_report();
             report.verdict = error(format!("cannot start an async runtime: {e}"), String::new());
             return Some(report);
         }
     };
-    // The lines of the server's stderr that may show a denial, from wherever in it
-    // they came: an ERROR's tail holds only the server's last words, and a FAIL
-    // keeps no stderr at all.
-    let mut denial_lines = Vec::new();
-    report.verdict =
-        match listed.and_then(|l| unsupported::missing_tool(suite, scenario, target, l)) {
-            Some(missing) => missing.verdict(target),
-            None => runtime.block_on(run(
-                suite,
-                scenario,
-                target,
-                options,
-                cancel,
-                &mut report,
-                &mut denial_lines,
-            ))?,
-        };
-    if target.isolation.enabled {
-        let stderr = match &report.verdict {
-            Verdict::Error { stderr_tail, .. } => Some(stderr_tail.as_str()),
-            Verdict::Fail(_) => Some(""),
-            _ => None,
-        };
-        if let Some(stderr) = stderr {
-            let answer = report.answer.as_deref().unwrap_or_default();
-            // The earliest denial first: what follows it is often its consequence.
-            let said: Vec<&str> = std::iter::once(answer)
-                .chain(denial_lines.iter().map(String::as_str))
-                .chain([stderr])
-                .collect();
-            report.isolation_denied =
-                crate::server::denied_by_isolation(target, &report.root, &said);
+    runtime.block_on(async { finish(run, open(run).await, cancel).await })
+}
+
+/// One scenario of a run, with all it runs against: what [`open`] and
+/// [`finish`] share.
+#[derive(Clone, Copy)]
+pub(crate) struct ScenarioRun<'a> {
+    pub suite: &'a Suite,
+    pub file_stem: &'a str,
+    pub scenario: &'a Scenario,
+    pub target: &'a Target,
+    pub options: &'a RunOptions,
+    /// The server's tool list, when it could be read (see [`run_scenario`]).
+    pub listed: Option<&'a BTreeSet<String>>,
+}
+
+impl ScenarioRun<'_> {
+    /// The report before anything has run: what the suite and target say of the
+    /// scenario, and a PASS to be replaced.
+    fn begin_report(&self) -> ScenarioReport {
+        let id = scenario_id(self.suite, self.file_stem, self.scenario);
+        let requirement = self
+            .suite
+            .files
+            .iter()
+            .find(|f| f.stem == self.file_stem)
+            .map(|f| f.content.requirement.clone())
+            .unwrap_or_default();
+        ScenarioReport {
+            excuse: Excuse::of(&self.target.baseline, &id),
+            requirement,
+            covers: self.scenario.covers.clone(),
+            note: self.scenario.note.clone(),
+            basis: self.scenario.basis,
+            since: self.scenario.since,
+            pinned: self.target.pins.get(&self.suite.name).copied(),
+            ..ScenarioReport::blank(id, Verdict::Pass)
         }
     }
-    report.elapsed = started.elapsed();
-    Some(report)
 }
 
-fn scenario_id(suite: &Suite, file_stem: &str, scenario: &Scenario) -> String {
-    format!("{}::{}::{}", suite.name, file_stem, scenario.name)
+/// A scenario up to its first call ([`open`]): its report begun, and its
+/// fixture and started server, or the verdict it ended in before any call.
+/// `run`'s warm spares are scenarios opened ahead of their turn
+/// (`execute::warm`); a cold run opens and finishes at once.
+pub(crate) struct Opened {
+    report: ScenarioReport,
+    /// How long opening took (the fixture built, the server started): the part
+    /// of the scenario's deadline and duration spent before its calls.
+    took: Duration,
+    state: Opening,
 }
 
-/// The verdict, or None when `cancel` fired first; `denial_lines` gets the lines
-/// of the server's stderr the session kept as possible denials.
-async fn run(
-    suite: &Suite,
-    scenario: &Scenario,
-    target: &Target,
-    options: &RunOptions,
-    cancel: &Cancel,
+enum Opening {
+    /// Ended before any call: skipped, UNSUPPORTED, or its fixture or server
+    /// could not be made; with the server's stderr lines that may show a denial.
+    Ended {
+        verdict: Verdict,
+        denial_lines: Vec<String>,
+    },
+    Live(Box<Live>),
+}
+
+/// A scenario's fixture and its server, started and initialized.
+struct Live {
+    fixture: Fixture,
+    session: Session,
+    root: String,
+    timeout: Duration,
+    deadline: Duration,
+}
+
+impl Opened {
+    /// How long opening took.
+    pub(crate) fn took(&self) -> Duration {
+        self.took
+    }
+}
+
+/// Opens `run`'s scenario: the tool it needs checked against the server's list,
+/// its requirements against the machine, its fixture built whole and its server
+/// started on it with the scenario's settings and initialized, within the
+/// scenario's deadline. Nothing here depends on when the scenario's turn comes,
+/// so a scenario opened ahead of it is started exactly as a cold one is.
+pub(crate) async fn open(run: ScenarioRun<'_>) -> Opened {
+    let began = tokio::time::Instant::now();
+    let mut report = run.begin_report();
+    let state = match run
+        .listed
+        .and_then(|l| unsupported::missing_tool(run.suite, run.scenario, run.target, l))
+    {
+        Some(missing) => Opening::Ended {
+            verdict: missing.verdict(run.target),
+            denial_lines: Vec::new(),
+        },
+        None => open_live(run, &mut report, began).await,
+    };
+    Opened {
+        report,
+        took: began.elapsed(),
+        state,
+    }
+}
+
+async fn open_live(
+    run: ScenarioRun<'_>,
     report: &mut ScenarioReport,
-    denial_lines: &mut Vec<String>,
-) -> Option<Verdict> {
-    let started = tokio::time::Instant::now();
+    began: tokio::time::Instant,
+) -> Opening {
+    let ScenarioRun {
+        suite,
+        scenario,
+        target,
+        options,
+        ..
+    } = run;
+    let ended = |verdict| Opening::Ended {
+        verdict,
+        denial_lines: Vec::new(),
+    };
     if let Some(why) = skip_reason(scenario, target) {
-        return Some(Verdict::Skip(why));
+        return ended(Verdict::Skip(why));
     }
     let tree = scenario
         .given
@@ -195,7 +253,7 @@ async fn run(
     ) {
         Ok(f) => f,
         Err(e) => {
-            return Some(error(
+            return ended(error(
                 format!("cannot build the fixture: {e}"),
                 String::new(),
             ))
@@ -212,46 +270,127 @@ async fn run(
             .unwrap_or(suite.config.call_timeout_ms),
     );
     let deadline = scenario_deadline(suite, options, timeout, target.start_timeout(timeout));
-    let past_deadline = || {
-        format!(
-            "the scenario ran past its deadline of {} ms (scenario_timeout_ms, at least three \
-             call timeouts), so it was ended and the server stopped",
-            deadline.as_millis()
-        )
-    };
     let launched = tokio::time::timeout_at(
-        started + deadline,
+        began + deadline,
         Session::launch(target, fixture.places(), &settings, timeout),
     );
     // Starting is not cut short: it is brief, and a started session is stopped
     // the one way that waits for everything the server started.
-    let mut session = match launched.await {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => {
-            *denial_lines = e.denial_lines;
-            return Some(error(e.message, e.stderr_tail));
+    match launched.await {
+        Ok(Ok(session)) => Opening::Live(Box::new(Live {
+            fixture,
+            session,
+            root,
+            timeout,
+            deadline,
+        })),
+        Ok(Err(e)) => Opening::Ended {
+            verdict: error(e.message, e.stderr_tail),
+            denial_lines: e.denial_lines,
+        },
+        Err(_) => ended(error(past_deadline(deadline), String::new())),
+    }
+}
+
+/// Runs an opened scenario to its report: its calls, judged, within what is
+/// left of its deadline once its opening is taken off, counted from now, so
+/// time it waited opened for its turn counts for neither its deadline nor its
+/// duration (`elapsed` is its opening's time and its calls'). None when
+/// `cancel` fires first: the server is stopped and the fixture removed.
+pub(crate) async fn finish(
+    run: ScenarioRun<'_>,
+    opened: Opened,
+    cancel: &Cancel,
+) -> Option<ScenarioReport> {
+    let Opened {
+        mut report,
+        took,
+        state,
+    } = opened;
+    let turn = tokio::time::Instant::now();
+    // The lines of the server's stderr that may show a denial, from wherever in it
+    // they came: an ERROR's tail holds only the server's last words, and a FAIL
+    // keeps no stderr at all.
+    let (verdict, denial_lines) = match state {
+        Opening::Ended {
+            verdict,
+            denial_lines,
+        } => (verdict, denial_lines),
+        Opening::Live(live) => {
+            let until = turn + live.deadline.saturating_sub(took);
+            calls(run, *live, until, cancel, &mut report).await?
         }
-        Err(_) => return Some(error(past_deadline(), String::new())),
     };
+    report.verdict = verdict;
+    if run.target.isolation.enabled {
+        let stderr = match &report.verdict {
+            Verdict::Error { stderr_tail, .. } => Some(stderr_tail.as_str()),
+            Verdict::Fail(_) => Some(""),
+            _ => None,
+        };
+        if let Some(stderr) = stderr {
+            let answer = report.answer.as_deref().unwrap_or_default();
+            // The earliest denial first: what follows it is often its consequence.
+            let said: Vec<&str> = std::iter::once(answer)
+                .chain(denial_lines.iter().map(String::as_str))
+                .chain([stderr])
+                .collect();
+            report.isolation_denied =
+                crate::server::denied_by_isolation(run.target, &report.root, &said);
+        }
+    }
+    report.elapsed = took + turn.elapsed();
+    Some(report)
+}
+
+fn scenario_id(suite: &Suite, file_stem: &str, scenario: &Scenario) -> String {
+    format!("{}::{}::{}", suite.name, file_stem, scenario.name)
+}
+
+fn past_deadline(deadline: Duration) -> String {
+    format!(
+        "the scenario ran past its deadline of {} ms (scenario_timeout_ms, at least three \
+         call timeouts), so it was ended and the server stopped",
+        deadline.as_millis()
+    )
+}
+
+/// A live scenario's calls, judged, by `until`: the verdict and the lines of the
+/// server's stderr the session kept as possible denials, or None when `cancel`
+/// fired first. The session is stopped whatever the verdict.
+async fn calls(
+    run: ScenarioRun<'_>,
+    live: Live,
+    until: tokio::time::Instant,
+    cancel: &Cancel,
+    report: &mut ScenarioReport,
+) -> Option<(Verdict, Vec<String>)> {
+    let Live {
+        fixture,
+        mut session,
+        root,
+        timeout,
+        deadline,
+    } = live;
     let plan = Plan {
-        suite,
-        scenario,
-        target,
+        suite: run.suite,
+        scenario: run.scenario,
+        target: run.target,
         fixture: &fixture,
         root: &root,
         timeout,
-        keep_judged: options.keep_judged,
+        keep_judged: run.options.keep_judged,
     };
-    let driven = tokio::time::timeout_at(started + deadline, drive(&plan, &mut session, report));
+    let driven = tokio::time::timeout_at(until, drive(&plan, &mut session, report));
     let verdict = tokio::select! {
         ended = driven => Some(match ended {
             Ok(verdict) => verdict,
-            Err(_) => error(past_deadline(), session.stderr_tail()),
+            Err(_) => error(past_deadline(deadline), session.stderr_tail()),
         }),
         () = cancel.cancelled() => None,
     };
     let stderr_tail = session.stderr_tail();
-    *denial_lines = session.denial_lines();
+    let denial_lines = session.denial_lines();
     report.warnings.extend(session.stdout_noise());
     let stopped = session.stop().await;
     // A cancelled scenario's fixture goes with it: nobody will read its verdict.
@@ -260,11 +399,11 @@ async fn run(
         // Whatever the calls showed, the run did not hold the server.
         verdict = error(broken.to_string(), stderr_tail);
     }
-    if options.keep_failed && matches!(verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
+    if run.options.keep_failed && matches!(verdict, Verdict::Fail(_) | Verdict::Error { .. }) {
         fixture.keep();
         report.root_kept = true;
     }
-    Some(verdict)
+    Some((verdict, denial_lines))
 }
 
 /// How long the scenario may run in all: the suite's `scenario_timeout_ms` (or the

@@ -8,13 +8,16 @@
 //! is a job of its own (fresh fixture, fresh server), and the scenario's report is
 //! made from all of them once the last ends. Which scenario starts when is
 //! [`super::schedule`]'s choice; the order reports are handed on in is not.
+//! Each worker may open the scenarios it takes next (fixture and server) while
+//! it runs the current one: its warm spares ([`super::warm`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
-use super::schedule::StartOrder;
-use crate::execute::{run_scenario, RunOptions, ScenarioReport};
+use super::schedule::{StartOrder, Workers};
+use super::warm::WarmWorker;
+use crate::execute::{RunOptions, ScenarioReport};
 use crate::scenario::{Scenario, Suite, SuiteScenarioFile};
 use crate::server::Target;
 
@@ -25,7 +28,8 @@ pub(crate) struct Planned<'a> {
     pub(crate) file: &'a SuiteScenarioFile,
     pub(crate) scenario: &'a Scenario,
     pub(crate) target: &'a Target,
-    /// The server's tool list, when it could be read (see [`run_scenario`]).
+    /// The server's tool list, when it could be read (see
+    /// [`super::run_scenario`]).
     pub(crate) listed: Option<&'a BTreeSet<String>>,
 }
 
@@ -36,7 +40,8 @@ pub(crate) struct Planned<'a> {
 /// the workers wait for the head once they are this far ahead.
 const AHEAD: usize = 256;
 
-/// Runs `work` on `workers` threads, starting its scenarios in `start`'s order,
+/// Runs `work` on `workers.count` threads, each keeping warm spares when
+/// `workers.warm`, starting its scenarios in `start`'s order,
 /// calling `on_report` with each scenario's report as its last attempt ends, then
 /// handing it to `in_order` (with its index in `work`) in the order of `work`: a
 /// report that ends before those ahead of it waits in a reorder buffer until they
@@ -46,7 +51,7 @@ const AHEAD: usize = 256;
 pub(crate) fn run_scenarios(
     work: &[Planned<'_>],
     options: &RunOptions,
-    workers: usize,
+    workers: Workers,
     start: &StartOrder,
     on_report: &(dyn Fn(&ScenarioReport) + Sync),
     in_order: &mut (dyn FnMut(usize, ScenarioReport) + Send),
@@ -55,16 +60,7 @@ pub(crate) fn run_scenarios(
     // Per scenario, the attempts that have ended, each with its number.
     let attempts: Mutex<Vec<Vec<(usize, ScenarioReport)>>> =
         Mutex::new(vec![Vec::new(); work.len()]);
-    let attempt = |index: usize, number: usize| -> Option<ScenarioReport> {
-        let planned = work[index];
-        let attempt = run_scenario(
-            planned.suite,
-            &planned.file.stem,
-            planned.scenario,
-            planned.target,
-            options,
-            planned.listed,
-        );
+    let ended = |index: usize, number: usize, attempt: ScenarioReport| -> Option<ScenarioReport> {
         let ended: Vec<ScenarioReport> = {
             // Pushing and sorting cannot leave the lists half changed.
             let mut all = attempts.lock().unwrap_or_else(PoisonError::into_inner);
@@ -80,22 +76,84 @@ pub(crate) fn run_scenarios(
         on_report(&report);
         Some(report)
     };
-    in_order_on_threads(start, repeat, workers, AHEAD, &attempt, in_order);
+    let worker = || -> Box<dyn Worker<ScenarioReport> + '_> {
+        Box::new(WarmWorker::new(work, options, &ended, workers.warm))
+    };
+    in_order_on_workers(start, repeat, workers.count, AHEAD, &worker, in_order);
 }
 
-/// Runs attempts `0..repeat` of the items of `start` on `jobs` threads, starting
-/// them in `start`'s order, and hands each item's result (the one its last attempt
-/// to end returns) to `in_order` in item order. An item started in its turn (not
-/// one of `start.early`) starts only while it is fewer than `ahead` places past the
-/// first item not yet handed on. An item whose attempt panics is passed over, so
-/// the others are not held up; the panic reaches the caller once every thread has
-/// ended.
+/// What one worker thread does with the jobs it takes, a job being attempt
+/// `number` of item `index`: it may start a job ahead of its turn (a scenario's
+/// warm spare: `super::warm`) and runs them in the order it took them.
+pub(crate) trait Worker<R> {
+    /// How many jobs it wants in hand, the next to run included.
+    fn wanted(&self) -> usize;
+    /// Starts a job: now, while the jobs before it run.
+    fn start(&mut self, index: usize, number: usize);
+    /// Runs the first job started and not yet run, to the item's result: None
+    /// when it was not the item's last attempt to end.
+    fn run_next(&mut self) -> Option<R>;
+}
+
+/// A worker that starts nothing ahead: each job runs whole in its turn.
+#[cfg(test)]
+struct Cold<'f, R> {
+    attempt: &'f (dyn Fn(usize, usize) -> Option<R> + Sync),
+    started: VecDeque<(usize, usize)>,
+}
+
+#[cfg(test)]
+impl<R> Worker<R> for Cold<'_, R> {
+    fn wanted(&self) -> usize {
+        1
+    }
+
+    fn start(&mut self, index: usize, number: usize) {
+        self.started.push_back((index, number));
+    }
+
+    fn run_next(&mut self) -> Option<R> {
+        let (index, number) = self.started.pop_front()?;
+        (self.attempt)(index, number)
+    }
+}
+
+/// [`in_order_on_workers`] with workers that start nothing ahead, each job an
+/// `attempt` of its own.
+#[cfg(test)]
 fn in_order_on_threads<R: Send>(
     start: &StartOrder,
     repeat: usize,
     jobs: usize,
     ahead: usize,
     attempt: &(dyn Fn(usize, usize) -> Option<R> + Sync),
+    in_order: &mut (dyn FnMut(usize, R) + Send),
+) {
+    let worker = || -> Box<dyn Worker<R> + '_> {
+        Box::new(Cold {
+            attempt,
+            started: VecDeque::new(),
+        })
+    };
+    in_order_on_workers(start, repeat, jobs, ahead, &worker, in_order);
+}
+
+/// Runs attempts `0..repeat` of the items of `start` on `jobs` threads, each
+/// with a [`Worker`] of its own, taking them in `start`'s order, and hands each
+/// item's result (the one its last attempt to end returns) to `in_order` in item
+/// order. A worker takes as many jobs as it wants in hand and starts each as it
+/// takes it, but an item taken in its turn (not one of `start.early`) starts
+/// only while it is fewer than `ahead` places past the first item not yet handed
+/// on: one past that is held unstarted, and nothing more taken, until it may.
+/// An item whose attempt panics is passed over, and so is every item its worker
+/// held, so the others are not held up; the panic reaches the caller once every
+/// thread has ended.
+fn in_order_on_workers<'w, R: Send>(
+    start: &StartOrder,
+    repeat: usize,
+    jobs: usize,
+    ahead: usize,
+    worker: &(dyn Fn() -> Box<dyn Worker<R> + 'w> + Sync),
     in_order: &mut (dyn FnMut(usize, R) + Send),
 ) {
     let items = start.order.len();
@@ -107,57 +165,95 @@ fn in_order_on_threads<R: Send>(
         consumer: in_order,
     });
     let moved = Condvar::new();
+    // Whether item `index` may start now, taken in its turn or not.
+    let may_start = |index: usize, in_turn: bool| -> bool {
+        !in_turn || line.lock().map_or(true, |held| index < held.next + ahead)
+    };
+    // Waits until item `index` may start.
+    let wait_to_start = |index: usize| {
+        if let Ok(mut held) = line.lock() {
+            while index >= held.next + ahead {
+                match moved.wait(held) {
+                    Ok(again) => held = again,
+                    // A consumer panicked: nothing is handed on any more.
+                    Err(_) => break,
+                }
+            }
+        }
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, total.max(1)) {
-            scope.spawn(|| loop {
-                let job = next_job.fetch_add(1, Ordering::Relaxed);
-                let Some(&index) = start.order.get(job / repeat) else {
-                    break;
-                };
-                let in_turn = job / repeat >= start.early;
-                if let (true, Ok(mut held)) = (in_turn, line.lock()) {
-                    while index >= held.next + ahead {
-                        match moved.wait(held) {
-                            Ok(again) => held = again,
-                            // A consumer panicked: nothing is handed on any more.
-                            Err(_) => break,
+            scope.spawn(|| {
+                let mut worker = worker();
+                // The jobs taken and not yet run, in order: (index, number, started).
+                let mut hand: VecDeque<(usize, usize, bool)> = VecDeque::new();
+                let mut taking = true;
+                loop {
+                    // Take jobs up to what the worker wants in hand, none past
+                    // one that must wait to start.
+                    while taking
+                        && hand.len() < worker.wanted()
+                        && hand.back().is_none_or(|&(_, _, started)| started)
+                    {
+                        let job = next_job.fetch_add(1, Ordering::Relaxed);
+                        let Some(&index) = start.order.get(job / repeat) else {
+                            taking = false;
+                            break;
+                        };
+                        let (number, in_turn) = (job % repeat, job / repeat >= start.early);
+                        let started = may_start(index, in_turn);
+                        if started {
+                            worker.start(index, number);
                         }
+                        hand.push_back((index, number, started));
                     }
-                }
-                let mut passed_over = PassOverOnPanic {
-                    index: Some(index),
-                    line: &line,
-                    moved: &moved,
-                };
-                let result = attempt(index, job % repeat);
-                passed_over.index = None;
-                if let Some(result) = result {
-                    if let Ok(mut held) = line.lock() {
-                        held.arrived(index, Some(result));
+                    let Some((index, number, started)) = hand.pop_front() else {
+                        break;
+                    };
+                    let mut passed_over = PassOverOnPanic {
+                        indices: std::iter::once(index)
+                            .chain(hand.iter().map(|&(i, _, _)| i))
+                            .collect(),
+                        line: &line,
+                        moved: &moved,
+                    };
+                    if !started {
+                        wait_to_start(index);
+                        worker.start(index, number);
                     }
-                    moved.notify_all();
+                    let result = worker.run_next();
+                    passed_over.indices.clear();
+                    if let Some(result) = result {
+                        if let Ok(mut held) = line.lock() {
+                            held.arrived(index, Some(result));
+                        }
+                        moved.notify_all();
+                    }
                 }
             });
         }
     });
 }
 
-/// Passes over item `index` when dropped by a panic in its attempt, so the items
-/// after it are handed on and the workers waiting for it go on.
+/// Passes over the items a worker held (the one it ran first) when dropped by a
+/// panic in its attempt, so the items after them are handed on and the workers
+/// waiting for them go on.
 struct PassOverOnPanic<'a, 'c, R> {
-    /// `None` once the attempt has returned.
-    index: Option<usize>,
+    /// Empty once the attempt has returned.
+    indices: Vec<usize>,
     line: &'a Mutex<Reorder<'c, R>>,
     moved: &'a Condvar,
 }
 
 impl<R> Drop for PassOverOnPanic<'_, '_, R> {
     fn drop(&mut self) {
-        let Some(index) = self.index else {
+        if self.indices.is_empty() {
             return;
-        };
+        }
         if let Ok(mut held) = self.line.lock() {
-            held.arrived(index, None);
+            for &index in &self.indices {
+                held.arrived(index, None);
+            }
         }
         self.moved.notify_all();
     }

@@ -347,7 +347,7 @@ pub(crate) fn explore_session(
         shard: request.shard,
         // Both sides the bundled server: four a core, as `run` runs it
         // (execute/schedule.rs).
-        jobs: schedule::workers(request.jobs, request.both_bundled, 0, default_jobs()),
+        jobs: schedule::workers(request.jobs, request.both_bundled, 0, default_jobs()).count,
         watch: reporter,
         fail_fast: request.fail_fast,
     };

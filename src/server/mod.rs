@@ -23,6 +23,7 @@ mod process;
 pub(crate) mod runtime;
 mod server_exec;
 mod session;
+pub(crate) mod spare_count;
 mod spawner;
 mod stdout_guard;
 mod supervisor;
@@ -47,7 +48,7 @@ pub(crate) use process::{
     contain_the_run, end_what_escaped, finish_interrupted_run, interrupted, output_of_listed,
     stop_spawner,
 };
-pub(crate) use session::{ListedTool, Session};
+pub(crate) use session::{ListedTool, Session, StartError};
 pub use target_file::load_target_file;
 pub(crate) use target_file::target_from_text;
 

@@ -595,3 +595,104 @@ fn own_process_escaped_processes_are_adopted_and_ended() {
     let report = slow.join().expect("the slow scenario");
     assert!(matches!(report.verdict, Verdict::Pass), "{report}");
 }
+
+/// Four scenarios against the reference server started after a 1 s sleep,
+/// whose starts `tests/servers/slow_start.sh --log` writes to `starts.log`,
+/// with toolspec's temporary folder `tmp/`, both in the folder returned.
+fn slow_starting_run(suite: &TempSuite) -> (tempfile::TempDir, std::process::Command) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("tmp")).expect("mkdir tmp");
+    let server = format!(
+        "sh {} --log {} 1 --dialect boris --root {{root}}",
+        crate::support::repo()
+            .join("tests/servers/slow_start.sh")
+            .display(),
+        dir.path().join("starts.log").display()
+    );
+    let bin_dir = exe().parent().expect("the binary's folder");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir.to_path_buf()).chain(std::env::split_paths(&path)),
+    )
+    .expect("PATH");
+    let mut cmd = std::process::Command::new(exe());
+    cmd.arg("--specs")
+        .arg(suite.top.path().join("specs"))
+        .args(["run", "--suite", "demo", "--color", "never", "--jobs", "1"])
+        // Isolated, the server could not write its log outside its root.
+        .args(["--no-isolation", "--server", &server])
+        .env("PATH", path)
+        .env("TMPDIR", dir.path().join("tmp"))
+        .env("TOOLSPEC_CACHE_DIR", crate::support::CACHE_DIR);
+    (dir, cmd)
+}
+
+/// The start times `slow_starting_run`'s server logged, in order.
+fn starts(dir: &Path) -> Vec<u128> {
+    let log = std::fs::read_to_string(dir.join("starts.log")).unwrap_or_default();
+    log.lines()
+        .filter_map(|l| l.strip_prefix("begin ")?.parse().ok())
+        .collect()
+}
+
+/// The processes still running on a root in `slow_starting_run`'s temporary
+/// folder.
+fn leftovers(dir: &Path) -> Vec<String> {
+    let tmp = dir.join("tmp").to_string_lossy().into_owned();
+    crate::support::living(|process| {
+        std::fs::read(process.join("cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&tmp))
+    })
+}
+
+const FOUR_VIEWS: &str = "  - name: one\n    covers: r/s\n    given: { files: { a.txt: \"1\\n\" } }\n    when: { tool: view, args: { path: \"{root}/a.txt\" } }\n    then: { contains: [\"1\"] }\n  - name: two\n    covers: r/s\n    given: { files: { a.txt: \"2\\n\" } }\n    when: { tool: view, args: { path: \"{root}/a.txt\" } }\n    then: { contains: [\"2\"] }\n  - name: three\n    covers: r/s\n    given: { files: { a.txt: \"3\\n\" } }\n    when: { tool: view, args: { path: \"{root}/a.txt\" } }\n    then: { contains: [\"3\"] }\n  - name: four\n    covers: r/s\n    given: { files: { a.txt: \"4\\n\" } }\n    when: { tool: view, args: { path: \"{root}/a.txt\" } }\n    then: { contains: [\"4\"] }\n";
+
+#[test]
+fn a_slow_server_is_started_ahead_on_one_job_and_nothing_is_left() {
+    let suite = TempSuite::new(FOUR_VIEWS);
+    let (dir, mut cmd) = slow_starting_run(&suite);
+    let output = cmd.output().expect("run toolspec");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("4 PASS"), "{stdout}");
+    // Servers starting at once may log out of order.
+    let mut starts = starts(dir.path());
+    starts.sort_unstable();
+    assert_eq!(
+        starts.len(),
+        5,
+        "the tool list's start, then one a scenario"
+    );
+    // One job, run cold, starts each server after the last scenario (or the
+    // tool list) ended, so at least the 1 s sleep after the one before; a
+    // spare starts while the scenario before it is still starting or running.
+    let overlapping = starts.windows(2).filter(|w| w[1] - w[0] < 900_000_000);
+    assert!(overlapping.count() >= 1, "no start overlapped: {starts:?}");
+    assert_eq!(leftovers(dir.path()), Vec::<String>::new());
+    assert_eq!(listing(&dir.path().join("tmp")), Vec::<String>::new());
+}
+
+#[test]
+fn an_interrupt_while_spares_start_leaves_nothing() {
+    let suite = TempSuite::new(FOUR_VIEWS);
+    let (dir, mut cmd) = slow_starting_run(&suite);
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start toolspec");
+    // Until the first scenario's server and its spare are both starting.
+    let began = Instant::now();
+    while starts(dir.path()).len() < 2 && began.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: sending a signal to our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(130));
+    assert!(starts(dir.path()).len() >= 2);
+    assert_eq!(leftovers(dir.path()), Vec::<String>::new());
+    assert_eq!(listing(&dir.path().join("tmp")), Vec::<String>::new());
+}

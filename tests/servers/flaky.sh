@@ -7,8 +7,13 @@
 counter=${1:?usage: flaky.sh COUNTER TOOLSPEC ROOT}
 exe=${2:?usage: flaky.sh COUNTER TOOLSPEC ROOT}
 root=${3:?usage: flaky.sh COUNTER TOOLSPEC ROOT}
+# Under a lock beside it: starts made at once (`run`'s warm spares) each get a
+# number of their own.
+exec 9>>"$counter.lock"
+flock 9
 starts=$(( $(cat "$counter" 2>/dev/null || echo 0) + 1 ))
 echo "$starts" > "$counter"
+exec 9>&-
 if [ $((starts % 2)) -eq 0 ]; then
   exec "$exe" reference-server --dialect boris --root "$root" --mutate wrong-code
 fi

@@ -1,7 +1,8 @@
 //! A recording session: the calls made in order on one fixture by one server,
 //! the way an agent makes them. To tell what the server chose (an id, a time)
 //! from what it must say, the whole session is made twice at once, each run on
-//! a fresh fixture with its own server: two servers in all, however many calls.
+//! a fresh fixture with its own server: two servers in all, however many calls,
+//! started at once.
 //! Each call is made on both runs before the next is read (so calls can be
 //! typed one after another), the fixture read before and after it, and what it
 //! created, changed or removed there kept as the call's `then.files`.
@@ -14,11 +15,11 @@ use serde_json::{json, Map, Value};
 
 use super::fixture_snapshot::{changes, snapshot, Change};
 use super::live_call::{read_answer, Answer, RecordError};
-use crate::fixture::{CanarySeed, Fixture};
+use crate::fixture::{CanarySeed, Fixture, Places};
 use crate::judge::judge;
 use crate::scenario::{Bindings, Convention, FileSpec, Then};
 use crate::server::outcome::CallOutcome;
-use crate::server::{Session, Target};
+use crate::server::{Session, StartError, Target};
 
 /// What a run's fixture is built from: a folder copied first (`given.tree`),
 /// then files laid over it (`given.files`: path -> text, a folder: None).
@@ -95,44 +96,64 @@ impl LiveSession {
                     .map_err(|e| RecordError::Fixture(format!("{path}: {e}")))
             })
             .collect::<Result<_, _>>()?;
-        let mut runs = Vec::new();
-        let mut started_in = None;
-        for _ in 0..2 {
-            let fixture = Fixture::build_over(source.tree, &specs, None, CanarySeed::fresh())
-                .map_err(|e| RecordError::Fixture(e.to_string()))?;
-            let root = fixture.root().to_string_lossy().into_owned();
-            let starting = Instant::now();
-            let launched = runtime.block_on(Session::launch(
-                target,
-                fixture.places(),
-                &BTreeMap::new(),
-                timeout,
-            ));
-            // The lines of its stderr that tell why, not its whole tail.
-            let session = launched.map_err(|e| RecordError::NoAnswer {
-                target: target.name.clone(),
-                what: e.told(),
-                stderr_tail: String::new(),
-            })?;
-            // The first start, timed: the two start at once after it, so the
-            // second's is no measure of the server.
-            started_in.get_or_insert(starting.elapsed());
-            // The machine's places as this server was given them, so an answer
-            // naming them is written `{scratch}`, `{home}`, `{tmp}`.
-            let bindings = Bindings::new(&root).with_places(session.places());
-            runs.push(Run {
-                fixture,
-                session,
-                bindings,
-            });
-        }
+        let build = || {
+            Fixture::build_over(source.tree, &specs, None, CanarySeed::fresh())
+                .map_err(|e| RecordError::Fixture(e.to_string()))
+        };
+        let fixtures = [build()?, build()?];
+        // Both servers start at once, each on its finished fixture, so a slow
+        // start is paid once a session, not twice; the first is timed, from
+        // its own start to its `initialize` answered.
+        let [first, second] = &fixtures;
+        let ((first, started_in), (second, _)) = runtime.block_on(async {
+            tokio::join!(
+                timed_launch(target, first.places(), timeout),
+                timed_launch(target, second.places(), timeout)
+            )
+        });
+        // The lines of its stderr that tell why, not its whole tail.
+        let no_answer = |e: StartError| RecordError::NoAnswer {
+            target: target.name.clone(),
+            what: e.told(),
+            stderr_tail: String::new(),
+        };
+        // One that started beside one that did not is stopped, with all it
+        // started; the first one's failure is told.
+        let sessions = match (first, second) {
+            (Ok(first), Ok(second)) => [first, second],
+            (Err(e), other) => {
+                if let Ok(started) = other {
+                    let _ = runtime.block_on(started.stop());
+                }
+                return Err(no_answer(e));
+            }
+            (Ok(started), Err(e)) => {
+                let _ = runtime.block_on(started.stop());
+                return Err(no_answer(e));
+            }
+        };
+        let runs = fixtures
+            .into_iter()
+            .zip(sessions)
+            .map(|(fixture, session)| {
+                let root = fixture.root().to_string_lossy().into_owned();
+                // The machine's places as this server was given them, so an
+                // answer naming them is written `{scratch}`, `{home}`, `{tmp}`.
+                let bindings = Bindings::new(&root).with_places(session.places());
+                Run {
+                    fixture,
+                    session,
+                    bindings,
+                }
+            })
+            .collect();
         Ok(LiveSession {
             runtime,
             runs,
             convention,
             timeout,
             target: target.clone(),
-            started_in: started_in.unwrap_or_default(),
+            started_in,
         })
     }
 
@@ -179,6 +200,18 @@ impl LiveSession {
         }
         noise
     }
+}
+
+/// Starts `target` on a fixture's places with no settings, and how long it
+/// took to start and answer `initialize`.
+async fn timed_launch(
+    target: &Target,
+    places: Places<'_>,
+    timeout: Duration,
+) -> (Result<Session, StartError>, Duration) {
+    let starting = Instant::now();
+    let launched = Session::launch(target, places, &BTreeMap::new(), timeout).await;
+    (launched, starting.elapsed())
 }
 
 /// One call on one run: the fixture read before and after it, and its answer

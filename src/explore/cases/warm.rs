@@ -6,9 +6,10 @@
 //! started on it with the case's settings (`differential::start_pair`), never a
 //! server started on an empty root filled later, so a server that reads its root
 //! as it starts sees what a cold start would. A thread keeps as many spares as a
-//! start takes cases to run (both measured as it goes, the first guess one), at
-//! most [`MOST_SPARES`]; those the budget leaves unused are stopped with all they
-//! started and their fixtures removed.
+//! start takes cases to run (both measured as it goes, the first guess one, at
+//! most four: `server::spare_count`, which `run`'s workers share); those the
+//! budget leaves unused are stopped with all they started and their fixtures
+//! removed.
 
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -19,10 +20,8 @@ use tokio::task::{JoinHandle, LocalSet};
 
 use crate::explore::compare::differential::{start_pair, stop_unused, Started};
 use crate::explore::generate::case::Case;
+use crate::server::spare_count::SpareCount;
 use crate::server::Target;
-
-/// The most spares one job thread keeps starting.
-pub(crate) const MOST_SPARES: usize = 4;
 
 /// A case whose servers are starting (or started) ahead of its turn.
 pub(crate) struct Spare {
@@ -43,10 +42,8 @@ pub(crate) struct Spares {
     call_timeout: Duration,
     local: LocalSet,
     queue: VecDeque<Spare>,
-    /// The sum and count of the starts measured.
-    starts: (Duration, u32),
-    /// The sum and count of the cases run (calls and stop, after the start).
-    cases: (Duration, u32),
+    /// The starts and cases (calls and stop, after the start) measured.
+    measured: SpareCount,
 }
 
 impl Spares {
@@ -57,24 +54,15 @@ impl Spares {
             call_timeout,
             local: LocalSet::new(),
             queue: VecDeque::new(),
-            starts: (Duration::ZERO, 0),
-            cases: (Duration::ZERO, 0),
+            measured: SpareCount::default(),
         }
     }
 
     /// How many cases this thread should have claimed, the next to run
-    /// included: one, and as many spares as a start takes cases (at least one
-    /// before anything is measured), at most [`MOST_SPARES`].
+    /// included: one, and as many spares as a start takes cases
+    /// (`SpareCount::spares`).
     pub(crate) fn wanted(&self) -> usize {
-        let spares = match (self.starts, self.cases) {
-            ((start, s), (case, c)) if s > 0 && c > 0 => {
-                let start = start.as_secs_f64() / f64::from(s);
-                let case = (case.as_secs_f64() / f64::from(c)).max(0.001);
-                (start / case).ceil() as usize
-            }
-            _ => 1,
-        };
-        1 + spares.clamp(1, MOST_SPARES)
+        1 + self.measured.spares()
     }
 
     /// How many cases are claimed and starting or waiting.
@@ -112,8 +100,7 @@ impl Spares {
         start: JoinHandle<(Started, Duration)>,
     ) -> Option<Started> {
         let (started, took) = self.local.block_on(runtime, start).ok()?;
-        self.starts.0 += took;
-        self.starts.1 += 1;
+        self.measured.started(took);
         Some(started)
     }
 
@@ -126,8 +113,7 @@ impl Spares {
     ) -> T {
         let began = Instant::now();
         let done = self.local.block_on(runtime, work);
-        self.cases.0 += began.elapsed();
-        self.cases.1 += 1;
+        self.measured.ran(began.elapsed());
         done
     }
 

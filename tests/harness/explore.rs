@@ -117,6 +117,7 @@ fn found_shrunk_and_written(suite: &str, mutation: &str, seed: &str, run_written
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn boris_drop_code_prefix_is_found_shrunk_and_written() {
     found_shrunk_and_written("boris", "drop-code-prefix", "29", true);
 }

@@ -111,6 +111,7 @@ fn run_html_shows_a_fail_as_fail_with_its_call_and_diff() {
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn matrix_from_json_writes_the_page_data_summary_and_badges() {
     let dir = tempfile::tempdir().expect("tempdir");
     let honest = run_json(dir.path(), "honest", None);

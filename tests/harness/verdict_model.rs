@@ -343,6 +343,7 @@ fn summary_counts(line: &str) -> Value {
 }
 
 #[test]
+#[ignore = "deep tier: .ci/run runs it, as does cargo test -- --ignored"]
 fn the_summary_line_and_every_report_give_the_same_counts() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (json, junit, markdown) = (

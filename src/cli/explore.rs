@@ -15,6 +15,7 @@ use super::error::CliError;
 use super::explore_progress::ExploreProgress;
 use super::outcome::Outcome;
 use super::output::say;
+use super::proposal_key::arguments_but;
 use super::target_flags::external_target;
 use crate::author::pending::{pending_path, Pending};
 use crate::catalogue::{refuse_without_reference, Catalogue, Origin};
@@ -272,27 +273,13 @@ fn write_kept(
 
 /// What names a proposal of `--into`: the command's arguments but `--write` and
 /// those that change how the run goes, not what it finds (`--jobs`, `--json`,
-/// `--timeout-ms`, `--no-isolation`), so the same exploration finds its
-/// proposal again.
+/// `--timeout-ms`, `--no-isolation`, `--skip-stdout-noise`), so the same
+/// exploration finds its proposal again.
 fn proposal_key() -> Vec<String> {
-    let mut key = Vec::new();
-    let mut skip_value = false;
-    for arg in std::env::args_os().skip(1) {
-        let arg = arg.to_string_lossy().into_owned();
-        if std::mem::take(&mut skip_value) {
-            continue;
-        }
-        match arg.as_str() {
-            "--write" | "--no-isolation" => {}
-            "--jobs" | "-j" | "--json" | "--timeout-ms" => skip_value = true,
-            _ if ["--jobs=", "--json=", "--timeout-ms="]
-                .iter()
-                .any(|p| arg.starts_with(p))
-                || (arg.starts_with("-j") && !arg.starts_with("--")) => {}
-            _ => key.push(arg),
-        }
-    }
-    key
+    arguments_but(
+        &["--write", "--no-isolation", "--skip-stdout-noise"],
+        &["--jobs", "-j", "--json", "--timeout-ms"],
+    )
 }
 
 /// The console reporter: the live progress line while cases run, the stage's

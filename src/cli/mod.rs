@@ -18,6 +18,7 @@ mod mutants;
 mod outcome;
 mod output;
 mod progress;
+mod proposal_key;
 mod record;
 mod report;
 mod report_files;

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use super::error::CliError;
 use super::outcome::Outcome;
 use super::output::say;
+use super::proposal_key::arguments_but;
 use super::target_flags::external_target;
 use crate::author::bless::{built_in_refusal, file_diff};
 use crate::author::new_suite::{suite_yaml, unwritten_suite};
@@ -221,31 +222,13 @@ fn the_groups(args: &RecordArgs) -> Result<(Option<Vec<Group>>, Option<String>),
 
 /// What names the proposal of this command: its arguments but `--write` and
 /// how the server is run (`--server`, `--target`, `--timeout-ms`,
-/// `--no-isolation`: the proposal shown is written whichever server is given
-/// then), and the text of a `--calls` file.
+/// `--no-isolation`, `--skip-stdout-noise`: the proposal shown is written
+/// whichever server is given then), and the text of a `--calls` file.
 fn proposal_key(args: &RecordArgs) -> Vec<String> {
-    let mut key = Vec::new();
-    let mut skip_value = false;
-    for arg in std::env::args_os().skip(1) {
-        let arg = arg.to_string_lossy().into_owned();
-        if std::mem::take(&mut skip_value) {
-            continue;
-        }
-        match arg.as_str() {
-            "--write" | "--no-isolation" => continue,
-            "--server" | "--target" | "--timeout-ms" => {
-                skip_value = true;
-                continue;
-            }
-            _ if ["--server=", "--target=", "--timeout-ms="]
-                .iter()
-                .any(|p| arg.starts_with(p)) =>
-            {
-                continue
-            }
-            _ => key.push(arg),
-        }
-    }
+    let mut key = arguments_but(
+        &["--write", "--no-isolation", "--skip-stdout-noise"],
+        &["--server", "--target", "--timeout-ms"],
+    );
     if let Some(calls) = args.calls.as_deref().filter(|c| *c != Path::new("-")) {
         key.push(std::fs::read_to_string(calls).unwrap_or_default());
     }

@@ -115,7 +115,7 @@ pub(crate) fn describe(target: &Target, timeout: Duration) -> Result<Description
         let fixture = Fixture::build(&BTreeMap::new()).map_err(PreflightError::Fixture)?;
         let session = Session::launch(target, fixture.places(), &BTreeMap::new(), timeout)
             .await
-            .map_err(|e| PreflightError::Start(e.told()))?;
+            .map_err(|e| PreflightError::Start(e.told(target)))?;
         let name = session.server_name();
         let listed = session.list_tools(timeout).await;
         session

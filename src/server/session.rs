@@ -97,6 +97,9 @@ impl From<ClientInitializeError> for InitFailure {
     }
 }
 
+/// How a [`StartError`] begins when the program itself could not be started.
+const CANNOT_START: &str = "cannot start ";
+
 /// The server could not be started or did not complete the MCP handshake.
 #[derive(Debug, Clone)]
 pub(crate) struct StartError {
@@ -110,12 +113,26 @@ pub(crate) struct StartError {
 impl StartError {
     /// The message with the lines of stderr that tell why the server did not
     /// start (`telling_lines.rs`), each on a line of its own below it: what a
-    /// command that cannot go on without the server says once.
-    pub(crate) fn told(&self) -> String {
+    /// command that cannot go on without the server says once. A server that ran
+    /// isolated is told how to find out whether that was why: a program installed
+    /// where isolation hides it (a virtualenv or a cache under `/tmp`) fails to
+    /// start with an error about its own files, which names no isolation.
+    pub(crate) fn told(&self, target: &Target) -> String {
         let mut told = self.message.clone();
         for line in super::telling_lines::telling_lines(&self.stderr_tail) {
             told.push_str("\n  stderr: ");
             told.push_str(&line);
+        }
+        // A program that could not be started at all was missing before any
+        // isolation began.
+        let spawned = !self.message.starts_with(CANNOT_START);
+        if spawned && !target.isolation_layers().is_empty() {
+            told.push_str(
+                "\n  (it ran isolated, docs/isolation.md: a server that needs a place isolation \
+                 hides, such as a virtualenv under /tmp, cannot start; --no-isolation tells \
+                 whether that is why, and a target file's `isolation: { read: [...] }` shows it \
+                 the place)",
+            );
         }
         told
     }
@@ -173,7 +190,7 @@ impl Session {
             served_on,
         )
         .map_err(|e| StartError {
-            message: format!("cannot start `{}`: {e}", target.program.display()),
+            message: format!("{CANNOT_START}`{}`: {e}", target.program.display()),
             stderr_tail: String::new(),
             denial_lines: Vec::new(),
         })?;

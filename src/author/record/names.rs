@@ -30,13 +30,16 @@ fn telling(args: &Map<String, Value>) -> Option<String> {
     if let Some(words) = TEXT_KEYS.iter().find_map(|k| text(k)) {
         return Some(cut(words));
     }
-    // Else the first string argument that is a path under the root, or any.
+    // Else the first string argument that is a path under the root, or any;
+    // else what an object argument holds (a server whose tools take their
+    // arguments as one `params` object).
     let strings: Vec<&str> = args.values().filter_map(Value::as_str).collect();
     strings
         .iter()
         .find(|s| s.starts_with("{root}"))
         .map(|path| file_name(path))
         .or_else(|| strings.first().map(|s| cut(s)))
+        .or_else(|| args.values().filter_map(Value::as_object).find_map(telling))
 }
 
 /// A path's last part (`.` for the root itself).
@@ -113,6 +116,12 @@ mod tests {
                 "edit_file missing.txt (error)",
             ),
             ("view", json!({"path": "{root}"}), false, "view ."),
+            (
+                "list_dir",
+                json!({"params": {"path": "{root}/src"}}),
+                false,
+                "list_dir src",
+            ),
             (
                 "bash",
                 json!({"command": "echo hello   world"}),

@@ -114,7 +114,7 @@ impl LiveSession {
         // The lines of its stderr that tell why, not its whole tail.
         let no_answer = |e: StartError| RecordError::NoAnswer {
             target: target.name.clone(),
-            what: e.told(),
+            what: e.told(target),
             stderr_tail: String::new(),
         };
         // One that started beside one that did not is stopped, with all it

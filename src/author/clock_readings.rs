@@ -7,7 +7,7 @@
 //! beside a time of day) or a Unix time in seconds or milliseconds as near; each is
 //! made a placeholder and said, like any other loosening.
 
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
@@ -99,67 +99,39 @@ pub(crate) fn loosen(
     }
 }
 
-/// ISO 8601 dates, with a time of day or not.
-fn iso() -> &'static Regex {
-    static ISO: OnceLock<Regex> = OnceLock::new();
-    ISO.get_or_init(|| {
-        Regex::new(
-            r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?",
-        )
-        .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-    })
+/// A pattern of this file, which compiles.
+fn fixed(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
 }
 
+/// ISO 8601 dates, with a time of day or not.
+static ISO: LazyLock<Regex> = LazyLock::new(|| {
+    fixed(
+        r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?",
+    )
+});
+
 /// A month's name, or its first three letters.
-fn month() -> &'static Regex {
-    static MONTH: OnceLock<Regex> = OnceLock::new();
-    MONTH.get_or_init(|| {
-        Regex::new(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?")
-            .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-    })
-}
+static MONTH: LazyLock<Regex> =
+    LazyLock::new(|| fixed(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"));
 
 /// What may stand before a month's name in the same date: a weekday's name
 /// and the day (`Mon, 30 `, `Mon `, `30 `).
-fn before_month() -> &'static Regex {
-    static BEFORE: OnceLock<Regex> = OnceLock::new();
-    BEFORE.get_or_init(|| {
-        Regex::new(r"(?:\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? +)?(?:\b(\d{1,2}) +)?$")
-            .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-    })
-}
+static BEFORE_MONTH: LazyLock<Regex> =
+    LazyLock::new(|| fixed(r"(?:\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? +)?(?:\b(\d{1,2}) +)?$"));
 
 /// A weekday's name just before a month's (`Mon `, `Tue, `).
-fn weekday_before() -> &'static Regex {
-    static WEEKDAY: OnceLock<Regex> = OnceLock::new();
-    WEEKDAY.get_or_init(|| {
-        Regex::new(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? +$")
-            .unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-    })
-}
+static WEEKDAY_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| fixed(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? +$"));
 
 /// The day just after a month's name (`Nov 30`, `Nov  3,`).
-fn day_after() -> &'static Regex {
-    static DAY: OnceLock<Regex> = OnceLock::new();
-    DAY.get_or_init(|| {
-        Regex::new(r"^ +(\d{1,2})\b").unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-    })
-}
+static DAY_AFTER: LazyLock<Regex> = LazyLock::new(|| fixed(r"^ +(\d{1,2})\b"));
 
-/// A time of day and a four-digit year.
-fn time_of_day() -> &'static Regex {
-    static TIME: OnceLock<Regex> = OnceLock::new();
-    TIME.get_or_init(|| {
-        Regex::new(r"\b\d{1,2}:\d{2}\b").unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-    })
-}
+/// A time of day (`17:18`).
+static TIME_OF_DAY: LazyLock<Regex> = LazyLock::new(|| fixed(r"\b\d{1,2}:\d{2}\b"));
 
-fn four_digit_year() -> &'static Regex {
-    static YEAR: OnceLock<Regex> = OnceLock::new();
-    YEAR.get_or_init(|| {
-        Regex::new(r"\b(\d{4})\b").unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-    })
-}
+/// A four-digit year.
+static FOUR_DIGIT_YEAR: LazyLock<Regex> = LazyLock::new(|| fixed(r"\b(\d{4})\b"));
 
 /// Where a date written with names starts in `line`: a month's name with its
 /// day (before or after it) and a time of day soon after, in any order with the
@@ -170,19 +142,19 @@ fn named_start(line: &str, clock: Recorded) -> Option<usize> {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    month().captures_iter(line).find_map(|found| {
+    MONTH.captures_iter(line).find_map(|found| {
         let whole = found.get(0)?;
         let month = MONTHS.iter().position(|m| *m == &found[1])? + 1;
         let window: String = line[whole.end()..].chars().take(32).collect();
-        if !time_of_day().is_match(&window) {
+        if !TIME_OF_DAY.is_match(&window) {
             return None;
         }
-        let before = before_month().captures(&line[..whole.start()])?;
+        let before = BEFORE_MONTH.captures(&line[..whole.start()])?;
         // The day after the name wins (`ls -l`'s `6 Nov 30` is a size, then the
         // date); then the date starts at a weekday's name before it, if any.
-        let (day, start) = match day_after().captures(&window).and_then(|c| c.get(1)) {
+        let (day, start) = match DAY_AFTER.captures(&window).and_then(|c| c.get(1)) {
             Some(day) => {
-                let weekday = weekday_before().find(&line[..whole.start()]);
+                let weekday = WEEKDAY_BEFORE.find(&line[..whole.start()]);
                 (day, weekday.map_or(whole.start(), |w| w.start()))
             }
             None => (
@@ -191,7 +163,7 @@ fn named_start(line: &str, clock: Recorded) -> Option<usize> {
             ),
         };
         let day = day.as_str().parse::<u32>().ok()?;
-        let year = four_digit_year()
+        let year = FOUR_DIGIT_YEAR
             .captures(&window)
             .and_then(|c| c[1].parse::<i32>().ok())
             .unwrap_or_else(|| clock.year());
@@ -201,19 +173,10 @@ fn named_start(line: &str, clock: Recorded) -> Option<usize> {
 }
 
 /// Ten or thirteen digits standing alone.
-fn unix() -> &'static Regex {
-    static UNIX: OnceLock<Regex> = OnceLock::new();
-    UNIX.get_or_init(|| {
-        Regex::new(r"\b\d{10}(?:\d{3})?\b").unwrap_or_else(|e| unreachable!("a fixed pattern: {e}"))
-    })
-}
+static UNIX: LazyLock<Regex> = LazyLock::new(|| fixed(r"\b\d{10}(?:\d{3})?\b"));
 
 /// A run of digits.
-fn digit_runs() -> &'static Regex {
-    static DIGITS: OnceLock<Regex> = OnceLock::new();
-    DIGITS
-        .get_or_init(|| Regex::new(r"\d+").unwrap_or_else(|e| unreachable!("a fixed pattern: {e}")))
-}
+static DIGIT_RUNS: LazyLock<Regex> = LazyLock::new(|| fixed(r"\d+"));
 
 /// Each line of `text` with its clock readings loosened: an ISO date's numbers
 /// each `{int}`, a named date and the rest of its line `[..]`, a Unix time `{int}`.
@@ -237,7 +200,7 @@ fn loosen_line(line: &str, number: usize, clock: Recorded, out: &mut Vec<String>
     }
     let mut line = line.to_string();
     let mut isos = Vec::new();
-    for found in iso().captures_iter(&line) {
+    for found in ISO.captures_iter(&line) {
         let number_of = |i: usize| found[i].parse::<u32>().unwrap_or(0);
         let year = i32::try_from(number_of(1)).unwrap_or(0);
         if clock.near_date(year, number_of(2), number_of(3)) {
@@ -248,13 +211,13 @@ fn loosen_line(line: &str, number: usize, clock: Recorded, out: &mut Vec<String>
     }
     for range in isos.into_iter().rev() {
         let reading = line[range.clone()].to_string();
-        let digits = digit_runs().replace_all(&reading, "{int}").into_owned();
+        let digits = DIGIT_RUNS.replace_all(&reading, "{int}").into_owned();
         out.push(format!(
             "`{digits}` in line {number}: a clock reading of the recording ({reading})"
         ));
         line.replace_range(range, &digits);
     }
-    let unix_times: Vec<_> = unix()
+    let unix_times: Vec<_> = UNIX
         .find_iter(&line)
         .filter(|m| clock.near_unix_time(m.as_str()))
         .map(|m| m.range())
